@@ -1,0 +1,61 @@
+"""``sixnimmt replay verify|show``: check a game record, or print it turn by turn."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..core import RecordError
+from ..core.record import load, replay
+from ..core.text import describe_game
+
+app = typer.Typer(help="Check or show a game record (docs/record-format.md).", no_args_is_help=True)
+
+FileArg = Annotated[Path, typer.Argument(help="A record file (JSON).", show_default=False)]
+
+
+@app.command()
+def verify(
+    file: FileArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+) -> None:
+    """Replay FILE by the rules; exit 0 with the totals and winners, or 1 naming the first error."""
+    try:
+        result = replay(load(file))
+    except RecordError as error:
+        if as_json:
+            typer.echo(json.dumps({"valid": False, "error": str(error)}))
+        else:
+            typer.echo(f"invalid record {file}: {error}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(json.dumps(result.to_dict()))
+        return
+    seats = result.game.seats
+    typer.echo(f"valid record: {result.deals} deal(s), {result.game.rules.variant.value} rules")
+    for seat, (name, score) in enumerate(zip(seats, result.scores)):
+        mark = "  winner" if seat in result.winners else ""
+        typer.echo(f"  {name:<20} {score:>4}{mark}")
+
+
+@app.command()
+def show(
+    file: FileArg,
+    tui: Annotated[bool, typer.Option("--tui", help="Step through it in the terminal app.")] = False,
+) -> None:
+    """Print the game in FILE turn by turn, as a person would read it."""
+    try:
+        data = load(file)
+        result = replay(data, partial=True)
+    except RecordError as error:
+        typer.echo(f"invalid record {file}: {error}", err=True)
+        raise typer.Exit(1) from None
+    if tui:
+        from ..tui.replay import run_replay  # the Textual app is only loaded when asked for
+
+        run_replay(data)
+        return
+    typer.echo(describe_game(result.game))

@@ -1,0 +1,129 @@
+"""Everything that happens in a game, as immutable events.
+
+Events carry only public information: anyone at the table (or watching) may see every event. A card
+that has been chosen but not revealed appears only as ``CardChosen(seat)``, without the card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
+
+from .cards import Card
+
+Cards = tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["type"] = self.type
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class DealStarted(Event):
+    """A new deal: the rows are laid (empty in Logic until the draft ends)."""
+
+    type: ClassVar[str] = "deal-started"
+    deal: int
+    rows: tuple[Cards, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DraftPicked(Event):
+    """Logic: a player took a card from the open draft."""
+
+    type: ClassVar[str] = "draft-picked"
+    deal: int
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class RowsLaid(Event):
+    """Logic: the draft is over and the four cards left start the rows, ascending."""
+
+    type: ClassVar[str] = "rows-laid"
+    deal: int
+    rows: tuple[Cards, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardChosen(Event):
+    """A player has chosen this turn's card; which card stays secret until the reveal."""
+
+    type: ClassVar[str] = "card-chosen"
+    deal: int
+    turn: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardsRevealed(Event):
+    """Every player's card for the turn, ``plays[seat]``, shown together."""
+
+    type: ClassVar[str] = "cards-revealed"
+    deal: int
+    turn: int
+    plays: Cards
+
+
+@dataclass(frozen=True, slots=True)
+class RowChoiceRequired(Event):
+    """A player must choose a row: their card is too low, or ties two ends in Professional."""
+
+    type: ClassVar[str] = "row-choice-required"
+    deal: int
+    turn: int
+    seat: int
+    card: Card
+    rows: tuple[int, ...]
+    reason: str  # "too-low" or "tie"
+
+
+@dataclass(frozen=True, slots=True)
+class RowTaken(Event):
+    """A player took a row's cards into their pile."""
+
+    type: ClassVar[str] = "row-taken"
+    deal: int
+    turn: int
+    seat: int
+    row: int
+    cards: Cards
+    bullheads: int
+    reason: str  # "full" (sixth card) or "too-low" (chosen row)
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlaced(Event):
+    """A card was added to a row end (after a take, it is the row's only card)."""
+
+    type: ClassVar[str] = "card-placed"
+    deal: int
+    turn: int
+    seat: int
+    card: Card
+    row: int
+    side: str  # "right" or "left"
+
+
+@dataclass(frozen=True, slots=True)
+class DealScored(Event):
+    """End of a deal: each pile's bullheads are added to the totals."""
+
+    type: ClassVar[str] = "deal-scored"
+    deal: int
+    penalties: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Event):
+    type: ClassVar[str] = "game-over"
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]

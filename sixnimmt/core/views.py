@@ -1,0 +1,182 @@
+"""What one seat (or a spectator) may know. Bots and interfaces only ever receive these views."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from .cards import Card
+from .rules import Rules
+
+Cards = tuple[Card, ...]
+
+
+class Phase(StrEnum):
+    DRAFT = "draft"  # Logic: one player at a time takes a card from the open deck
+    PLAY = "play"  # everyone chooses a card, secretly and simultaneously
+    ROW_CHOICE = "row-choice"  # resolution paused: one player must choose a row
+    OVER = "over"
+
+
+class DecisionKind(StrEnum):
+    CARD = "card"  # play a card from hand
+    ROW = "row"  # choose a row index
+    DRAFT = "draft"  # take a card from the draft pool
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A decision the game is waiting for: who, what kind, and the legal answers."""
+
+    kind: DecisionKind
+    seat: int
+    options: tuple[int, ...]
+    card: Card | None = None  # for ROW: the card whose placement needs the choice
+    reason: str | None = None  # for ROW: "too-low" or "tie"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "seat": self.seat,
+            "options": list(self.options),
+            "card": self.card,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """The game as seen from ``seat`` (``None`` for a spectator).
+
+    Holds no other player's hidden hand, no card set aside, and no card chosen but not yet revealed,
+    except the viewer's own. In Logic every hand is public (the draft was open), so ``hands`` is set.
+    """
+
+    seat: int | None
+    seats: tuple[str, ...]
+    rules: Rules
+    phase: Phase
+    deal: int
+    turn: int
+    hand: Cards
+    rows: tuple[Cards, ...]
+    totals: tuple[int, ...]
+    penalties: tuple[int, ...]
+    taken: tuple[Cards, ...]
+    hand_sizes: tuple[int, ...]
+    played: tuple[Cards, ...]
+    chosen: tuple[bool, ...]
+    my_choice: Card | None
+    revealed: Cards | None
+    unplaced: Cards
+    decision: Decision | None
+    waiting_for: tuple[int, ...]
+    hands: tuple[Cards, ...] | None = None
+    draft_pool: Cards = ()
+    drafter: int | None = None
+    winners: tuple[int, ...] = ()
+    row_choice: Decision | None = field(default=None)
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    def seen_cards(self) -> frozenset[Card]:
+        """Every card this viewer has seen this deal: hand, rows, revealed and taken cards."""
+        seen: set[Card] = set(self.hand)
+        for row in self.rows:
+            seen.update(row)
+        for pile in self.taken:
+            seen.update(pile)
+        for plays in self.played:
+            seen.update(plays)
+        if self.revealed is not None:
+            seen.update(self.revealed)
+        if self.hands is not None:
+            for hand in self.hands:
+                seen.update(hand)
+        seen.update(self.draft_pool)
+        return frozenset(seen)
+
+    def unseen_cards(self) -> Cards:
+        """Cards of the deck this viewer has not seen: the others' hidden hands and the set-aside cards.
+
+        In Tactics every unseen card is in another player's hand; in Logic none is unseen.
+        """
+        seen = self.seen_cards()
+        return tuple(c for c in self.rules.deck if c not in seen)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (for the web server and the bot protocol)."""
+        return {
+            "seat": self.seat,
+            "seats": list(self.seats),
+            "rules": self.rules.to_dict(),
+            "phase": self.phase.value,
+            "deal": self.deal,
+            "turn": self.turn,
+            "hand": list(self.hand),
+            "rows": [list(r) for r in self.rows],
+            "totals": list(self.totals),
+            "penalties": list(self.penalties),
+            "taken": [list(t) for t in self.taken],
+            "hand_sizes": list(self.hand_sizes),
+            "played": [list(p) for p in self.played],
+            "chosen": list(self.chosen),
+            "my_choice": self.my_choice,
+            "revealed": None if self.revealed is None else list(self.revealed),
+            "unplaced": list(self.unplaced),
+            "decision": None if self.decision is None else self.decision.to_dict(),
+            "waiting_for": list(self.waiting_for),
+            "hands": None if self.hands is None else [list(h) for h in self.hands],
+            "draft_pool": list(self.draft_pool),
+            "drafter": self.drafter,
+            "winners": list(self.winners),
+            "row_choice": None if self.row_choice is None else self.row_choice.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PlayerView:
+        """Inverse of :meth:`to_dict` (a Python bot speaking the protocol can rebuild its view)."""
+
+        def cards(value: Any) -> Cards:
+            return tuple(int(c) for c in value)
+
+        def decision(value: Any) -> Decision | None:
+            if value is None:
+                return None
+            return Decision(
+                kind=DecisionKind(value["kind"]),
+                seat=int(value["seat"]),
+                options=cards(value["options"]),
+                card=value.get("card"),
+                reason=value.get("reason"),
+            )
+
+        return cls(
+            seat=data["seat"],
+            seats=tuple(data["seats"]),
+            rules=Rules.from_dict(data["rules"]),
+            phase=Phase(data["phase"]),
+            deal=int(data["deal"]),
+            turn=int(data["turn"]),
+            hand=cards(data["hand"]),
+            rows=tuple(cards(r) for r in data["rows"]),
+            totals=cards(data["totals"]),
+            penalties=cards(data["penalties"]),
+            taken=tuple(cards(t) for t in data["taken"]),
+            hand_sizes=cards(data["hand_sizes"]),
+            played=tuple(cards(p) for p in data["played"]),
+            chosen=tuple(bool(c) for c in data["chosen"]),
+            my_choice=data.get("my_choice"),
+            revealed=None if data.get("revealed") is None else cards(data["revealed"]),
+            unplaced=cards(data.get("unplaced", ())),
+            decision=decision(data.get("decision")),
+            waiting_for=cards(data.get("waiting_for", ())),
+            hands=None if data.get("hands") is None else tuple(cards(h) for h in data["hands"]),
+            draft_pool=cards(data.get("draft_pool", ())),
+            drafter=data.get("drafter"),
+            winners=cards(data.get("winners", ())),
+            row_choice=decision(data.get("row_choice")),
+        )
