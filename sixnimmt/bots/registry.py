@@ -7,8 +7,11 @@ from collections.abc import Callable
 from .base import Bot
 
 BotFactory = Callable[[int | None], Bot]
+#: Builds a bot from a ``PREFIX:ARGUMENT`` spec, e.g. ``cmd:python3 mybot.py``: (argument, seed) -> Bot
+PrefixFactory = Callable[[str, int | None], Bot]
 
 _REGISTRY: dict[str, tuple[BotFactory, str]] = {}
+_PREFIXES: dict[str, tuple[PrefixFactory, str]] = {}
 
 
 class UnknownBotError(ValueError):
@@ -17,6 +20,11 @@ class UnknownBotError(ValueError):
 
 def register(name: str, factory: BotFactory, description: str) -> None:
     _REGISTRY[name] = (factory, description)
+
+
+def register_prefix(prefix: str, factory: PrefixFactory, description: str) -> None:
+    """Register a family of bots addressed as ``PREFIX:ARGUMENT`` (``cmd:`` for external programs)."""
+    _PREFIXES[prefix] = (factory, description)
 
 
 def _ensure_builtins() -> None:
@@ -37,11 +45,13 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         bot = _REGISTRY[spec][0](seed)
         bot.name = spec
         return bot
-    if spec.startswith("cmd:"):
-        factory = _REGISTRY.get("cmd:")
-        if factory is None:
-            raise UnknownBotError("external bots (cmd:...) are not available in this build")
-        bot = factory[0](seed)
+    prefix, sep, argument = spec.partition(":")
+    if sep and prefix in _PREFIXES:
+        if not argument.strip():
+            raise UnknownBotError(f"bot {spec!r} needs something after '{prefix}:'")
+        bot = _PREFIXES[prefix][0](argument, seed)
+        bot.name = spec
         return bot
-    known = ", ".join(sorted(n for n in _REGISTRY if n != "cmd:"))
-    raise UnknownBotError(f"unknown bot {spec!r}: choose one of {known}, or cmd:COMMAND")
+    known = ", ".join(sorted(_REGISTRY))
+    prefixes = ", ".join(f"{p}:..." for p in sorted(_PREFIXES))
+    raise UnknownBotError(f"unknown bot {spec!r}: choose one of {known}" + (f", or {prefixes}" if prefixes else ""))
