@@ -145,7 +145,55 @@ class Game:
         self.winners: tuple[int, ...] = ()
         self.events: list[Event] = []
         self.history: list[dict[str, Any]] = []  # the record's "deals", built as play goes on
+        self._from_position = False
         self._start_deal()
+
+    @classmethod
+    def from_position(
+        cls,
+        rules: Rules,
+        hands: Sequence[Sequence[Card]],
+        rows: Sequence[Sequence[Card]],
+        *,
+        seats: Sequence[str] | None = None,
+        totals: Sequence[int] | None = None,
+        penalties: Sequence[int] | None = None,
+        seed: int | None = None,
+    ) -> Game:
+        """A game that starts mid-deal from a given position (for puzzles, tests and analysis).
+
+        Every hand holds the same number of cards (1..10); rows hold 1..5 ascending cards. Deals after
+        this one are shuffled from ``seed``. Such a game has no complete record.
+        """
+        players = rules.players
+        if len(hands) != players:
+            raise RulesError(f"a position needs {players} hands, got {len(hands)}")
+        sizes = {len(h) for h in hands}
+        if len(sizes) != 1 or not 1 <= next(iter(sizes)) <= HAND_SIZE:
+            raise RulesError(f"every hand must hold the same number (1..{HAND_SIZE}) of cards")
+        if len(rows) != ROW_COUNT or any(not 1 <= len(r) <= ROW_LIMIT for r in rows):
+            raise RulesError(f"a position needs {ROW_COUNT} rows of 1..{ROW_LIMIT} cards")
+        for row in rows:
+            if list(row) != sorted(set(row)):
+                raise RulesError(f"row {list(row)} is not ascending")
+        cards = [c for h in hands for c in h] + [c for r in rows for c in r]
+        deck = set(rules.deck)
+        if len(set(cards)) != len(cards) or not set(cards) <= deck:
+            raise RulesError("a position's cards must be distinct cards of the variant's deck")
+        game = cls(rules, seats, seed=seed)
+        game.hands = [sorted(h) for h in hands]
+        game.rows = [list(r) for r in rows]
+        game.turn = HAND_SIZE - len(hands[0])
+        game.draft_pool, game.drafter = [], None
+        game.phase = Phase.PLAY
+        if totals is not None:
+            game.totals = [int(t) for t in totals]
+        if penalties is not None:
+            game.penalties = [int(p) for p in penalties]
+        game.events = [DealStarted(0, tuple(tuple(r) for r in game.rows))]
+        game.history = [{"position": True, "turns": []}]
+        game._from_position = True
+        return game
 
     # ------------------------------------------------------------------ queries
 
@@ -328,6 +376,8 @@ class Game:
 
     def record(self) -> dict[str, Any]:
         """This game as a record (docs/record-format.md); complete once the game is over."""
+        if self._from_position:
+            raise RulesError("a game started from a position has no record: its start is unknown")
         data: dict[str, Any] = {
             "format": "sixnimmt-record",
             "version": 1,
