@@ -27,6 +27,11 @@ class Bot(ABC):
     def decide(self, view: PlayerView) -> int:
         """The answer to ``view.decision`` (never ``None`` when this is called)."""
 
+    def explain(self, view: PlayerView) -> tuple[int, dict[int, float]]:
+        """The answer to ``view.decision`` with the bot's numbers: expected penalty (lower is better)
+        per option it evaluated. Bots that do not estimate anything return an empty dict."""
+        return self.decide(view), {}
+
     def notify(self, event: Event, view: PlayerView) -> None:  # noqa: B027 - optional hook
         """Called after each public event with the bot's fresh view; most bots ignore it."""
 

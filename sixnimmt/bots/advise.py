@@ -1,0 +1,55 @@
+"""Hints for people: which move a bot recommends, and why (its expected penalty per option).
+
+The terminal and web games call :func:`advise` for their hint button; ``sixnimmt advise`` prints it.
+
+>>> from sixnimmt.core import Game, Rules
+>>> view = Game(Rules(players=4), seed=3).view(0)
+>>> advice = advise(view, bot="medium", seed=1)
+>>> advice.choice in view.decision.options
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core import PlayerView
+from .registry import make_bot
+
+
+class NothingToAdviseError(ValueError):
+    """The view has no pending decision for its seat."""
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """A bot's recommendation for ``view.decision``.
+
+    ``scores`` maps each option the bot evaluated (a card, a row index or a draft card) to its
+    expected penalty for this deal, lower is better; empty when the bot does not estimate.
+    """
+
+    choice: int
+    scores: dict[int, float] = field(default_factory=dict)
+    bot: str = "hard"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "choice": self.choice,
+            "scores": {str(k): round(v, 3) for k, v in sorted(self.scores.items())},
+            "bot": self.bot,
+        }
+
+
+def advise(view: PlayerView, bot: str = "hard", seed: int | None = None) -> Advice:
+    """Ask the bot named ``bot`` (any registry name) what to answer to ``view.decision``."""
+    if view.decision is None:
+        who = "the spectator" if view.seat is None else f"seat {view.seat}"
+        raise NothingToAdviseError(f"{who} has no decision to make now")
+    player = make_bot(bot, seed)
+    try:
+        choice, scores = player.explain(view)
+    finally:
+        player.close()
+    return Advice(choice=choice, scores=dict(scores), bot=bot)
