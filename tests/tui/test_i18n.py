@@ -1,0 +1,123 @@
+"""The shared translations: rules texts for every variant and language, gettext catalogs, locale."""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+
+import pytest
+
+import sixnimmt.i18n as i18n
+from sixnimmt.core import Rules
+from sixnimmt.i18n import LANGUAGES, VARIANTS, language_from_environment, resolve_language, rules_text
+
+LOCALE_DIR = Path(i18n.__file__).with_name("locale")
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(i18n).failed == 0
+
+
+@pytest.mark.parametrize("lang", sorted(LANGUAGES))
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_rules_text_exists_and_is_markdown(lang: str, variant: str) -> None:
+    text = rules_text(lang, variant)
+    assert text.startswith("# 6 nimmt!")
+    assert len(re.findall(r"^## ", text, re.MULTILINE)) >= 5
+    # Every text gives the full bullhead table and the row limit.
+    for number in ("55", "171", "66"):
+        assert number in text
+
+
+def test_each_variant_text_is_its_own() -> None:
+    for lang in LANGUAGES:
+        texts = {variant: rules_text(lang, variant) for variant in VARIANTS}
+        assert len(set(texts.values())) == len(VARIANTS)
+        # Professional explains both ends; the basic game does not.
+        assert "[40 43 47 50 52]" in texts["professional"]
+        assert "[40 43 47 50 52]" not in texts["standard"]
+
+
+def test_variant_names_match_the_engine() -> None:
+    for variant in VARIANTS:
+        assert Rules(players=4, variant=variant).variant.value == variant
+
+
+@pytest.mark.parametrize(
+    ("lang", "word"), [("en", "bullhead"), ("es", "cabeza de toro"), ("sv", "tjurskall")]
+)
+def test_texts_use_each_languages_own_words(lang: str, word: str) -> None:
+    assert word in rules_text(lang, "standard").lower()
+
+
+@pytest.mark.parametrize("lang", ["es", "sv"])
+def test_spanish_and_swedish_count_down_from_66(lang: str) -> None:
+    goal = rules_text(lang, "standard").split("## ")[1]
+    assert "**66" in goal
+
+
+@pytest.mark.parametrize(
+    ("lang", "variant", "named"),
+    [("de", "standard", "'de'"), ("en", "tournament", "'tournament'"), ("", "logic", "''")],
+)
+def test_unknown_language_or_variant_is_a_clear_value_error(lang: str, variant: str, named: str) -> None:
+    with pytest.raises(ValueError, match=f"unknown .*{re.escape(named)}: choose one of"):
+        rules_text(lang, variant)
+
+
+def test_packaged_files_cover_exactly_the_languages_and_variants() -> None:
+    rules_dir = Path(i18n.__file__).with_name("rules")
+    found = {(p.parent.name, p.stem) for p in rules_dir.glob("*/*.md")}
+    assert found == {(lang, variant) for lang in LANGUAGES for variant in VARIANTS}
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({}, "en"),
+        ({"LANG": "es_ES.UTF-8"}, "es"),
+        ({"LANG": "sv_SE.UTF-8"}, "sv"),
+        ({"LC_ALL": "sv_SE.UTF-8", "LANG": "es_ES.UTF-8"}, "sv"),
+        ({"LC_ALL": "de_DE.UTF-8", "LANG": "es_ES.UTF-8"}, "en"),
+        ({"LANGUAGE": "fr:es", "LANG": "en_US.UTF-8"}, "es"),
+        ({"LANG": "C.UTF-8"}, "en"),
+    ],
+)
+def test_language_from_environment(environ: dict[str, str], expected: str) -> None:
+    assert language_from_environment(environ) == expected
+
+
+def test_flag_wins_over_locale_and_is_checked() -> None:
+    assert resolve_language("SV", {"LANG": "es_ES.UTF-8"}) == "sv"
+    assert resolve_language(None, {"LANG": "es_ES.UTF-8"}) == "es"
+    with pytest.raises(ValueError, match="unknown language 'fi'"):
+        resolve_language("fi", {})
+
+
+@pytest.mark.parametrize("lang", ["es", "sv"])
+def test_committed_catalogs_are_compiled_from_their_sources(lang: str) -> None:
+    pytest.importorskip("babel")
+    from sixnimmt.i18n.compile import compiled
+
+    po_path = LOCALE_DIR / lang / "LC_MESSAGES" / "sixnimmt.po"
+    assert po_path.with_suffix(".mo").read_bytes() == compiled(po_path), (
+        "run: python -m sixnimmt.i18n.compile"
+    )
+
+
+@pytest.mark.parametrize("lang", ["es", "sv"])
+def test_catalogs_are_complete(lang: str) -> None:
+    pytest.importorskip("babel")
+    from babel.messages.pofile import read_po
+
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / "sixnimmt.po").open("rb") as stream:
+        catalog = read_po(stream)
+    missing = [m.id for m in catalog if m.id and (not m.string or m.fuzzy)]
+    assert missing == []
+    # Placeholders survive translation: a translated string names the same {fields}.
+    for message in catalog:
+        if message.id and isinstance(message.id, str):
+            assert set(re.findall(r"\{\w*\}", message.id)) == set(
+                re.findall(r"\{\w*\}", str(message.string))
+            ), message.id
