@@ -195,3 +195,76 @@ def nb_random_games(
             totals += penalties
         out[g] = totals
     return out
+
+
+# Professional placement (RULES.md §5.3) for the compiled tier: a card may go to either end of a row.
+#: ``tie_mode`` for the compiled Professional kernels: how a left/right tie is settled in a rollout.
+TIE_CHOOSE, TIE_LEFT, TIE_RIGHT = 0, 1, 2
+
+
+@njit(cache=True)
+def nb_put(rows: np.ndarray, lens: np.ndarray, r: int, card: int, left: bool) -> int:  # pragma: no cover
+    """Put ``card`` at the left or right end of row ``r``; a full row is taken first and the card
+    starts it again. Returns the bullheads taken."""
+    if lens[r] >= 5:
+        cost = nb_row_cost(rows, lens, r)
+        rows[r, 0] = card
+        lens[r] = 1
+        return cost
+    if left:
+        for j in range(lens[r], 0, -1):
+            rows[r, j] = rows[r, j - 1]
+        rows[r, 0] = card
+    else:
+        rows[r, lens[r]] = card
+    lens[r] += 1
+    return 0
+
+
+@njit(cache=True)
+def nb_slots_pro(rows: np.ndarray, lens: np.ndarray, card: int) -> tuple[int, int, int]:  # pragma: no cover
+    """Professional: ``(right_row, left_row, distance)`` of the closest end(s) accepting ``card``.
+
+    One of the rows is -1 normally; both are -1 when no end accepts the card (too low for every
+    row); both are set for a tie between one row's right end and another's left end."""
+    best = 1 << 30
+    right_row = -1
+    left_row = -1
+    for r in range(4):
+        d = card - rows[r, lens[r] - 1]
+        if d > 0:
+            if d < best:
+                best, right_row, left_row = d, r, -1
+            elif d == best:
+                right_row = r
+        d = rows[r, 0] - card
+        if d > 0:
+            if d < best:
+                best, right_row, left_row = d, -1, r
+            elif d == best:
+                left_row = r
+    return right_row, left_row, best
+
+
+@njit(cache=True)
+def nb_place_pro(
+    rows: np.ndarray, lens: np.ndarray, card: int, low_row: int, tie_mode: int
+) -> int:  # pragma: no cover - compiled
+    """Place ``card`` by the Professional rules; returns the bullheads its owner takes. A card no end
+    accepts takes ``low_row`` (the cheapest row when -1). A tie goes by ``tie_mode``; with
+    ``TIE_CHOOSE`` the owner avoids a full row when the other tied row has room, else goes right."""
+    right_row, left_row, _ = nb_slots_pro(rows, lens, card)
+    if right_row < 0 and left_row < 0:
+        r = low_row if low_row >= 0 else nb_cheapest_row(rows, lens)
+        cost = nb_row_cost(rows, lens, r)
+        rows[r, 0] = card
+        lens[r] = 1
+        return cost
+    if right_row >= 0 and left_row >= 0:
+        if tie_mode == 1 or (tie_mode == 0 and lens[right_row] >= 5 and lens[left_row] < 5):
+            right_row = -1
+        else:
+            left_row = -1
+    if left_row >= 0:
+        return nb_put(rows, lens, left_row, card, True)
+    return nb_put(rows, lens, right_row, card, False)

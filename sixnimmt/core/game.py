@@ -233,7 +233,7 @@ class Game:
     def view(self, seat: int | None) -> PlayerView:
         """What ``seat`` may see; ``None`` gives the spectator's view (no hand at all)."""
         if seat is not None:
-            self._check_seat(seat)
+            self._check_seat(seat, acting=False)  # a finished game can still be looked at
         public_hands = self.rules.hands_public
         pending = self.pending()
         row_choice = pending[0] if self.phase is Phase.ROW_CHOICE else None
@@ -397,12 +397,12 @@ class Game:
     def _where(self) -> str:
         return f"deal {self.deal_index + 1}, turn {self.turn + 1}"
 
-    def _check_seat(self, seat: int) -> None:
+    def _check_seat(self, seat: int, *, acting: bool = True) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalMoveError(
                 f"{self._where()}: there is no seat {seat!r} (seats are 0 to {self.players - 1})"
             )
-        if self.phase is Phase.OVER:
+        if acting and self.phase is Phase.OVER:
             raise IllegalMoveError(f"the game is over: {self._who(seat)} has nothing to decide")
 
     def _emit(self, event: Event) -> None:

@@ -19,7 +19,7 @@ from .cards import HAND_SIZE, ROW_COUNT
 from .errors import IllegalMoveError, RecordError, RulesError
 from .game import DealSetup, Game, RandomDealer
 from .rules import Rules, Variant
-from .views import Phase
+from .views import DecisionKind, Phase
 
 FORMAT = "sixnimmt-record"
 VERSION = 1
@@ -256,8 +256,8 @@ def _replay_turn(game: Game, raw: Any, where: str, seats: list[str]) -> None:
                 f"{sorted(game.hands[seat])}"
             ) from None
     used: set[str] = set()
-    while game.phase is Phase.ROW_CHOICE:
-        (decision,) = game.pending()
+    while (pending := game.pending()) and pending[0].kind is DecisionKind.ROW:
+        (decision,) = pending
         key = str(decision.card)
         seat = decision.seat
         who = f"{where}, seat {seat} ({seats[seat]}), card {decision.card}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from .cards import DECK_SIZE, HAND_SIZE, ROW_COUNT, Card
 from .errors import RulesError
@@ -34,12 +34,17 @@ class ProTie(StrEnum):
     RIGHT = "right"  # always the right end
 
 
-def _enum_value(enum: type[StrEnum], value: object, field: str) -> Any:
-    try:
-        return enum(value)
-    except ValueError:
-        choices = ", ".join(repr(m.value) for m in enum)
-        raise RulesError(f"unknown {field} {value!r}: choose one of {choices}") from None
+E = TypeVar("E", bound=StrEnum)
+
+
+def _enum_value(enum: type[E], value: object, field: str) -> E:
+    if isinstance(value, str):
+        try:
+            return enum(value)
+        except ValueError:
+            pass
+    choices = ", ".join(repr(m.value) for m in enum)
+    raise RulesError(f"unknown {field} {value!r}: choose one of {choices}")
 
 
 @dataclass(frozen=True, slots=True)
