@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+from functools import partial
+
+from .heuristics import CautiousBot, SnugBot
 from .random_bot import RandomBot
 from .registry import register
+from .rollout import SNUG
+from .search import MonteCarloBot, SearchConfig
 
 register("random", RandomBot, "plays a uniformly random legal move")
+register("snug", SnugBot, "heuristic: fits cards snugly behind row ends, no card counting")
+register("cautious", CautiousBot, "heuristic: counts cards, plays the lowest expected penalty")
 
-# Difficulty levels for people (mapped to real bots below as they land).
-register("easy", RandomBot, "difficulty level: easy")
-register("medium", RandomBot, "difficulty level: medium")
-register("hard", RandomBot, "difficulty level: hard")
-register("expert", RandomBot, "difficulty level: expert")
+#: The benchmark opponent, modelled on the best published bots (flat Monte-Carlo, random rollouts).
+MCS100 = SearchConfig(samples=100, relative=True, shared=False)
+#: The project's searchers: shared determinizations, SNUG rollouts, own-penalty objective.
+HARD = SearchConfig(samples=30, policy=SNUG)
+EXPERT = SearchConfig(samples=100, policy=SNUG)
+
+register("mcs100", partial(MonteCarloBot, config=MCS100), "benchmark: flat Monte-Carlo, 100 random rollouts per card")
+register("mcs", partial(MonteCarloBot, config=SearchConfig(samples=100)), "flat Monte-Carlo, 100 shared random rollouts per card, own penalty")
+
+# Difficulty levels for people.
+register("easy", SnugBot, "difficulty level: easy (the snug heuristic)")
+register("medium", CautiousBot, "difficulty level: medium (the cautious heuristic)")
+register("hard", partial(MonteCarloBot, config=HARD), "difficulty level: hard (Monte-Carlo search, 30 rollouts per option)")
+register("expert", partial(MonteCarloBot, config=EXPERT), "difficulty level: expert (the strongest search)")

@@ -1,0 +1,170 @@
+"""Hand-written bots: quick, explainable, and of different character.
+
+* ``snug`` (the ``easy`` level) plays the card that fits most snugly behind a row end in a row with
+  room, never counts cards, and takes the cheapest row when it must.
+* ``cautious`` (the ``medium`` level) counts cards: for each card it estimates the chance that enough
+  unseen cards land in front of it to make it a sixth card, and plays the card with the lowest
+  expected penalty. Its row choices look one turn ahead (the rest of this turn's cards, then its own
+  best next card), so it does not fall for the cheapest row when that row is a trap (RULES.md E3).
+
+Both draft in Logic with :func:`draft_pick`. The helpers here are also used by the search bots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import comb
+
+from ..core import BULLHEADS, ROW_LIMIT, Decision, DecisionKind, PlayerView, best_slots
+from ..core.fast import FastDeal, cheapest_row, row_cost
+from .base import Bot
+
+Rows = Sequence[Sequence[int]]
+
+
+def draft_pick(view: PlayerView) -> int:
+    """Logic draft: take the card with the most bullheads (then the lowest card).
+
+    Every drafted card is played onto the rows by its owner and usually taken by someone else, so
+    holding the costly cards keeps them out of the opponents' control; low cards are flexible (a
+    deliberate cheap take). A simple, documented rule, not a searched one.
+    """
+    assert view.decision is not None
+    return min(view.decision.options, key=lambda c: (-BULLHEADS[c], c))
+
+
+def _target(rows: Rows, card: int, professional: bool) -> int | None:
+    """The row ``card`` would join now (``None`` if too low). A Professional tie counts as its first
+    slot: both tied rows are at the same distance, which is all the estimates below need."""
+    slots = best_slots(rows, card, professional)
+    return slots[0].row if slots else None
+
+
+def _gap(row: Sequence[int], card: int) -> tuple[int, int]:
+    """The open interval of card values that land in ``row`` in front of ``card``: (low, high)."""
+    if card > row[-1]:
+        return row[-1], card
+    return card, row[0]  # Professional left end
+
+
+def sure_cost(rows: Rows, card: int, professional: bool) -> int | None:
+    """Bullheads ``card`` takes for sure if no other card lands first; ``None`` when it is safe."""
+    r = _target(rows, card, professional)
+    if r is None:
+        return min(row_cost(row) for row in rows)
+    if len(rows[r]) >= ROW_LIMIT:
+        return row_cost(rows[r])
+    return None
+
+
+def expected_cost(view: PlayerView, rows: Rows, card: int, unseen: Sequence[int]) -> float:
+    """Card counting: expected bullheads of playing ``card`` on ``rows`` this turn.
+
+    A sure sixth card or a too-low card costs its row. Otherwise the card is taken when at least
+    ``5 - len(row)`` of the other players' cards land between the row end and it; each other player
+    is modelled as playing one unseen card uniformly at random.
+    """
+    professional = view.rules.professional
+    r = _target(rows, card, professional)
+    if r is None:
+        return float(min(row_cost(row) for row in rows)) + 0.5
+    row = rows[r]
+    cost = row_cost(row)
+    need = ROW_LIMIT - len(row)
+    if need <= 0:
+        return float(cost)
+    low, high = _gap(row, card)
+    between = [c for c in unseen if low < c < high]
+    if not unseen or not between:
+        return 0.0
+    others = view.players - 1
+    if need > others:
+        return 0.0
+    q = len(between) / len(unseen)
+    # P(at least `need` of `others` independent players land in the gap): binomial tail.
+    p = sum(comb(others, k) * q**k * (1 - q) ** (others - k) for k in range(need, others + 1))
+    landing_cost = sum(BULLHEADS[c] for c in between) / len(between)
+    return p * (cost + need * landing_cost)
+
+
+def after_row_choice(view: PlayerView, row: int) -> tuple[int, list[list[int]]]:
+    """Settle the pending row choice with ``row`` and place the turn's remaining cards (their owners'
+    own row choices: the cheapest row). Returns the bullheads this seat takes and the rows after."""
+    decision = view.decision
+    assert decision is not None and decision.kind is DecisionKind.ROW and view.revealed is not None
+    deal = FastDeal(view.rows, view.players, view.rules.professional)
+    me = decision.seat
+    card = decision.card
+    assert card is not None
+    if decision.reason == "too-low":
+        deal.penalties[me] += row_cost(deal.rows[row])
+        deal.rows[row] = [card]
+    else:
+        deal.place(me, card, lambda rows, seat, c: row)
+    for other in view.unplaced[1:]:
+        deal.place(view.revealed.index(other), other, cheapest_row)
+    return deal.penalties[me], deal.rows
+
+
+class SnugBot(Bot):
+    """Fits cards snugly behind row ends; no card counting. The ``easy`` level."""
+
+    name = "snug"
+
+    def decide(self, view: PlayerView) -> int:
+        decision = view.decision
+        assert decision is not None
+        if decision.kind is DecisionKind.DRAFT:
+            return draft_pick(view)
+        if decision.kind is DecisionKind.ROW:
+            return min(decision.options, key=lambda r: (row_cost(view.rows[r]), len(view.rows[r]), r))
+        professional = view.rules.professional
+        fits: list[tuple[int, int]] = []
+        for card in decision.options:
+            r = _target(view.rows, card, professional)
+            if r is not None and len(view.rows[r]) < ROW_LIMIT:
+                low, high = _gap(view.rows[r], card)
+                fits.append((high - low, card))
+        if fits:
+            return min(fits)[1]
+        # Every card takes a row: take the cheapest, keeping the higher card on equal cost.
+        return min(decision.options, key=lambda c: (sure_cost(view.rows, c, professional) or 0, -c))
+
+
+class CautiousBot(Bot):
+    """Counts cards and plays the lowest expected penalty. The ``medium`` level."""
+
+    name = "cautious"
+
+    def card_scores(self, view: PlayerView, rows: Rows, cards: Sequence[int]) -> dict[int, float]:
+        unseen = view.unseen_cards()
+        if view.hands is not None:  # Logic: the others' hands are known exactly
+            assert view.seat is not None
+            unseen = tuple(c for s, h in enumerate(view.hands) if s != view.seat for c in h)
+        return {card: expected_cost(view, rows, card, unseen) for card in cards}
+
+    def row_scores(self, view: PlayerView, decision: Decision) -> dict[int, float]:
+        """Bullheads taken now plus the expected cost of this seat's best next card on the board the
+        turn leaves: the cheapest row is not the best when it leaves only traps (RULES.md E3)."""
+        scores: dict[int, float] = {}
+        rest = [c for c in view.hand]
+        for row in decision.options:
+            taken, rows = after_row_choice(view, row)
+            future = min(self.card_scores(view, rows, rest).values()) if rest else 0.0
+            scores[row] = taken + future
+        return scores
+
+    def explain(self, view: PlayerView) -> tuple[int, dict[int, float]]:
+        decision = view.decision
+        assert decision is not None
+        if decision.kind is DecisionKind.DRAFT:
+            return draft_pick(view), {}
+        if decision.kind is DecisionKind.ROW:
+            scores = self.row_scores(view, decision)
+            return min(scores, key=lambda r: (scores[r], r)), scores
+        scores = self.card_scores(view, view.rows, decision.options)
+        # Equal risk (often zero): keep the low cards, which can take a cheap row later on purpose.
+        return min(scores, key=lambda c: (round(scores[c], 6), -c)), scores
+
+    def decide(self, view: PlayerView) -> int:
+        return self.explain(view)[0]

@@ -1,0 +1,265 @@
+"""Compiled rollouts for the search bots: play the rest of a deal forward many times, fast.
+
+A *rollout* completes the current deal from a determinization (every hidden hand filled with unseen
+cards, consistently with the view) with every player following a rollout policy, and reports each
+seat's penalty for the rest of the deal. The placement rules are the core's compiled kernels
+(:mod:`sixnimmt.core.fast`); this module only adds who plays what.
+
+Layout: rows ``int64[4, 6]`` and lengths ``int64[4]`` as in the core; hands ``int64[players, 10]``
+with lengths ``int64[players]`` (the first ``hlen[s]`` entries of row ``s`` are seat ``s``'s hand).
+
+Policies:
+
+* ``RANDOM`` (0): a uniformly random card. Hands are shuffled when dealt, so "random" is simply
+  "the last card of the hand", which keeps the other seats' plays identical across the candidates
+  that share a determinization (common random numbers: the candidates differ only by their own
+  effect).
+* ``SNUG`` (1): a cheap heuristic with noise: avoid a sure sixth card or a too-low card, and
+  otherwise prefer the card that lands closest to a row end in a short row. ``noise`` sets how often
+  the policy deviates (a softened argmin), so opponents are neither random nor predictable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..core.fast import nb_cheapest_row, nb_place, nb_place_pro, nb_put, nb_row_cost, nb_slots_pro
+
+RANDOM = 0
+SNUG = 1
+
+
+@njit(cache=True)
+def _danger(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) -> float:  # pragma: no cover
+    """A quick guess of what playing ``card`` now costs (bullheads), for the SNUG policy."""
+    if professional:
+        right_row, left_row, gap = nb_slots_pro(rows, lens, card)
+        r = right_row if right_row >= 0 else left_row
+    else:
+        r = -1
+        gap = 1 << 30
+        for i in range(4):
+            d = card - rows[i, lens[i] - 1]
+            if 0 < d < gap:
+                r, gap = i, d
+    if r < 0:
+        # Too low: the row taken is the cheapest one; a little extra because the card also resets
+        # the board in a way nobody planned for.
+        return nb_row_cost(rows, lens, nb_cheapest_row(rows, lens)) + 0.5
+    cost = nb_row_cost(rows, lens, r)
+    if lens[r] >= 5:
+        return cost + 0.0
+    # The more cards between the row end and ours, and the fuller the row, the likelier we are the
+    # sixth card; a crude but monotone stand-in for the probability.
+    fill = lens[r] / 5.0
+    return cost * fill * fill * fill * min(1.0, gap / 12.0) + gap * 0.01
+
+
+@njit(cache=True)
+def _choose(
+    rows: np.ndarray,
+    lens: np.ndarray,
+    hand: np.ndarray,
+    n: int,
+    policy: int,
+    professional: bool,
+    noise: float,
+) -> int:  # pragma: no cover - compiled
+    """Index in ``hand[:n]`` of the card this seat plays in a rollout."""
+    if policy == RANDOM or n == 1:
+        return n - 1  # hands are shuffled when dealt
+    best = 0
+    best_score = 1e18
+    for i in range(n):
+        score = _danger(rows, lens, hand[i], professional) + noise * np.random.random()
+        if score < best_score:
+            best, best_score = i, score
+    return best
+
+
+@njit(cache=True)
+def _place(
+    rows: np.ndarray, lens: np.ndarray, card: int, professional: bool, tie_mode: int
+) -> int:  # pragma: no cover - compiled
+    if professional:
+        return nb_place_pro(rows, lens, card, -1, tie_mode)
+    return nb_place(rows, lens, card, -1)
+
+
+@njit(cache=True)
+def _resolve(
+    rows: np.ndarray,
+    lens: np.ndarray,
+    cards: np.ndarray,
+    penalties: np.ndarray,
+    professional: bool,
+    tie_mode: int,
+) -> None:  # pragma: no cover - compiled
+    """Place one turn's cards (``cards[seat]``) in ascending order, charging each owner."""
+    order = np.argsort(cards)
+    for k in range(cards.shape[0]):
+        seat = order[k]
+        penalties[seat] += _place(rows, lens, cards[seat], professional, tie_mode)
+
+
+@njit(cache=True)
+def _play_rest(
+    rows: np.ndarray,
+    lens: np.ndarray,
+    hands: np.ndarray,
+    hlen: np.ndarray,
+    penalties: np.ndarray,
+    policy: int,
+    professional: bool,
+    tie_mode: int,
+    noise: float,
+) -> None:  # pragma: no cover - compiled
+    """Play every remaining turn of the deal (all hands hold the same number of cards)."""
+    players = hands.shape[0]
+    cards = np.empty(players, dtype=np.int64)
+    while hlen[0] > 0:
+        for s in range(players):
+            i = _choose(rows, lens, hands[s], hlen[s], policy, professional, noise)
+            cards[s] = hands[s, i]
+            hlen[s] -= 1
+            hands[s, i] = hands[s, hlen[s]]
+        _resolve(rows, lens, cards, penalties, professional, tie_mode)
+
+
+@njit(cache=True)
+def _determinize(
+    out: np.ndarray,
+    hands: np.ndarray,
+    hlen: np.ndarray,
+    known: np.ndarray,
+    pool: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Fill ``out`` with one consistent guess of every hand: known hands copied, the others dealt
+    from the shuffled ``pool`` of unseen cards; then every hand is shuffled (its random play order)."""
+    np.random.shuffle(pool)
+    taken = 0
+    for s in range(hands.shape[0]):
+        for j in range(hlen[s]):
+            if known[s]:
+                out[s, j] = hands[s, j]
+            else:
+                out[s, j] = pool[taken]
+                taken += 1
+        np.random.shuffle(out[s, : hlen[s]])
+
+
+@njit(cache=True)
+def rollout_cards(
+    rows0: np.ndarray,
+    lens0: np.ndarray,
+    hands0: np.ndarray,
+    hlen0: np.ndarray,
+    known: np.ndarray,
+    pool: np.ndarray,
+    me: int,
+    candidates: np.ndarray,
+    samples: int,
+    policy: int,
+    professional: bool,
+    tie_mode: int,
+    noise: float,
+    shared: bool,
+    seed: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """Penalties ``float64[candidates, samples, players]`` for the rest of the deal when ``me``
+    plays each candidate card this turn. With ``shared`` every candidate is tried on the same
+    determinizations (common random numbers); otherwise each candidate draws its own."""
+    np.random.seed(seed)
+    players = hands0.shape[0]
+    k_count = candidates.shape[0]
+    out = np.zeros((k_count, samples, players), dtype=np.float64)
+    sample = np.zeros_like(hands0)
+    hands = np.zeros_like(hands0)
+    hlen = np.zeros_like(hlen0)
+    rows = np.zeros_like(rows0)
+    lens = np.zeros_like(lens0)
+    penalties = np.zeros(players, dtype=np.int64)
+    cards = np.zeros(players, dtype=np.int64)
+    for j in range(samples):
+        for k in range(k_count):
+            if k == 0 or not shared:
+                _determinize(sample, hands0, hlen0, known, pool)
+            hands[:] = sample
+            hlen[:] = hlen0
+            rows[:] = rows0
+            lens[:] = lens0
+            penalties[:] = 0
+            for s in range(players):
+                if s == me:
+                    i = 0
+                    while hands[s, i] != candidates[k]:
+                        i += 1
+                else:
+                    i = _choose(rows, lens, hands[s], hlen[s], policy, professional, noise)
+                cards[s] = hands[s, i]
+                hlen[s] -= 1
+                hands[s, i] = hands[s, hlen[s]]
+            _resolve(rows, lens, cards, penalties, professional, tie_mode)
+            _play_rest(rows, lens, hands, hlen, penalties, policy, professional, tie_mode, noise)
+            for s in range(players):
+                out[k, j, s] = penalties[s]
+    return out
+
+
+@njit(cache=True)
+def rollout_rows(
+    rows0: np.ndarray,
+    lens0: np.ndarray,
+    hands0: np.ndarray,
+    hlen0: np.ndarray,
+    known: np.ndarray,
+    pool: np.ndarray,
+    me: int,
+    card: int,
+    options: np.ndarray,
+    too_low: bool,
+    queue_cards: np.ndarray,
+    queue_owners: np.ndarray,
+    samples: int,
+    policy: int,
+    professional: bool,
+    tie_mode: int,
+    noise: float,
+    seed: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """Penalties ``float64[options, samples, players]`` for the rest of the deal when ``me`` settles
+    ``card``'s row choice with each option: take that row (``too_low``) or use that tied row's end.
+    The turn's other unplaced cards (``queue_*``, ascending) are placed next, as the rules say, so a
+    choice that turns a later card into a sixth card is seen (RULES.md E3)."""
+    np.random.seed(seed)
+    players = hands0.shape[0]
+    k_count = options.shape[0]
+    out = np.zeros((k_count, samples, players), dtype=np.float64)
+    sample = np.zeros_like(hands0)
+    hands = np.zeros_like(hands0)
+    hlen = np.zeros_like(hlen0)
+    rows = np.zeros_like(rows0)
+    lens = np.zeros_like(lens0)
+    penalties = np.zeros(players, dtype=np.int64)
+    for j in range(samples):
+        _determinize(sample, hands0, hlen0, known, pool)
+        for k in range(k_count):
+            hands[:] = sample
+            hlen[:] = hlen0
+            rows[:] = rows0
+            lens[:] = lens0
+            penalties[:] = 0
+            r = options[k]
+            if too_low:
+                penalties[me] += nb_row_cost(rows, lens, r)
+                rows[r, 0] = card
+                lens[r] = 1
+            else:
+                penalties[me] += nb_put(rows, lens, r, card, card < rows[r, 0])
+            for q in range(queue_cards.shape[0]):
+                penalties[queue_owners[q]] += _place(rows, lens, queue_cards[q], professional, tie_mode)
+            _play_rest(rows, lens, hands, hlen, penalties, policy, professional, tie_mode, noise)
+            for s in range(players):
+                out[k, j, s] = penalties[s]
+    return out
