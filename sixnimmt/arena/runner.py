@@ -1,0 +1,281 @@
+"""Run an arena: build the duplicate schedule, play it on a backend, summarise the results.
+
+>>> from sixnimmt.arena import ArenaConfig, run_arena
+>>> report = run_arena(ArenaConfig(bots=("random", "random"), deals=2, players=2, game_deals=1))
+>>> report.games, report.shuffles
+(4, 2)
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import multiprocessing
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from ..bots import UnknownBotError, make_bot
+from ..core import Rules, RulesError
+from .play import GameResult, play_task
+from .report import ArenaReport, summarise
+from .schedule import GameTask, Permutations, set_tasks
+
+log = logging.getLogger("sixnimmt.arena")
+
+#: ``progress(games_done, games_expected)``, called after every finished game.
+Progress = Callable[[int, int], None]
+
+
+class ArenaError(ValueError):
+    """A configuration the arena cannot run (the message says what to change)."""
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """What to play. ``deals`` is the number of distinct shuffles: each is played once per seating
+    (duplicate), in full games under the rules (target 66 unless ``target``/``game_deals`` say
+    otherwise); the arena plays whole duplicate sets until at least ``deals`` shuffles are used."""
+
+    bots: tuple[str, ...]
+    deals: int = 100
+    players: int | None = None  # default: one seat per bot (4 when more than 10 bots)
+    variant: str = "standard"
+    target: int | None = 66
+    end: str = "at-least"
+    game_deals: int | None = None  # fixed game length in deals (with target None: exactly this)
+    pro_tie: str = "choose"
+    seed: int = 1
+    jobs: int = 1
+    backend: str = "local"  # "local" (processes on this machine) or "ray"
+    address: str | None = None  # Ray cluster address; None starts a local Ray instance
+    permutations: str = "rotations"  # or "all"
+    timeout: float = 5.0  # seconds an external bot may take per reply
+    save_games: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)  # free-form notes copied into the report
+
+    @property
+    def seat_count(self) -> int:
+        if self.players is not None:
+            return self.players
+        return len(self.bots) if 2 <= len(self.bots) <= 10 else 4
+
+    def rules(self) -> Rules:
+        try:
+            return Rules(
+                players=self.seat_count,
+                variant=self.variant,
+                target=self.target,
+                end=self.end,
+                deals=self.game_deals,
+                pro_tie=self.pro_tie,
+            )
+        except RulesError as error:
+            raise ArenaError(str(error)) from None
+
+    def labels(self) -> tuple[str, ...]:
+        """Display names: the specs, with ``#2``, ``#3`` added to repeated ones."""
+        seen: dict[str, int] = {}
+        labels = []
+        for spec in self.bots:
+            seen[spec] = seen.get(spec, 0) + 1
+            labels.append(spec if seen[spec] == 1 else f"{spec} #{seen[spec]}")
+        return tuple(labels)
+
+    def validate(self) -> Rules:
+        """Check everything that can be checked before playing; returns the rules."""
+        if not self.bots:
+            raise ArenaError("no bots: give at least one, e.g. --bots random,random")
+        if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
+            raise ArenaError(f"deals must be a whole number of at least 1, not {self.deals!r}")
+        if self.jobs < 1:
+            raise ArenaError(f"jobs must be at least 1, not {self.jobs}")
+        if not self.timeout > 0:
+            raise ArenaError(f"timeout must be a positive number of seconds, not {self.timeout}")
+        if self.backend not in ("local", "ray"):
+            raise ArenaError(f"unknown backend {self.backend!r}: choose local or ray")
+        try:
+            Permutations(self.permutations)
+        except ValueError:
+            raise ArenaError(f"unknown permutations {self.permutations!r}: choose rotations or all") from None
+        rules = self.rules()
+        for spec in dict.fromkeys(self.bots):
+            try:
+                make_bot(spec, 0).close()  # external bots start lazily: this checks the name only
+            except UnknownBotError as error:
+                raise ArenaError(str(error)) from None
+            except ValueError as error:
+                raise ArenaError(f"bot {spec!r}: {error}") from None
+        return rules
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["bots"] = list(self.bots)
+        data["players"] = self.seat_count
+        return data
+
+
+# ---------------------------------------------------------------------- backends
+
+
+class Backend(Protocol):
+    def run(self, tasks: Sequence[GameTask], done: Callable[[GameResult], None]) -> list[GameResult]: ...
+
+
+class InProcess:
+    """One game after another in this process (jobs=1: no start-up cost, easiest to debug)."""
+
+    def run(self, tasks: Sequence[GameTask], done: Callable[[GameResult], None]) -> list[GameResult]:
+        results = []
+        for task in tasks:
+            results.append(play_task(task))
+            done(results[-1])
+        return results
+
+
+class ProcessPool:
+    """Games spread over ``jobs`` worker processes. Spawned (not forked) workers: the parent may run
+    threads (progress bar, logging) that a fork would copy in an arbitrary state."""
+
+    def __init__(self, jobs: int) -> None:
+        self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+
+    def run(self, tasks: Sequence[GameTask], done: Callable[[GameResult], None]) -> list[GameResult]:
+        pending: set[Future[GameResult]] = {self._pool.submit(play_task, t) for t in tasks}
+        results = []
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                results.append(future.result())
+                done(results[-1])
+        return results
+
+    def close(self) -> None:
+        self._pool.shutdown(cancel_futures=True)
+
+
+class RayBackend:
+    """The same games as Ray tasks, on a cluster (``address``) or a local Ray instance."""
+
+    def __init__(self, address: str | None, jobs: int) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise ArenaError(
+                "the ray backend needs Ray: pip install 'sixnimmt[ray]' (or use --backend local)"
+            ) from None
+        self._ray = ray
+        self._started = not ray.is_initialized()
+        if self._started:
+            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            if address is None:
+                options["num_cpus"] = jobs
+            try:
+                ray.init(address=address, **options)
+            except Exception as error:  # noqa: BLE001 - Ray raises many types; the user needs one line
+                raise ArenaError(f"cannot start or reach Ray at {address or 'a local instance'}: {error}") from None
+        self._play = ray.remote(play_task)
+
+    def run(self, tasks: Sequence[GameTask], done: Callable[[GameResult], None]) -> list[GameResult]:
+        pending = [self._play.remote(t) for t in tasks]
+        results = []
+        while pending:
+            finished, pending = self._ray.wait(pending, num_returns=1)
+            for ref in finished:
+                results.append(self._ray.get(ref))
+                done(results[-1])
+        return results
+
+    def close(self) -> None:
+        if self._started:
+            self._ray.shutdown()
+
+
+@contextmanager
+def open_backend(config: ArenaConfig) -> Iterator[Backend]:
+    backend: Backend
+    if config.backend == "ray":
+        backend = RayBackend(config.address, config.jobs)
+    elif config.jobs > 1:
+        backend = ProcessPool(config.jobs)
+    else:
+        backend = InProcess()
+    try:
+        yield backend
+    finally:
+        close = getattr(backend, "close", None)
+        if close is not None:
+            close()
+
+
+# ---------------------------------------------------------------------- the arena
+
+
+def _shuffles(results: Sequence[GameResult]) -> int:
+    """Distinct deals used by one set: its longest game (every seating replays the same deals)."""
+    return max(len(r.deal_penalties) for r in results)
+
+
+def run_arena(config: ArenaConfig, progress: Progress | None = None) -> ArenaReport:
+    """Play the schedule and return the report (write it with :meth:`ArenaReport.write`).
+
+    Whole duplicate sets are played in waves until the first sets use at least ``config.deals``
+    shuffles; sets beyond that prefix are dropped, so the outcome is the same whatever the backend,
+    the number of jobs or the wave sizes.
+    """
+    rules = config.validate()
+    bots, labels = tuple(config.bots), config.labels()
+    permutations = Permutations(config.permutations)
+
+    def tasks_of(set_index: int) -> list[GameTask]:
+        return set_tasks(
+            set_index, bots=bots, labels=labels, rules=rules, seed=config.seed,
+            permutations=permutations, timeout=config.timeout, save_record=config.save_games,
+        )
+
+    games_per_set = len(tasks_of(0))
+    if rules.target is None:
+        assert rules.deals is not None
+        per_set_guess = float(rules.deals)
+    else:
+        # A first guess on the short side (a game to 66 rarely takes fewer than 3 deals); later
+        # waves use the average actually seen.
+        per_set_guess = float(min(3, rules.deals or 3))
+
+    by_set: dict[int, list[GameResult]] = {}
+    kept: list[int] = []
+    used = 0
+    next_set = 0
+    done_count = 0
+    expected = games_per_set * math.ceil(config.deals / per_set_guess)
+
+    def on_done(_: GameResult) -> None:
+        nonlocal done_count
+        done_count += 1
+        if progress is not None:
+            progress(done_count, max(expected, done_count))
+
+    with open_backend(config) as backend:
+        while used < config.deals:
+            wave = max(1, math.ceil((config.deals - used) / per_set_guess))
+            tasks = [t for s in range(next_set, next_set + wave) for t in tasks_of(s)]
+            next_set += wave
+            for result in backend.run(tasks, on_done):
+                by_set.setdefault(result.set_index, []).append(result)
+            while used < config.deals and len(kept) < next_set:
+                s = len(kept)
+                kept.append(s)
+                used += _shuffles(by_set[s])
+            if used < config.deals:
+                per_set_guess = max(1.0, used / len(kept))
+                expected = done_count + games_per_set * math.ceil((config.deals - used) / per_set_guess)
+    results = [r for s in kept for r in by_set[s]]
+    return summarise(results, labels, bots, config.to_dict())
+
+
+def node_available() -> bool:
+    """Whether a Node.js runtime is on PATH (for the JavaScript example bot)."""
+    return shutil.which("node") is not None

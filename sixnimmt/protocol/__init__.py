@@ -1,0 +1,1 @@
+"""The open bot protocol: external programs as bots (``cmd:COMMAND LINE``)."""
