@@ -9,6 +9,7 @@ import typer
 
 from .commands import bench as bench_commands
 from .commands import replay as replay_commands
+from .commands import serve as serve_commands
 
 app = typer.Typer(
     help="6 nimmt! done right: rules engine, bots, arena, terminal and web game.",
@@ -18,6 +19,7 @@ app = typer.Typer(
 )
 app.add_typer(replay_commands.app, name="replay")
 app.add_typer(bench_commands.app, name="bench")
+app.add_typer(serve_commands.app, name="serve")
 
 
 def main() -> None:

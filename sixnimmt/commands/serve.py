@@ -1,0 +1,62 @@
+"""``sixnimmt serve``: the web game (FastAPI + uvicorn)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..server.config import Settings, default_database_url
+
+app = typer.Typer(help="Play 6 nimmt! in the browser with friends and bots.")
+
+
+@app.callback(invoke_without_command=True)
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0 for your whole network).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            envvar="SIXNIMMT_DATABASE_URL",
+            help="SQLAlchemy URL; default an SQLite file in ~/.local/share/sixnimmt "
+            "(postgresql+psycopg://... for PostgreSQL).",
+            show_default=False,
+        ),
+    ] = None,
+    bot_delay: Annotated[float, typer.Option(min=0, max=10, help="Seconds a bot waits before it plays.")] = 0.6,
+    absent_grace: Annotated[
+        float, typer.Option(min=1, max=3600, help="Seconds before a disconnected player's move is made for them.")
+    ] = 20.0,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Start the web server (Alembic migrations are applied on start). Open http://HOST:PORT."""
+    import uvicorn
+    from sqlalchemy.exc import ArgumentError
+    from sqlalchemy.engine import make_url
+
+    from ..server.app import create_app
+
+    url = database_url or default_database_url()
+    try:
+        make_url(url)
+    except ArgumentError:
+        typer.echo(f"error: --database-url {url!r} is not a database URL (e.g. sqlite:///game.db)", err=True)
+        raise typer.Exit(2) from None
+    from ..server.store import Store
+
+    try:  # migrate here first, so a bad or unreachable database is one clear line
+        store = Store(url)
+        store.migrate()
+        store.close()
+    except Exception as error:
+        typer.echo(f"error: cannot open database {url.split('@')[-1]}: {error}".splitlines()[0], err=True)
+        raise typer.Exit(1) from None
+    settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace)
+    typer.echo(f"sixnimmt: http://{host}:{port}  (database {url.split('@')[-1]})")
+    try:
+        uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, ws_max_size=65536)
+    except Exception as error:  # e.g. an unreachable database: one line, no traceback
+        typer.echo(f"error: {error}".splitlines()[0], err=True)
+        raise typer.Exit(1) from None

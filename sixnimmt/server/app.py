@@ -1,0 +1,293 @@
+"""The web app: HTTP routes for the lobby, history and rules, one WebSocket per player or spectator,
+and the static front end (plain HTML, CSS and JavaScript modules; no build step).
+
+``create_app(settings)`` builds everything; ``sixnimmt serve`` runs it with uvicorn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.websockets import WebSocketDisconnect
+
+from ..bots import available
+from ..core import BULLHEADS, Rules, RulesError
+from ..core.record import dumps
+from .config import Settings
+from .protocol import ProtocolError, RateLimiter, decode
+from .rooms import BOT_LEVELS, TIMER_CHOICES, Room, Rooms, TableError, TableOptions
+from .rules_pages import LANGUAGES, VARIANTS, rules_html
+from .store import Store
+
+STATIC = Path(__file__).with_name("static")
+log = logging.getLogger("sixnimmt.server")
+
+#: Messages a slow client may leave unread before it is disconnected (it resyncs on reconnect).
+OUTBOX_LIMIT = 256
+
+
+# ---------------------------------------------------------------------- request bodies
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SeatSpec(_Body):
+    kind: Literal["open", "bot"]
+    bot: Literal["easy", "medium", "hard", "expert", "random"] = "medium"
+
+
+class CreateTable(_Body):
+    name: str = Field(max_length=200)
+    variant: Literal["standard", "tactics", "logic", "professional"] = "standard"
+    seats: list[SeatSpec] = Field(min_length=1, max_length=9)
+    target: int | None = Field(default=66, ge=1, le=1000)
+    end: Literal["at-least", "above"] = "at-least"
+    deals: int | None = Field(default=None, ge=1, le=100)
+    pro_tie: Literal["choose", "left", "right"] = "choose"
+    count: Literal["up", "down"] = "up"
+    timer: int = 0
+    fill_bot: Literal["easy", "medium", "hard", "expert", "random"] = "medium"
+
+
+class JoinTable(_Body):
+    name: str = Field(max_length=200)
+
+
+# ---------------------------------------------------------------------- dependencies
+
+
+def get_rooms(request: Request) -> Rooms:
+    rooms: Rooms = request.app.state.rooms
+    return rooms
+
+
+RoomsDep = Annotated[Rooms, Depends(get_rooms)]
+
+
+async def room_or_404(rooms: Rooms, code: str) -> Room:
+    try:
+        return await rooms.get(code)
+    except LookupError as error:
+        raise HTTPException(404, str(error)) from None
+
+
+# ---------------------------------------------------------------------- routes
+
+api = APIRouter(prefix="/api")
+
+
+@api.get("/config")
+def config() -> dict[str, Any]:
+    """What the front end needs to build its forms and draw cards."""
+    registered = available()
+    return {
+        "variants": list(VARIANTS),
+        "languages": list(LANGUAGES),
+        "bot_levels": [{"level": lv, "ready": lv in registered} for lv in BOT_LEVELS],
+        "timers": list(TIMER_CHOICES),
+        "bullheads": list(BULLHEADS),
+    }
+
+
+@api.post("/tables", status_code=201)
+async def create_table(body: CreateTable, rooms: RoomsDep) -> dict[str, Any]:
+    try:
+        rules = Rules(
+            players=len(body.seats) + 1,
+            variant=body.variant,
+            target=body.target,
+            end=body.end,
+            deals=body.deals,
+            pro_tie=body.pro_tie,
+        )
+        options = TableOptions.from_dict(
+            {"rules": rules.to_dict(), "count": body.count, "timer": body.timer, "fill_bot": body.fill_bot}
+        )
+        room, token = await rooms.create(options, body.name, [s.model_dump() for s in body.seats])
+    except (RulesError, TableError) as error:
+        raise HTTPException(422, str(error)) from None
+    return {"code": room.code, "seat": 0, "token": token}
+
+
+@api.get("/tables")
+async def list_tables(rooms: RoomsDep) -> list[dict[str, Any]]:
+    return await rooms.listing()
+
+
+@api.get("/tables/{code}")
+async def get_table(code: str, rooms: RoomsDep) -> dict[str, Any]:
+    return (await room_or_404(rooms, code)).summary()
+
+
+@api.post("/tables/{code}/join")
+async def join_table(code: str, body: JoinTable, rooms: RoomsDep) -> dict[str, Any]:
+    room = await room_or_404(rooms, code)
+    try:
+        seat, token = await room.join(body.name)
+    except TableError as error:
+        raise HTTPException(409, str(error)) from None
+    return {"code": room.code, "seat": seat, "token": token}
+
+
+@api.get("/games")
+async def list_games(
+    rooms: RoomsDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> list[dict[str, Any]]:
+    return await rooms.db(rooms.store.list_games, limit, offset)
+
+
+async def _game_or_404(rooms: Rooms, game_id: int) -> dict[str, Any]:
+    game = await rooms.db(rooms.store.get_game, game_id)
+    if game is None:
+        raise HTTPException(404, f"no finished game {game_id}")
+    return game
+
+
+@api.get("/games/{game_id}")
+async def get_game(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
+    return await _game_or_404(rooms, game_id)
+
+
+@api.get("/games/{game_id}/record.json")
+async def download_record(game_id: int, rooms: RoomsDep) -> Response:
+    game = await _game_or_404(rooms, game_id)
+    return Response(
+        dumps(game["record"]),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="sixnimmt-game-{game_id}.json"'},
+    )
+
+
+@api.get("/rules/{lang}/{variant}")
+def get_rules(lang: str, variant: str) -> dict[str, Any]:
+    if lang not in LANGUAGES or variant not in VARIANTS:
+        raise HTTPException(404, f"no rules page for {lang[:8]!r}/{variant[:16]!r}")
+    html, found_lang = rules_html(lang, variant)
+    return {"lang": found_lang, "variant": variant, "html": html}
+
+
+# ---------------------------------------------------------------------- the WebSocket
+
+
+class SocketClient:
+    """One WebSocket as a room :class:`~sixnimmt.server.rooms.Connection`: an outbox drained by a
+    writer task, so broadcasting never waits on a slow phone."""
+
+    def __init__(self, websocket: WebSocket, seat: int | None) -> None:
+        self.websocket = websocket
+        self.seat = seat
+        self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.overflowed = False
+
+    def push(self, message: dict[str, Any]) -> None:
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            self.overflowed = True
+            self.outbox.put_nowait(None)  # the writer closes; the client reconnects and resyncs
+            return
+        self.outbox.put_nowait(message)
+
+    async def writer(self) -> None:
+        while True:
+            message = await self.outbox.get()
+            if message is None:
+                await self.websocket.close(code=1008, reason="too far behind")
+                return
+            await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
+
+
+async def table_socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
+    rooms: Rooms = websocket.app.state.rooms
+    settings: Settings = websocket.app.state.settings
+    await websocket.accept()
+    try:
+        room = await rooms.get(code)
+    except LookupError as error:
+        await websocket.send_text(json.dumps({"type": "error", "message": str(error), "fatal": True}))
+        await websocket.close(code=4404)
+        return
+    seat = room.seat_for_token(token)
+    if token and seat is None:
+        await websocket.send_text(
+            json.dumps({"type": "error", "message": "unknown seat token: watching", "code": "token"})
+        )
+    client = SocketClient(websocket, seat)
+    writer = asyncio.create_task(client.writer())
+    limiter = RateLimiter(settings.rate_per_second, settings.rate_burst, time.monotonic())
+    await room.connect(client)
+    try:
+        while True:
+            text = await websocket.receive_text()
+            if not limiter.allow(time.monotonic()):
+                client.push({"type": "error", "message": "too many messages: slow down", "code": "rate"})
+                continue
+            try:
+                message = decode(text, settings.max_message_bytes)
+            except ProtocolError as error:
+                client.push({"type": "error", "message": str(error), "code": "protocol"})
+                continue
+            await room.handle(client, message)
+            if writer.done():
+                break
+    except (WebSocketDisconnect, RuntimeError):
+        pass  # closed by the client (or by our writer after an overflow)
+    finally:
+        writer.cancel()
+        await room.disconnect(client)
+
+
+# ---------------------------------------------------------------------- the app
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = Store(settings.database_url)
+        await asyncio.to_thread(store.migrate)
+        app.state.store = store
+        app.state.rooms = Rooms(store, settings)
+        try:
+            yield
+        finally:
+            await app.state.rooms.close()
+            store.close()
+
+    app = FastAPI(title="sixnimmt", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app.state.settings = settings
+
+    @app.exception_handler(RequestValidationError)
+    async def one_line_errors(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "request"
+        return JSONResponse({"detail": f"{where}: {first.get('msg', 'invalid')}"}, status_code=422)
+
+    app.include_router(api)
+    app.add_api_websocket_route("/ws/{code}", table_socket)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/healthz", include_in_schema=False)
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app

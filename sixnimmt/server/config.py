@@ -1,0 +1,42 @@
+"""Server settings in one place: where the database lives, timers, limits.
+
+Every value has a sensible default and can be set from the command line (``sixnimmt serve``) or
+the environment (``SIXNIMMT_DATABASE_URL``, ``SIXNIMMT_DATA_DIR``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def default_data_dir() -> Path:
+    """``$SIXNIMMT_DATA_DIR``, else ``$XDG_DATA_HOME/sixnimmt``, else ``~/.local/share/sixnimmt``."""
+    if env := os.environ.get("SIXNIMMT_DATA_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "sixnimmt"
+
+
+def default_database_url() -> str:
+    """``$SIXNIMMT_DATABASE_URL``, else an SQLite file in the data directory."""
+    if env := os.environ.get("SIXNIMMT_DATABASE_URL"):
+        return env
+    return f"sqlite:///{default_data_dir() / 'sixnimmt.db'}"
+
+
+@dataclass(slots=True)
+class Settings:
+    database_url: str = field(default_factory=default_database_url)
+    #: Seconds a disconnected player has before the fallback bot plays for them.
+    absent_grace: float = 20.0
+    #: Pause before a bot answers, so people can follow the table (0 in tests and load runs).
+    bot_delay: float = 0.6
+    #: Largest inbound WebSocket message, in bytes.
+    max_message_bytes: int = 2048
+    #: Inbound messages per second a connection may send (token bucket), and the burst it may save up.
+    rate_per_second: float = 10.0
+    rate_burst: int = 30
+    #: Bot that plays for a player who is away or out of time.
+    fallback_bot: str = "medium"

@@ -1,0 +1,646 @@
+"""Rooms: one table of friends and bots around one :class:`~sixnimmt.core.Game`.
+
+A room owns the game, the seats and the live connections, and one asyncio lock: every change to the
+game happens under it, is written to the store, and then each connection receives *its own* view
+(``game.view(seat)``; spectators ``game.view(None)``) with the public events to animate. Rules are
+never re-implemented here: every action goes through ``game.act``.
+
+Bots think off the event loop (``asyncio.to_thread``). A human who is away (no connection for
+``Settings.absent_grace`` seconds) or out of time (the table's turn timer) has their move made by a
+fallback bot, so the table never stalls; they take over again as soon as they act.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import random
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from ..bots import Bot, available, make_bot
+from ..core import Decision, Event, Game, IllegalMoveError, Phase, Rules, RulesError
+from ..core.record import replay
+from .config import Settings
+from .protocol import Again, ChooseRow, Draft, Ping, Play, Start, Sync
+from .store import Store, TableData
+
+log = logging.getLogger("sixnimmt.server")
+
+T = TypeVar("T")
+
+#: Letters for join codes: no 0/O, 1/I/L, so a code read aloud or off a phone is typed right.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 5
+NAME_LIMIT = 24
+BOT_LEVELS = ("easy", "medium", "hard", "expert", "random")
+TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120)
+
+
+class TableError(ValueError):
+    """A request about a table that cannot be met (full, unknown, bad options); safe to show."""
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def clean_name(raw: object) -> str:
+    """A display name: trimmed, 1..24 printable characters. Shown as text, never as HTML."""
+    if not isinstance(raw, str):
+        raise TableError("a name is text")
+    name = " ".join("".join(ch for ch in raw if ch.isprintable()).split())
+    if not name:
+        raise TableError("please enter a name")
+    if len(name) > NAME_LIMIT:
+        raise TableError(f"a name has at most {NAME_LIMIT} characters")
+    return name
+
+
+def bot_spec(level: str) -> str:
+    """The registry name for a bot level; levels not registered (yet) play as ``random``."""
+    return level if level in available() else "random"
+
+
+def bot_label(level: str) -> str:
+    return f"Bot ({level})"
+
+
+class Connection(Protocol):
+    """One live client. ``push`` queues a message without waiting (a slow client never blocks a room)."""
+
+    seat: int | None
+
+    def push(self, message: dict[str, Any]) -> None: ...
+
+
+@dataclass(slots=True)
+class Seat:
+    index: int
+    kind: str  # "human", "bot" or "open" (waiting for a friend to join)
+    name: str
+    bot: str | None = None  # level, for bots
+    token_hash: str | None = None
+    # runtime only
+    connections: int = 0
+    away_since: float | None = None
+
+    def to_store(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "bot": self.bot, "token_hash": self.token_hash}
+
+    @classmethod
+    def from_store(cls, index: int, data: dict[str, Any], now: float) -> Seat:
+        seat = cls(index, data["kind"], data["name"], data.get("bot"), data.get("token_hash"))
+        if seat.kind == "human":
+            seat.away_since = now  # nobody is connected right after a load
+        return seat
+
+    def public(self, connected: bool) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "bot": self.bot, "connected": connected}
+
+
+@dataclass(slots=True)
+class TableOptions:
+    """What the creator chose; validated here (rules through :class:`Rules`)."""
+
+    rules: Rules
+    count: str = "up"  # display totals counting "up" (penalties) or "down" (points left)
+    timer: int = 0  # seconds per decision, 0 = no timer
+    fill_bot: str = "medium"  # level given to seats still open when the host starts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "count": self.count,
+            "timer": self.timer,
+            "fill_bot": self.fill_bot,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TableOptions:
+        try:
+            rules = Rules.from_dict(data["rules"])
+        except RulesError as error:
+            raise TableError(str(error)) from None
+        count = data.get("count", "up")
+        if count not in ("up", "down"):
+            raise TableError("count is 'up' or 'down'")
+        timer = data.get("timer", 0)
+        if timer not in TIMER_CHOICES:
+            raise TableError(f"timer must be one of {', '.join(map(str, TIMER_CHOICES))} seconds")
+        fill_bot = data.get("fill_bot", "medium")
+        if fill_bot not in BOT_LEVELS:
+            raise TableError(f"unknown bot level {fill_bot!r}: choose one of {', '.join(BOT_LEVELS)}")
+        return cls(rules, count, timer, fill_bot)
+
+
+@dataclass(slots=True)
+class _Action:
+    """An answer given this turn (kept so a restart loses no card already chosen)."""
+
+    seat: int
+    value: int
+
+
+class Room:
+    """One table. All mutations run under :attr:`lock`; see the module docstring."""
+
+    def __init__(
+        self,
+        code: str,
+        options: TableOptions,
+        seats: list[Seat],
+        settings: Settings,
+        save: Callable[[TableData], Awaitable[None]],
+        archive: Callable[[str, int, dict[str, Any], list[int]], Awaitable[int]],
+    ) -> None:
+        self.code = code
+        self.options = options
+        self.seats = seats
+        self.settings = settings
+        self.status = "waiting"
+        self.game: Game | None = None
+        self.game_number = 0
+        self.last_game_id: int | None = None
+        self.lock = asyncio.Lock()
+        self.connections: set[Connection] = set()
+        self._save = save
+        self._archive = archive
+        self._bots: dict[int, Bot] = {}
+        self._fallbacks: dict[int, Bot] = {}
+        self._turn_log: list[_Action] = []
+        self._thinking: dict[int, asyncio.Task[None]] = {}
+        self._clock: asyncio.TimerHandle | None = None
+        self._step: tuple[Any, ...] | None = None
+        self._step_deadline: float | None = None
+        self._stepped_in: set[int] = set()  # seats whose last move the fallback made this step
+        self.closed = False
+
+    # ------------------------------------------------------------------ creation and restore
+
+    def to_store(self) -> TableData:
+        current: dict[str, Any] = {
+            "log": [[a.seat, a.value] for a in self._turn_log],
+            "last_game_id": self.last_game_id,
+        }
+        return TableData(
+            code=self.code,
+            status=self.status,
+            settings=self.options.to_dict(),
+            seats=[s.to_store() for s in self.seats],
+            game_number=self.game_number,
+            record=None if self.game is None else self.game.record(),
+            current=current,
+        )
+
+    @classmethod
+    def from_store(
+        cls,
+        data: TableData,
+        settings: Settings,
+        save: Callable[[TableData], Awaitable[None]],
+        archive: Callable[[str, int, dict[str, Any], list[int]], Awaitable[int]],
+    ) -> Room:
+        now = time.monotonic()
+        seats = [Seat.from_store(i, s, now) for i, s in enumerate(data.seats)]
+        room = cls(data.code, TableOptions.from_dict(data.settings), seats, settings, save, archive)
+        room.status = data.status
+        room.game_number = data.game_number
+        current = data.current or {}
+        room.last_game_id = current.get("last_game_id")
+        if data.record is not None:
+            game = replay(data.record, partial=True, seed=secrets.randbits(64)).game
+            for seat, value in current.get("log", []):
+                game.act(seat, value)
+                room._turn_log.append(_Action(seat, value))
+            room.game = game
+            room._make_bots()
+        return room
+
+    # ------------------------------------------------------------------ queries
+
+    def seat_for_token(self, token: str | None) -> int | None:
+        if not token:
+            return None
+        wanted = hash_token(token)
+        for seat in self.seats:
+            if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, wanted):
+                return seat.index
+        return None
+
+    def open_seats(self) -> list[int]:
+        return [s.index for s in self.seats if s.kind == "open"]
+
+    def summary(self) -> dict[str, Any]:
+        """What the lobby lists (no seat tokens, no cards)."""
+        return {
+            "code": self.code,
+            "status": self.status,
+            "rules": self.options.rules.to_dict(),
+            "count": self.options.count,
+            "timer": self.options.timer,
+            "seats": [s.public(s.connections > 0) for s in self.seats],
+            "open": len(self.open_seats()),
+            "game_number": self.game_number,
+            "last_game_id": self.last_game_id,
+        }
+
+    def state_for(self, seat: int | None) -> dict[str, Any]:
+        """The full picture for one seat (or a spectator): the table and that seat's own view."""
+        timer_left = None
+        if self._step_deadline is not None:
+            timer_left = max(0.0, round(self._step_deadline - time.monotonic(), 1))
+        return {
+            "table": {**self.summary(), "you": seat, "host": 0, "timer_left": timer_left},
+            "view": None if self.game is None else self.game.view(seat).to_dict(),
+        }
+
+    # ------------------------------------------------------------------ seats
+
+    async def join(self, name: str) -> tuple[int, str]:
+        """Take the first open seat; returns it and the new seat token."""
+        name = clean_name(name)
+        async with self.lock:
+            if self.status != "waiting":
+                raise TableError("this game has already started: you can watch it")
+            free = self.open_seats()
+            if not free:
+                raise TableError("this table is full: you can watch it")
+            token = secrets.token_urlsafe(24)
+            seat = self.seats[free[0]]
+            seat.kind, seat.name, seat.token_hash = "human", name, hash_token(token)
+            seat.away_since = time.monotonic()
+            if not self.open_seats():
+                await self._start_game()
+            else:
+                await self._save(self.to_store())
+            self._publish([])
+            return seat.index, token
+
+    async def connect(self, conn: Connection) -> None:
+        async with self.lock:
+            self.connections.add(conn)
+            if conn.seat is not None:
+                seat = self.seats[conn.seat]
+                seat.connections += 1
+                seat.away_since = None
+            conn.push({"type": "state", **self.state_for(conn.seat)})
+            self._publish([], skip=conn)
+            self._schedule()
+
+    async def disconnect(self, conn: Connection) -> None:
+        async with self.lock:
+            self.connections.discard(conn)
+            if conn.seat is not None:
+                seat = self.seats[conn.seat]
+                seat.connections = max(0, seat.connections - 1)
+                if seat.connections == 0:
+                    seat.away_since = time.monotonic()
+            self._publish([])
+            self._schedule()
+
+    # ------------------------------------------------------------------ inbound messages
+
+    async def handle(self, conn: Connection, message: Any) -> None:
+        """Apply one decoded message from ``conn`` (dispatch by message class)."""
+        handler = self._HANDLERS[type(message)]
+        async with self.lock:
+            try:
+                await handler(self, conn, message)
+            except (IllegalMoveError, TableError) as error:
+                # Nothing changed; the client gets the reason and a fresh state to resync from.
+                conn.push({"type": "error", "message": str(error)})
+                conn.push({"type": "state", **self.state_for(conn.seat)})
+
+    async def _on_move(self, conn: Connection, message: Play | ChooseRow | Draft) -> None:
+        if conn.seat is None:
+            raise TableError("spectators cannot play")
+        game = self._require_game()
+        if (message.deal is not None and message.deal != game.deal_index) or (
+            message.turn is not None and message.turn != game.turn
+        ):
+            raise IllegalMoveError(
+                f"that move was for deal {(message.deal or 0) + 1}, turn {(message.turn or 0) + 1}, "
+                f"but the game is at deal {game.deal_index + 1}, turn {game.turn + 1}"
+            )
+        expected = {Play: Phase.PLAY, ChooseRow: Phase.ROW_CHOICE, Draft: Phase.DRAFT}[type(message)]
+        if game.phase is not expected:
+            raise IllegalMoveError(
+                f"cannot {message.type} now: the game is in the {game.phase.value} phase"
+            )
+        value = message.row if isinstance(message, ChooseRow) else message.card
+        self._stepped_in.discard(conn.seat)
+        await self._act(conn.seat, value)
+
+    async def _on_start(self, conn: Connection, _message: Start) -> None:
+        if conn.seat != 0:
+            raise TableError("only the host (seat 1) can start the game")
+        if self.status != "waiting":
+            raise TableError("the game has already started")
+        level = self.options.fill_bot
+        for seat in self.seats:
+            if seat.kind == "open":
+                seat.kind, seat.bot, seat.name = "bot", level, bot_label(level)
+        await self._start_game()
+        self._publish([])
+
+    async def _on_again(self, conn: Connection, _message: Again) -> None:
+        if conn.seat is None:
+            raise TableError("spectators cannot start a new game")
+        if self.status != "finished":
+            raise TableError("the game is not over yet")
+        await self._start_game()
+        self._publish([])
+
+    async def _on_sync(self, conn: Connection, _message: Sync) -> None:
+        conn.push({"type": "state", **self.state_for(conn.seat)})
+
+    async def _on_ping(self, conn: Connection, _message: Ping) -> None:
+        conn.push({"type": "pong"})
+
+    _HANDLERS: dict[type, Callable[[Room, Connection, Any], Awaitable[None]]] = {
+        Play: _on_move,
+        ChooseRow: _on_move,
+        Draft: _on_move,
+        Start: _on_start,
+        Again: _on_again,
+        Sync: _on_sync,
+        Ping: _on_ping,
+    }
+
+    # ------------------------------------------------------------------ the game
+
+    def _require_game(self) -> Game:
+        if self.game is None or self.status == "waiting":
+            raise TableError("the game has not started yet")
+        return self.game
+
+    def _make_bots(self) -> None:
+        assert self.game is not None
+        seed = secrets.randbits(32)
+        self._bots = {
+            s.index: make_bot(bot_spec(s.bot or "random"), seed + s.index)
+            for s in self.seats
+            if s.kind == "bot"
+        }
+        fallback = bot_spec(self.settings.fallback_bot)
+        self._fallbacks = {
+            s.index: make_bot(fallback, seed + 100 + s.index) for s in self.seats if s.kind == "human"
+        }
+
+    async def _start_game(self) -> None:
+        """A new game with the same seats (first game, or play again). Caller holds the lock."""
+        rules = self.options.rules
+        names = [s.name for s in self.seats]
+        self.game = Game(rules, names, seed=secrets.randbits(64))
+        self.game_number += 1
+        self.status = "playing"
+        self._turn_log = []
+        self._stepped_in.clear()
+        self._make_bots()
+        self._new_step()
+        await self._save(self.to_store())
+        self._publish(list(self.game.events))
+        self._schedule()
+
+    async def _act(self, seat: int, value: int) -> None:
+        """Apply one answer, persist, tell everyone, and wake the bots. Caller holds the lock."""
+        game = self._require_game()
+        events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
+        self._turn_log.append(_Action(seat, value))
+        if game.phase in (Phase.DRAFT, Phase.OVER) or (
+            game.phase is Phase.PLAY and all(c is None for c in game.chosen)
+        ):
+            self._turn_log.clear()  # the turn is complete: the record now holds it
+        if game.is_over:
+            self.status = "finished"
+            self._step_deadline = None
+            record = game.record()
+            self.last_game_id = await self._archive(
+                self.code, self.game_number, record, list(game.winners)
+            )
+        else:
+            self._new_step()
+        await self._save(self.to_store())
+        self._publish(events)
+        self._schedule()
+
+    def _step_key(self) -> tuple[Any, ...]:
+        game = self.game
+        assert game is not None
+        return (self.game_number, game.deal_index, game.turn, game.phase, game.pending()[:1] if
+                game.phase is not Phase.PLAY else ())
+
+    def _new_step(self) -> None:
+        """Restart the turn timer when the game moves on to a new decision."""
+        key = self._step_key()
+        if key != self._step:
+            self._step = key
+            self._stepped_in.clear()
+            timer = self.options.timer
+            self._step_deadline = time.monotonic() + timer if timer else None
+
+    # ------------------------------------------------------------------ bots and the clock
+
+    def _schedule(self) -> None:
+        """Start bot moves that are due and set the clock for the next fallback move."""
+        if self.closed or self.game is None or self.status != "playing":
+            return
+        now = time.monotonic()
+        next_due: float | None = None
+        for decision in self.game.pending():
+            seat = self.seats[decision.seat]
+            if decision.seat in self._thinking:
+                continue
+            if seat.kind == "bot":
+                self._think(decision, self._bots[decision.seat], self.settings.bot_delay)
+                continue
+            due = self._fallback_due(seat)
+            if due is None:
+                continue
+            if due <= now:
+                self._stepped_in.add(seat.index)
+                self._think(decision, self._fallbacks[decision.seat], 0.0)
+            elif next_due is None or due < next_due:
+                next_due = due
+        if self._clock is not None:
+            self._clock.cancel()
+            self._clock = None
+        if next_due is not None:
+            loop = asyncio.get_running_loop()
+            self._clock = loop.call_at(loop.time() + (next_due - now) + 0.01, self._schedule)
+
+    def _fallback_due(self, seat: Seat) -> float | None:
+        """When the fallback bot plays for ``seat``: timer expiry, or the end of the grace period
+        when the player is away, but only while someone is at the table to wait for them."""
+        if not self.connections:
+            return None
+        candidates = []
+        if self._step_deadline is not None:
+            candidates.append(self._step_deadline)
+        if seat.away_since is not None:
+            candidates.append(seat.away_since + self.settings.absent_grace)
+        return min(candidates) if candidates else None
+
+    def _think(self, decision: Decision, bot: Bot, delay: float) -> None:
+        task = asyncio.get_running_loop().create_task(self._bot_move(decision, bot, delay))
+        self._thinking[decision.seat] = task
+
+    async def _bot_move(self, decision: Decision, bot: Bot, delay: float) -> None:
+        seat = decision.seat
+        try:
+            if delay:
+                await asyncio.sleep(delay)
+            game = self.game
+            if game is None or self.closed:
+                return
+            view = game.view(seat)
+            if view.decision != decision:
+                return
+            value = await asyncio.to_thread(bot.decide, view)  # think off the event loop
+            async with self.lock:
+                if self.game is not game or self.closed or game.decision_for(seat) != decision:
+                    return  # the game moved on while the bot was thinking
+                await self._act(seat, value)
+        except Exception:  # a broken bot must not take the table down: log it, play randomly
+            log.exception("bot for seat %s at table %s failed", seat, self.code)
+            async with self.lock:
+                game = self.game
+                if game is not None and game.decision_for(seat) == decision:
+                    await self._act(seat, random.choice(decision.options))
+        finally:
+            if self._thinking.get(seat) is asyncio.current_task():
+                del self._thinking[seat]
+            if not self.closed:
+                self._schedule()
+
+    # ------------------------------------------------------------------ outbound
+
+    def _publish(self, events: list[Event], skip: Connection | None = None) -> None:
+        """Send each connection its own view (computed once per seat) and the public events."""
+        public = [e.to_dict() for e in events]
+        states: dict[int | None, dict[str, Any]] = {}
+        for conn in list(self.connections):
+            if conn is skip:
+                continue
+            if conn.seat not in states:
+                states[conn.seat] = self.state_for(conn.seat)
+            conn.push({"type": "update", "events": public, **states[conn.seat]})
+
+    async def close(self) -> None:
+        self.closed = True
+        if self._clock is not None:
+            self._clock.cancel()
+        for task in list(self._thinking.values()):
+            task.cancel()
+
+
+class Rooms:
+    """Every room in memory, loaded from the store on first use; creates tables."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self._rooms: dict[str, Room] = {}
+        self._loading = asyncio.Lock()
+        # One writer thread: SQLite wants one writer, and order of writes per table is kept.
+        self._db = asyncio.Semaphore(1)
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        async with self._db:
+            return await asyncio.to_thread(fn, *args)
+
+    async def _save(self, data: TableData) -> None:
+        await self.db(self.store.save_table, data)
+
+    async def _archive(self, code: str, number: int, record: dict[str, Any], winners: list[int]) -> int:
+        return await self.db(self.store.add_game, code, number, record, winners)
+
+    async def get(self, code: str) -> Room:
+        code = code.strip().upper()
+        if code in self._rooms:
+            return self._rooms[code]
+        async with self._loading:
+            if code in self._rooms:
+                return self._rooms[code]
+            data = await self.db(self.store.load_table, code) if _valid_code(code) else None
+            if data is None:
+                raise LookupError(f"no table with code {code[:CODE_LENGTH + 3]!r}")
+            room = Room.from_store(data, self.settings, self._save, self._archive)
+            self._rooms[code] = room
+            return room
+
+    async def create(self, options: TableOptions, host_name: str, seats: list[dict[str, Any]]) -> tuple[Room, str]:
+        """A new table with the host in seat 0; ``seats`` describes seats 1.. ("open" or a bot)."""
+        players = options.rules.players
+        if len(seats) != players - 1:
+            raise TableError(f"{players} players need {players - 1} seats besides the host's")
+        host = clean_name(host_name)
+        token = secrets.token_urlsafe(24)
+        now = time.monotonic()
+        room_seats = [Seat(0, "human", host, None, hash_token(token), away_since=now)]
+        for index, spec in enumerate(seats, start=1):
+            kind = spec.get("kind")
+            if kind == "open":
+                room_seats.append(Seat(index, "open", ""))
+            elif kind == "bot":
+                level = spec.get("bot", "medium")
+                if level not in BOT_LEVELS:
+                    raise TableError(f"unknown bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}")
+                room_seats.append(Seat(index, "bot", bot_label(level), level))
+            else:
+                raise TableError(f"seat {index + 1} must be 'open' or 'bot'")
+        async with self._loading:
+            code = await self._new_code()
+            room = Room(code, options, room_seats, self.settings, self._save, self._archive)
+            await self.db(self.store.create_table, room.to_store())
+            self._rooms[code] = room
+        if not room.open_seats():
+            async with room.lock:
+                await room._start_game()
+        return room, token
+
+    async def _new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if code not in self._rooms and not await self.db(self.store.code_taken, code):
+                return code
+
+    async def listing(self) -> list[dict[str, Any]]:
+        """Open tables to join, then games in progress to watch (from the store, so all are listed)."""
+        stored = await self.db(self.store.list_tables, ("waiting", "playing"), 40)
+        result = []
+        for data in stored:
+            room = self._rooms.get(data.code)
+            if room is not None:
+                result.append(room.summary())
+            else:
+                result.append(
+                    {
+                        "code": data.code,
+                        "status": data.status,
+                        "rules": data.settings["rules"],
+                        "count": data.settings.get("count", "up"),
+                        "timer": data.settings.get("timer", 0),
+                        "seats": [
+                            {"name": s["name"], "kind": s["kind"], "bot": s.get("bot"), "connected": False}
+                            for s in data.seats
+                        ],
+                        "open": sum(1 for s in data.seats if s["kind"] == "open"),
+                        "game_number": data.game_number,
+                        "last_game_id": None,
+                    }
+                )
+        return result
+
+    async def close(self) -> None:
+        for room in self._rooms.values():
+            await room.close()
+
+
+def _valid_code(code: str) -> bool:
+    return len(code) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in code)

@@ -1,0 +1,210 @@
+"""Persistence behind one small module (SQLAlchemy 2): tables, their seats and game in progress, and
+finished games. The rooms call it; the game model never touches the database.
+
+Everything a room needs to come back after a restart is one row of ``tables``: its settings, its seats
+(with the *hash* of each seat token, never the token), the game record so far and the cards already
+chosen this turn. Finished games are copied to ``games`` for the history pages.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import JSON, DateTime, Integer, String, create_engine, event, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+class TableRow(Base):
+    __tablename__ = "tables"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code: Mapped[str] = mapped_column(String(16), unique=True, index=True)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # waiting | playing | finished
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=_now)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=_now)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    game_number: Mapped[int] = mapped_column(Integer, default=0)
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    current: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_code: Mapped[str] = mapped_column(String(16), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    finished_at: Mapped[dt.datetime] = mapped_column(DateTime, default=_now, index=True)
+    variant: Mapped[str] = mapped_column(String(16))
+    seats: Mapped[list[str]] = mapped_column(JSON)
+    totals: Mapped[list[int]] = mapped_column(JSON)
+    winners: Mapped[list[int]] = mapped_column(JSON)
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+@dataclass(slots=True)
+class TableData:
+    """One table as stored: plain data, no ORM object escapes this module."""
+
+    code: str
+    status: str
+    settings: dict[str, Any]
+    seats: list[dict[str, Any]]
+    game_number: int
+    record: dict[str, Any] | None
+    current: dict[str, Any] | None
+    created_at: dt.datetime | None = None
+
+
+def _table_data(row: TableRow) -> TableData:
+    return TableData(
+        code=row.code,
+        status=row.status,
+        settings=dict(row.settings),
+        seats=[dict(s) for s in row.seats],
+        game_number=row.game_number,
+        record=row.record,
+        current=row.current,
+        created_at=row.created_at,
+    )
+
+
+def _game_summary(row: GameRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "table": row.table_code,
+        "number": row.number,
+        "finished_at": row.finished_at.isoformat() + "Z",
+        "variant": row.variant,
+        "seats": list(row.seats),
+        "totals": list(row.totals),
+        "winners": list(row.winners),
+    }
+
+
+class Store:
+    """The database. Methods are synchronous; the server runs them on one worker thread."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+            Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        self.engine: Engine = create_engine(url, future=True)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+
+    def migrate(self) -> None:
+        """Bring the schema up to date (Alembic, migrations shipped inside the package)."""
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with self.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ tables
+
+    def create_table(self, data: TableData) -> None:
+        with Session(self.engine) as session, session.begin():
+            session.add(
+                TableRow(
+                    code=data.code,
+                    status=data.status,
+                    settings=data.settings,
+                    seats=data.seats,
+                    game_number=data.game_number,
+                    record=data.record,
+                    current=data.current,
+                )
+            )
+
+    def code_taken(self, code: str) -> bool:
+        with Session(self.engine) as session:
+            return session.scalar(select(TableRow.id).where(TableRow.code == code)) is not None
+
+    def save_table(self, data: TableData) -> None:
+        """Write a table's whole state (called after every action that changes it)."""
+        with Session(self.engine) as session, session.begin():
+            row = session.scalars(select(TableRow).where(TableRow.code == data.code)).one()
+            row.status = data.status
+            row.settings = data.settings
+            row.seats = data.seats
+            row.game_number = data.game_number
+            row.record = data.record
+            row.current = data.current
+            row.updated_at = _now()
+
+    def load_table(self, code: str) -> TableData | None:
+        with Session(self.engine) as session:
+            row = session.scalars(select(TableRow).where(TableRow.code == code)).one_or_none()
+            return None if row is None else _table_data(row)
+
+    def list_tables(self, statuses: tuple[str, ...], limit: int = 50) -> list[TableData]:
+        with Session(self.engine) as session:
+            rows = session.scalars(
+                select(TableRow)
+                .where(TableRow.status.in_(statuses))
+                .order_by(TableRow.updated_at.desc())
+                .limit(limit)
+            )
+            return [_table_data(r) for r in rows]
+
+    # ------------------------------------------------------------------ finished games
+
+    def add_game(self, code: str, number: int, record: dict[str, Any], winners: list[int]) -> int:
+        with Session(self.engine) as session, session.begin():
+            row = GameRow(
+                table_code=code,
+                number=number,
+                variant=record["rules"]["variant"],
+                seats=list(record["seats"]),
+                totals=list(record.get("scores", [])),
+                winners=winners,
+                record=record,
+            )
+            session.add(row)
+            session.flush()
+            return row.id
+
+    def list_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        with Session(self.engine) as session:
+            rows = session.scalars(
+                select(GameRow).order_by(GameRow.id.desc()).limit(limit).offset(offset)
+            )
+            return [_game_summary(r) for r in rows]
+
+    def get_game(self, game_id: int) -> dict[str, Any] | None:
+        with Session(self.engine) as session:
+            row = session.get(GameRow, game_id)
+            if row is None:
+                return None
+            return {**_game_summary(row), "record": row.record}
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # WAL lets readers run while a write commits; NORMAL sync is durable across a process kill
+    # (only a power loss can drop the last commits), which is what a game server needs.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
