@@ -200,3 +200,9 @@ def test_cli_show_prints_turns_and_takes(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert result.output.count("-- Turn ") == 10 * len(record["deals"])
     assert "takes row" in result.output and "Game over" in result.output
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[2] / "examples" / "records").glob("*.json")))
+def test_shipped_example_records_verify(path: Path) -> None:
+    record = json.loads(path.read_text())
+    assert list(replay(record).scores) == record["scores"]
