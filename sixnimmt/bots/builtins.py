@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from functools import partial
 
+from ..protocol.external import external_bot
 from .heuristics import CautiousBot, SnugBot
 from .random_bot import RandomBot
-from .registry import register
+from .registry import register, register_prefix
 from .rollout import SNUG
 from .search import MonteCarloBot, SearchConfig
 
 register("random", RandomBot, "plays a uniformly random legal move")
+register_prefix("cmd", external_bot, "an external program speaking the bot protocol (docs/bot-protocol.md)")
 register("snug", SnugBot, "heuristic: fits cards snugly behind row ends, no card counting")
 register("cautious", CautiousBot, "heuristic: counts cards, plays the lowest expected penalty")
 

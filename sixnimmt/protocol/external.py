@@ -1,0 +1,418 @@
+"""External bots: any program that speaks the bot protocol on stdin/stdout (``cmd:COMMAND LINE``).
+
+The host never trusts the program. A reply that is late, malformed or illegal, a reply to a request
+that was never made, a crash or a refusal to start each become a :class:`~.faults.Fault` (logged,
+naming the bot and the request) and a seeded random legal move; the game always goes on. A bot that
+crashes, or times out ``max_timeouts`` times in a row, is stopped and sits out the rest of the game
+on fallback moves; it is started again for the next game (at most ``max_restarts`` times).
+
+The program runs in its own process group, read by a thread (so every read has a deadline) and
+killed with its whole group on :meth:`ExternalBot.close`, so nothing hangs and no zombie is left.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import threading
+import time
+import weakref
+from typing import IO, Any
+
+from ..bots.base import Bot
+from ..bots.random_bot import RandomBot
+from ..core import (
+    CardPlaced,
+    CardsRevealed,
+    DealScored,
+    DealStarted,
+    Event,
+    GameOver,
+    PlayerView,
+    RowChoiceRequired,
+    RowTaken,
+)
+from . import messages
+from .faults import Fault, FaultKind
+
+log = logging.getLogger("sixnimmt.protocol")
+
+_EOF = object()  # the reader thread's "stdout closed" marker
+_QUEUE_LIMIT = 10_000  # lines buffered before a flooding bot's output is dropped
+
+
+def _read_lines(stream: IO[str], lines: queue.Queue[object]) -> None:
+    """Reader thread: every stdout line into the queue, then the EOF marker."""
+    try:
+        while True:
+            line = stream.readline(messages.MAX_LINE)
+            if not line:
+                break
+            if lines.qsize() < _QUEUE_LIMIT:
+                lines.put(line)
+    except (OSError, ValueError):  # the pipe was closed under us: same as EOF
+        pass
+    lines.put(_EOF)
+
+
+def _read_stderr(stream: IO[str], tail: collections.deque[str], name: str) -> None:
+    """Stderr thread: keep the last lines (shown when the bot crashes) and log them at debug level."""
+    try:
+        for line in stream:
+            tail.append(line.rstrip("\n"))
+            log.debug("bot %r stderr: %s", name, line.rstrip("\n"))
+    except (OSError, ValueError):
+        pass
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    """SIGKILL the bot's whole process group (it may have started children) and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+        log.error("bot process %d did not die", process.pid)
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+class ExternalBot(Bot):
+    """A bot played by an external program; see docs/bot-protocol.md."""
+
+    name = "cmd"
+
+    def __init__(
+        self,
+        command: str,
+        seed: int | None = None,
+        *,
+        timeout: float = 5.0,
+        start_timeout: float = 10.0,
+        max_timeouts: int = 3,
+        max_restarts: int = 3,
+        grace: float = 0.5,
+        cwd: str | None = None,
+    ) -> None:
+        super().__init__(seed)
+        try:
+            argv = shlex.split(command)
+        except ValueError as error:
+            raise ValueError(f"cannot parse command line {command!r}: {error}") from None
+        if not argv:
+            raise ValueError("empty command line")
+        if shutil.which(argv[0], path=None) is None and not os.path.isfile(os.path.join(cwd or ".", argv[0])):
+            raise ValueError(f"command {argv[0]!r} not found")
+        self.name = f"cmd:{command}"
+        self.command = command
+        self.argv = argv
+        self.seed = seed
+        self.timeout = timeout  # seconds per reply to a decision
+        self.start_timeout = start_timeout  # seconds for the program to start and answer hello
+        self.max_timeouts = max_timeouts
+        self.max_restarts = max_restarts
+        self.grace = grace  # seconds a program gets to exit after "bye" before it is killed
+        self.cwd = cwd
+        self.faults: list[Fault] = []
+        self.remote_name: str | None = None  # the name the program gave in its hello
+        self.fallback_moves = 0
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
+        self._fallback = RandomBot(seed)
+        self._process: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[object] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._finalizer: weakref.finalize | None = None
+        self._next_id = 1
+        self._abandoned: set[int] = set()  # requests given up on: a late reply to one is dropped
+        self._starts = 0
+        self._timeouts_in_a_row = 0
+        self._benched = False  # sits out the rest of this game on fallback moves
+        self._in_game = False
+        self._position: tuple[int, int] = (-1, -1)
+        self._turn_events: list[dict[str, Any]] = []
+        self._seat: int | None = None
+
+    # ------------------------------------------------------------------ Bot interface
+
+    def decide(self, view: PlayerView) -> int:
+        decision = view.decision
+        assert decision is not None, "decide() is only called when the seat has a decision"
+        self._enter_game(view)
+        if not self._benched:
+            move = self._ask(view)
+            if move is not None:
+                return move
+        self.fallback_moves += 1
+        return self._fallback.decide(view)
+
+    def notify(self, event: Event, view: PlayerView) -> None:
+        self._enter_game(view)
+        if self._benched:
+            if isinstance(event, GameOver):
+                self._in_game = False
+            return
+        if isinstance(event, DealStarted):
+            self._send({"type": "deal-start", "deal": event.deal, "rows": [list(r) for r in event.rows]})
+        elif isinstance(event, CardsRevealed):
+            self._turn_events = [event.to_dict()]
+        elif isinstance(event, (RowChoiceRequired, RowTaken, CardPlaced)) and self._turn_events:
+            self._turn_events.append(event.to_dict())
+            placed = sum(1 for e in self._turn_events if e["type"] == CardPlaced.type)
+            if placed == view.players:
+                first = self._turn_events[0]
+                self._send({
+                    "type": "turn-result", "deal": first["deal"], "turn": first["turn"],
+                    "plays": list(first["plays"]), "events": self._turn_events[1:],
+                })
+                self._turn_events = []
+        elif isinstance(event, DealScored):
+            self._send({
+                "type": "deal-end", "deal": event.deal,
+                "penalties": list(event.penalties), "totals": list(event.totals),
+            })
+        elif isinstance(event, GameOver):
+            self._send({"type": "game-end", "totals": list(event.totals), "winners": list(event.winners)})
+            self._in_game = False
+
+    def close(self) -> None:
+        """Say bye, give the program ``grace`` seconds to exit, then kill its process group."""
+        process = self._process
+        if process is None:
+            return
+        self._process = None
+        if process.poll() is None:
+            try:
+                assert process.stdin is not None
+                process.stdin.write(messages.encode(messages.bye()))
+                process.stdin.flush()
+                process.stdin.close()
+                process.wait(timeout=self.grace)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+        _kill_group(process)
+        for thread in self._threads:
+            thread.join(timeout=2)
+        self._threads = []
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+
+    # ------------------------------------------------------------------ games and processes
+
+    def _enter_game(self, view: PlayerView) -> None:
+        """Notice a new game (first message, after game-end, or the position going backwards) and
+        make sure a program is running for it."""
+        position = (view.deal, view.turn)
+        new_game = not self._in_game or position < self._position
+        self._position = position
+        if not new_game:
+            return
+        self._in_game = True
+        self._seat = view.seat
+        self._benched = False
+        self._timeouts_in_a_row = 0
+        self._turn_events = []
+        if self._process is None or self._process.poll() is not None:
+            if self._process is not None:
+                self.close()
+            if self._starts > self.max_restarts:
+                self._benched = True  # it has had its chances; the fault was logged when it died
+                return
+            if not self._start(view):
+                return
+        self._send(messages.game_start(view))
+
+    def _start(self, view: PlayerView) -> bool:
+        self._starts += 1
+        self._lines = queue.Queue()
+        self._abandoned = set()
+        try:
+            process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                bufsize=1,
+                cwd=self.cwd,
+                start_new_session=True,  # its own process group, killed as a whole on close
+            )
+        except OSError as error:
+            self._fault(FaultKind.START, f"cannot start {self.command!r}: {error.strerror or error}", view)
+            self._benched = True
+            return False
+        self._process = process
+        self._finalizer = weakref.finalize(self, _kill_group, process)
+        assert process.stdout is not None and process.stderr is not None
+        self._threads = [
+            threading.Thread(target=_read_lines, args=(process.stdout, self._lines), daemon=True),
+            threading.Thread(target=_read_stderr, args=(process.stderr, self.stderr_tail, self.name), daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+        request = self._new_id()
+        if not self._send(messages.hello(request, self.name, self.seed), view):
+            return False
+        reply = self._await(request, self.start_timeout, view, what="hello")
+        if reply is None:
+            self._bench(view)
+            return False
+        if reply.get("protocol") != messages.PROTOCOL_VERSION:
+            self._fault(
+                FaultKind.START,
+                f"hello reply speaks protocol {reply.get('protocol')!r}; the host speaks "
+                f"{messages.PROTOCOL_VERSION}",
+                view, request,
+            )
+            self._bench(view)
+            return False
+        name = reply.get("name")
+        self.remote_name = name if isinstance(name, str) else None
+        return True
+
+    def _bench(self, view: PlayerView | None) -> None:
+        """Stop the program; the bot plays fallback moves until the next game."""
+        self._benched = True
+        if self._process is not None:
+            self.close()
+
+    # ------------------------------------------------------------------ requests
+
+    def _new_id(self) -> int:
+        request = self._next_id
+        self._next_id += 1
+        return request
+
+    def _send(self, message: dict[str, Any], view: PlayerView | None = None) -> bool:
+        process = self._process
+        if process is None or process.stdin is None:
+            return False
+        try:
+            process.stdin.write(messages.encode(message))
+            process.stdin.flush()
+            return True
+        except (OSError, ValueError):
+            self._crashed(view, message.get("id"))
+            return False
+
+    def _crashed(self, view: PlayerView | None, request: int | None) -> None:
+        process = self._process
+        code = None
+        if process is not None:
+            try:
+                code = process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                code = None
+        status = "closed its output" if code is None else f"exited with code {code}"
+        tail = f"; last stderr: {self.stderr_tail[-1]!r}" if self.stderr_tail else ""
+        self._fault(FaultKind.CRASH, f"the program {status}{tail}", view, request)
+        self._bench(view)
+
+    def _ask(self, view: PlayerView) -> int | None:
+        """Send a decide request; the move, or ``None`` after a fault (already recorded)."""
+        decision = view.decision
+        assert decision is not None
+        request = self._new_id()
+        if not self._send(messages.decide(request, view), view):
+            return None
+        reply = self._await(request, self.timeout, view, what=f"{decision.kind.value} decision")
+        if reply is None:
+            return None
+        move = reply.get("move")
+        if isinstance(move, bool) or not isinstance(move, int) or move not in decision.options:
+            self._fault(
+                FaultKind.ILLEGAL,
+                f"move {json.dumps(move)} for a {decision.kind.value} decision; "
+                f"the options were {list(decision.options)}",
+                view, request,
+            )
+            return None
+        return move
+
+    def _await(self, request: int, timeout: float, view: PlayerView, *, what: str) -> dict[str, Any] | None:
+        """Wait for the reply to ``request``. Lines that are not it are faults, skipped; ``None``
+        when the deadline passes or the program dies (both recorded as faults)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(0.0, remaining)) if remaining > 0 else self._lines.get_nowait()
+            except queue.Empty:
+                self._abandoned.add(request)
+                self._timeouts_in_a_row += 1
+                self._fault(FaultKind.TIMEOUT, f"no reply to the {what} within {timeout:g}s", view, request)
+                if self._timeouts_in_a_row >= self.max_timeouts:
+                    self._fault(
+                        FaultKind.TIMEOUT,
+                        f"{self._timeouts_in_a_row} timeouts in a row: stopped for the rest of the game",
+                        view, request,
+                    )
+                    self._bench(view)
+                return None
+            if line is _EOF:
+                self._crashed(view, request)
+                return None
+            assert isinstance(line, str)
+            if not line.strip():
+                continue  # a blank line is harmless
+            try:
+                reply = json.loads(line)
+            except json.JSONDecodeError:
+                self._fault(FaultKind.MALFORMED, f"not JSON: {_excerpt(line)}", view, request)
+                continue
+            if not isinstance(reply, dict):
+                self._fault(FaultKind.MALFORMED, f"not a JSON object: {_excerpt(line)}", view, request)
+                continue
+            got = reply.get("id")
+            if got == request and not isinstance(got, bool):
+                self._timeouts_in_a_row = 0
+                return reply
+            if isinstance(got, int) and got in self._abandoned:
+                self._abandoned.discard(got)
+                log.info("bot %r: dropped a late reply to request %d", self.name, got)
+                continue
+            self._fault(
+                FaultKind.UNSOLICITED,
+                f"reply with id {json.dumps(got)} while request {request} was pending: {_excerpt(line)}",
+                view, request,
+            )
+
+    def _fault(
+        self, kind: FaultKind, message: str, view: PlayerView | None, request: int | None = None
+    ) -> None:
+        fault = Fault(
+            bot=self.name,
+            kind=kind,
+            message=message,
+            request=request,
+            deal=view.deal if view is not None else None,
+            turn=view.turn if view is not None else None,
+            seat=view.seat if view is not None else self._seat,
+        )
+        self.faults.append(fault)
+        log.warning("%s", fault.text())
+
+
+def _excerpt(line: str, limit: int = 80) -> str:
+    text = line.rstrip("\n")
+    return json.dumps(text if len(text) <= limit else text[:limit] + "...")
+
+
+def external_bot(command: str, seed: int | None) -> ExternalBot:
+    """The ``cmd:`` prefix factory for the bot registry."""
+    return ExternalBot(command, seed)
