@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import math
 import multiprocessing
+import os
+import shlex
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -77,12 +79,14 @@ class ArenaConfig:
             raise ArenaError(str(error)) from None
 
     def labels(self) -> tuple[str, ...]:
-        """Display names: the specs, with ``#2``, ``#3`` added to repeated ones."""
+        """Display names: the specs (an external program by its file name), with ``#2``, ``#3``
+        added to repeated ones. The full specs stay in the report."""
         seen: dict[str, int] = {}
         labels = []
         for spec in self.bots:
-            seen[spec] = seen.get(spec, 0) + 1
-            labels.append(spec if seen[spec] == 1 else f"{spec} #{seen[spec]}")
+            short = short_label(spec)
+            seen[short] = seen.get(short, 0) + 1
+            labels.append(short if seen[short] == 1 else f"{short} #{seen[short]}")
         return tuple(labels)
 
     def validate(self) -> Rules:
@@ -116,6 +120,21 @@ class ArenaConfig:
         data["bots"] = list(self.bots)
         data["players"] = self.seat_count
         return data
+
+
+def short_label(spec: str) -> str:
+    """``cmd:python3 bots/mybot.py --fast`` -> ``mybot.py``: the program file, not the whole line."""
+    if not spec.startswith("cmd:"):
+        return spec
+    try:
+        words = shlex.split(spec[4:])
+    except ValueError:
+        return spec
+    arguments = [w for w in words[1:] if not w.startswith("-")]
+    files = [w for w in arguments if "/" in w] + [w for w in arguments if "." in w]
+    if files:
+        return os.path.basename(files[0].rstrip("/"))
+    return os.path.basename(words[0]) if words and "/" in words[0] else spec
 
 
 # ---------------------------------------------------------------------- backends

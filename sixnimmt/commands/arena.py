@@ -1,0 +1,117 @@
+"""``sixnimmt arena``: a duplicate-deal tournament between bots, with honest statistics."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ..arena import ArenaConfig, ArenaError, run_arena
+from ..bots import available
+
+app = typer.Typer(help="Pit bots against each other over duplicate deals (docs/arena.md).")
+
+
+def split_bots(values: list[str]) -> tuple[str, ...]:
+    """Bot specs from ``--bots`` values: comma-separated, and repeatable. A piece that is neither a
+    registered name nor ``PREFIX:...`` belongs to the command line before it (``cmd:x --w 1,2``)."""
+    names = available()
+    specs: list[str] = []
+    for value in values:
+        for piece in value.split(","):
+            stripped = piece.strip()
+            if specs and specs[-1].startswith("cmd:") and stripped not in names and ":" not in stripped:
+                specs[-1] += "," + piece
+            elif stripped:
+                specs.append(stripped)
+    return tuple(specs)
+
+
+@app.callback(invoke_without_command=True)
+def arena(
+    bots: Annotated[
+        list[str],
+        typer.Option(
+            "--bots", "-b",
+            help="Bots, comma-separated (or the option repeated): registered names "
+            "(`sixnimmt arena --list`) or cmd:COMMAND LINE for an external program.",
+            show_default=False,
+        ),
+    ] = [],  # noqa: B006 - Typer reads the default; it is never mutated
+    deals: Annotated[int, typer.Option(min=1, help="Distinct shuffles to play (each once per seating).")] = 100,
+    players: Annotated[int | None, typer.Option(min=2, max=10, help="Seats per game [default: one per bot].")] = None,
+    variant: Annotated[str, typer.Option(help="standard, tactics, logic or professional.")] = "standard",
+    target: Annotated[int, typer.Option(min=0, help="Game ends when a total reaches this; 0 for none.")] = 66,
+    end: Annotated[str, typer.Option(help="at-least (>= target) or above (> target).")] = "at-least",
+    game_deals: Annotated[int | None, typer.Option(min=1, help="Deals per game (fixed length; with --target 0 exactly this).")] = None,
+    permutations: Annotated[str, typer.Option(help="Seatings per duplicate set: rotations or all.")] = "rotations",
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the whole schedule: same seed and bots, same results.")] = 1,
+    backend: Annotated[str, typer.Option(help="local (processes here) or ray (pip install 'sixnimmt[ray]').")] = "local",
+    address: Annotated[str | None, typer.Option(help="Ray cluster address (default: start a local Ray).")] = None,
+    timeout: Annotated[float, typer.Option(min=0.001, help="Seconds an external bot may take per reply.")] = 5.0,
+    out: Annotated[Path | None, typer.Option(help="Folder for report.json, bots.csv, pairs.csv, penalty.png.")] = None,
+    save_games: Annotated[bool, typer.Option("--save-games", help="Also save every game record in OUT/games/.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of tables.")] = False,
+    list_bots: Annotated[bool, typer.Option("--list", help="List the registered bots and exit.")] = False,
+) -> None:
+    """Play every bot against the others over duplicate deals and report who is better, with 95%
+    confidence intervals, head-to-head differences, OpenSkill ratings and each bot's faults."""
+    console = Console(stderr=True)
+    if list_bots:
+        for name, description in available().items():
+            typer.echo(f"{name:<10} {description}")
+        typer.echo("cmd:...    an external program speaking the bot protocol (docs/bot-protocol.md)")
+        return
+    specs = split_bots(bots)
+    if not specs:
+        _fail("give the bots to play with --bots, e.g. --bots random,snug,cautious,mcs100")
+    if save_games and out is None:
+        _fail("--save-games needs --out DIR to save the records in")
+    logging.basicConfig(level=logging.WARNING, format="sixnimmt: %(message)s", stream=sys.stderr)
+    config = ArenaConfig(
+        bots=specs, deals=deals, players=players, variant=variant, target=target or None, end=end,
+        game_deals=game_deals, permutations=permutations, jobs=jobs, seed=seed, backend=backend,
+        address=address, timeout=timeout, save_games=save_games,
+    )
+    try:
+        with Progress(
+            TextColumn("arena"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+            TimeElapsedColumn(), console=console, transient=True, disable=as_json,
+        ) as bar:
+            task = bar.add_task("games", total=None)
+            report = run_arena(config, progress=lambda done, total: bar.update(task, completed=done, total=total))
+    except ArenaError as error:
+        _fail(str(error))
+    if out is not None:
+        try:
+            written = report.write(out, records=save_games)
+        except OSError as error:
+            _fail(f"cannot write the report in {out}: {error.strerror or error}")
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=1))
+    else:
+        screen = Console()
+        screen.print(report.table())
+        if report.pairs:
+            screen.print(report.pairs_table())
+        if report.faults:
+            screen.print(f"{len(report.faults)} fault(s); the first: {_fault_line(report.faults[0])}")
+    if out is not None:
+        console.print(f"report: {', '.join(str(p) for p in written[:4])}" + (
+            f" and {len(written) - 4} game records" if len(written) > 4 else ""))
+
+
+def _fault_line(fault: dict[str, object]) -> str:
+    return f"{fault['bot']} {fault['kind']}: {fault['message']}"
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
