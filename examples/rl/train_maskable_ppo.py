@@ -1,0 +1,141 @@
+"""Train a 6 nimmt! policy with sb3-contrib's MaskablePPO on the Gymnasium environment.
+
+Needs the ``rl`` extra (``pip install -e '.[rl]'``). The learner plays one seat (a random one each
+game) of a whole game against built-in bots; several environments run side by side, each with its
+own opponents, so the policy meets every listed bot. Every ``--export-every`` steps, and at the end,
+the actor network is exported to ``OUT.npz`` (what the ``learned`` bot loads, numpy only) and the
+whole model to ``--checkpoint`` (an sb3 .zip, to resume training with ``--resume``).
+
+    nice python examples/rl/train_maskable_ppo.py --timesteps 1000000 \\
+        --opponents random,easy,medium --out sixnimmt/rl/policies/standard4
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+try:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+except ImportError as missing:  # one clear line instead of a traceback
+    sys.exit(f"training needs the rl extra (pip install -e '.[rl]'): {missing}")
+
+from sixnimmt.rl.policy import MlpPolicy
+from sixnimmt.rl.single import SixNimmtEnv
+
+
+class VectorOnly(gym.ObservationWrapper[Any, int, Any]):
+    """The observation vector alone: the mask reaches MaskablePPO through ``action_masks``."""
+
+    def __init__(self, env: SixNimmtEnv) -> None:
+        super().__init__(env)
+        self.observation_space = env.observation_space["observation"]
+
+    def observation(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        return observation["observation"]
+
+
+def make_env(args: argparse.Namespace, opponent: str, seed: int) -> Any:
+    def build() -> gym.Env[Any, int]:
+        env = SixNimmtEnv(players=args.players, variant=args.variant, opponents=opponent, seat=None,
+                          reward=args.reward, deals=args.deals)
+        env.reset(seed=seed)
+        return ActionMasker(VectorOnly(env), lambda e: e.unwrapped.action_masks())
+
+    return build
+
+
+def export(model: MaskablePPO, path: Path, meta: dict[str, Any]) -> None:
+    """The actor (policy MLP and action layer) as a numpy policy file for the ``learned`` bot."""
+    layers = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    layers.append(model.policy.action_net)
+    activation = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}[model.policy.activation_fn]
+    policy = MlpPolicy([l.weight.detach().cpu().numpy() for l in layers],
+                       [l.bias.detach().cpu().numpy() for l in layers], activation, meta)
+    policy.save(path.with_suffix(".npz"))
+
+
+class Progress(BaseCallback):
+    """Prints the mean game result now and then, and exports the policy as it goes."""
+
+    def __init__(self, out: Path, checkpoint: Path, every: int, meta: dict[str, Any]) -> None:
+        super().__init__()
+        self.out, self.checkpoint, self.every, self.meta = out, checkpoint, every, meta
+        self.results: list[float] = []
+        self.next_export = every
+        self.start = time.time()
+
+    def _on_step(self) -> bool:
+        for info in self.locals["infos"]:
+            if "totals" in info:
+                totals = info["totals"]
+                mine = totals[info["seat"]]
+                others = (sum(totals) - mine) / (len(totals) - 1)
+                self.results.append(mine - others)
+        if self.num_timesteps >= self.next_export:
+            self.next_export += self.every
+            recent = self.results[-200:]
+            rate = self.num_timesteps / (time.time() - self.start)
+            print(f"{self.num_timesteps:>9} steps  {rate:6.0f} steps/s  games {len(self.results):>6}  "
+                  f"my total - others' mean (last {len(recent)}): {np.mean(recent) if recent else 0:+.2f}",
+                  flush=True)
+            export(self.model, self.out, {**self.meta, "timesteps": self.num_timesteps})
+            self.model.save(self.checkpoint)
+        return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--timesteps", type=int, default=1_000_000)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--variant", default="standard")
+    parser.add_argument("--deals", type=int, default=None, help="deals per game (default: play to 66)")
+    parser.add_argument("--opponents", default="random", help="comma-separated bot names, one per env")
+    parser.add_argument("--envs-per-opponent", type=int, default=2)
+    parser.add_argument("--reward", default="penalty", choices=["penalty", "relative"])
+    parser.add_argument("--net", default="256,256", help="hidden layer sizes")
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--export-every", type=int, default=50_000)
+    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    parser.add_argument("--checkpoint", type=Path, default=Path("examples/rl/runs/standard4.zip"))
+    parser.add_argument("--out", type=Path, default=Path("sixnimmt/rl/policies/standard4"))
+    args = parser.parse_args()
+
+    torch.set_num_threads(1)  # the machine is shared; the env, not the network, is the bottleneck
+    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
+    builders = [make_env(args, o, args.seed * 1000 + i)
+                for i, o in enumerate(o for o in opponents for _ in range(args.envs_per_opponent))]
+    venv = DummyVecEnv(builders)
+    hidden = [int(n) for n in args.net.split(",")]
+    if args.resume:
+        model = MaskablePPO.load(args.checkpoint, env=venv)
+    else:
+        model = MaskablePPO("MlpPolicy", venv, learning_rate=args.lr, n_steps=1024, batch_size=512,
+                            n_epochs=5, gamma=0.99, gae_lambda=0.95, ent_coef=0.01, seed=args.seed,
+                            policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}}, verbose=0)
+    meta = {"players": args.players, "variant": args.variant, "opponents": opponents,
+            "reward": args.reward, "algorithm": "MaskablePPO (sb3-contrib)", "net": hidden}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    progress = Progress(args.out, args.checkpoint, args.export_every, meta)
+    model.learn(total_timesteps=args.timesteps, callback=progress, reset_num_timesteps=not args.resume)
+    export(model, args.out, {**meta, "timesteps": int(model.num_timesteps)})
+    model.save(args.checkpoint)
+    print(json.dumps({"timesteps": int(model.num_timesteps), "games": len(progress.results),
+                      "seconds": round(time.time() - progress.start)}))
+
+
+if __name__ == "__main__":
+    main()

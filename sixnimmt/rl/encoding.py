@@ -1,0 +1,272 @@
+"""How a :class:`~sixnimmt.core.PlayerView` becomes numbers, and how an action number becomes a move.
+
+One layout serves every variant and every table size from 2 to 10 players, so that one policy can be
+trained on any of them. Everything is computed from the seat's own view, never from the game: an
+agent sees exactly what a human in that seat would see.
+
+**Actions** (``Discrete(109)``, the same in every environment of this package):
+
+===============  =============================================================
+``0 .. 103``     the card ``action + 1``: play it (CARD) or draft it (Logic DRAFT)
+``104 .. 107``   row ``action - 104``: the row to take or, in a Professional tie, to join (ROW)
+``108``          pass: the only legal action of an agent that owes no decision
+===============  =============================================================
+
+**Observation**: a float32 vector of :data:`OBS_SIZE` numbers, each in ``[0, 1]``, made of the
+segments in :data:`SEGMENTS` in that order (``segment_slice(name)`` gives each one's place). Card
+segments are 104 long: index ``c - 1`` stands for card ``c``. Player segments are 10 slots long and
+seat-relative: slot 0 is the observer, slot ``k`` the seat ``k`` places to its left (``(seat + k) %
+players``); slots beyond the table size are 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..core import BULLHEADS, DECK_SIZE, HAND_SIZE, ROW_COUNT, ROW_LIMIT, Decision, DecisionKind, PlayerView
+from ..core.placement import Side, best_slots
+from ..core.rules import MAX_PLAYERS, Variant
+
+# ---------------------------------------------------------------------------------------- actions
+
+CARD_ACTIONS = DECK_SIZE  # actions 0..103 name cards 1..104
+ROW_ACTION_BASE = CARD_ACTIONS  # actions 104..107 name rows 0..3
+PASS_ACTION = ROW_ACTION_BASE + ROW_COUNT  # 108
+N_ACTIONS = PASS_ACTION + 1  # 109
+
+
+def action_to_move(action: int, decision: Decision) -> int:
+    """The value to hand to ``game.act`` for ``action`` under ``decision`` (unchecked)."""
+    if decision.kind is DecisionKind.ROW:
+        return action - ROW_ACTION_BASE
+    return action + 1
+
+
+def move_to_action(move: int, decision: Decision | None) -> int:
+    """Inverse of :func:`action_to_move`: the action number for a bot's answer (``PASS_ACTION`` if none)."""
+    if decision is None:
+        return PASS_ACTION
+    if decision.kind is DecisionKind.ROW:
+        return ROW_ACTION_BASE + move
+    return move - 1
+
+
+def action_mask(decision: Decision | None) -> NDArray[np.int8]:
+    """1 for each legal action: the decision's options, or only ``PASS_ACTION`` when none is owed."""
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    if decision is None:
+        mask[PASS_ACTION] = 1
+    elif decision.kind is DecisionKind.ROW:
+        mask[[ROW_ACTION_BASE + r for r in decision.options]] = 1
+    else:
+        mask[[c - 1 for c in decision.options]] = 1
+    return mask
+
+
+# ----------------------------------------------------------------------------------- observation
+
+#: Scale for bullhead counts of one row (a full row of five cards rarely holds more than 20).
+ROW_POINTS_SCALE = 20.0
+#: Scale for totals when the game has no target (a fixed number of deals instead).
+NO_TARGET_SCALE = 100.0
+PLAYER_FEATURES = 5
+ROW_FEATURES = 6
+VARIANTS = tuple(Variant)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    name: str
+    size: int
+    meaning: str
+
+
+#: The observation vector, in order. docs/rl.md prints this table.
+SEGMENTS: tuple[Segment, ...] = (
+    Segment("hand", DECK_SIZE, "1 if the card is in my hand"),
+    Segment("table", DECK_SIZE, "1 if the card lies in a row"),
+    Segment("unseen", DECK_SIZE, "1 if the card is in this variant's deck and I have not seen it "
+            "this deal (another player's hidden hand, or set aside)"),
+    Segment("unplaced", DECK_SIZE, "1 if the card was revealed this turn and waits to be placed "
+            "(while a row choice is pending)"),
+    Segment("others_hands", DECK_SIZE, "Logic: 1 if the card is in another player's (public) hand"),
+    Segment("draft_pool", DECK_SIZE, "Logic: 1 if the card is still in the open draft pool"),
+    Segment("hand_take", DECK_SIZE, "for each card in my hand: bullheads I would take if it were "
+            "placed now on the rows as they are (too low: the cheapest row), / 20, capped at 1"),
+    Segment("hand_gap", DECK_SIZE, "for each card in my hand: distance to the row end it would join "
+            "now, / 104 (1 if too low)"),
+    Segment("hand_too_low", DECK_SIZE, "for each card in my hand: 1 if no row end accepts it now"),
+    Segment("rows", ROW_COUNT * ROW_FEATURES, "per row 0..3: first card / 104, last card / 104, "
+            "length / 5, bullheads / 20 (capped), 1 if full (the next card there takes it), 1 if empty"),
+    Segment("players", MAX_PLAYERS * PLAYER_FEATURES, "per seat-relative slot 0..9: present, total "
+            "/ target (capped), penalties this deal / target (capped), hand size / 10, has chosen "
+            "a card this turn"),
+    Segment("decision", 6, "kind one-hot (card, row, draft), reason one-hot (too-low, tie), the card "
+            "whose row is being chosen / 104"),
+    Segment("context", 3 + len(VARIANTS), "turn / 10, deal / 10 (capped), players / 10, variant "
+            "one-hot (standard, tactics, logic, professional)"),
+)
+
+
+def _offsets() -> dict[str, int]:
+    offsets, position = {}, 0
+    for segment in SEGMENTS:
+        offsets[segment.name] = position
+        position += segment.size
+    return offsets
+
+
+_OFFSET = _offsets()
+OBS_SIZE = sum(s.size for s in SEGMENTS)
+
+# Plain ints for the hot path below: attribute and dict lookups add up at thousands of steps/s.
+_HAND = _OFFSET["hand"] - 1  # "- 1": card c sits at offset + c - 1
+_TABLE = _OFFSET["table"] - 1
+_UNSEEN = _OFFSET["unseen"] - 1
+_UNPLACED = _OFFSET["unplaced"] - 1
+_OTHERS = _OFFSET["others_hands"] - 1
+_POOL = _OFFSET["draft_pool"] - 1
+_TAKE = _OFFSET["hand_take"] - 1
+_GAP = _OFFSET["hand_gap"] - 1
+_TOO_LOW = _OFFSET["hand_too_low"] - 1
+_ROWS = _OFFSET["rows"]
+_PLAYERS = _OFFSET["players"]
+_DECISION = _OFFSET["decision"]
+_CONTEXT = _OFFSET["context"]
+_KIND_INDEX = {DecisionKind.CARD: 0, DecisionKind.ROW: 1, DecisionKind.DRAFT: 2}
+_VARIANT_INDEX = {v: i for i, v in enumerate(VARIANTS)}
+
+
+def segment_slice(name: str) -> slice:
+    """Where segment ``name`` lies in the observation vector."""
+    for segment in SEGMENTS:
+        if segment.name == name:
+            start = _OFFSET[name]
+            return slice(start, start + segment.size)
+    raise KeyError(f"no observation segment {name!r}: choose one of {[s.name for s in SEGMENTS]}")
+
+
+def _hand_placement(
+    hand: tuple[int, ...], rows: tuple[tuple[int, ...], ...], costs: list[int], professional: bool
+) -> list[tuple[int, int, int]]:
+    """For each hand card, where it would go if placed now: ``(card, gap, points)``, with ``gap`` 0
+    when it is too low (then ``points`` is the cheapest row's) and ``points`` 0 unless it takes a row."""
+    placements = []
+    if professional:
+        for card in hand:  # either end of a row may take the card: ask the core
+            slots = best_slots(rows, card, True)
+            if not slots:
+                placements.append((card, 0, min(costs)))
+                continue
+            slot = slots[0]  # in a tie both ends are at the same distance
+            row = rows[slot.row]
+            gap = card - row[-1] if slot.side is Side.RIGHT else row[0] - card
+            placements.append((card, gap, costs[slot.row] if len(row) >= ROW_LIMIT else 0))
+        return placements
+    # The closest lower row end (RULES.md §3 rule 2), inline as in core.fast.FastDeal.place because
+    # this runs for every card of every hand at every step; tests/rl check it against best_slots.
+    ends = [row[-1] for row in rows]
+    for card in hand:
+        best, gap = -1, 1 << 30
+        for index, end in enumerate(ends):
+            d = card - end
+            if 0 < d < gap:
+                best, gap = index, d
+        if best < 0:
+            placements.append((card, 0, min(costs)))
+        else:
+            placements.append((card, gap, costs[best] if len(rows[best]) >= ROW_LIMIT else 0))
+    return placements
+
+
+def encode(view: PlayerView) -> NDArray[np.float32]:
+    """The observation vector of ``view`` (a seat's view, not a spectator's)."""
+    assert view.seat is not None, "observations are for a seat, not a spectator"
+    # Built as index lists and written with three array operations: at thousands of steps per
+    # second, one numpy call per feature would cost more than the game itself.
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    rules = view.rules
+    players = rules.players
+    seat = view.seat
+    hand = view.hand
+    rows = view.rows
+    on_table = [c for row in rows for c in row]
+
+    ones = [_HAND + c for c in hand]
+    ones += [_TABLE + c for c in on_table]
+    ones += [_UNPLACED + c for c in view.unplaced]
+    # Unseen: this variant's deck (always 1..size) less every card this seat has seen, as in
+    # PlayerView.unseen_cards.
+    seen = list(hand) + on_table + [c for pile in view.taken for c in pile]
+    seen += [c for plays in view.played for c in plays]
+    if view.revealed is not None:
+        seen += view.revealed
+    if view.hands is not None:
+        others = [c for s, h in enumerate(view.hands) if s != seat for c in h]
+        ones += [_OTHERS + c for c in others]
+        seen += others
+    ones += [_POOL + c for c in view.draft_pool]
+    seen += view.draft_pool
+
+    index: list[int] = []
+    value: list[float] = []
+    costs = [sum(BULLHEADS[c] for c in row) for row in rows]
+    if hand and all(rows):  # rows are empty only during a Logic draft
+        for card, gap, points in _hand_placement(hand, rows, costs, rules.professional):
+            if gap == 0:
+                ones.append(_TOO_LOW + card)
+                ones.append(_GAP + card)
+            else:
+                index.append(_GAP + card)
+                value.append(gap / DECK_SIZE)
+            if points:
+                index.append(_TAKE + card)
+                value.append(min(points / ROW_POINTS_SCALE, 1.0))
+
+    for r, row in enumerate(rows):
+        base = _ROWS + r * ROW_FEATURES
+        if not row:
+            ones.append(base + 5)
+            continue
+        index += (base, base + 1, base + 2, base + 3)
+        value += (row[0] / DECK_SIZE, row[-1] / DECK_SIZE, len(row) / ROW_LIMIT,
+                  min(costs[r] / ROW_POINTS_SCALE, 1.0))
+        if len(row) >= ROW_LIMIT:
+            ones.append(base + 4)
+
+    scale = float(rules.target) if rules.target is not None else NO_TARGET_SCALE
+    totals, penalties, sizes, chosen = view.totals, view.penalties, view.hand_sizes, view.chosen
+    for slot in range(players):
+        other = (seat + slot) % players
+        base = _PLAYERS + slot * PLAYER_FEATURES
+        ones.append(base)
+        index += (base + 1, base + 2, base + 3)
+        value += (min(totals[other] / scale, 1.0), min(penalties[other] / scale, 1.0),
+                  sizes[other] / HAND_SIZE)
+        if chosen[other]:
+            ones.append(base + 4)
+
+    decision = view.decision
+    if decision is not None:
+        ones.append(_DECISION + _KIND_INDEX[decision.kind])
+        if decision.reason == "too-low":
+            ones.append(_DECISION + 3)
+        elif decision.reason == "tie":
+            ones.append(_DECISION + 4)
+        if decision.card is not None:
+            index.append(_DECISION + 5)
+            value.append(decision.card / DECK_SIZE)
+
+    index += (_CONTEXT, _CONTEXT + 1, _CONTEXT + 2)
+    value += (min(view.turn / HAND_SIZE, 1.0), min(max(view.deal, 0) / 10.0, 1.0), players / MAX_PLAYERS)
+    ones.append(_CONTEXT + 3 + _VARIANT_INDEX[rules.variant])
+
+    obs[_UNSEEN + 1 : _UNSEEN + 1 + len(rules.deck)] = 1.0  # every deck is 1..size
+    obs[[_UNSEEN + c for c in seen]] = 0.0
+    obs[ones] = 1.0
+    obs[index] = value
+    return obs
+

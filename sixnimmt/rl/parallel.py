@@ -1,0 +1,260 @@
+"""6 nimmt! as a PettingZoo ``ParallelEnv`` (simultaneous moves), and its AEC form.
+
+Conventions (docs/rl.md says the same at more length):
+
+* Agents are ``player_0 .. player_{N-1}``, seat order. All are live from ``reset`` until the game
+  ends, when all terminate together (or all truncate after ``max_cycles`` steps, if set).
+* One ``step`` answers the decisions the game is waiting for: in the play phase every agent's card
+  (simultaneous); during a row choice or a Logic draft pick, one agent's answer. Every other agent's
+  ``action_mask`` allows only :data:`~sixnimmt.rl.encoding.PASS_ACTION`, and whatever it sends (or
+  leaving it out of the action dict) is ignored.
+* An agent that owes a decision must send a legal action. With ``illegal_action="raise"`` (the
+  default) anything else raises :class:`~sixnimmt.core.IllegalMoveError` and changes nothing; with
+  ``"random"`` a legal action is drawn from the environment's seeded generator instead and the
+  agent's info says ``illegal_action``; this lets unmasked random testers (PettingZoo's seed test)
+  play whole games.
+* Rewards: ``reward="penalty"``: minus the bullheads the agent took during the step;
+  ``reward="relative"``: the mean of the other players' bullheads taken during the step minus the
+  agent's own, so a game's rewards add up to (mean of the others' totals) minus the agent's total.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from typing import Any, Literal
+
+import numpy as np
+from gymnasium import spaces
+from numpy.typing import NDArray
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils.conversions import parallel_to_aec
+
+from ..core import Decision, Game, IllegalMoveError, Rules
+from ..core.text import rows_text
+from .encoding import N_ACTIONS, OBS_SIZE, action_mask, action_to_move, encode
+
+RewardMode = Literal["penalty", "relative"]
+IllegalActionMode = Literal["raise", "random"]
+REWARD_MODES: tuple[str, ...] = ("penalty", "relative")
+ILLEGAL_ACTION_MODES: tuple[str, ...] = ("raise", "random")
+
+Observation = dict[str, NDArray[Any]]
+
+
+def observation_space() -> spaces.Dict:
+    """The observation space shared by every environment here: the vector and the action mask."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, 1.0, shape=(OBS_SIZE,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(N_ACTIONS,), dtype=np.int8),
+        }
+    )
+
+
+def make_rules(
+    players: int,
+    variant: str,
+    target: int | None,
+    end: str,
+    deals: int | None,
+    pro_tie: str,
+) -> Rules:
+    """The core's :class:`Rules` (which validates every option with a clear message)."""
+    return Rules(players=players, variant=variant, target=target, end=end, deals=deals, pro_tie=pro_tie)  # type: ignore[arg-type]
+
+
+def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"unknown {name} {value!r}: choose one of {', '.join(map(repr, choices))}")
+
+
+def step_rewards(before: list[int], after: list[int], mode: str) -> list[float]:
+    """Each seat's reward for a change of scores (bullheads so far, this deal included)."""
+    taken = [a - b for a, b in zip(after, before)]
+    if mode == "penalty":
+        return [float(-t) for t in taken]
+    total, others = sum(taken), len(taken) - 1
+    return [(total - t) / others - t for t in taken]
+
+
+def scores(game: Game) -> list[int]:
+    """Bullheads each seat has taken in the game so far, the deal in progress included (public)."""
+    if game.is_over:  # the last deal's penalties are already in the totals (and are not reset)
+        return list(game.totals)
+    return [t + p for t, p in zip(game.totals, game.penalties)]
+
+
+class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):
+    """The whole game (every deal until the end rule says stop) for 2 to 10 agents.
+
+    >>> env = SixNimmtParallelEnv(players=3, seed=5)
+    >>> obs, infos = env.reset()
+    >>> sorted(obs) == env.agents == ["player_0", "player_1", "player_2"]
+    True
+    """
+
+    metadata = {"name": "sixnimmt_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
+
+    def __init__(
+        self,
+        players: int = 4,
+        variant: str = "standard",
+        *,
+        target: int | None = 66,
+        end: str = "at-least",
+        deals: int | None = None,
+        pro_tie: str = "choose",
+        reward: RewardMode = "penalty",
+        illegal_action: IllegalActionMode = "raise",
+        max_cycles: int | None = None,
+        render_mode: str | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.rules = make_rules(players, variant, target, end, deals, pro_tie)
+        check_choice("reward", reward, REWARD_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.max_cycles = max_cycles
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self.agents: list[str] = []
+        self._rng = random.Random(seed)
+        self._game: Game | None = None
+        self._cycles = 0
+        self._observation_space = observation_space()
+        self._action_space = spaces.Discrete(N_ACTIONS)
+
+    # PettingZoo requires the same space object on every call (space seeding depends on it).
+    @functools.lru_cache(maxsize=None)  # noqa: B019 - one env, a handful of agents
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._observation_space
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return spaces.Discrete(N_ACTIONS)
+
+    @property
+    def game(self) -> Game:
+        """The game being played (for logging and replays: agents must learn from views only)."""
+        if self._game is None:
+            raise RuntimeError("call reset() first")
+        return self._game
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Observation], dict[str, dict[str, Any]]]:
+        """Start a new game; ``seed`` fixes this and every later game's deals (and random fallbacks)."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self._game = Game(self.rules, seats=self.possible_agents, seed=self._rng.getrandbits(64))
+        self.agents = list(self.possible_agents)
+        self._cycles = 0
+        return self._observations(), {agent: {} for agent in self.agents}
+
+    def step(
+        self, actions: dict[str, int]
+    ) -> tuple[
+        dict[str, Observation],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        """Answer the pending decisions with ``actions`` (see the module docstring for the rules)."""
+        game = self.game
+        if not self.agents:
+            raise IllegalMoveError("the game is over: call reset() to start another")
+        infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        moves = [
+            (decision.seat, action_to_move(self._legal_action(decision, actions, infos), decision))
+            for decision in game.pending()
+        ]
+        before = scores(game)
+        for seat, move in moves:  # all checked above, so none of these can fail half-way
+            game.act(seat, move)
+        self._cycles += 1
+
+        rewards = dict(zip(self.agents, step_rewards(before, scores(game), self.reward_mode)))
+        over = game.is_over
+        cut = not over and self.max_cycles is not None and self._cycles >= self.max_cycles
+        terminations = dict.fromkeys(self.agents, over)
+        truncations = dict.fromkeys(self.agents, cut)
+        observations = self._observations()
+        if over:
+            for seat, agent in enumerate(self.agents):
+                infos[agent].update(totals=list(game.totals), won=seat in game.winners)
+        if over or cut:
+            self.agents = []
+        if self.render_mode == "human":
+            print(self.render())
+        return observations, rewards, terminations, truncations, infos
+
+    def render(self) -> str | None:
+        """The rows and the scores as text (``render_mode`` ``"ansi"`` returns it, ``"human"`` prints)."""
+        if self.render_mode is None or self._game is None:
+            return None
+        game = self._game
+        where = "game over" if game.is_over else f"deal {game.deal_index + 1}, turn {game.turn + 1}"
+        return f"{where}: rows {rows_text(game.rows)}; bullheads {scores(game)}"
+
+    def close(self) -> None:
+        self._game = None
+
+    # ------------------------------------------------------------------ internals
+
+    def _observations(self) -> dict[str, Observation]:
+        game = self.game
+        observations = {}
+        for seat, agent in enumerate(self.possible_agents):
+            view = game.view(seat)
+            observations[agent] = {"observation": encode(view), "action_mask": action_mask(view.decision)}
+        return observations
+
+    def _legal_action(
+        self, decision: Decision, actions: dict[str, int], infos: dict[str, dict[str, Any]]
+    ) -> int:
+        agent = self.possible_agents[decision.seat]
+        sent = actions.get(agent)
+        action = legal_action(decision, sent, self.illegal_action, self._rng, agent)
+        if action != sent:
+            infos[agent]["illegal_action"] = sent
+        return action
+
+
+def legal_action(
+    decision: Decision, sent: Any, mode: str, rng: random.Random, who: str
+) -> int:
+    """``sent`` if it is a legal action for ``decision``; else raise (``mode="raise"``) or return a
+    legal action drawn from ``rng`` (``mode="random"``)."""
+    mask = action_mask(decision)
+    try:
+        action = None if sent is None else int(sent)
+    except (TypeError, ValueError):
+        action = None
+    if action is not None and 0 <= action < N_ACTIONS and mask[action]:
+        return action
+    legal = [int(a) for a in np.flatnonzero(mask)]
+    if mode == "raise":
+        what = "no action" if sent is None else f"action {sent!r}"
+        raise IllegalMoveError(
+            f"{who} sent {what} for its {decision.kind.value} decision: legal actions are {legal}"
+        )
+    return rng.choice(legal)
+
+
+def parallel_env(**kwargs: Any) -> SixNimmtParallelEnv:
+    """``SixNimmtParallelEnv(**kwargs)``, PettingZoo's usual constructor name."""
+    return SixNimmtParallelEnv(**kwargs)
+
+
+def aec_env(**kwargs: Any) -> AECEnv[str, Observation, int]:
+    """The same game as an AEC (turn-by-turn) environment, through PettingZoo's own conversion.
+
+    Each agent acts in turn; the collected actions go to the parallel env once every live agent has
+    acted, so agents without a decision pass (``PASS_ACTION``) as in the parallel form.
+    """
+    return parallel_to_aec(SixNimmtParallelEnv(**kwargs))

@@ -1,0 +1,99 @@
+"""A trained policy, run with numpy alone.
+
+Training (examples/rl/train_maskable_ppo.py) uses torch and sb3-contrib; playing needs neither. The
+training script exports the actor network of the trained MaskablePPO model (an MLP: linear layers
+with tanh between them, then the action layer) to a ``.npz`` file, which :class:`MlpPolicy` loads.
+Masked logits pick the action: illegal actions are never chosen.
+
+The ``.npz`` holds ``w0, b0, w1, b1, ...`` (``w`` shaped ``(out, in)`` as in torch), the activation
+name, and the observation and action sizes it was trained with, which must match
+:mod:`sixnimmt.rl.encoding`'s.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .encoding import N_ACTIONS, OBS_SIZE
+
+#: The policies shipped in the package.
+POLICY_DIR = Path(__file__).parent / "policies"
+DEFAULT_POLICY = POLICY_DIR / "standard4.npz"
+
+_ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+
+
+class PolicyFileError(ValueError):
+    """A policy file that is missing, unreadable, or made for another observation layout."""
+
+
+class MlpPolicy:
+    """Masked greedy (or sampled) actions from an exported MLP actor."""
+
+    def __init__(self, weights: list[NDArray[np.float32]], biases: list[NDArray[np.float32]],
+                 activation: str = "tanh", meta: dict[str, Any] | None = None) -> None:
+        if activation not in _ACTIVATIONS:
+            raise PolicyFileError(f"unknown activation {activation!r}: choose one of {sorted(_ACTIVATIONS)}")
+        if not weights or len(weights) != len(biases):
+            raise PolicyFileError("a policy needs as many bias vectors as weight matrices, at least one")
+        if weights[0].shape[1] != OBS_SIZE or weights[-1].shape[0] != N_ACTIONS:
+            raise PolicyFileError(
+                f"policy maps {weights[0].shape[1]} inputs to {weights[-1].shape[0]} actions; this "
+                f"version of sixnimmt encodes {OBS_SIZE} inputs and {N_ACTIONS} actions"
+            )
+        self.weights = weights
+        self.biases = biases
+        self.activation = activation
+        self.meta = meta or {}
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_POLICY) -> MlpPolicy:
+        """Read a policy exported by the training script."""
+        path = Path(path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                layers = sum(1 for key in data.files if key.startswith("w"))
+                weights = [data[f"w{i}"].astype(np.float32) for i in range(layers)]
+                biases = [data[f"b{i}"].astype(np.float32) for i in range(layers)]
+                activation = str(data["activation"]) if "activation" in data.files else "tanh"
+                meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
+        except FileNotFoundError:
+            raise PolicyFileError(f"no policy file at {path}") from None
+        except (OSError, KeyError, ValueError) as error:
+            raise PolicyFileError(f"{path} is not a policy file: {error}") from None
+        return cls(weights, biases, activation, meta)
+
+    def save(self, path: str | Path) -> None:
+        arrays: dict[str, Any] = {f"w{i}": w for i, w in enumerate(self.weights)}
+        arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})
+        np.savez_compressed(path, activation=np.array(self.activation), meta=np.array(json.dumps(self.meta)),
+                            **arrays)
+
+    def logits(self, observation: NDArray[np.float32]) -> NDArray[np.float32]:
+        """The actor's raw action scores for one observation (or a batch, one per row)."""
+        x = observation
+        act = _ACTIVATIONS[self.activation]
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            x = x @ w.T + b
+            if i < last:
+                x = act(x)
+        return x
+
+    def act(self, observation: NDArray[np.float32], mask: NDArray[np.int8],
+            rng: np.random.Generator | None = None) -> int:
+        """The best legal action (or, given ``rng``, one sampled from the masked softmax)."""
+        scores = np.where(mask.astype(bool), self.logits(observation), -np.inf)
+        if rng is None:
+            return int(np.argmax(scores))
+        probabilities = np.exp(scores - scores.max())
+        probabilities /= probabilities.sum()
+        return int(rng.choice(len(scores), p=probabilities))
