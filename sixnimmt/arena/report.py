@@ -138,12 +138,14 @@ class ArenaReport:
     # ------------------------------------------------------------------ output
 
     def table(self) -> Table:
-        table = Table(title=f"Arena: {self.games} games, {self.shuffles} duplicate deals, {self.sets} sets")
-        for name, justify in [
-            ("bot", "left"), ("games", "right"), ("penalty/deal", "right"), ("penalty/game", "right"),
-            ("win share", "right"), ("rating", "right"), ("faults", "right"), ("ms/decision", "right"),
-        ]:
-            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table = Table(
+            title=f"Arena: {self.games} games, {self.shuffles} duplicate deals, {self.sets} sets",
+            caption="penalty in bullheads (lower is better) and win share, with 95% intervals; "
+            "OpenSkill rating mu ± sigma; ms per decision",
+        )
+        table.add_column("bot", no_wrap=True)
+        for name in ("games", "per deal", "per game", "win share", "rating", "faults", "ms"):
+            table.add_column(name, justify="right")
         for b in self.bots:
             table.add_row(
                 b.label,

@@ -16,6 +16,7 @@ import shlex
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
@@ -168,7 +169,10 @@ class ProcessPool:
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
-                results.append(future.result())
+                try:
+                    results.append(future.result())
+                except BrokenProcessPool as error:
+                    raise ArenaError(f"a worker process died ({error}); try --jobs 1 to see why") from None
                 done(results[-1])
         return results
 
