@@ -13,6 +13,9 @@ from .cards import BULLHEADS, DECK_SIZE, FULL_DECK, HAND_SIZE, ROW_COUNT, ROW_LI
 from .errors import IllegalMoveError, RecordError, RulesError, SixNimmtError
 from .events import (
     CardChosen,
+    CardShown,
+    CardsKept,
+    OrderChosen,
     CardPlaced,
     CardsRevealed,
     DealScored,
@@ -25,20 +28,20 @@ from .events import (
     RowTaken,
 )
 from .game import DealSetup, Dealer, Game, RandomDealer
-from .placement import Side, Slot, best_slots
+from .placement import Side, Slot, best_slots, row_size
 from .record import ReplayResult, replay
-from .rules import EndRule, ProTie, Rules, Variant
-from .views import Decision, DecisionKind, Phase, PlayerView
+from .rules import DoubleDeck, EndRule, ProTie, Rules, Variant
+from .views import PASS, Decision, DecisionKind, Phase, PlayerView
 
 __all__ = [
     "BULLHEADS", "DECK_SIZE", "FULL_DECK", "HAND_SIZE", "ROW_COUNT", "ROW_LIMIT", "Card",
     "bullheads", "total_bullheads",
     "IllegalMoveError", "RecordError", "RulesError", "SixNimmtError",
-    "CardChosen", "CardPlaced", "CardsRevealed", "DealScored", "DealStarted", "DraftPicked",
+    "CardChosen", "CardShown", "CardsKept", "OrderChosen", "CardPlaced", "CardsRevealed", "DealScored", "DealStarted", "DraftPicked",
     "Event", "GameOver", "RowChoiceRequired", "RowsLaid", "RowTaken",
     "DealSetup", "Dealer", "Game", "RandomDealer",
-    "Side", "Slot", "best_slots",
+    "Side", "Slot", "best_slots", "row_size",
     "ReplayResult", "replay",
-    "EndRule", "ProTie", "Rules", "Variant",
-    "Decision", "DecisionKind", "Phase", "PlayerView",
+    "DoubleDeck", "EndRule", "ProTie", "Rules", "Variant",
+    "PASS", "Decision", "DecisionKind", "Phase", "PlayerView",
 ]

@@ -63,8 +63,42 @@ class CardChosen(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class CardShown(Event):
+    """Open: a player played a card face up (the turn's cards are placed once all are down)."""
+
+    type: ClassVar[str] = "card-shown"
+    deal: int
+    turn: int
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class OrderChosen(Event):
+    """Nifty: a player's two cards are placed now, in this order."""
+
+    type: ClassVar[str] = "order-chosen"
+    deal: int
+    turn: int
+    seat: int
+    cards: Cards
+
+
+@dataclass(frozen=True, slots=True)
+class CardsKept(Event):
+    """Hand: of the row a player just took, these cards went to their hand (the rest to the pile)."""
+
+    type: ClassVar[str] = "cards-kept"
+    deal: int
+    turn: int
+    seat: int
+    cards: Cards
+
+
+@dataclass(frozen=True, slots=True)
 class CardsRevealed(Event):
-    """Every player's card for the turn, ``plays[seat]``, shown together."""
+    """Every player's card for the turn, ``plays[seat]``, shown together (Nifty: two per seat,
+    ``plays[2 * seat]`` and ``plays[2 * seat + 1]``; Hand: the cards of the one player's turn)."""
 
     type: ClassVar[str] = "cards-revealed"
     deal: int
@@ -96,7 +130,7 @@ class RowTaken(Event):
     row: int
     cards: Cards
     bullheads: int
-    reason: str  # "full" (sixth card) or "too-low" (chosen row)
+    reason: str  # "full" (sixth card), "too-low" (chosen row), "twin" (Double: a shared pickup)
 
 
 @dataclass(frozen=True, slots=True)

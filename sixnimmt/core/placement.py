@@ -22,12 +22,21 @@ class Slot:
     side: Side = Side.RIGHT
 
 
-def best_slots(rows: Sequence[Sequence[Card]], card: Card, professional: bool = False) -> tuple[Slot, ...]:
+def row_size(row: Sequence[Card], stack: bool = False) -> int:
+    """Places a row fills toward the limit of 5: its cards, or in Double its stacks of twins."""
+    if not stack:
+        return len(row)
+    return sum(1 for i, card in enumerate(row) if i == 0 or row[i - 1] != card)
+
+
+def best_slots(
+    rows: Sequence[Sequence[Card]], card: Card, professional: bool = False, stack: bool = False
+) -> tuple[Slot, ...]:
     """The row ends closest to ``card`` that accept it.
 
     Returns ``()`` when no end accepts the card (it is too low: its owner takes a row of their
     choice), one slot normally, and two slots only for a Professional tie between one row's left end
-    and another row's right end.
+    and another row's right end. With ``stack`` (Double) a card whose twin ends a row goes on it.
 
     >>> best_slots([[12], [37], [43], [58]], 44)
     (Slot(row=2, side=<Side.RIGHT: 'right'>),)
@@ -36,6 +45,10 @@ def best_slots(rows: Sequence[Sequence[Card]], card: Card, professional: bool = 
     """
     best: list[Slot] = []
     best_distance = 1 << 30
+    if stack:
+        for index, row in enumerate(rows):
+            if row[-1] == card:
+                return (Slot(index, Side.RIGHT),)
     for index, row in enumerate(rows):
         distance = card - row[-1]
         if distance > 0:

@@ -17,12 +17,13 @@ from typing import Any
 
 from .cards import HAND_SIZE, ROW_COUNT
 from .errors import IllegalMoveError, RecordError, RulesError
-from .game import DealSetup, Game, RandomDealer
+from .game import _VERSION_2_VARIANTS, DealSetup, Game, RandomDealer
 from .rules import Rules, Variant
-from .views import DecisionKind, Phase
+from .views import PASS, DecisionKind, Phase
 
 FORMAT = "sixnimmt-record"
-VERSION = 1
+VERSION = 2  # written for the variants of RULES.md §6; version 1 (the others) is still read
+VERSIONS = (1, 2)
 _TOP_FIELDS = {"format", "version", "rules", "seats", "deals", "scores"}
 
 
@@ -101,12 +102,15 @@ def _parse_header(data: Mapping[str, Any]) -> tuple[Rules, list[str]]:
     if data["format"] != FORMAT:
         raise RecordError(f"not a {FORMAT} file (format is {json.dumps(data['format'])})")
     version = data["version"]
-    if version != VERSION or isinstance(version, bool):
-        raise RecordError(f"unsupported record version {json.dumps(version)} (this reads {VERSION})")
+    if version not in VERSIONS or isinstance(version, bool):
+        readable = " and ".join(str(v) for v in VERSIONS)
+        raise RecordError(f"unsupported record version {json.dumps(version)} (this reads {readable})")
     try:
         rules = Rules.from_dict(data["rules"])
     except RulesError as error:
         raise RecordError(f"rules: {error}") from None
+    if version == 1 and rules.variant in _VERSION_2_VARIANTS:
+        raise RecordError(f"the {rules.variant.value} variant needs record version 2")
     seats = data.get("seats")
     if seats is None:
         seats = [f"Player {i + 1}" for i in range(rules.players)]
@@ -118,9 +122,13 @@ def _parse_header(data: Mapping[str, Any]) -> tuple[Rules, list[str]]:
 
 
 def _parse_deal(raw: Any, index: int, rules: Rules) -> tuple[DealSetup | None, list[Any], list[Any]]:
-    """Check one deal's shape; returns (setup or None for Logic, draft order, turns)."""
+    """Check one deal's shape; returns (setup, or None when no chance is involved; draft order;
+    turns)."""
     where = f"deal {index + 1}"
-    if rules.variant is Variant.LOGIC:
+    variant = rules.variant
+    order: list[Any] = []
+    setup: DealSetup | None = None
+    if variant is Variant.LOGIC or (variant is Variant.TOURNAMENT and index == 0):
         deal = _object(raw, where, {"draft", "turns"}, {"draft", "turns"})
         draft = _object(deal["draft"], f"{where} draft", {"first", "order"}, {"first", "order"})
         first = _int(draft["first"], f"{where} draft.first", 0, rules.players - 1)
@@ -129,25 +137,32 @@ def _parse_deal(raw: Any, index: int, rules: Rules) -> tuple[DealSetup | None, l
                 f"{where}: the draft starts with seat {index % rules.players}, not seat {first}"
             )
         order = _list(draft["order"], f"{where} draft.order")
-        setup = None
+    elif variant is Variant.TOURNAMENT:
+        deal = _object(raw, where, {"turns"}, {"turns"})  # the drafted sheets, passed on
     else:
         deal = _object(raw, where, {"hands", "rows", "turns"}, {"hands", "rows", "turns"})
         hands = _list(deal["hands"], f"{where} hands", rules.players)
         parsed_hands = []
         for seat, hand in enumerate(hands):
-            cards = _list(hand, f"{where} hands[{seat}]", HAND_SIZE)
+            cards = _list(hand, f"{where} hands[{seat}]", rules.hand_size)
             parsed_hands.append(tuple(_int(c, f"{where} hands[{seat}]") for c in cards))
         rows = _list(deal["rows"], f"{where} rows", ROW_COUNT)
-        starters = []
+        turned: list[int] = []
+        stacks = variant is Variant.DOUBLE
         for r, row in enumerate(rows):
-            cards = _list(row, f"{where} rows[{r}]", 1)
-            starters.append(_int(cards[0], f"{where} rows[{r}]"))
-        setup = DealSetup(tuple(parsed_hands), tuple(starters))
+            cards = _list(row, f"{where} rows[{r}]")
+            if not (len(cards) == 1 or (stacks and len(cards) == 2)):
+                size = "1 card, or 2 twins" if stacks else "1 card"
+                raise RecordError(f"{where} rows[{r}]: a row starts with {size}, got {len(cards)}")
+            values = [_int(c, f"{where} rows[{r}]") for c in cards]
+            if len(set(values)) != 1:
+                raise RecordError(f"{where} rows[{r}]: only twins stack, not {values}")
+            turned.extend(values)
+        setup = DealSetup(tuple(parsed_hands), tuple(turned))
         try:
             setup.validate(rules)
         except RulesError as error:
             raise RecordError(f"{where}: {error}") from None
-        order = []
     turns = _list(deal["turns"], f"{where} turns")
     return setup, order, turns
 
@@ -163,8 +178,8 @@ class _RecordDealer:
     def __call__(self, deal_index: int) -> DealSetup:
         if deal_index < len(self._setups):
             setup = self._setups[deal_index]
-            assert setup is not None
-            return setup
+            if setup is not None:
+                return setup
         return self._fallback(deal_index)
 
 
@@ -188,6 +203,8 @@ def replay(
         raise RecordError(str(error)) from None
 
     last = len(parsed) - 1
+    hand_variant = rules.variant is Variant.HAND
+    per_deal = game.turns_per_deal
     for index, (_, order, turns) in enumerate(parsed):
         where = f"deal {index + 1}"
         if game.is_over:
@@ -195,14 +212,16 @@ def replay(
                 f"{where}: the game was already over after deal {index} "
                 f"(totals {game.totals}), but the record goes on"
             )
-        if rules.variant is Variant.LOGIC:
+        if rules.drafted and order or game.phase is Phase.DRAFT:
             _replay_draft(game, order, where, partial and index == last)
-        if len(turns) > HAND_SIZE:
-            raise RecordError(f"{where}: {len(turns)} turns, but a deal has {HAND_SIZE}")
+        if not hand_variant and len(turns) > per_deal:
+            raise RecordError(f"{where}: {len(turns)} turns, but a deal has {per_deal}")
         for t, turn in enumerate(turns):
+            if game.is_over:
+                raise RecordError(f"{where}, turn {t + 1}: the game was already over")
             _replay_turn(game, turn, f"{where}, turn {t + 1}", seats)
-        if len(turns) < HAND_SIZE and not (partial and index == last):
-            raise RecordError(f"{where}: only {len(turns)} of {HAND_SIZE} turns")
+        if not hand_variant and len(turns) < per_deal and not (partial and index == last):
+            raise RecordError(f"{where}: only {len(turns)} of {per_deal} turns")
 
     if not partial:
         if not game.is_over:
@@ -235,46 +254,123 @@ def _replay_draft(game: Game, order: list[Any], where: str, may_stop: bool) -> N
         raise RecordError(f"{where}: the draft has {len(order)} picks, not {expected}")
 
 
+def _play(game: Game, seat: int, card: int, where: str, seats: list[str]) -> None:
+    try:
+        game.play(seat, card)
+    except IllegalMoveError:
+        raise RecordError(
+            f"{where}, seat {seat} ({seats[seat]}), card {card}: not in that seat's hand "
+            f"{sorted(game.hands[seat])}"
+        ) from None
+
+
+def _turn_plays(game: Game, turn: dict[str, Any], where: str, seats: list[str]) -> list[int]:
+    """Play a turn's cards as the variant asks for them; returns every card played."""
+    variant = game.rules.variant
+    if variant is Variant.HAND:
+        seat = _int(turn.get("seat"), f"{where} seat", 0, game.players - 1)
+        if seat != game.current:
+            raise RecordError(f"{where}: it is seat {game.current}'s turn, not seat {seat}'s")
+        cards = [_int(c, f"{where} plays") for c in _list(turn["plays"], f"{where} plays")]
+        if not 1 <= len(cards) <= 2:
+            raise RecordError(f"{where}: a player plays 1 or 2 cards, not {len(cards)}")
+        for card in cards:
+            _play(game, seat, card, where, seats)
+        if len(cards) == 1 and game.phase is Phase.PLAY and game.current == seat and game.choices[seat]:
+            game.play(seat, PASS)  # no second card
+        return cards
+    if "seat" in turn:
+        raise RecordError(f"{where}: unknown field(s) seat")
+    plays = _list(turn["plays"], f"{where} plays", game.players)
+    if variant is Variant.NIFTY:
+        pairs = [_list(p, f"{where} plays[{s}]", 2) for s, p in enumerate(plays)]
+        cards = [_int(c, f"{where} plays[{s}]") for s, pair in enumerate(pairs) for c in pair]
+        for seat, pair in enumerate(pairs):
+            for card in pair:
+                _play(game, seat, card, where, seats)
+        return cards
+    cards = [_int(c, f"{where} plays[{s}]") for s, c in enumerate(plays)]
+    order: list[int] = list(range(game.players))
+    if variant is Variant.OPEN:  # face up, one at a time from the marker's holder
+        first = game.current if game.current is not None else 0
+        order = [(first + k) % game.players for k in range(game.players)]
+    for seat in order:
+        _play(game, seat, cards[seat], where, seats)
+    return cards
+
+
 def _replay_turn(game: Game, raw: Any, where: str, seats: list[str]) -> None:
-    turn = _object(raw, where, {"plays", "picks"}, {"plays"})
+    hand_variant = game.rules.variant is Variant.HAND
+    allowed = {"plays", "picks"} | ({"seat", "keeps"} if hand_variant else set())
+    turn = _object(raw, where, allowed, {"plays"})
     if game.phase is not Phase.PLAY:
         raise RecordError(f"{where}: the draft is not finished, no card can be played")
-    plays = _list(turn["plays"], f"{where} plays", game.players)
     picks_raw = turn.get("picks", {})
     if not isinstance(picks_raw, dict):
         raise RecordError(f"{where}: picks must be an object mapping a card to a row")
     picks = {key: _int(row, f"{where} picks[{key}]") for key, row in picks_raw.items()}
-    cards = [_int(c, f"{where} plays[{s}]") for s, c in enumerate(plays)]
-    for seat, card in enumerate(cards):
-        if game.chosen[seat] is not None:  # pragma: no cover - each seat plays once per turn
-            raise RecordError(f"{where}, seat {seat}: played twice")
-        try:
-            game.play(seat, card)
-        except IllegalMoveError:
-            raise RecordError(
-                f"{where}, seat {seat} ({seats[seat]}), card {card}: not in that seat's hand "
-                f"{sorted(game.hands[seat])}"
-            ) from None
+    keeps_raw = turn.get("keeps", {})
+    if not isinstance(keeps_raw, dict):
+        raise RecordError(f"{where}: keeps must be an object mapping a card to the cards kept")
+    keeps = {
+        key: [_int(c, f"{where} keeps[{key}]") for c in _list(kept, f"{where} keeps[{key}]")]
+        for key, kept in keeps_raw.items()
+    }
+    nifty_orders: dict[int, list[Any]] = {}
+    if game.rules.variant is Variant.NIFTY:
+        nifty_orders = {s: p for s, p in enumerate(turn["plays"]) if isinstance(p, list)}
+    cards = _turn_plays(game, turn, where, seats)
     used: set[str] = set()
-    while (pending := game.pending()) and pending[0].kind is DecisionKind.ROW:
+    used_keeps: set[str] = set()
+    keep_progress: dict[str, int] = {}
+    while (pending := game.pending()) and pending[0].kind not in (DecisionKind.CARD, DecisionKind.DRAFT):
         (decision,) = pending
-        key = str(decision.card)
         seat = decision.seat
         who = f"{where}, seat {seat} ({seats[seat]}), card {decision.card}"
-        if key not in picks:
-            why = "is too low for every row" if decision.reason == "too-low" else "ties two row ends"
-            raise RecordError(f"{who}: the card {why}, but the turn has no pick for it")
-        try:
-            game.choose_row(seat, picks[key])
-        except IllegalMoveError:
-            raise RecordError(
-                f"{who}: pick row {picks[key]} is not allowed (choose one of "
-                f"{list(decision.options)})"
-            ) from None
-        used.add(key)
+        if decision.kind is DecisionKind.ORDER:
+            game.order(seat, int(nifty_orders[seat][0]))
+        elif decision.kind is DecisionKind.KEEP:
+            key = str(decision.card)
+            wanted = keeps.get(key, [])
+            done = keep_progress.get(key, 0)
+            if done < len(wanted):
+                card = wanted[done]
+                keep_progress[key] = done + 1
+                if card == PASS or card not in decision.options:
+                    raise RecordError(
+                        f"{who}: cannot keep card {card}, the row taken holds "
+                        f"{[c for c in decision.options if c != PASS]}"
+                    )
+                game.keep(seat, card)
+            else:
+                game.keep(seat, PASS)
+            used_keeps.add(key)
+        else:
+            key = str(decision.card)
+            if key not in picks:
+                why = "is too low for every row" if decision.reason == "too-low" else "ties two row ends"
+                raise RecordError(f"{who}: the card {why}, but the turn has no pick for it")
+            try:
+                game.choose_row(seat, picks[key])
+            except IllegalMoveError:
+                raise RecordError(
+                    f"{who}: pick row {picks[key]} is not allowed (choose one of "
+                    f"{list(decision.options)})"
+                ) from None
+            used.add(key)
     needless = sorted(set(picks) - used, key=lambda k: (len(k), k))
     if needless:
         card = needless[0]
         owner = next((s for s, c in enumerate(cards) if str(c) == card), None)
+        if game.rules.variant in (Variant.NIFTY, Variant.HAND):
+            owner = None  # cards are not one per seat
         who = f"seat {owner} ({seats[owner]}), " if owner is not None else ""
         raise RecordError(f"{where}, {who}card {card}: needless pick, no row choice was due")
+    extra_keeps = sorted(set(keeps) - used_keeps)
+    if extra_keeps:
+        raise RecordError(f"{where}, card {extra_keeps[0]}: needless keeps, that card took no row")
+    for key, wanted in keeps.items():
+        if keep_progress.get(key, 0) < len(wanted):
+            raise RecordError(
+                f"{where}, card {key}: keeps {wanted}, more than the hand could take"
+            )

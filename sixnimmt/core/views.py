@@ -13,16 +13,24 @@ Cards = tuple[Card, ...]
 
 
 class Phase(StrEnum):
-    DRAFT = "draft"  # Logic: one player at a time takes a card from the open deck
-    PLAY = "play"  # everyone chooses a card, secretly and simultaneously
+    DRAFT = "draft"  # Logic, Tournament: one player at a time takes a card from the open deck
+    PLAY = "play"  # cards are chosen: secretly and at once, or (Open, Hand) one player at a time
     ROW_CHOICE = "row-choice"  # resolution paused: one player must choose a row
+    ORDER = "order"  # Nifty: a player chooses which of their two cards is placed first
+    KEEP = "keep"  # Hand: a player who took a row moves some of its cards to their hand
     OVER = "over"
 
 
 class DecisionKind(StrEnum):
-    CARD = "card"  # play a card from hand
+    CARD = "card"  # play a card from hand (Hand's optional second card: PASS declines)
     ROW = "row"  # choose a row index
     DRAFT = "draft"  # take a card from the draft pool
+    ORDER = "order"  # Nifty: the card to place first
+    KEEP = "keep"  # Hand: a taken card to move to the hand, or PASS to leave the rest in the pile
+
+
+#: The answer "no card": declines Hand's second card, or ends keeping taken cards.
+PASS = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +85,9 @@ class PlayerView:
     drafter: int | None = None
     winners: tuple[int, ...] = ()
     row_choice: Decision | None = field(default=None)
+    my_choices: Cards = ()  # every card the viewer has chosen this turn (two in Nifty)
+    face_up: tuple[Card | None, ...] | None = None  # Open/Hand: this turn's cards, played face up
+    current: int | None = None  # Open/Hand: the seat whose turn it is
 
     @property
     def players(self) -> int:
@@ -96,16 +107,38 @@ class PlayerView:
         if self.hands is not None:
             for hand in self.hands:
                 seen.update(hand)
+        if self.face_up is not None:
+            seen.update(c for c in self.face_up if c is not None)
         seen.update(self.draft_pool)
         return frozenset(seen)
 
     def unseen_cards(self) -> Cards:
         """Cards of the deck this viewer has not seen: the others' hidden hands and the set-aside cards.
 
-        In Tactics every unseen card is in another player's hand; in Logic none is unseen.
+        In Tactics every unseen card is in another player's hand; in Logic none is unseen. In Double
+        a card can be seen once and still unseen once (its twin).
         """
-        seen = self.seen_cards()
-        return tuple(c for c in self.rules.deck if c not in seen)
+        if self.rules.variant.value != "double":
+            seen = self.seen_cards()
+            return tuple(c for c in self.rules.deck if c not in seen)
+        counts: dict[Card, int] = {}
+        for card in self._seen_list():
+            counts[card] = counts.get(card, 0) + 1
+        unseen: list[Card] = []
+        for card in self.rules.deck:
+            if counts.get(card, 0) > 0:
+                counts[card] -= 1
+            else:
+                unseen.append(card)
+        return tuple(unseen)
+
+    def _seen_list(self) -> list[Card]:
+        seen: list[Card] = list(self.hand)
+        for group in (*self.rows, *self.taken, *self.played):
+            seen.extend(group)
+        if self.revealed is not None:
+            seen.extend(self.revealed)
+        return seen
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (for the web server and the bot protocol)."""
@@ -134,6 +167,9 @@ class PlayerView:
             "drafter": self.drafter,
             "winners": list(self.winners),
             "row_choice": None if self.row_choice is None else self.row_choice.to_dict(),
+            "my_choices": list(self.my_choices),
+            "face_up": None if self.face_up is None else list(self.face_up),
+            "current": self.current,
         }
 
     @classmethod
@@ -179,4 +215,7 @@ class PlayerView:
             drafter=data.get("drafter"),
             winners=cards(data.get("winners", ())),
             row_choice=decision(data.get("row_choice")),
+            my_choices=cards(data.get("my_choices", ())),
+            face_up=None if data.get("face_up") is None else tuple(data["face_up"]),
+            current=data.get("current"),
         )
