@@ -119,8 +119,8 @@ def play_task(task: GameTask) -> GameResult:
         listeners = [s for s in seats if _wants_events(s.bot)]
         while not game.is_over:
             for decision in game.pending():
-                seat = seats[decision.seat]
-                events = game.act(decision.seat, seat.decide(game.view(decision.seat)))
+                player = seats[decision.seat]
+                events = game.act(decision.seat, player.decide(game.view(decision.seat)))
                 for listener in listeners:
                     listener.notify(game, events)
     finally:

@@ -229,7 +229,7 @@ def _ratings(results: Sequence[GameResult], bots: int) -> list[Rating]:
             / result.seating.count(b)
             for b in present
         }
-        ranks = [1 + sum(1 for other in present if score[other] < score[b]) for b in present]
+        ranks: list[float] = [1 + sum(1 for other in present if score[other] < score[b]) for b in present]
         updated = model.rate([[ratings[b]] for b in present], ranks=ranks)
         for b, team in zip(present, updated):
             ratings[b] = team[0]
@@ -278,9 +278,9 @@ def summarise(
                 winners_here = sum(1 for w in r.winners if r.seating[w] == b)
                 shares[b].append(winners_here / len(r.winners) if r.winners else 0.0)
             for fault in r.faults:
-                seat = fault.get("seat")
-                if seat is not None and 0 <= seat < len(r.seating):
-                    fault_kinds[r.seating[seat]][fault["kind"]] += 1
+                faulty = fault.get("seat")
+                if isinstance(faulty, int) and 0 <= faulty < len(r.seating):
+                    fault_kinds[r.seating[faulty]][fault["kind"]] += 1
                 faults.append({**fault, "set": r.set_index, "seating": r.seating_index})
         for b in range(count):
             seat_deals[b] += penalty_n[b]

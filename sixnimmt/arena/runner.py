@@ -68,14 +68,14 @@ class ArenaConfig:
 
     def rules(self) -> Rules:
         try:
-            return Rules(
-                players=self.seat_count,
-                variant=self.variant,
-                target=self.target,
-                end=self.end,
-                deals=self.game_deals,
-                pro_tie=self.pro_tie,
-            )
+            return Rules.from_dict({
+                "players": self.seat_count,
+                "variant": self.variant,
+                "target": self.target,
+                "end": self.end,
+                "deals": self.game_deals,
+                "pro_tie": self.pro_tie,
+            })
         except RulesError as error:
             raise ArenaError(str(error)) from None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -45,6 +46,7 @@ def lineup(bots: int, players: int, set_index: int) -> tuple[int, ...]:
 
 def seatings(base: tuple[int, ...], permutations: Permutations) -> list[tuple[int, ...]]:
     """The distinct seatings of a lineup for one duplicate set, in a fixed order."""
+    candidates: Iterable[tuple[int, ...]]
     if permutations is Permutations.ALL:
         candidates = itertools.permutations(base)
     else:

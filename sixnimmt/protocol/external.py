@@ -134,7 +134,7 @@ class ExternalBot(Bot):
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[object] = queue.Queue()
         self._threads: list[threading.Thread] = []
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[[subprocess.Popen[str]], None] | None = None
         self._next_id = 1
         self._abandoned: set[int] = set()  # requests given up on: a late reply to one is dropped
         self._starts = 0
