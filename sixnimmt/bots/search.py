@@ -38,11 +38,15 @@ _TIE_MODES = {ProTie.CHOOSE: TIE_CHOOSE, ProTie.LEFT: TIE_LEFT, ProTie.RIGHT: TI
 class SearchConfig:
     """A searcher's budget and character."""
 
-    samples: int  # rollouts per option (per candidate card or row)
+    samples: int  # rollouts per option (per candidate card or row): the budget is samples x options
     policy: int = RANDOM  # rollout policy for every player: RANDOM or SNUG
     noise: float = 1.0  # SNUG only: how far the policy strays from its own argmin (bullheads)
     relative: bool = False  # score own penalty minus the others' mean (else own penalty)
     shared: bool = True  # every option on the same determinizations (common random numbers)
+    #: Successive halving: the share of the budget spent in each round. After each round only the
+    #: better half of the options (at least two) goes on, so the rollouts go where the decision is
+    #: close. ``(1.0,)``: one round, every option gets ``samples``.
+    split: tuple[float, ...] = (1.0,)
 
 
 @dataclass(slots=True)
@@ -87,34 +91,43 @@ class MonteCarloBot(Bot):
     def __init__(self, seed: int | None = None, config: SearchConfig | None = None) -> None:
         super().__init__(seed)
         self.config = config or SearchConfig(samples=100)
+        #: Rollouts (simulated deal completions) run so far, for ``sixnimmt bench bots``.
+        self.rollouts = 0
 
-    def simulate(self, view: PlayerView) -> tuple[tuple[int, ...], np.ndarray]:
-        """The options and their rollout penalties, ``float64[options, samples, players]``."""
+    def simulate(
+        self, view: PlayerView, options: tuple[int, ...], samples: int, a: _Arrays | None = None
+    ) -> np.ndarray:
+        """Rollout penalties for ``options``, ``float64[options, samples, players]``."""
         decision = view.decision
         assert decision is not None and view.seat is not None
         cfg = self.config
-        a = _arrays(view)
+        a = a or _arrays(view)
         seed = self.rng.getrandbits(31)
         professional = view.rules.professional
         tie_mode = _TIE_MODES[view.rules.pro_tie]
-        options = tuple(decision.options)
+        self.rollouts += len(options) * samples
         if decision.kind is DecisionKind.CARD:
-            out = rollout_cards(
+            return rollout_cards(
                 a.rows, a.lens, a.hands, a.hlen, a.known, a.pool, view.seat,
-                np.array(options, dtype=np.int64), cfg.samples, cfg.policy, professional,
+                np.array(options, dtype=np.int64), samples, cfg.policy, professional,
                 tie_mode, cfg.noise, cfg.shared, seed,
             )  # fmt: skip
-        else:
-            assert view.revealed is not None and decision.card is not None
-            queue = view.unplaced[1:]  # unplaced[0] is the card being settled
-            out = rollout_rows(
-                a.rows, a.lens, a.hands, a.hlen, a.known, a.pool, view.seat, decision.card,
-                np.array(options, dtype=np.int64), decision.reason == "too-low",
-                np.array(queue, dtype=np.int64),
-                np.array([view.revealed.index(c) for c in queue], dtype=np.int64),
-                cfg.samples, cfg.policy, professional, tie_mode, cfg.noise, seed,
-            )  # fmt: skip
-        return options, out
+        assert view.revealed is not None and decision.card is not None
+        queue = view.unplaced[1:]  # unplaced[0] is the card being settled
+        return rollout_rows(
+            a.rows, a.lens, a.hands, a.hlen, a.known, a.pool, view.seat, decision.card,
+            np.array(options, dtype=np.int64), decision.reason == "too-low",
+            np.array(queue, dtype=np.int64),
+            np.array([view.revealed.index(c) for c in queue], dtype=np.int64),
+            samples, cfg.policy, professional, tie_mode, cfg.noise, seed,
+        )  # fmt: skip
+
+    def _objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
+        """Per rollout: own penalty, or own minus the others' mean (``relative``)."""
+        own = out[:, :, me]
+        if not self.config.relative:
+            return own
+        return own - (out.sum(axis=2) - own) / max(1, players - 1)
 
     def explain(self, view: PlayerView) -> tuple[int, dict[int, float]]:
         """The best option and, per option, this seat's expected penalty for the whole deal."""
@@ -122,17 +135,31 @@ class MonteCarloBot(Bot):
         assert decision is not None and view.seat is not None
         if decision.kind is DecisionKind.DRAFT:
             return draft_pick(view), {}
-        options, out = self.simulate(view)
-        me = view.seat
-        own = out[:, :, me].mean(axis=1)
-        if self.config.relative:
-            others = (out.sum(axis=2) - out[:, :, me]) / max(1, view.players - 1)
-            objective = own - others.mean(axis=1)
-        else:
-            objective = own
-        best = options[int(np.argmin(objective))]
+        me, players = view.seat, view.players
+        arrays = _arrays(view)
+        options = tuple(decision.options)
+        budget = self.config.samples * len(options)
+        # Per option: the sum of its rollouts' objective values and own penalties, and their count.
+        objective = dict.fromkeys(options, 0.0)
+        own = dict.fromkeys(options, 0.0)
+        count = dict.fromkeys(options, 0)
+        alive = options
+        for share in self.config.split:
+            samples = max(1, round(share * budget / len(alive)))
+            out = self.simulate(view, alive, samples, arrays)
+            values = self._objective(out, me, players).sum(axis=1)
+            owns = out[:, :, me].sum(axis=1)
+            for i, option in enumerate(alive):
+                objective[option] += float(values[i])
+                own[option] += float(owns[i])
+                count[option] += samples
+            ranked = sorted(alive, key=lambda o: objective[o] / count[o])
+            finalists = ranked
+            alive = tuple(ranked[: max(2, (len(ranked) + 1) // 2)])
+        # Only the options that got every round compete: an early-dropped option's mean is stale.
+        best = min(finalists, key=lambda o: (objective[o] / count[o], o))
         already = view.penalties[me]
-        return best, {o: float(already + own[i]) for i, o in enumerate(options)}
+        return best, {o: already + own[o] / count[o] for o in options}
 
     def decide(self, view: PlayerView) -> int:
         decision = view.decision

@@ -81,3 +81,93 @@ def engine(
     typer.echo(f"  checked API (Game)        {checked:>10,.0f} games/s  ({n_checked} games)")
     typer.echo(f"  fast path (FastDeal)      {fast:>10,.0f} games/s  ({n_fast} games)")
     typer.echo(f"  compiled (numba kernel)   {compiled * batch:>10,.0f} games/s  ({n_batches * batch} games)")
+
+
+@app.command("env")
+def env_speed(
+    seconds: Annotated[float, typer.Option(min=0.1, help="Time per measurement.")] = 3.0,
+    players: Annotated[int, typer.Option(min=2, max=10, help="Players per game.")] = 4,
+    variant: Annotated[str, typer.Option(help="standard, tactics, logic or professional.")] = "standard",
+    seed: Annotated[int, typer.Option(help="Seed for the shuffles and the random moves.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """RL environment steps per second (random legal moves), against the checked engine's (docs/rl.md)."""
+    from ..core import RulesError
+    from ..rl.benchmark import measure
+
+    try:
+        speed = measure(players=players, variant=variant, seconds=seconds, seed=seed)
+    except RulesError as error:
+        raise typer.BadParameter(str(error)) from None
+    if as_json:
+        typer.echo(json.dumps(speed.to_dict()))
+        return
+    typer.echo(f"random legal moves, {players} players, {variant}, one core (step = one turn or one row choice):")
+    typer.echo(f"  engine (checked Game)     {speed.engine_steps_per_s:>10,.0f} steps/s  {speed.engine_games_per_s:>7,.1f} games/s")
+    typer.echo(f"  PettingZoo parallel env   {speed.parallel_steps_per_s:>10,.0f} steps/s  {speed.parallel_games_per_s:>7,.1f} games/s"
+               f"  ({speed.ratio:.2f} of the engine)")
+    typer.echo(f"  Gymnasium env vs random   {speed.gym_steps_per_s:>10,.0f} learner steps/s")
+
+
+def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float | int | str]:
+    """Play ``deals`` one-deal games of ``name`` in every seat; time every decision."""
+    from ..bots import make_bot  # the bots import numba kernels: load them only for this command
+
+    bots = [make_bot(name, seed + seat) for seat in range(players)]
+    rules = Rules(players=players, deals=1)
+    decisions, thinking, slowest = 0, 0.0, 0.0
+    for deal in range(deals):
+        game = Game(rules, seed=seed * 7919 + deal)
+        while not game.is_over:
+            for decision in game.pending():
+                view = game.view(decision.seat)
+                start = time.perf_counter()
+                answer = bots[decision.seat].decide(view)
+                spent = time.perf_counter() - start
+                thinking += spent
+                slowest = max(slowest, spent)
+                decisions += 1
+                game.act(decision.seat, answer)
+    rollouts = sum(int(getattr(bot, "rollouts", 0)) for bot in bots)
+    return {
+        "bot": name,
+        "decisions": decisions,
+        "decisions_per_s": round(decisions / thinking, 1) if thinking else 0.0,
+        "ms_per_decision": round(1000 * thinking / decisions, 3),
+        "max_ms_per_decision": round(1000 * slowest, 2),
+        "rollouts": rollouts,
+        "rollouts_per_s": round(rollouts / thinking, 1) if rollouts and thinking else 0.0,
+    }
+
+
+@app.command()
+def bots(
+    names: Annotated[
+        str, typer.Option("--bots", help="Comma-separated bot names.")
+    ] = "random,snug,cautious,mcs100,hard,expert",
+    deals: Annotated[int, typer.Option(min=1, help="Deals per bot (every seat played by the bot).")] = 20,
+    players: Annotated[int, typer.Option(min=2, max=10, help="Players per game.")] = 4,
+    seed: Annotated[int, typer.Option(help="Seed for the deals and the bots.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Decisions per second of each bot and rollouts (simulated deal completions) per second, one core."""
+    from ..bots import available
+
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    known = available()
+    for name in wanted:
+        if name not in known:
+            raise typer.BadParameter(f"unknown bot {name!r}: choose from {', '.join(known)}", param_hint="--bots")
+    for name in wanted:  # compile (or load the cache) outside the timing
+        bot_speed(name, 1, players, seed + 1)
+    results = [bot_speed(name, deals, players, seed) for name in wanted]
+    if as_json:
+        typer.echo(json.dumps({"players": players, "deals": deals, "bots": results}))
+        return
+    typer.echo(f"bot speed, {players} players, standard rules, {deals} deals per bot, one core:")
+    typer.echo(f"  {'bot':<10} {'decisions/s':>12} {'ms/decision':>12} {'max ms':>9} {'rollouts/s':>12}")
+    for r in results:
+        typer.echo(
+            f"  {r['bot']:<10} {r['decisions_per_s']:>12,} {r['ms_per_decision']:>12} "
+            f"{r['max_ms_per_decision']:>9} {r['rollouts_per_s']:>12,}"
+        )
