@@ -74,7 +74,16 @@ ROW_POINTS_SCALE = 20.0
 NO_TARGET_SCALE = 100.0
 PLAYER_FEATURES = 5
 ROW_FEATURES = 6
-VARIANTS = tuple(Variant)
+#: Every variant of RULES.md, in the order of the observation's variant one-hot. The layout keeps a
+#: place for each, so that covering another variant does not change the vector's size.
+VARIANT_NAMES: tuple[str, ...] = (
+    "standard", "tactics", "logic", "professional", "tournament", "open", "nifty", "hand", "double",
+)
+#: The variants the environments accept: those whose decisions and public information the layout
+#: describes fully.
+SUPPORTED_VARIANTS: tuple[str, ...] = ("standard", "tactics", "logic", "professional")
+#: Decision kinds, in the order of the observation's kind one-hot.
+KIND_NAMES: tuple[str, ...] = ("card", "row", "draft", "order", "keep")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +111,14 @@ SEGMENTS: tuple[Segment, ...] = (
     Segment("rows", ROW_COUNT * ROW_FEATURES, "per row 0..3: first card / 104, last card / 104, "
             "length / 5, bullheads / 20 (capped), 1 if full (the next card there takes it), 1 if empty"),
     Segment("players", MAX_PLAYERS * PLAYER_FEATURES, "per seat-relative slot 0..9: present, total "
-            "/ target (capped), penalties this deal / target (capped), hand size / 10, has chosen "
+            "/ target (capped), penalties this deal / target (capped), cards in hand / hand size, has chosen "
             "a card this turn"),
-    Segment("decision", 6, "kind one-hot (card, row, draft), reason one-hot (too-low, tie), the card "
+    Segment("decision", len(KIND_NAMES) + 3, "kind one-hot (card, row, draft, order, keep), reason "
+            "one-hot (too-low, tie), the card "
             "whose row is being chosen / 104"),
-    Segment("context", 3 + len(VARIANTS), "turn / 10, deal / 10 (capped), players / 10, variant "
-            "one-hot (standard, tactics, logic, professional)"),
+    Segment("context", 3 + len(VARIANT_NAMES), "turn / hand size, deal / 10 (capped), players / 10, "
+            "variant one-hot (standard, tactics, logic, professional, tournament, open, nifty, hand, "
+            "double)"),
 )
 
 
@@ -136,8 +147,9 @@ _ROWS = _OFFSET["rows"]
 _PLAYERS = _OFFSET["players"]
 _DECISION = _OFFSET["decision"]
 _CONTEXT = _OFFSET["context"]
-_KIND_INDEX = {DecisionKind.CARD: 0, DecisionKind.ROW: 1, DecisionKind.DRAFT: 2}
-_VARIANT_INDEX = {v: i for i, v in enumerate(VARIANTS)}
+_KIND_INDEX = {name: i for i, name in enumerate(KIND_NAMES)}
+_REASON = _DECISION + len(KIND_NAMES)
+_VARIANT_INDEX = {name: i for i, name in enumerate(VARIANT_NAMES)}
 
 
 def segment_slice(name: str) -> slice:
@@ -238,6 +250,7 @@ def encode(view: PlayerView) -> NDArray[np.float32]:
             ones.append(base + 4)
 
     scale = float(rules.target) if rules.target is not None else NO_TARGET_SCALE
+    hand_size = getattr(rules, "hand_size", HAND_SIZE)  # 14 in Nifty and Hand
     totals, penalties, sizes, chosen = view.totals, view.penalties, view.hand_sizes, view.chosen
     for slot in range(players):
         other = (seat + slot) % players
@@ -245,26 +258,26 @@ def encode(view: PlayerView) -> NDArray[np.float32]:
         ones.append(base)
         index += (base + 1, base + 2, base + 3)
         value += (min(totals[other] / scale, 1.0), min(penalties[other] / scale, 1.0),
-                  sizes[other] / HAND_SIZE)
+                  min(sizes[other] / hand_size, 1.0))
         if chosen[other]:
             ones.append(base + 4)
 
     decision = view.decision
     if decision is not None:
-        ones.append(_DECISION + _KIND_INDEX[decision.kind])
+        ones.append(_DECISION + _KIND_INDEX[decision.kind.value])
         if decision.reason == "too-low":
-            ones.append(_DECISION + 3)
+            ones.append(_REASON)
         elif decision.reason == "tie":
-            ones.append(_DECISION + 4)
+            ones.append(_REASON + 1)
         if decision.card is not None:
-            index.append(_DECISION + 5)
+            index.append(_REASON + 2)
             value.append(decision.card / DECK_SIZE)
 
     index += (_CONTEXT, _CONTEXT + 1, _CONTEXT + 2)
-    value += (min(view.turn / HAND_SIZE, 1.0), min(max(view.deal, 0) / 10.0, 1.0), players / MAX_PLAYERS)
-    ones.append(_CONTEXT + 3 + _VARIANT_INDEX[rules.variant])
+    value += (min(view.turn / hand_size, 1.0), min(max(view.deal, 0) / 10.0, 1.0), players / MAX_PLAYERS)
+    ones.append(_CONTEXT + 3 + _VARIANT_INDEX[rules.variant.value])
 
-    obs[_UNSEEN + 1 : _UNSEEN + 1 + len(rules.deck)] = 1.0  # every deck is 1..size
+    obs[[_UNSEEN + c for c in rules.deck]] = 1.0
     obs[[_UNSEEN + c for c in seen]] = 0.0
     obs[ones] = 1.0
     obs[index] = value

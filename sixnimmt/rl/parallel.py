@@ -30,9 +30,9 @@ from numpy.typing import NDArray
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec
 
-from ..core import Decision, Game, IllegalMoveError, Rules
+from ..core import Decision, Game, IllegalMoveError, Rules, RulesError
 from ..core.text import rows_text
-from .encoding import N_ACTIONS, OBS_SIZE, action_mask, action_to_move, encode
+from .encoding import N_ACTIONS, OBS_SIZE, SUPPORTED_VARIANTS, action_mask, action_to_move, encode
 
 RewardMode = Literal["penalty", "relative"]
 IllegalActionMode = Literal["raise", "random"]
@@ -60,8 +60,15 @@ def make_rules(
     deals: int | None,
     pro_tie: str,
 ) -> Rules:
-    """The core's :class:`Rules` (which validates every option with a clear message)."""
-    return Rules(players=players, variant=variant, target=target, end=end, deals=deals, pro_tie=pro_tie)  # type: ignore[arg-type]
+    """The core's :class:`Rules` (which validates every option with a clear message), for a
+    variant the observation encoding covers."""
+    rules = Rules(players=players, variant=variant, target=target, end=end, deals=deals, pro_tie=pro_tie)  # type: ignore[arg-type]
+    if rules.variant.value not in SUPPORTED_VARIANTS:
+        raise RulesError(
+            f"the RL environments do not cover the {rules.variant.value} variant yet: choose one of "
+            + ", ".join(SUPPORTED_VARIANTS)
+        )
+    return rules
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:

@@ -128,7 +128,7 @@ def test_rows_players_and_decision_features() -> None:
                 assert not kind.any()
             elif decision.kind is DecisionKind.ROW:
                 row_decisions += 1
-                assert kind[1] == 1 and kind[3] == 1 and kind[5] == pytest.approx(decision.card / 104)
+                assert kind[1] == 1 and kind[5] == 1 and kind[7] == pytest.approx(decision.card / 104)
             else:
                 assert kind[0] == 1 and not kind[1:].any()
             context = obs[segment_slice("context")]

@@ -189,7 +189,8 @@ def test_same_seed_same_game_different_seed_different_game() -> None:
     "kwargs, error, message",
     [
         ({"players": 11}, RulesError, "11 players"),
-        ({"variant": "nifty"}, RulesError, "unknown variant 'nifty'"),
+        ({"variant": "bogus"}, RulesError, "unknown variant 'bogus'"),
+        ({"variant": "nifty"}, RulesError, "nifty"),  # a variant the encoding does not cover yet
         ({"reward": "score"}, ValueError, "unknown reward 'score'"),
         ({"illegal_action": "ignore"}, ValueError, "unknown illegal_action 'ignore'"),
         ({"render_mode": "rgb_array"}, ValueError, "unknown render_mode 'rgb_array'"),
