@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
 from ..bots import available
-from ..core import BULLHEADS, Rules, RulesError
-from ..core.record import dumps
+from ..core import BULLHEADS, DraftPicked, Rules, RulesError
+from ..core.record import dumps, replay
 from .config import Settings
 from .protocol import ProtocolError, RateLimiter, decode
 from .rooms import BOT_LEVELS, TIMER_CHOICES, Room, Rooms, TableError, TableOptions
@@ -162,6 +162,22 @@ async def _game_or_404(rooms: Rooms, game_id: int) -> dict[str, Any]:
 @api.get("/games/{game_id}")
 async def get_game(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
     return await _game_or_404(rooms, game_id)
+
+
+@api.get("/games/{game_id}/events")
+async def game_events(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
+    """A finished game replayed by the engine: every public event, and each deal's starting hands
+    (public once the game is over), for the turn-by-turn replay page."""
+    game = await _game_or_404(rooms, game_id)
+    replayed = replay(game["record"]).game
+    events = [e.to_dict() for e in replayed.events]
+    hands: list[list[list[int]]] = []
+    for deal in game["record"]["deals"]:
+        hands.append([list(h) for h in deal["hands"]] if "hands" in deal else [[] for _ in replayed.seats])
+    for event in replayed.events:
+        if isinstance(event, DraftPicked):
+            hands[event.deal][event.seat].append(event.card)
+    return {**{k: v for k, v in game.items() if k != "record"}, "events": events, "hands": hands}
 
 
 @api.get("/games/{game_id}/record.json")

@@ -66,8 +66,17 @@ def bot_spec(level: str) -> str:
     return level if level in available() else "random"
 
 
-def bot_label(level: str) -> str:
-    return f"Bot ({level})"
+#: Names bots sit down with (their level is shown next to the name).
+BOT_NAMES = ("Bella", "Otto", "Luna", "Max", "Ivy", "Finn", "Nora", "Leo", "Mia", "Hugo")
+
+
+def bot_label(index: int, taken: set[str]) -> str:
+    """A friendly, distinct name for the bot in seat ``index``."""
+    for offset in range(len(BOT_NAMES)):
+        name = BOT_NAMES[(index - 1 + offset) % len(BOT_NAMES)]
+        if name not in taken:
+            return name
+    return f"Bot {index + 1}"
 
 
 class Connection(Protocol):
@@ -344,7 +353,8 @@ class Room:
         level = self.options.fill_bot
         for seat in self.seats:
             if seat.kind == "open":
-                seat.kind, seat.bot, seat.name = "bot", level, bot_label(level)
+                taken = {s.name for s in self.seats}
+                seat.kind, seat.bot, seat.name = "bot", level, bot_label(seat.index, taken)
         await self._start_game()
         self._publish([])
 
@@ -591,7 +601,8 @@ class Rooms:
                 level = spec.get("bot", "medium")
                 if level not in BOT_LEVELS:
                     raise TableError(f"unknown bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}")
-                room_seats.append(Seat(index, "bot", bot_label(level), level))
+                taken = {s.name for s in room_seats}
+                room_seats.append(Seat(index, "bot", bot_label(index, taken), level))
             else:
                 raise TableError(f"seat {index + 1} must be 'open' or 'bot'")
         async with self._loading:

@@ -1,0 +1,110 @@
+// Finished games: a list, and a turn-by-turn replay built from the engine's events.
+import { api, h, lang, t } from "./util.js";
+import { bullIcon, cardNode, ghostNode, sumHeads } from "./cards.js";
+
+function when(iso) {
+  try { return new Date(iso).toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" }); } catch { return iso; }
+}
+
+export async function showHistory(main) {
+  main.append(h("h1", {}, t("history.title")));
+  let games = [];
+  try { games = await api("/games?limit=100"); } catch (e) { main.append(h("p.error", {}, e.message)); return; }
+  if (!games.length) { main.append(h("p.muted", {}, t("history.none"))); return; }
+  const rows = games.map((g) => h("tr", { dataset: { game: g.id } },
+    h("td", {}, when(g.finished_at)),
+    h("td", {}, t(`variant.${g.variant}`)),
+    h("td", {}, g.seats.map((name, i) => `${name} ${g.totals[i]}`).join(" · ")),
+    h("td", {}, g.winners.map((i) => g.seats[i]).join(" & ")),
+    h("td", {}, h("a.btn.small", { href: `#/history/${g.id}` }, t("history.open")))));
+  main.append(h("div", { style: "overflow-x:auto" }, h("table.games", {},
+    h("thead", {}, h("tr", {}, ["history.when", "history.variant", "history.players", "history.winner"].map((k) => h("th", {}, t(k))), h("th"))),
+    h("tbody", {}, rows))));
+}
+
+/** Frames of the replay: the state after each deal start and each turn, from the engine's events. */
+function buildFrames(data) {
+  const players = data.seats.length;
+  const frames = [];
+  let rows = [[], [], [], []];
+  let hands = [];
+  let totals = Array(players).fill(0);
+  let penalties = Array(players).fill(0);
+  let deal = 0, turn = 0, plays = null, taken = [];
+  const snap = (label) => frames.push({ label, rows: rows.map((r) => [...r]), hands: hands.map((x) => [...x].sort((a, b) => a - b)),
+    totals: [...totals], penalties: [...penalties], plays, taken: [...taken], deal, turn });
+  const flush = () => { if (plays) { snap(t("history.step", { d: deal + 1, t: turn + 1 })); plays = null; taken = []; } };
+  for (const e of data.events) {
+    switch (e.type) {
+      case "deal-started":
+        flush();
+        deal = e.deal; rows = e.rows.map((r) => [...r]); penalties = Array(players).fill(0);
+        hands = data.hands[deal].map((x) => (data.events.some((ev) => ev.type === "draft-picked") ? [] : [...x]));
+        if (e.rows.some((r) => r.length)) snap(t("history.dealStart", { d: deal + 1 }));
+        break;
+      case "draft-picked": hands[e.seat].push(e.card); break;
+      case "rows-laid": rows = e.rows.map((r) => [...r]); snap(t("history.dealStart", { d: deal + 1 })); break;
+      case "cards-revealed":
+        flush();
+        turn = e.turn; plays = e.plays;
+        e.plays.forEach((card, seat) => { hands[seat] = hands[seat].filter((c) => c !== card); });
+        break;
+      case "row-taken": rows[e.row] = []; penalties[e.seat] += e.bullheads; taken.push(e); break;
+      case "card-placed": if (e.side === "left") rows[e.row].unshift(e.card); else rows[e.row].push(e.card); break;
+      case "deal-scored": totals = [...e.totals]; break;
+      default: break;
+    }
+  }
+  flush();
+  frames.push({ ...frames[frames.length - 1], label: t("history.final"), plays: null, taken: [], final: true, totals });
+  return frames;
+}
+
+export async function showReplay(main, id) {
+  let data;
+  try { data = await api(`/games/${id}/events`); } catch (e) { main.append(h("p.error", {}, e.message)); return; }
+  const frames = buildFrames(data);
+  let at = 0;
+  let timer = null;
+  const label = h("strong", { id: "replay-step", "aria-live": "polite" });
+  const board = h("div.board");
+  const info = h("div");
+  const handsNode = h("div.replay-hands");
+  const screen = h("section.table-screen", { style: "border-radius:14px;min-height:auto" }, label, board, info, handsNode);
+  const go = (i) => { at = Math.max(0, Math.min(frames.length - 1, i)); draw(); };
+  const playBtn = h("button.btn.small", { type: "button", onclick: () => {
+    if (timer) { clearInterval(timer); timer = null; playBtn.textContent = t("history.play"); return; }
+    playBtn.textContent = t("history.pause");
+    timer = setInterval(() => { if (at >= frames.length - 1) { clearInterval(timer); timer = null; playBtn.textContent = t("history.play"); } else go(at + 1); }, 1200);
+  } }, t("history.play"));
+  const controls = h("div.replay-controls", {},
+    h("button.btn.small", { type: "button", onclick: () => go(0), "aria-label": t("history.start") }, "⏮"),
+    h("button.btn.small", { type: "button", id: "prev", onclick: () => go(at - 1), "aria-label": t("history.prev") }, "◀"),
+    playBtn,
+    h("button.btn.small", { type: "button", id: "next", onclick: () => go(at + 1), "aria-label": t("history.next") }, "▶"),
+    h("button.btn.small", { type: "button", onclick: () => go(frames.length - 1), "aria-label": t("history.end") }, "⏭"),
+    h("span", { style: "flex:1" }),
+    h("a.btn.small.primary", { href: `/api/games/${id}/record.json`, download: `sixnimmt-game-${id}.json`, id: "download" }, t("history.download")));
+  function draw() {
+    const f = frames[at];
+    label.textContent = `${f.label}  (${at + 1}/${frames.length})`;
+    board.replaceChildren(...f.rows.map((row, i) => {
+      const cards = row.map((c) => cardNode(c));
+      for (let k = row.length; k < 6; k++) cards.push(ghostNode(k === 5));
+      return h("div.row", { dataset: { row: i } }, h("div.cards", {}, cards), h("div.rowsum", {}, bullIcon(), String(sumHeads(row))));
+    }));
+    const parts = [];
+    if (f.plays) parts.push(h("div.reveal", {}, f.plays.map((card, seat) => ({ card, seat })).sort((a, b) => a.card - b.card)
+      .map((p) => h("div.played", {}, cardNode(p.card), h("span", {}, data.seats[p.seat])))));
+    for (const take of f.taken) parts.push(h("p", { style: "margin:.3rem 0" }, t("table.took", { name: data.seats[take.seat], n: take.bullheads })));
+    parts.push(h("p", {}, data.seats.map((name, i) => `${name}: ${f.totals[i]}${f.penalties[i] && !f.final ? ` (+${f.penalties[i]})` : ""}`).join(" · ")));
+    info.replaceChildren(...parts);
+    handsNode.replaceChildren(h("strong", {}, t("history.hands")), ...f.hands.map((hand, i) =>
+      h("div.hrow", {}, h("span", {}, data.seats[i]), hand.map((c) => cardNode(c)))));
+  }
+  const onKey = (e) => { if (e.key === "ArrowRight") go(at + 1); if (e.key === "ArrowLeft") go(at - 1); };
+  document.addEventListener("keydown", onKey);
+  main.append(h("h1", {}, `${t(`variant.${data.variant}`)} · ${when(data.finished_at)}`), controls, h("div", { style: "height:.6rem" }), screen);
+  draw();
+  return () => { document.removeEventListener("keydown", onKey); if (timer) clearInterval(timer); };
+}

@@ -1,0 +1,127 @@
+// The lobby: create a table, join by code, see open tables and your own.
+import { api, getConfig, h, seats, t, toast } from "./util.js";
+
+const LEVELS = ["easy", "medium", "hard", "expert"];
+
+export async function showLobby(main) {
+  const config = await getConfig();
+  const savedName = localStorage.getItem("sixnimmt.name") || "";
+  const error = h("p.error", { role: "alert", id: "create-error" });
+
+  // ---- new table form
+  const name = h("input", { id: "name", name: "name", maxlength: "24", required: true, value: savedName, autocomplete: "nickname" });
+  const variant = h("select", { id: "variant" }, config.variants.map((v) => h("option", { value: v }, t(`variant.${v}`))));
+  const players = h("select", { id: "players" }, Array.from({ length: 9 }, (_, i) => h("option", { value: i + 2 }, String(i + 2))));
+  players.value = "4";
+  const seatList = h("ol.seat-list", { id: "seats", "aria-label": t("lobby.seats") });
+  const target = h("input", { id: "target", type: "number", min: "1", max: "1000", value: "66", inputmode: "numeric" });
+  const end = h("select", { id: "end" }, ["at-least", "above"].map((v) => h("option", { value: v }, t(`lobby.end.${v}`))));
+  const count = h("select", { id: "count" }, ["up", "down"].map((v) => h("option", { value: v }, t(`lobby.count.${v}`))));
+  const timer = h("select", { id: "timer" }, config.timers.map((s) => h("option", { value: s }, s ? t("lobby.timer.s", { n: s }) : t("lobby.timer.off"))));
+
+  const seatChoices = () => [
+    h("option", { value: "open" }, t("lobby.friend")),
+    ...LEVELS.map((lv) => h("option", { value: `bot:${lv}` }, t("lobby.bot", { level: t(`level.${lv}`) }))),
+  ];
+  function drawSeats() {
+    const keep = [...seatList.querySelectorAll("select")].map((s) => s.value);
+    const n = Number(players.value);
+    const items = [h("li", {}, h("span", {}, t("lobby.seat", { n: 1 })), h("strong", {}, t("lobby.you")))];
+    for (let i = 1; i < n; i++) {
+      const select = h("select", { "aria-label": t("lobby.seat", { n: i + 1 }), dataset: { seat: i } }, seatChoices());
+      select.value = keep[i - 1] || "bot:medium";
+      items.push(h("li", {}, h("span", {}, t("lobby.seat", { n: i + 1 })), select));
+    }
+    seatList.replaceChildren(...items);
+  }
+  players.addEventListener("change", drawSeats);
+  drawSeats();
+
+  async function create(event) {
+    event.preventDefault();
+    error.textContent = "";
+    const seatSpecs = [...seatList.querySelectorAll("select")].map((s) =>
+      s.value === "open" ? { kind: "open" } : { kind: "bot", bot: s.value.slice(4) });
+    try {
+      localStorage.setItem("sixnimmt.name", name.value.trim());
+      const made = await api("/tables", { method: "POST", body: {
+        name: name.value, variant: variant.value, seats: seatSpecs,
+        target: Number(target.value) || 66, end: end.value, count: count.value, timer: Number(timer.value),
+      } });
+      seats.set(made.code, made.seat, made.token);
+      location.hash = `#/t/${made.code}`;
+    } catch (e) { error.textContent = e.message; }
+  }
+
+  const form = h("form.panel", { id: "create", onsubmit: create, "aria-labelledby": "new-title" },
+    h("h2", { id: "new-title" }, t("lobby.new")),
+    h("label.field", {}, h("span", {}, t("lobby.yourName")), name),
+    h("div.row-fields", {},
+      h("label.field", {}, h("span", {}, t("lobby.variant")), variant),
+      h("label.field", {}, h("span", {}, t("lobby.players")), players)),
+    h("fieldset.field", { style: "border:0;padding:0;margin:0 0 .75rem" }, h("legend", {}, t("lobby.seats")), seatList),
+    h("div.row-fields", {},
+      h("label.field", {}, h("span", {}, t("lobby.target")), target),
+      h("label.field", {}, h("span", {}, t("lobby.end")), end),
+      h("label.field", {}, h("span", {}, t("lobby.count")), count),
+      h("label.field", {}, h("span", {}, t("lobby.timer")), timer)),
+    error,
+    h("button.btn.primary", { type: "submit", id: "create-btn" }, t("lobby.create")));
+
+  // ---- join by code
+  const joinError = h("p.error", { role: "alert" });
+  const code = h("input", { id: "join-code", maxlength: "5", autocapitalize: "characters", autocomplete: "off", class: "code", placeholder: "ABCDE" });
+  const joinName = h("input", { id: "join-name", maxlength: "24", value: savedName, autocomplete: "nickname" });
+  async function join(event) {
+    event.preventDefault();
+    joinError.textContent = "";
+    const wanted = code.value.trim().toUpperCase();
+    if (seats.get(wanted)) { location.hash = `#/t/${wanted}`; return; }
+    try {
+      localStorage.setItem("sixnimmt.name", joinName.value.trim());
+      const joined = await api(`/tables/${encodeURIComponent(wanted)}/join`, { method: "POST", body: { name: joinName.value } });
+      seats.set(joined.code, joined.seat, joined.token);
+      location.hash = `#/t/${joined.code}`;
+    } catch (e) { joinError.textContent = e.message; }
+  }
+  const joinForm = h("form.panel", { id: "join", onsubmit: join },
+    h("h2", {}, t("lobby.join")),
+    h("div.row-fields", {},
+      h("label.field", {}, h("span", {}, t("lobby.code")), code),
+      h("label.field", {}, h("span", {}, t("lobby.yourName")), joinName)),
+    joinError,
+    h("button.btn", { type: "submit" }, t("lobby.joinBtn")));
+
+  const list = h("ul.tables", { id: "open-tables" });
+  const side = h("div", {}, joinForm, h("section.panel", { style: "margin-top:1rem" }, h("h2", {}, t("lobby.open")), list));
+  main.append(
+    h("h1", {}, t("lobby.title")),
+    h("p.muted", { style: "margin-top:-.6rem" }, t("lobby.tagline")),
+    h("div.grid2", {}, form, side));
+
+  async function refresh() {
+    let tables = [];
+    try { tables = await api("/tables"); } catch { return; }
+    const mine = seats.all();
+    const items = tables.map((table) => {
+      const own = mine[table.code];
+      const who = table.seats.map((s) => (s.kind === "open" ? "·" : s.name)).join(", ");
+      const action = own
+        ? h("a.btn.small.primary", { href: `#/t/${table.code}` }, t("lobby.resume"))
+        : table.status === "waiting" && table.open > 0
+          ? h("button.btn.small", { type: "button", onclick: () => { code.value = table.code; joinName.focus(); } }, t("lobby.joinBtn"))
+          : h("a.btn.small.ghost", { href: `#/t/${table.code}` }, t("lobby.watch"));
+      return h("li", { dataset: { code: table.code } },
+        h("span.code", {}, table.code),
+        h("span.badge", {}, t(`variant.${table.rules.variant}`)),
+        h("span.who", {}, who),
+        h("span.badge" + (table.status === "playing" ? ".live" : ""), {},
+          table.status === "waiting" ? t("lobby.seatsFree", { n: table.open }) : t("lobby.playing")),
+        action);
+    });
+    list.replaceChildren(...(items.length ? items : [h("li.muted", {}, t("lobby.none"))]));
+  }
+  await refresh();
+  const poll = setInterval(refresh, 5000);
+  return () => clearInterval(poll);
+}

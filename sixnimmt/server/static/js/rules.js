@@ -1,0 +1,17 @@
+// The rules of each variant, in the chosen language (the texts are rendered to HTML by the server).
+import { api, h, lang, t } from "./util.js";
+
+const VARIANTS = ["standard", "tactics", "logic", "professional"];
+
+export async function showRules(main, variant) {
+  if (!VARIANTS.includes(variant)) variant = "standard";
+  const tabs = h("nav.tabs", { "aria-label": t("rules.title") }, VARIANTS.map((v) =>
+    h("a", { href: `#/rules/${v}`, "aria-current": v === variant ? "page" : null }, t(`variant.${v}`))));
+  const body = h("article.rules.panel", { id: "rules-text", lang });
+  main.append(h("h1", {}, t("rules.title")), tabs, body);
+  try {
+    const page = await api(`/rules/${lang}/${variant}`);
+    // Safe: the server renders the project's own Markdown with raw HTML disabled.
+    body.innerHTML = page.html;
+  } catch (e) { body.textContent = t("error.generic", { msg: e.message }); }
+}

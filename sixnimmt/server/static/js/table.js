@@ -1,0 +1,389 @@
+// The table: one WebSocket, the server's view of this seat, and animations of the public events.
+// The server is the authority: after each batch of events the screen is redrawn from its view.
+import { api, h, seats, sleep, t, toast } from "./util.js";
+import { bullIcon, cardNode, ghostNode, heads, sumHeads } from "./cards.js";
+
+const SPEED = Number(new URLSearchParams(location.search).get("speed") || 1);
+const pause = (ms) => sleep(ms * SPEED);
+
+export function showTable(main, code) {
+  main.className = "wide";
+  const screen = h("section.table-screen", { id: "table", dataset: { code, status: "connecting" } });
+  screen.style.setProperty("--speed", String(SPEED));
+  const inner = h("div.table-inner");
+  screen.append(inner);
+  main.append(screen);
+  inner.append(h("p.prompt.wait", {}, t("table.connecting")));
+
+  const own = seats.get(code);
+  let socket = null;
+  let closed = false;
+  let retry = 0;
+  let current = null; // the last applied {table, view}
+  let rows = [[], [], [], []]; // rows as drawn (may lag the view while animating)
+  let revealed = null; // [{seat, card, placed}] during a reveal
+  let queue = [];
+  let busy = false;
+  let deadline = null;
+  let dialog = null;
+  let freshRowCard = null;
+
+  // ------------------------------------------------------------------ connection
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const query = own ? `?token=${encodeURIComponent(own.token)}` : "";
+    socket = new WebSocket(`${scheme}://${location.host}/ws/${encodeURIComponent(code)}${query}`);
+    socket.onopen = () => { retry = 0; };
+    socket.onmessage = (event) => receive(JSON.parse(event.data));
+    socket.onclose = () => {
+      if (closed) return;
+      screen.dataset.status = "reconnecting";
+      toast(t("table.reconnecting"), true);
+      setTimeout(connect, Math.min(5000, 500 * 2 ** retry++));
+    };
+  }
+  function send(message) {
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  }
+
+  function receive(message) {
+    if (message.type === "error") {
+      if (message.fatal) { inner.replaceChildren(h("p.prompt.wait", {}, t("table.notFound")), h("a.btn", { href: "#/" }, t("table.lobby"))); closed = true; return; }
+      if (message.code !== "rate") toast(message.message, true);
+      return;
+    }
+    if (message.type === "state" || message.type === "update") {
+      queue.push(message);
+      if (!busy) drain();
+    }
+  }
+
+  async function drain() {
+    busy = true;
+    screen.dataset.busy = "1";
+    while (queue.length) {
+      const update = queue.shift();
+      const animate = update.type === "update" && current && queue.length < 3;
+      if (animate) await play(update.events || []);
+      apply(update);
+    }
+    busy = false;
+    screen.dataset.busy = "";
+    if (current?.view && current.table.status !== "waiting") drawTable(); // unlock the hand and rows
+  }
+
+  // ------------------------------------------------------------------ event animations
+
+  async function play(events) {
+    for (const event of events) {
+      if (closed) return;
+      const handler = ANIMATIONS[event.type];
+      if (handler) await handler(event);
+    }
+  }
+
+  const ANIMATIONS = {
+    "deal-started": async (e) => { rows = e.rows.map((r) => [...r]); revealed = null; drawBoard(); },
+    "rows-laid": async (e) => { rows = e.rows.map((r) => [...r]); drawBoard(); await pause(400); },
+    "cards-revealed": async (e) => {
+      revealed = e.plays.map((card, seat) => ({ seat, card, placed: false })).sort((a, b) => a.card - b.card);
+      drawReveal();
+      drawHand(true);
+      await pause(1100);
+    },
+    "row-taken": async (e) => {
+      const rowNode = boardNode.children[e.row];
+      rowNode?.classList.add("taking");
+      toast(t("table.took", { name: current.table.seats[e.seat].name, n: e.bullheads }));
+      await pause(700);
+      rows[e.row] = [];
+      drawBoard();
+    },
+    "card-placed": async (e) => {
+      if (e.side === "left") rows[e.row].unshift(e.card); else rows[e.row].push(e.card);
+      if (revealed) for (const p of revealed) if (p.card === e.card) p.placed = true;
+      freshRowCard = e.card;
+      drawBoard();
+      drawReveal();
+      await pause(550);
+    },
+    "deal-scored": async (e) => { dealSummary(e); await pause(300); },
+  };
+
+  // ------------------------------------------------------------------ drawing
+
+  const bar = h("div.tbar");
+  const playersNode = h("div.players", { role: "list", "aria-label": "Players" });
+  const boardNode = h("div.board", { id: "board", "aria-label": "Rows" });
+  const revealNode = h("div.reveal", { id: "reveal", "aria-live": "polite" });
+  const promptNode = h("div.prompt", { id: "prompt", role: "status" });
+  const handNode = h("div.hand", { id: "hand", role: "group", "aria-label": "Your hand" });
+  const handHelp = h("p.hand-help");
+  const handWrap = h("div.hand-wrap", {}, handNode, handHelp);
+  const timerNode = h("span.timer", { id: "timer", hidden: true });
+
+  function apply(update) {
+    current = { table: update.table, view: update.view };
+    const { table, view } = current;
+    screen.dataset.status = table.status;
+    if (view) {
+      rows = view.rows.map((r) => [...r]);
+      screen.dataset.phase = view.phase;
+      screen.dataset.deal = view.deal;
+      screen.dataset.turn = view.turn;
+      if (view.revealed) {
+        revealed = view.revealed.map((card, seat) => ({ seat, card, placed: !view.unplaced.includes(card) }))
+          .sort((a, b) => a.card - b.card);
+      } else revealed = null;
+    }
+    deadline = table.timer_left == null ? null : Date.now() + table.timer_left * 1000;
+    if (table.status === "waiting" || !view) drawWaiting();
+    else drawTable();
+  }
+
+  function seatName(i) { return current.table.seats[i]?.name ?? `#${i + 1}`; }
+
+  function drawBar() {
+    const { table, view } = current;
+    const where = view.phase === "draft" ? t("table.draft")
+      : `${t("table.deal", { d: view.deal + 1 })} · ${t("table.turn", { t: Math.min(view.turn + 1, 10) })}`;
+    bar.replaceChildren(
+      h("span", {}, t("table.code"), " ", h("span.code", {}, table.code)),
+      h("span.where", {}, view.phase === "over" ? t("table.gameOver") : where),
+      timerNode,
+      h("span.spacer"),
+      h("a.btn.small", { href: `#/rules/${table.rules.variant}`, target: "_blank" }, t(`variant.${table.rules.variant}`), " · ", t("nav.rules")));
+  }
+
+  function drawPlayers() {
+    const { table, view } = current;
+    const target = table.rules.target || 66;
+    const nodes = table.seats.map((seat, i) => {
+      const classes = [];
+      let status = "";
+      if (view.phase === "play") {
+        if (view.chosen[i]) { classes.push("done"); status = t("table.chosen"); }
+        else { classes.push("thinking"); status = t("table.thinking"); }
+      } else if (view.phase === "row-choice" && view.row_choice?.seat === i) {
+        classes.push("thinking"); status = t("table.choosingRow");
+      } else if (view.phase === "draft" && view.drafter === i) {
+        classes.push("thinking"); status = t("table.drafting");
+      }
+      if (i === table.you) classes.push("me");
+      if (view.winners.includes(i)) classes.push("winner");
+      const away = seat.kind === "human" && !seat.connected;
+      if (away) classes.push("away");
+      const total = table.count === "down" ? target - view.totals[i] : view.totals[i];
+      return h("div.player" + classes.map((c) => "." + c).join(""), { role: "listitem", dataset: { seat: i } },
+        h("span.pname", { title: seat.name }, seat.name),
+        h("span.ptotal", { title: table.count === "down" ? t("table.pointsLeft") : t("table.penalties") }, String(total)),
+        h("span.pstatus", {}, status,
+          seat.kind === "bot" ? h("span.badge.bot", { title: t("table.bot") }, t(`level.${seat.bot}`)) : null,
+          i === table.you ? h("span.badge", {}, t("table.you")) : null,
+          away ? h("span.badge", {}, t("table.away")) : null),
+        h("span.pdeal", { title: t("table.thisDeal", { n: view.penalties[i] }) }, view.penalties[i] ? `+${view.penalties[i]}` : ""));
+    });
+    playersNode.replaceChildren(...nodes);
+  }
+
+  function drawBoard() {
+    if (!current?.view) return;
+    const view = current.view;
+    const decision = view.decision;
+    const picking = decision?.kind === "row" && !busy ? decision : null;
+    const rowNodes = rows.map((row, index) => {
+      const cards = row.map((c) => cardNode(c, { extra: c === freshRowCard ? ".new" : "" }));
+      for (let k = row.length; k < 6; k++) cards.push(ghostNode(k === 5));
+      const sum = sumHeads(row);
+      const attrs = { dataset: { row: index }, "aria-label": `Row ${index + 1}: ${row.join(", ")}; ${sum} bullheads` };
+      const pickable = picking && picking.options.includes(index);
+      if (pickable) {
+        Object.assign(attrs, { role: "button", tabindex: "0", onclick: () => send({ type: "row", row: index, deal: view.deal, turn: view.turn }),
+          onkeydown: (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); send({ type: "row", row: index, deal: view.deal, turn: view.turn }); } } });
+      }
+      const sumNode = h("div.rowsum", { dataset: pickable && picking.reason === "too-low" ? { take: t("table.rowTake", { n: sum }) } : {} }, bullIcon(), String(sum));
+      return h("div.row" + (pickable ? ".pickable" : ""), attrs, h("div.cards", {}, cards), sumNode);
+    });
+    boardNode.replaceChildren(...rowNodes);
+    freshRowCard = null;
+  }
+
+  function drawReveal() {
+    const view = current?.view;
+    if (!view) return;
+    if (view.phase === "draft" && !busy) {
+      const mine = view.decision?.kind === "draft";
+      revealNode.replaceChildren(...view.draft_pool.map((c) => mine
+        ? cardNode(c, { tag: "button", attrs: { type: "button", onclick: () => send({ type: "draft", card: c }) } })
+        : cardNode(c)));
+      return;
+    }
+    if (revealed) {
+      revealNode.replaceChildren(...revealed.map((p) => h("div.played" + (p.placed ? ".gone" : ""), { dataset: { seat: p.seat } },
+        cardNode(p.card, { extra: p.seat === current.table.you ? ".mine" : "" }), h("span", {}, seatName(p.seat)))));
+      return;
+    }
+    const spectator = current.table.you == null;
+    revealNode.replaceChildren(h("p.hintline", {}, spectator ? t("table.spectator") : t("table.pickHelp")));
+  }
+
+  function drawPrompt() {
+    const { table, view } = current;
+    const d = view.decision;
+    let text = "";
+    let wait = false;
+    if (view.phase === "over") { text = t("table.gameOver"); wait = true; }
+    else if (d?.kind === "card") text = t("table.pick");
+    else if (d?.kind === "row") text = t(d.reason === "tie" ? "table.rowTie" : "table.rowTooLow", { card: d.card });
+    else if (d?.kind === "draft") text = t("table.draftPick");
+    else if (view.phase === "row-choice") { wait = true; text = t("table.someoneRow", { name: seatName(view.row_choice.seat), card: view.row_choice.card }); }
+    else if (view.phase === "draft") { wait = true; text = t("table.someoneDraft", { name: seatName(view.drafter) }); }
+    else if (view.phase === "play") {
+      wait = true;
+      const names = view.waiting_for.map(seatName).join(", ");
+      text = view.my_choice ? `${t("table.changed", { card: view.my_choice })} ${t("table.waitOthers", { names })}` : t("table.waitOthers", { names });
+      if (table.you == null) text = t("table.waitOthers", { names });
+    }
+    promptNode.className = "prompt" + (wait ? " wait" : "");
+    promptNode.textContent = text;
+  }
+
+  function drawHand(locked = false) {
+    const { table, view } = current;
+    if (table.you == null) { handWrap.hidden = true; return; }
+    handWrap.hidden = false;
+    const canPlay = !locked && !busy && view.phase === "play";
+    const shown = revealed ? view.hand.filter((c) => !revealed.some((p) => p.card === c)) : view.hand;
+    const nodes = shown.map((c) => {
+      const chosen = c === view.my_choice;
+      return cardNode(c, { tag: "button", extra: chosen ? ".selected" : "", attrs: {
+        type: "button", disabled: !canPlay, "aria-pressed": chosen ? "true" : "false",
+        onclick: () => { send({ type: "play", card: c, deal: view.deal, turn: view.turn }); },
+      } });
+    });
+    handNode.replaceChildren(...nodes);
+    handHelp.textContent = canPlay ? t("table.pickHelp") : "";
+  }
+
+  // arrow keys move between the cards of the hand (Enter / Space play the focused one)
+  handNode.addEventListener("keydown", (ev) => {
+    if (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight") return;
+    const buttons = [...handNode.querySelectorAll("button.card:not([disabled])")];
+    const at = buttons.indexOf(document.activeElement);
+    const next = buttons[(at + (ev.key === "ArrowRight" ? 1 : -1) + buttons.length) % buttons.length];
+    if (next) { ev.preventDefault(); next.focus(); }
+  });
+
+  function drawTable() {
+    const { view } = current;
+    if (!inner.contains(boardNode)) {
+      inner.replaceChildren(bar, playersNode, h("div.middle", {}, boardNode, h("div.side", {}, promptNode, revealNode)), handWrap);
+    }
+    const focusedCard = document.activeElement?.closest?.("#hand .card")?.dataset.card;
+    drawBar();
+    drawPlayers();
+    drawBoard();
+    drawReveal();
+    drawPrompt();
+    drawHand();
+    tick();
+    if (focusedCard) handNode.querySelector(`[data-card="${focusedCard}"]`)?.focus();
+    else if (view.decision?.kind === "row") boardNode.querySelector(".row.pickable")?.focus();
+    if (view.phase === "over") gameOver();
+    else if (dialog?.dataset.kind === "over") closeDialog();
+  }
+
+  function drawWaiting() {
+    const { table } = current;
+    const link = `${location.origin}${location.pathname}#/t/${table.code}`;
+    const linkInput = h("input", { value: link, readonly: true, "aria-label": "Link", onfocus: (e) => e.target.select() });
+    const seatsList = h("ul.seat-list", { id: "waiting-seats" }, table.seats.map((s, i) => h("li", {},
+      h("span", {}, t("lobby.seat", { n: i + 1 })),
+      s.kind === "open" ? h("em.muted", { style: "color:#cfe3d8" }, t("table.open")) : h("strong", {}, s.name),
+      s.kind === "bot" ? h("span.badge.bot", {}, t(`level.${s.bot}`)) : null,
+      i === table.you ? h("span.badge", {}, t("table.you")) : null)));
+    const parts = [
+      h("h1", {}, t("table.waitingTitle")),
+      h("p", {}, t("table.share")),
+      h("div.share", {}, h("span.code.bigcode", { id: "big-code" }, table.code), linkInput,
+        h("button.btn.small", { type: "button", onclick: async () => { try { await navigator.clipboard.writeText(link); toast(t("table.copied")); } catch { linkInput.select(); } } }, t("table.copy"))),
+      seatsList,
+    ];
+    if (table.you === 0) parts.push(h("p", {}, h("button.btn.primary", { type: "button", id: "start", onclick: () => send({ type: "start" }) }, t("table.start"))));
+    else if (table.you != null) parts.push(h("p.muted", { style: "color:#cfe3d8" }, t("table.startHostOnly")));
+    else if (table.open > 0) {
+      const name = h("input", { id: "join-name", maxlength: "24", value: localStorage.getItem("sixnimmt.name") || "", "aria-label": t("lobby.yourName"), placeholder: t("lobby.yourName") });
+      const err = h("p.error", { role: "alert" });
+      parts.push(h("form.share", { onsubmit: async (ev) => {
+        ev.preventDefault();
+        try {
+          const joined = await api(`/tables/${table.code}/join`, { method: "POST", body: { name: name.value } });
+          localStorage.setItem("sixnimmt.name", name.value.trim());
+          seats.set(joined.code, joined.seat, joined.token);
+          closed = true; socket?.close();
+          location.reload();
+        } catch (e) { err.textContent = e.message; }
+      } }, name, h("button.btn.primary", { type: "submit" }, t("lobby.joinBtn"))), err);
+    }
+    inner.replaceChildren(h("div.waiting", {}, ...parts));
+  }
+
+  // ------------------------------------------------------------------ dialogs
+
+  function closeDialog() { dialog?.remove(); dialog = null; }
+
+  function openDialog(kind, ...content) {
+    closeDialog();
+    dialog = h("div.overlay", { dataset: { kind }, onclick: (e) => { if (e.target === dialog && kind !== "over") closeDialog(); } },
+      h("div.dialog", { role: "dialog", "aria-modal": "true", id: `dialog-${kind}` }, ...content));
+    document.body.append(dialog);
+    dialog.querySelector("button, a")?.focus();
+  }
+
+  function rankingTable(totals, penalties, winners) {
+    const order = totals.map((total, seat) => ({ seat, total })).sort((a, b) => a.total - b.total);
+    const head = h("tr", {}, h("th", {}, "#"), h("th", {}, t("table.player")),
+      penalties ? h("th.num", {}, t("table.thisDealCol")) : null, h("th.num", {}, t("table.total")));
+    const body = order.map((o, rank) => h("tr" + (winners.includes(o.seat) ? ".win" : ""), {},
+      h("td", {}, String(rank + 1)), h("td", {}, seatName(o.seat)),
+      penalties ? h("td.num", {}, `+${penalties[o.seat]}`) : null, h("td.num", {}, String(o.total))));
+    return h("table.ranking", {}, h("thead", {}, head), h("tbody", {}, body));
+  }
+
+  function dealSummary(e) {
+    const low = Math.min(...e.totals);
+    const leaders = e.totals.map((v, i) => (v === low ? i : -1)).filter((i) => i >= 0);
+    openDialog("deal", h("h2", {}, t("table.dealOver", { d: e.deal + 1 })), rankingTable(e.totals, e.penalties, leaders),
+      h("div.actions", {}, h("button.btn", { type: "button", onclick: closeDialog }, t("table.continue"))));
+    const mine = dialog;
+    setTimeout(() => { if (dialog === mine) closeDialog(); }, 5000 * Math.max(SPEED, 0.4));
+  }
+
+  function gameOver() {
+    if (dialog?.dataset.kind === "over") return;
+    const { table, view } = current;
+    const names = view.winners.map(seatName).join(" & ");
+    const actions = [];
+    if (table.you != null) actions.push(h("button.btn.primary", { type: "button", id: "again", onclick: () => { closeDialog(); send({ type: "again" }); } }, t("table.again")));
+    if (table.last_game_id) actions.push(h("a.btn.ghost", { href: `#/history/${table.last_game_id}` }, t("table.replay")));
+    actions.push(h("a.btn.ghost", { href: "#/" }, t("table.lobby")));
+    openDialog("over", h("h2", {}, t("table.gameOver")),
+      h("p", { id: "winners" }, t(view.winners.length > 1 ? "table.winners" : "table.winner", { names })),
+      rankingTable(view.totals, null, view.winners), h("div.actions", {}, actions));
+  }
+
+  // ------------------------------------------------------------------ the timer
+
+  function tick() {
+    if (deadline == null || current?.view?.phase === "over") { timerNode.hidden = true; return; }
+    const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+    timerNode.hidden = false;
+    timerNode.textContent = `⏱ ${left}s`;
+    timerNode.classList.toggle("low", left <= 5);
+  }
+  const ticker = setInterval(tick, 250);
+
+  connect();
+  return () => { closed = true; clearInterval(ticker); closeDialog(); socket?.close(); };
+}

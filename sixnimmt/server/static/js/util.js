@@ -1,0 +1,83 @@
+// Shared helpers: translation, DOM building (text only, never HTML from data), the API, toasts.
+
+let strings = {};
+let fallback = {};
+export let lang = "en";
+export const LANGS = ["en", "es", "sv"];
+
+export async function loadLanguage(code) {
+  lang = LANGS.includes(code) ? code : "en";
+  const load = async (c) => (await fetch(`/static/i18n/${c}.json`)).json();
+  if (!Object.keys(fallback).length) fallback = await load("en");
+  strings = lang === "en" ? fallback : await load(lang);
+  document.documentElement.lang = lang;
+  localStorage.setItem("sixnimmt.lang", lang);
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+}
+
+export function preferredLanguage() {
+  const saved = localStorage.getItem("sixnimmt.lang");
+  if (saved && LANGS.includes(saved)) return saved;
+  for (const wanted of navigator.languages || [navigator.language || "en"]) {
+    const code = wanted.slice(0, 2).toLowerCase();
+    if (LANGS.includes(code)) return code;
+  }
+  return "en";
+}
+
+/** The translation of `key`, with `{name}` placeholders filled from `vars`. */
+export function t(key, vars = {}) {
+  const text = strings[key] ?? fallback[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
+}
+
+/** Build an element: h("div.a.b", {attrs}, children...). Strings become text nodes (so names are
+ * always shown as text, never parsed as HTML). */
+export function h(spec, attrs = {}, ...children) {
+  const [tag, ...classes] = spec.split(".");
+  const node = document.createElement(tag || "div");
+  if (classes.length) node.className = classes.join(" ");
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export async function api(path, options = {}) {
+  const init = { headers: { "Content-Type": "application/json" }, ...options };
+  if (init.body && typeof init.body !== "string") init.body = JSON.stringify(init.body);
+  const response = await fetch(`/api${path}`, init);
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(typeof data.detail === "string" ? data.detail : response.statusText);
+  return data;
+}
+
+export function toast(text, bad = false) {
+  const box = document.getElementById("toasts");
+  const node = h("div.toast" + (bad ? ".bad" : ""), { role: bad ? "alert" : "status" }, text);
+  box.append(node);
+  setTimeout(() => node.remove(), 3200);
+}
+
+let config = null;
+export async function getConfig() {
+  if (!config) config = await api("/config");
+  return config;
+}
+
+/** Seat tokens live in this browser only: {CODE: {token, seat}}. */
+export const seats = {
+  all() { try { return JSON.parse(localStorage.getItem("sixnimmt.seats") || "{}"); } catch { return {}; } },
+  get(code) { return this.all()[code] || null; },
+  set(code, seat, token) { const all = this.all(); all[code] = { seat, token }; localStorage.setItem("sixnimmt.seats", JSON.stringify(all)); },
+};
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,53 @@
+"""Fixtures for the web server tests: an app on a fresh database (SQLite, or PostgreSQL when
+``SIXNIMMT_TEST_POSTGRES_URL`` is set, for the tests parametrised over ``database_url``)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from sixnimmt.server.app import create_app
+from sixnimmt.server.config import Settings
+
+POSTGRES_URL = os.environ.get("SIXNIMMT_TEST_POSTGRES_URL")
+
+
+def fresh_postgres_url() -> str:
+    """A new, empty schema-less database on the test PostgreSQL server, so tests do not share state."""
+    import sqlalchemy as sa
+
+    assert POSTGRES_URL is not None
+    name = f"sixnimmt_test_{uuid.uuid4().hex[:12]}"
+    engine = sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'server.db'}"
+    if not POSTGRES_URL:
+        pytest.skip("PostgreSQL not reachable: set SIXNIMMT_TEST_POSTGRES_URL (.ci/run does)")
+    return fresh_postgres_url()
+
+
+def make_client(url: str, **overrides: Any) -> TestClient:
+    settings = Settings(database_url=url, bot_delay=0.0, absent_grace=30.0, fallback_bot="random")
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    return TestClient(create_app(settings))
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with make_client(f"sqlite:///{tmp_path / 'server.db'}") as test_client:
+        yield test_client

@@ -1,0 +1,53 @@
+"""Helpers for the web server tests: drive a table through the WebSocket protocol."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+
+def create_table(client: TestClient, seats: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
+    response = client.post("/api/tables", json={"name": "Host", "seats": seats, **options})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def receive_until(ws: Any, predicate: Any, limit: int = 2000) -> dict[str, Any]:
+    """Read messages until one satisfies ``predicate``; return it."""
+    for _ in range(limit):
+        message = ws.receive_json()
+        if predicate(message):
+            return message
+    raise AssertionError("no matching message")
+
+
+def my_decision(message: dict[str, Any]) -> dict[str, Any] | None:
+    view = message.get("view")
+    if message.get("type") in ("state", "update") and view:
+        return view.get("decision")
+    return None
+
+
+def play_out(ws: Any, first: dict[str, Any], choose: Any = None) -> dict[str, Any]:
+    """Answer this seat's decisions (first option, or ``choose(decision)``) until the game is over;
+    returns the last state message."""
+    message = first
+    while True:
+        view = message.get("view")
+        if message.get("type") in ("state", "update") and view and view["phase"] == "over":
+            return message
+        decision = my_decision(message)
+        if decision is not None:
+            value = choose(decision) if choose else decision["options"][0]
+            key = {"card": ("play", "card"), "row": ("row", "row"), "draft": ("draft", "card")}[decision["kind"]]
+            ws.send_json({"type": key[0], key[1]: value, "deal": view["deal"], "turn": view["turn"]})
+            message = receive_until(
+                ws, lambda m: m.get("type") in ("update", "state", "error") and (
+                    m.get("type") == "error" or m["view"] is None or m["view"].get("decision") != decision
+                    or m["view"]["turn"] != view["turn"] or m["view"]["deal"] != view["deal"]
+                )
+            )
+            assert message["type"] != "error", message
+        else:
+            message = ws.receive_json()
