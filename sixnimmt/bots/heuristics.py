@@ -7,7 +7,10 @@
   expected penalty. Its row choices look one turn ahead (the rest of this turn's cards, then its own
   best next card), so it does not fall for the cheapest row when that row is a trap (RULES.md E3).
 
-Both draft in Logic with :func:`draft_pick`. The helpers here are also used by the search bots.
+Both draft in Logic and Tournament with :func:`draft_pick`. The helpers here are also used by the
+search bots, which fall back on ``cautious`` in the variants they do not search (Open, Nifty, Hand,
+Double): there the same estimates answer every decision kind, including Nifty's order and Hand's
+optional second card and kept cards.
 """
 
 from __future__ import annotations
@@ -15,11 +18,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import comb
 
-from ..core import BULLHEADS, ROW_LIMIT, Decision, DecisionKind, PlayerView, best_slots
+from ..core import BULLHEADS, ROW_LIMIT, Decision, DecisionKind, PlayerView, Variant, best_slots
 from ..core.fast import FastDeal, cheapest_row, row_cost
+from ..core.placement import row_size
+from ..core.views import PASS
 from .base import Bot
 
 Rows = Sequence[Sequence[int]]
+
+#: Variants whose turns are one simultaneous card each, placed by the standard or Professional
+#: rules: the compiled rollouts and the one-turn lookahead model exactly these.
+SIMULTANEOUS_SINGLE = frozenset(
+    {Variant.STANDARD, Variant.TACTICS, Variant.LOGIC, Variant.PROFESSIONAL, Variant.TOURNAMENT}
+)
+#: Hand variant: keep taken cards in hand only while the hand is smaller than this (cards left in
+#: hand at the end score double, so a small hand is the safe side).
+KEEP_BELOW = 8
 
 
 def draft_pick(view: PlayerView) -> int:
@@ -33,10 +47,24 @@ def draft_pick(view: PlayerView) -> int:
     return min(view.decision.options, key=lambda c: (-BULLHEADS[c], c))
 
 
-def _target(rows: Rows, card: int, professional: bool) -> int | None:
+def keep_pick(view: PlayerView) -> int:
+    """Hand variant: move the costliest taken card to the hand while the hand is small, else stop.
+
+    A kept card leaves the pile (its bullheads are not scored now) and can be played onto a row for
+    someone else to take, but scores double if still in hand at the end.
+    """
+    assert view.decision is not None
+    cards = [c for c in view.decision.options if c != PASS]
+    if not cards or len(view.hand) >= KEEP_BELOW:
+        return PASS
+    best = max(cards, key=lambda c: (BULLHEADS[c], -c))
+    return best if BULLHEADS[best] >= 2 else PASS
+
+
+def _target(rows: Rows, card: int, professional: bool, stack: bool = False) -> int | None:
     """The row ``card`` would join now (``None`` if too low). A Professional tie counts as its first
     slot: both tied rows are at the same distance, which is all the estimates below need."""
-    slots = best_slots(rows, card, professional)
+    slots = best_slots(rows, card, professional, stack)
     return slots[0].row if slots else None
 
 
@@ -65,12 +93,15 @@ def expected_cost(view: PlayerView, rows: Rows, card: int, unseen: Sequence[int]
     is modelled as playing one unseen card uniformly at random.
     """
     professional = view.rules.professional
-    r = _target(rows, card, professional)
+    stack = view.rules.variant is Variant.DOUBLE
+    r = _target(rows, card, professional, stack)
     if r is None:
         return float(min(row_cost(row) for row in rows)) + 0.5
     row = rows[r]
     cost = row_cost(row)
-    need = ROW_LIMIT - len(row)
+    if stack and row[-1] == card:
+        return 0.0  # stacked on its twin: takes no place in the row
+    need = ROW_LIMIT - row_size(row, stack)
     if need <= 0:
         return float(cost)
     low, high = _gap(row, card)
@@ -116,13 +147,18 @@ class SnugBot(Bot):
         assert decision is not None
         if decision.kind is DecisionKind.DRAFT:
             return draft_pick(view)
+        if decision.kind is DecisionKind.KEEP:
+            return keep_pick(view)
         if decision.kind is DecisionKind.ROW:
             return min(decision.options, key=lambda r: (row_cost(view.rows[r]), len(view.rows[r]), r))
+        if PASS in decision.options:
+            return PASS  # Hand's optional second card: snug never volunteers one
         professional = view.rules.professional
+        stack = view.rules.variant is Variant.DOUBLE
         fits: list[tuple[int, int]] = []
         for card in decision.options:
-            r = _target(view.rows, card, professional)
-            if r is not None and len(view.rows[r]) < ROW_LIMIT:
+            r = _target(view.rows, card, professional, stack)
+            if r is not None and row_size(view.rows[r], stack) < ROW_LIMIT:
                 low, high = _gap(view.rows[r], card)
                 fits.append((high - low, card))
         if fits:
@@ -159,10 +195,21 @@ class CautiousBot(Bot):
         assert decision is not None
         if decision.kind is DecisionKind.DRAFT:
             return draft_pick(view), {}
+        if decision.kind is DecisionKind.KEEP:
+            return keep_pick(view), {}
         if decision.kind is DecisionKind.ROW:
-            scores = self.row_scores(view, decision)
+            if view.rules.variant not in SIMULTANEOUS_SINGLE:
+                scores = {r: float(row_cost(view.rows[r])) for r in decision.options}
+            else:
+                scores = self.row_scores(view, decision)
             return min(scores, key=lambda r: (scores[r], r)), scores
-        scores = self.card_scores(view, view.rows, decision.options)
+        # CARD, or Nifty's ORDER (which of two cards is placed first): the lowest expected cost.
+        cards = [c for c in decision.options if c != PASS]
+        scores = self.card_scores(view, view.rows, cards)
+        if PASS in decision.options:
+            # Hand's optional second card: shed one only when that is (nearly) free.
+            safest = min(cards, key=lambda c: scores[c])
+            return (safest if scores[safest] < 0.1 else PASS), scores
         # Equal risk (often zero): keep the low cards, which can take a cheap row later on purpose.
         return min(scores, key=lambda c: (round(scores[c], 6), -c)), scores
 

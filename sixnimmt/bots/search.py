@@ -12,6 +12,9 @@
   policy instead of random play, and minimise their own expected penalty, which is what a deal is
   scored by.
 
+Variants with one simultaneous card per player (standard, Tactics, Logic, Professional, Tournament)
+are searched; the others (Open, Nifty, Hand, Double) are answered by the ``cautious`` heuristic.
+
 Determinization is consistent with the view: the unseen cards (``view.unseen_cards()``) are dealt
 into the other hands at their known sizes; in Tactics that is exactly the other hands' cards, in
 Logic every hand is public and nothing is sampled. Row choices (too-low card, Professional tie) are
@@ -28,9 +31,10 @@ import numpy as np
 from ..core import HAND_SIZE, DecisionKind, PlayerView, ProTie
 from ..core.fast import TIE_CHOOSE, TIE_LEFT, TIE_RIGHT
 from .base import Bot
-from .heuristics import draft_pick
+from .heuristics import SIMULTANEOUS_SINGLE, CautiousBot, draft_pick
 from .rollout import RANDOM, SNUG, rollout_cards, rollout_rows
 
+_SEARCHED = frozenset({DecisionKind.CARD, DecisionKind.ROW})
 _TIE_MODES = {ProTie.CHOOSE: TIE_CHOOSE, ProTie.LEFT: TIE_LEFT, ProTie.RIGHT: TIE_RIGHT}
 
 
@@ -91,6 +95,8 @@ class MonteCarloBot(Bot):
     def __init__(self, seed: int | None = None, config: SearchConfig | None = None) -> None:
         super().__init__(seed)
         self.config = config or SearchConfig(samples=100)
+        # Variants the rollouts do not model (Open, Nifty, Hand, Double) get the cautious heuristic.
+        self._fallback = CautiousBot(self.rng.getrandbits(31))
         #: Rollouts (simulated deal completions) run so far, for ``sixnimmt bench bots``.
         self.rollouts = 0
 
@@ -135,6 +141,8 @@ class MonteCarloBot(Bot):
         assert decision is not None and view.seat is not None
         if decision.kind is DecisionKind.DRAFT:
             return draft_pick(view), {}
+        if view.rules.variant not in SIMULTANEOUS_SINGLE or decision.kind not in _SEARCHED:
+            return self._fallback.explain(view)
         me, players = view.seat, view.players
         arrays = _arrays(view)
         options = tuple(decision.options)
