@@ -193,7 +193,9 @@ class RayBackend:
         self._ray = ray
         self._started = not ray.is_initialized()
         if self._started:
-            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            options: dict[str, Any] = {
+                "include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR,
+            }
             if address is None:
                 options["num_cpus"] = jobs
             try:

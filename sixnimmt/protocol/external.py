@@ -144,6 +144,7 @@ class ExternalBot(Bot):
         self._position: tuple[int, int] = (-1, -1)
         self._turn_events: list[dict[str, Any]] = []
         self._seat: int | None = None
+        self._announced_deal = -1
 
     # ------------------------------------------------------------------ Bot interface
 
@@ -165,7 +166,7 @@ class ExternalBot(Bot):
                 self._in_game = False
             return
         if isinstance(event, DealStarted):
-            self._send({"type": "deal-start", "deal": event.deal, "rows": [list(r) for r in event.rows]})
+            self._deal_start(event.deal, event.rows)
         elif isinstance(event, CardsRevealed):
             self._turn_events = [event.to_dict()]
         elif isinstance(event, (RowChoiceRequired, RowTaken, CardPlaced)) and self._turn_events:
@@ -225,6 +226,7 @@ class ExternalBot(Bot):
         self._benched = False
         self._timeouts_in_a_row = 0
         self._turn_events = []
+        self._announced_deal = -1
         if self._process is None or self._process.poll() is not None:
             if self._process is not None:
                 self.close()
@@ -234,6 +236,13 @@ class ExternalBot(Bot):
             if not self._start(view):
                 return
         self._send(messages.game_start(view))
+        # The first deal started before anyone could be notified: announce it here.
+        self._deal_start(view.deal, view.rows)
+
+    def _deal_start(self, deal: int, rows: tuple[tuple[int, ...], ...]) -> None:
+        if deal != self._announced_deal:
+            self._announced_deal = deal
+            self._send({"type": "deal-start", "deal": deal, "rows": [list(r) for r in rows]})
 
     def _start(self, view: PlayerView) -> bool:
         self._starts += 1

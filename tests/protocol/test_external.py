@@ -64,7 +64,8 @@ def test_good_bot_hears_the_whole_exchange(tmp_path: Path) -> None:
     assert bot.remote_name == "good"
     assert seat0_plays(game) == seat0_hand(game)  # its own choice: always the lowest card
     received = log.read_text().split()
-    assert received[:3] == ["hello", "game-start", "decide"]
+    assert received[:4] == ["hello", "game-start", "deal-start", "decide"]
+    assert received.count("deal-start") == 1
     assert received.count("decide") >= 10
     assert received.count("turn-result") == 10
     assert received[-3:] == ["deal-end", "game-end", "bye"]
