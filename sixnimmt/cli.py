@@ -9,6 +9,7 @@ import typer
 
 from .commands import arena as arena_commands
 from .commands import bench as bench_commands
+from .commands import play as play_commands
 from .commands import replay as replay_commands
 from .commands import serve as serve_commands
 
@@ -21,6 +22,7 @@ app = typer.Typer(
 app.add_typer(replay_commands.app, name="replay")
 app.add_typer(bench_commands.app, name="bench")
 app.add_typer(arena_commands.app, name="arena")
+app.add_typer(play_commands.app, name="play")
 app.add_typer(serve_commands.app, name="serve")
 
 

@@ -6,8 +6,8 @@ with their compiled ``.mo`` next to them (``python -m sixnimmt.i18n.compile`` re
 
 >>> rules_text("en", "tactics").splitlines()[0]
 '# 6 nimmt! — Tactics'
->>> translator("sv").gettext("Hint")
-'Tips'
+>>> translator("sv").gettext("Row {number}").format(number=2)
+'Rad 2'
 """
 
 from __future__ import annotations
@@ -78,6 +78,11 @@ def language_from_environment(environ: Mapping[str, str] | None = None) -> str:
     return DEFAULT_LANGUAGE
 
 
+def N_(message: str) -> str:
+    """Mark ``message`` for translation where it is defined; it is translated where it is shown."""
+    return message
+
+
 def resolve_language(lang: str | None, environ: Mapping[str, str] | None = None) -> str:
     """``lang`` if given (checked), else the locale's language, else English."""
     if lang:
@@ -88,6 +93,7 @@ def resolve_language(lang: str | None, environ: Mapping[str, str] | None = None)
 __all__ = [
     "DEFAULT_LANGUAGE",
     "LANGUAGES",
+    "N_",
     "VARIANTS",
     "language_from_environment",
     "resolve_language",

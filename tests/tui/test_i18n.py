@@ -121,3 +121,32 @@ def test_catalogs_are_complete(lang: str) -> None:
             assert set(re.findall(r"\{\w*\}", message.id)) == set(
                 re.findall(r"\{\w*\}", str(message.string))
             ), message.id
+
+
+def test_catalogs_hold_exactly_the_strings_the_code_asks_for() -> None:
+    """Every string marked in ``sixnimmt/tui`` has a translation, and no translation is left over."""
+    pytest.importorskip("babel")
+    from babel.messages.extract import extract_from_dir
+    from babel.messages.pofile import read_po
+
+    keywords = {"g": None, "gettext": None, "N_": None, "ngettext": (1, 2), "n": (1, 2)}
+    tui_dir = Path(i18n.__file__).parent.parent / "tui"
+    wanted = {
+        message[2] if isinstance(message[2], str) else message[2][0]
+        for message in extract_from_dir(str(tui_dir), keywords=keywords)
+    }
+    assert len(wanted) > 50
+    for lang in ("es", "sv"):
+        with (LOCALE_DIR / lang / "LC_MESSAGES" / "sixnimmt.po").open("rb") as stream:
+            catalog = read_po(stream)
+        have = {m.id if isinstance(m.id, str) else m.id[0] for m in catalog if m.id}
+        assert wanted - have == set(), f"{lang}: untranslated"
+        assert have - wanted == set(), f"{lang}: translations no code uses"
+
+
+@pytest.mark.parametrize(("lang", "one", "many"), [("es", "1 cabeza de toro", "3 cabezas de toro"),
+                                                     ("sv", "1 tjurskalle", "3 tjurskallar")])
+def test_plurals(lang: str, one: str, many: str) -> None:
+    tr = i18n.translator(lang)
+    assert tr.ngettext("{count} bullhead", "{count} bullheads", 1).format(count=1) == one
+    assert tr.ngettext("{count} bullhead", "{count} bullheads", 3).format(count=3) == many

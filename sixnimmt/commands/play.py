@@ -1,0 +1,132 @@
+"""``sixnimmt play``: the full-screen terminal game against bots and friends."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ..bots import UnknownBotError
+from ..core import RulesError
+from ..i18n import resolve_language, translator
+from ..tui.config import DEFAULT_NAME
+
+if TYPE_CHECKING:
+    from ..tui.config import GameConfig
+
+app = typer.Typer(help="Play 6 nimmt! in the terminal.")
+
+#: ``count`` values -> count_down
+_COUNTS = {"up": False, "down": True}
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"sixnimmt play: {message}", err=True)
+    return typer.Exit(2)
+
+
+@app.callback(invoke_without_command=True)
+def play(
+    bots: Annotated[
+        str | None,
+        typer.Option(
+            help="The other seats, comma-separated: bot levels (easy, medium, hard, expert, random) "
+            "or human[:NAME] for a friend at this keyboard. Example: hard,hard,expert.",
+            show_default=False,
+        ),
+    ] = None,
+    variant: Annotated[
+        str | None, typer.Option(help="standard, tactics, logic or professional.", show_default=False)
+    ] = None,
+    target: Annotated[int | None, typer.Option(help="End score (default 66).", show_default=False)] = None,
+    end: Annotated[
+        str | None,
+        typer.Option(help="at-least: end when a total reaches the target; above: when it passes it.",
+                     show_default=False),
+    ] = None,
+    deals: Annotated[int | None, typer.Option(help="Play this many deals at most.", show_default=False)] = None,
+    count: Annotated[
+        str | None,
+        typer.Option(help="up: count bullheads up from 0; down: count points down from the target.",
+                     show_default=False),
+    ] = None,
+    name: Annotated[str, typer.Option(help="Your name at the table.")] = "You",
+    lang: Annotated[
+        str | None, typer.Option(help="en, es or sv (default: from the locale).", show_default=False)
+    ] = None,
+    delay: Annotated[float, typer.Option(help="Seconds per card placed in the reveal (0: instant).")] = 0.6,
+    records: Annotated[
+        Path | None,
+        typer.Option(help="Folder for finished games' records (default ~/.local/share/sixnimmt/records).",
+                     show_default=False),
+    ] = None,
+    save: Annotated[bool, typer.Option("--save/--no-save", help="Save each finished game's record.")] = True,
+    seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots.", show_default=False)] = None,
+) -> None:
+    """Open the terminal game. With --bots, --variant, --target, --end, --deals or --count the game
+    starts at once with those settings; otherwise the start screen lets you choose."""
+    from ..tui.app import MIN_HEIGHT, MIN_WIDTH
+
+    try:
+        config = _config(bots, variant, target, end, deals, count, name, lang, delay, records, save, seed)
+    except (ValueError, UnknownBotError, RulesError) as error:
+        raise _fail(str(error)) from None
+    if not sys.stdout.isatty():
+        raise _fail("needs a terminal (stdout is not one)")
+    size = shutil.get_terminal_size()
+    if size.columns < MIN_WIDTH or size.lines < MIN_HEIGHT:
+        raise _fail(
+            f"the terminal is {size.columns}x{size.lines}; the game needs at least "
+            f"{MIN_WIDTH}x{MIN_HEIGHT}: enlarge the window or reduce the font size"
+        )
+    skip_start = any(v is not None for v in (bots, variant, target, end, deals, count))
+    from ..tui.app import SixNimmtApp
+
+    SixNimmtApp(config, show_start=not skip_start).run()
+
+
+def _config(
+    bots: str | None,
+    variant: str | None,
+    target: int | None,
+    end: str | None,
+    deals: int | None,
+    count: str | None,
+    name: str,
+    lang: str | None,
+    delay: float,
+    records: Path | None,
+    save: bool,
+    seed: int | None,
+) -> GameConfig:
+    from ..tui.config import GameConfig, Seat, default_records_dir, parse_opponents
+
+    defaults = GameConfig()
+    if count is not None and count not in _COUNTS:
+        raise ValueError(f"unknown --count {count!r}: choose up or down")
+    if not name.strip():
+        raise ValueError("--name cannot be empty")
+    if records is not None and records.exists() and not records.is_dir():
+        raise ValueError(f"--records {records} is a file, not a folder")
+    language = resolve_language(lang)
+    if name == DEFAULT_NAME:
+        name = translator(language).gettext(DEFAULT_NAME)
+    if bots is not None:
+        seats = parse_opponents(bots, name.strip())
+    else:
+        seats = (Seat(name.strip()), *defaults.seats[1:])
+    return GameConfig(
+        seats=seats,
+        variant=variant if variant is not None else defaults.variant,
+        target=target if target is not None else (None if deals is not None else defaults.target),
+        end=end if end is not None else defaults.end,
+        deals=deals,
+        count_down=_COUNTS[count] if count is not None else language in ("es", "sv"),
+        lang=language,
+        delay=delay,
+        records_dir=(records or default_records_dir()) if save else None,
+        seed=seed,
+    )

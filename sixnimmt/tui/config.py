@@ -1,0 +1,144 @@
+"""What a terminal game is set up with: who sits where, the rules, and how things are shown.
+
+Both doors lead here: the start screen and ``sixnimmt play`` flags build a :class:`GameConfig`, and
+everything a user can get wrong is checked here with a one-line ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..bots import UnknownBotError, available
+from ..core import Rules, RulesError
+from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_
+
+#: The variants the terminal game plays (one card per turn, at most one row choice at a time).
+TUI_VARIANTS: tuple[str, ...] = ("standard", "tactics", "logic", "professional")
+#: Bot levels offered on the start screen, weakest first.
+BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "random")
+HUMAN = "human"
+#: The first seat's name unless the player gives theirs (translated where it is shown).
+DEFAULT_NAME = N_("You")
+#: The bot the hint key asks.
+HINT_BOT = "hard"
+#: Seat names for bots, so a table of several reads naturally.
+BOT_NAMES: tuple[str, ...] = (
+    "Ada", "Bruno", "Clara", "Diego", "Elsa", "Felix", "Greta", "Hugo", "Iris", "Jonas",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One chair at the table: a person at this keyboard (``bot is None``) or a bot by registry name."""
+
+    name: str
+    bot: str | None = None
+
+    @property
+    def is_human(self) -> bool:
+        return self.bot is None
+
+
+def default_records_dir() -> Path:
+    """Where finished games are saved: ``$XDG_DATA_HOME/sixnimmt/records`` (``~/.local/share/...``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "sixnimmt" / "records"
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """A whole terminal game's settings. Seat 0 is the first person at the keyboard."""
+
+    seats: tuple[Seat, ...] = field(
+        default_factory=lambda: (Seat(DEFAULT_NAME), Seat("Ada", "medium"), Seat("Bruno", "medium"),
+                                 Seat("Clara", "medium"))
+    )  # fmt: skip
+    variant: str = "standard"
+    target: int | None = 66
+    end: str = "at-least"
+    deals: int | None = None
+    pro_tie: str = "choose"
+    count_down: bool = False
+    lang: str = DEFAULT_LANGUAGE
+    #: Seconds between two placements of the reveal animation (0: instant).
+    delay: float = 0.6
+    #: Where finished games are saved; ``None`` saves nothing.
+    records_dir: Path | None = None
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        self.rules()  # raises RulesError (a ValueError) naming what is wrong
+        if self.variant not in TUI_VARIANTS:
+            raise ValueError(
+                f"the terminal game plays {', '.join(TUI_VARIANTS)}; "
+                f"{self.variant!r} is not one of them yet"
+            )
+        if not any(seat.is_human for seat in self.seats):
+            raise ValueError("at least one seat must be a person at this keyboard")
+        names = [seat.name for seat in self.seats]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two seats have the same name: {', '.join(names)}")
+        if self.lang not in LANGUAGES:
+            raise ValueError(f"unknown language {self.lang!r}: choose one of {', '.join(LANGUAGES)}")
+        if self.delay < 0:
+            raise ValueError(f"the animation delay cannot be negative ({self.delay})")
+        known = available()
+        for seat in self.seats:
+            if seat.bot is not None and seat.bot not in known:
+                choices = ", ".join(BOT_LEVELS)
+                raise UnknownBotError(f"unknown bot {seat.bot!r}: choose one of {choices}")
+
+    def rules(self) -> Rules:
+        return Rules(
+            players=len(self.seats),
+            variant=self.variant,
+            target=self.target,
+            end=self.end,
+            deals=self.deals,
+            pro_tie=self.pro_tie,
+        )
+
+    @property
+    def humans(self) -> tuple[int, ...]:
+        return tuple(i for i, seat in enumerate(self.seats) if seat.is_human)
+
+    @property
+    def pass_and_play(self) -> bool:
+        """More than one person shares the keyboard: hands are hidden between them."""
+        return len(self.humans) > 1
+
+    def with_seed(self, seed: int | None) -> GameConfig:
+        return replace(self, seed=seed)
+
+
+def parse_opponents(spec: str, first_name: str = DEFAULT_NAME) -> tuple[Seat, ...]:
+    """Seats from ``--bots``: comma-separated bot levels or ``human[:Name]`` for a friend at the
+    same keyboard; the first seat is always the person running the command.
+
+    >>> [s.bot for s in parse_opponents("hard,human:Ben,expert")]
+    [None, 'hard', None, 'expert']
+    >>> parse_opponents("hard,chess")
+    Traceback (most recent call last):
+    ...
+    sixnimmt.bots.registry.UnknownBotError: unknown bot 'chess': choose one of easy, medium, hard, expert, random, or human[:NAME]
+    """
+    items = [item.strip() for item in spec.split(",")]
+    if not spec.strip() or any(not item for item in items):
+        raise ValueError(f"--bots needs a comma-separated list like 'hard,hard,expert', not {spec!r}")
+    seats = [Seat(first_name)]
+    known = available()
+    bot_names = iter(BOT_NAMES)
+    for index, item in enumerate(items, start=2):
+        kind, _, name = item.partition(":")
+        if kind == HUMAN:
+            seats.append(Seat(name.strip() or f"Player {index}"))
+        elif item in known:
+            seats.append(Seat(next(bot_names), item))
+        else:
+            choices = ", ".join(BOT_LEVELS)
+            raise UnknownBotError(f"unknown bot {item!r}: choose one of {choices}, or human[:NAME]")
+    if not 2 <= len(seats) <= 10:
+        raise RulesError(f"{len(seats)} players: 6 nimmt! is played by 2 to 10")
+    return tuple(seats)

@@ -1,0 +1,107 @@
+"""The small screens laid over the table: pass the keyboard, rules help, deal summary."""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown, Static
+
+from ..core import DealScored
+from .render import score_value
+
+
+class PassScreen(ModalScreen[None]):
+    """Hides the table while the keyboard changes hands in pass-and-play."""
+
+    BINDINGS = [Binding("enter", "ready", "Ready", show=False)]
+
+    def __init__(self, name: str, tr: gettext.NullTranslations) -> None:
+        super().__init__()
+        self.player_name = name
+        self.tr = tr
+
+    def compose(self) -> ComposeResult:
+        g = self.tr.gettext
+        with Vertical(id="pass-box"):
+            yield Static(g("Pass the keyboard to {name}").format(name=self.player_name), id="pass-title")
+            yield Static(
+                g("Everyone else, look away. {name}, press Enter when you are ready.").format(
+                    name=self.player_name
+                ),
+                id="pass-text",
+            )
+
+    def action_ready(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """The rules of the variant being played, from the shared Markdown texts, plus the keys."""
+
+    BINDINGS = [
+        Binding("escape,q,question_mark,f1", "close", "Close", show=False),
+    ]
+
+    def __init__(self, rules_markdown: str, keys_markdown: str) -> None:
+        super().__init__()
+        self.rules_markdown = rules_markdown
+        self.keys_markdown = keys_markdown
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Markdown(self.keys_markdown, id="help-keys")
+            yield Markdown(self.rules_markdown, id="help-rules")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class DealSummaryScreen(ModalScreen[None]):
+    """What each player took in the deal just finished, and where the totals stand."""
+
+    BINDINGS = [Binding("enter,escape,space", "close", "Continue", show=False)]
+
+    def __init__(
+        self,
+        event: DealScored,
+        seats: Sequence[str],
+        target: int | None,
+        count_down: bool,
+        tr: gettext.NullTranslations,
+    ) -> None:
+        super().__init__()
+        self.event = event
+        self.seats = seats
+        self.target = target
+        self.count_down = count_down
+        self.tr = tr
+
+    def compose(self) -> ComposeResult:
+        g = self.tr.gettext
+        table = Table(box=None, padding=(0, 2))
+        table.add_column(g("Player"))
+        table.add_column(g("This deal"), justify="right")
+        table.add_column(g("Points left") if self.count_down else g("Total"), justify="right")
+        order = sorted(range(len(self.seats)), key=lambda s: (self.event.totals[s], s))
+        for seat in order:
+            penalty = self.event.penalties[seat]
+            shown = score_value(self.event.totals[seat], self.target, self.count_down)
+            table.add_row(
+                self.seats[seat],
+                Text(f"-{penalty}" if self.count_down else f"+{penalty}", style="red" if penalty else "green"),
+                str(shown),
+            )
+        with Vertical(id="summary-box"):
+            yield Static(g("Deal {number} is over").format(number=self.event.deal + 1), id="summary-title")
+            yield Static(table, id="summary-table")
+            yield Static(g("Press Enter to continue"), classes="dim")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,164 @@
+"""How cards, rows, scores and events look in the terminal (rich ``Text``), in the player's language.
+
+Nothing here decides anything about the game: the engine does. :func:`apply_event` only follows the
+engine's events to redraw the rows step by step during the reveal animation and in the replay viewer.
+"""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Sequence
+
+from rich.text import Text
+
+from ..core import (
+    BULLHEADS,
+    ROW_LIMIT,
+    CardPlaced,
+    CardsRevealed,
+    DealScored,
+    DealStarted,
+    DraftPicked,
+    Event,
+    GameOver,
+    RowChoiceRequired,
+    RowsLaid,
+    RowTaken,
+)
+
+Rows = list[list[int]]
+
+#: Card colours by bullheads, so danger shows at a glance: 1 quiet, 2 blue, 3 yellow, 5 orange, 7 red.
+CARD_STYLES: dict[int, str] = {
+    1: "black on grey82",
+    2: "bold white on dodger_blue3",
+    3: "bold black on gold1",
+    5: "bold white on dark_orange3",
+    7: "bold white on red3",
+}
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+CARD_WIDTH = 5  # " 55⁷" plus a space between cards
+
+
+def card(number: int, *, selected: bool = False, dim: bool = False) -> Text:
+    """One card: its number and, in superscript, its bullheads, on its bullhead colour."""
+    heads = BULLHEADS[number]
+    style = CARD_STYLES[heads]
+    if selected:
+        style += " reverse"
+    if dim:
+        style = "grey50 on grey23"
+    return Text(f"{number:>3}{str(heads).translate(_SUPERSCRIPT)}", style=style)
+
+
+def cards_line(numbers: Sequence[int]) -> Text:
+    line = Text()
+    for index, number in enumerate(numbers):
+        if index:
+            line.append(" ")
+        line.append_text(card(number))
+    return line
+
+
+def legend(_: gettext.NullTranslations) -> Text:
+    line = Text(_.gettext("Bullheads:") + " ")
+    for heads in (1, 2, 3, 5, 7):
+        line.append(f" {heads} ", style=CARD_STYLES[heads])
+        line.append(" ")
+    return line
+
+
+def row_bullheads(row: Sequence[int]) -> int:
+    return sum(BULLHEADS[c] for c in row)
+
+
+def row_line(
+    index: int,
+    row: Sequence[int],
+    _: gettext.NullTranslations,
+    *,
+    option: bool = False,
+    cursor: bool = False,
+) -> Text:
+    """``Row 1  [ 12¹  14¹ ] · · ·  2 🐮``: the cards, the free places, and the row's bullheads."""
+    marker = "▶ " if cursor else "  "
+    line = Text(marker, style="bold magenta" if cursor else "")
+    line.append(_.gettext("Row {number}").format(number=index + 1) + "  ", style="bold" if option else "")
+    for position in range(ROW_LIMIT):
+        if position < len(row):
+            line.append_text(card(row[position]))
+        else:
+            line.append("  · ", style="grey50")
+        line.append(" ")
+    if len(row) > ROW_LIMIT:  # only in a record being stepped through mid-turn; never in play
+        line.append("+", style="bold red")
+    heads = row_bullheads(row)
+    tag = _.ngettext("{count} bullhead", "{count} bullheads", heads).format(count=heads)
+    full = len(row) >= ROW_LIMIT
+    line.append(f" {tag}", style="bold red" if full else "")
+    if full:
+        line.append("  " + _.gettext("full"), style="bold red")
+    if option:
+        line.append("  ◀", style="bold magenta")
+    return line
+
+
+def apply_event(rows: Rows, event: Event) -> None:
+    """Follow one engine event on a copy of the rows (for animation and replay)."""
+    if isinstance(event, (DealStarted, RowsLaid)):
+        rows[:] = [list(r) for r in event.rows]
+    elif isinstance(event, RowTaken):
+        rows[event.row] = []
+    elif isinstance(event, CardPlaced):
+        if event.side == "left":
+            rows[event.row].insert(0, event.card)
+        else:
+            rows[event.row].append(event.card)
+
+
+def score_value(total: int, target: int | None, count_down: bool) -> int:
+    """A total as shown: penalties counted up, or points left counting down from the target."""
+    return (target or 66) - total if count_down else total
+
+
+def event_line(event: Event, seats: Sequence[str], _: gettext.NullTranslations) -> Text | None:
+    """One log line for an event worth reading, in the player's language (None for the rest)."""
+    g, n = _.gettext, _.ngettext
+    if isinstance(event, DealStarted):
+        return Text(g("Deal {number} begins").format(number=event.deal + 1), style="bold underline")
+    if isinstance(event, DraftPicked):
+        return Text(g("{name} drafts {card}").format(name=seats[event.seat], card=event.card))
+    if isinstance(event, RowsLaid):
+        return Text(g("The draft is over: the rows are laid"))
+    if isinstance(event, CardsRevealed):
+        line = Text(g("Turn {number}:").format(number=event.turn + 1) + " ", style="bold")
+        for seat, number in sorted(enumerate(event.plays), key=lambda p: p[1]):
+            line.append(f"{seats[seat]} ")
+            line.append_text(card(number))
+            line.append("  ")
+        return line
+    if isinstance(event, RowChoiceRequired):
+        if event.reason == "tie":
+            text = g("{name}'s {card} fits two rows equally: {name} chooses")
+        else:
+            text = g("{name}'s {card} is too low: {name} takes a row of their choice")
+        return Text(text.format(name=seats[event.seat], card=event.card), style="magenta")
+    if isinstance(event, RowTaken):
+        heads = n("{count} bullhead", "{count} bullheads", event.bullheads).format(count=event.bullheads)
+        text = g("{name} takes row {row}: {bullheads}").format(
+            name=seats[event.seat], row=event.row + 1, bullheads=heads
+        )
+        return Text(text, style="bold red" if event.bullheads >= 5 else "red")
+    if isinstance(event, CardPlaced):
+        if event.side == "left":
+            text = g("{card} goes to the left end of row {row}")
+        else:
+            text = g("{card} goes to row {row}")
+        return Text("  " + text.format(card=event.card, row=event.row + 1), style="grey70")
+    if isinstance(event, DealScored):
+        parts = ", ".join(f"{seats[s]} +{p}" for s, p in enumerate(event.penalties))
+        return Text(g("Deal {number} scored:").format(number=event.deal + 1) + " " + parts, style="bold")
+    if isinstance(event, GameOver):
+        names = ", ".join(seats[s] for s in event.winners)
+        return Text(g("Game over. Winner: {names}").format(names=names), style="bold green")
+    return None

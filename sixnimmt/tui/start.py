@@ -1,0 +1,207 @@
+"""The start screen: who plays (bots and their levels, or friends at the same keyboard), which
+variant, when the game ends, how scores are counted, and the language."""
+
+from __future__ import annotations
+
+import gettext
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from ..i18n import LANGUAGES, N_, rules_text, translator
+from .config import BOT_LEVELS, BOT_NAMES, DEFAULT_NAME, HUMAN, GameConfig, Seat
+from .dialogs import HelpScreen
+from .table import key_bar, keys_help, variant_name
+
+KEYS_START = (("Tab", N_("next field")), ("Ctrl+S", N_("start")), ("F1", N_("rules")), ("Esc", N_("quit")))
+
+if TYPE_CHECKING:
+    from .app import SixNimmtApp
+
+
+class StartScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start"),
+        Binding("f1", "rules", "Rules"),
+        Binding("escape", "quit_app", "Quit"),
+    ]
+
+    def __init__(self, config: GameConfig) -> None:
+        super().__init__()
+        self.config = config
+
+    @property
+    def _tr(self) -> gettext.NullTranslations:
+        return translator(self.config.lang)
+
+    @property
+    def sixnimmt_app(self) -> SixNimmtApp:
+        from .app import SixNimmtApp
+
+        assert isinstance(self.app, SixNimmtApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        tr = translator(self.config.lang)
+        g = tr.gettext
+        config = self.config
+        levels = {
+            HUMAN: g("a person at this keyboard"),
+            "easy": g("bot: easy"),
+            "medium": g("bot: medium"),
+            "hard": g("bot: hard"),
+            "expert": g("bot: expert"),
+            "random": g("bot: random moves"),
+        }
+        with VerticalScroll(id="start-box"):
+            yield Static(g("6 nimmt! — new game"), id="start-title")
+            with Horizontal(classes="field"):
+                yield Label(g("Language"))
+                yield Select(
+                    [(name, code) for code, name in LANGUAGES.items()],
+                    value=config.lang, allow_blank=False, id="lang",
+                )  # fmt: skip
+            with Horizontal(classes="field"):
+                yield Label(g("Your name"))
+                yield Input(config.seats[0].name, id="name")
+            with Horizontal(classes="field"):
+                yield Label(g("Players"))
+                yield Select(
+                    [(str(n), n) for n in range(2, 11)], value=len(config.seats),
+                    allow_blank=False, id="players",
+                )  # fmt: skip
+            with Vertical(id="seats"):
+                for index, seat in enumerate(config.seats[1:], start=1):
+                    with Horizontal(classes="field"):
+                        yield Label(g("Seat {number}").format(number=index + 1))
+                        yield Select(
+                            [(label, key) for key, label in levels.items()],
+                            value=seat.bot or HUMAN, allow_blank=False, id=f"seat-{index}",
+                            classes="seat-select",
+                        )  # fmt: skip
+            with Horizontal(classes="field"):
+                yield Label(g("Variant"))
+                yield Select(
+                    [(variant_name(v, tr), v) for v in ("standard", "tactics", "logic", "professional")],
+                    value=config.variant, allow_blank=False, id="variant",
+                )  # fmt: skip
+            with Horizontal(classes="field"):
+                yield Label(g("Game ends at"))
+                yield Input(str(config.target or ""), id="target", type="integer")
+            with Horizontal(classes="field"):
+                yield Label(g("Ends when a total"))
+                yield Select(
+                    [(g("reaches the target"), "at-least"), (g("passes the target"), "above")],
+                    value=config.end, allow_blank=False, id="end",
+                )  # fmt: skip
+            with Horizontal(classes="field"):
+                yield Label(g("Or after deals"))
+                yield Input(str(config.deals or ""), id="deals", type="integer", placeholder=g("no limit"))
+            with Horizontal(classes="field"):
+                yield Label(g("Scores"))
+                yield Select(
+                    [(g("count bullheads up from 0"), False), (g("count points down from the target"), True)],
+                    value=config.count_down, allow_blank=False, id="count",
+                )  # fmt: skip
+            yield Static("", id="start-error")
+            with Horizontal(id="start-buttons"):
+                yield Button(g("Start"), variant="primary", id="start")
+                yield Button(g("Rules"), id="rules")
+                yield Button(g("Quit"), id="quit")
+        yield Static(key_bar(tr, KEYS_START), id="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#start", Button).focus()
+
+    # ------------------------------------------------------------------ reading the form
+
+    def _seats(self, players: int) -> tuple[Seat, ...]:
+        name = self.query_one("#name", Input).value.strip() or self._tr.gettext(DEFAULT_NAME)
+        seats = [Seat(name)]
+        bot_names = iter(n for n in BOT_NAMES if n != name)
+        for index in range(1, players):
+            widgets = self.query(f"#seat-{index}")
+            kind = widgets.first(Select).value if widgets else "medium"
+            if kind == HUMAN:
+                seats.append(Seat(self._tr.gettext("Player {number}").format(number=index + 1)))
+            else:
+                seats.append(Seat(next(bot_names), str(kind)))
+        return tuple(seats)
+
+    def read_form(self) -> GameConfig:
+        """The settings as filled in; ``ValueError`` with a one-line reason if they do not make a game."""
+        g = translator(self.config.lang).gettext
+
+        def number(widget_id: str, label: str) -> int | None:
+            text = self.query_one(f"#{widget_id}", Input).value.strip()
+            if not text:
+                return None
+            if not text.isdigit() or int(text) < 1:
+                raise ValueError(g("{label} must be a whole number above 0").format(label=label))
+            return int(text)
+
+        players = int(str(self.query_one("#players", Select).value))
+        target = number("target", g("Game ends at"))
+        deals = number("deals", g("Or after deals"))
+        if target is None and deals is None:
+            raise ValueError(g("Set a target score or a number of deals"))
+        return replace(
+            self.config,
+            seats=self._seats(players),
+            variant=str(self.query_one("#variant", Select).value),
+            target=target,
+            end=str(self.query_one("#end", Select).value),
+            deals=deals,
+            count_down=bool(self.query_one("#count", Select).value),
+            lang=str(self.query_one("#lang", Select).value),
+        )
+
+    def _remember(self, **changes: object) -> None:
+        """Keep what was typed so far across a redraw (new language or number of players)."""
+        try:
+            config = self.read_form()
+        except ValueError:
+            config = self.config
+        players = int(changes.pop("players", len(config.seats)))  # type: ignore[call-overload]
+        seats = list(config.seats[:players])
+        bot_names = iter(n for n in BOT_NAMES if n not in {s.name for s in seats})
+        while len(seats) < players:
+            seats.append(Seat(next(bot_names), "medium"))
+        self.config = replace(config, seats=tuple(seats), **changes)  # type: ignore[arg-type]
+        self.refresh(recompose=True)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "lang" and event.value != self.config.lang:
+            self._remember(lang=str(event.value))
+            self.sixnimmt_app.set_language(str(event.value))
+        elif event.select.id == "players" and event.value != len(self.config.seats):
+            self._remember(players=event.value)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        elif event.button.id == "rules":
+            self.action_rules()
+        elif event.button.id == "quit":
+            self.action_quit_app()
+
+    def action_start(self) -> None:
+        try:
+            config = self.read_form()
+        except ValueError as error:
+            self.query_one("#start-error", Static).update(str(error))
+            return
+        self.sixnimmt_app.start_game(config)
+
+    def action_rules(self) -> None:
+        variant = str(self.query_one("#variant", Select).value)
+        lang = str(self.query_one("#lang", Select).value)
+        self.app.push_screen(HelpScreen(rules_text(lang, variant), keys_help(translator(lang))))
+
+    def action_quit_app(self) -> None:
+        self.app.exit()

@@ -1,0 +1,658 @@
+"""The table: where a game is played, from the first deal to the final ranking.
+
+The game lives in the engine's :class:`~sixnimmt.core.Game`; this screen only renders
+``game.view(viewer)`` (the person at the keyboard, or nobody while the keyboard changes hands) and
+sends their answers back with ``game.act``. Bots think in a worker thread on a copy of their own
+view, so the interface never waits for them. Every answer's events are replayed one by one with a
+short pause, so a player can follow the reveal and see why a row was taken.
+"""
+
+from __future__ import annotations
+
+import gettext
+import json
+import time
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import RichLog, Static
+
+from ..bots import Bot, make_bot
+from ..bots.advise import Advice, advise
+from ..core import (
+    CardPlaced,
+    CardsRevealed,
+    DealScored,
+    Dealer,
+    DealStarted,
+    Decision,
+    DecisionKind,
+    DraftPicked,
+    Event,
+    Game,
+    PlayerView,
+    RowTaken,
+)
+from ..core.record import dumps
+from ..i18n import N_, rules_text
+from .config import HINT_BOT, GameConfig
+from .dialogs import DealSummaryScreen, HelpScreen, PassScreen
+from .render import Rows, apply_event, card, event_line, legend, row_bullheads, row_line, score_value
+
+if TYPE_CHECKING:
+    from .app import SixNimmtApp
+
+
+def variant_name(variant: str, tr: gettext.NullTranslations) -> str:
+    names = {
+        "standard": tr.gettext("Standard"),
+        "tactics": tr.gettext("Tactics"),
+        "logic": tr.gettext("Logic"),
+        "professional": tr.gettext("Professional"),
+    }
+    return names.get(variant, variant.capitalize())
+
+
+#: The key bar at the bottom of the table (our own, so that it is translated): key -> what it does.
+KEYS_TABLE: tuple[tuple[str, str], ...] = (
+    ("Enter", N_("play")),
+    ("← →", N_("card")),
+    ("h", N_("hint")),
+    ("Space", N_("skip")),
+    ("?", N_("rules")),
+    ("q", N_("quit")),
+)
+
+
+def key_bar(tr: gettext.NullTranslations, keys: tuple[tuple[str, str], ...]) -> Text:
+    """``Enter play  h hint  ...`` in the player's language."""
+    bar = Text()
+    for key, what in keys:
+        bar.append(f" {key} ", style="bold reverse")
+        bar.append(f" {tr.gettext(what)}  ")
+    return bar
+
+
+def keys_help(tr: gettext.NullTranslations) -> str:
+    """The keys, as Markdown, for the top of the help screen."""
+    g = tr.gettext
+    lines = [
+        "# " + g("Keys"),
+        "",
+        "| | |",
+        "|---|---|",
+        "| ← → | " + g("choose a card") + " |",
+        "| 0-9 | " + g("type a card's number") + " |",
+        "| ↑ ↓ / 1-4 | " + g("choose a row, when you must take one") + " |",
+        "| Enter | " + g("play the card / take the row") + " |",
+        "| h | " + g("hint: what the hard bot would play") + " |",
+        "| Space | " + g("skip the animation") + " |",
+        "| ? | " + g("this help") + " |",
+        "| q | " + g("quit") + " |",
+    ]
+    return "\n".join(lines)
+
+
+class GameLog(RichLog, can_focus=False):
+    """What happened, newest last. Never focused: the arrow keys belong to the cards and rows
+    (the mouse wheel still scrolls it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotAnswer:
+    seat: int
+    kind: DecisionKind
+    value: int
+    error: str | None = None
+
+
+class TableScreen(Screen[None]):
+    """One game at the table."""
+
+    BINDINGS = [
+        Binding("left", "move(-1)", "Card", show=False),
+        Binding("right", "move(1)", "Card", show=False),
+        Binding("up", "row(-1)", "Row", show=False),
+        Binding("down", "row(1)", "Row", show=False),
+        Binding("enter", "confirm", "Play"),
+        Binding("h", "hint", "Hint"),
+        Binding("space", "skip", "Skip animation"),
+        Binding("question_mark,f1", "help", "Rules"),
+        Binding("q", "quit_game", "Quit"),
+    ]
+
+    def __init__(self, config: GameConfig, dealer: Dealer | None = None) -> None:
+        super().__init__()
+        self.config = config
+        self.tr = self._translations()
+        names = [seat.name for seat in config.seats]
+        self.game = Game(config.rules(), names, seed=config.seed, dealer=dealer)
+        base_seed = config.seed if config.seed is not None else time.time_ns()
+        self.bots: dict[int, Bot] = {
+            seat: make_bot(spec.bot, seed=base_seed + seat)
+            for seat, spec in enumerate(config.seats)
+            if spec.bot is not None
+        }
+        self.humans = config.humans
+        # Whose hidden information is on screen: the one person, or nobody in pass-and-play until
+        # the next person has the keyboard.
+        self.viewer: int | None = None if config.pass_and_play else self.humans[0]
+        self.asking: int | None = None  # the person whose decision the screen is asking for
+        self.thinking: set[int] = set()  # bots working on an answer
+        self.queue: deque[Event] = deque(self.game.events)  # events still to be shown
+        self.shown_rows: Rows = [[] for _ in range(4)]
+        self.revealed: tuple[int, ...] | None = None
+        self.shown_deal = 0  # the deal and turn on screen, which lag the game's during the reveal
+        self.shown_turn = 0
+        self.placed: set[int] = set()
+        self.cursor = 0
+        self.row_cursor = 0
+        self.typed = ""
+        self.hint: Advice | None = None
+        self.hint_for: tuple[int, int, int] | None = None  # (seat, deal, turn) the hint answers
+        self.skipping = False
+        self.saved_to: Path | None = None
+        self.save_error: str | None = None
+        self._pause_timer: Timer | None = None
+        self._overlay_open = False
+
+    def _translations(self) -> gettext.NullTranslations:
+        from ..i18n import translator
+
+        return translator(self.config.lang)
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="table"):
+            with Vertical(id="play-area"):
+                yield Static(id="status")
+                yield Static(id="rows")
+                yield Static(id="revealed")
+                yield Static(id="prompt")
+                yield Static(id="hand")
+                yield Static(id="hint")
+            with Vertical(id="side"):
+                yield Static(id="scores")
+                yield GameLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+        yield Static(key_bar(self.tr, KEYS_TABLE), id="keys")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._play_events)
+
+    @property
+    def sixnimmt_app(self) -> SixNimmtApp:
+        from .app import SixNimmtApp
+
+        assert isinstance(self.app, SixNimmtApp)
+        return self.app
+
+    # ------------------------------------------------------------------ the flow of play
+
+    def advance(self) -> None:
+        """Ask whoever the game waits for: bots in a worker, the next person on screen."""
+        if self.queue or self._pause_timer is not None or self._overlay_open:
+            return
+        game = self.game
+        if game.is_over:
+            self._finish()
+            return
+        pending = game.pending()
+        jobs = [
+            (d.seat, game.view(d.seat))
+            for d in pending
+            if d.seat in self.bots and d.seat not in self.thinking
+        ]
+        if jobs:
+            self.thinking.update(seat for seat, _ in jobs)
+            self._think(jobs)
+        people = [d for d in pending if d.seat in self.humans]
+        if self.asking is not None and any(d.seat == self.asking for d in people):
+            self._redraw()
+            return
+        self.asking = None
+        if not people:
+            if self.config.pass_and_play:
+                self.viewer = None
+            self._redraw()
+            return
+        decision = people[0]
+        if self.config.pass_and_play and decision.kind is DecisionKind.CARD:
+            # The next person's hand must not appear until they have the keyboard.
+            self.viewer = None
+            self._redraw()
+            self._overlay_open = True
+            self.app.push_screen(
+                PassScreen(game.seats[decision.seat], self.tr),
+                callback=lambda _: self._passed(decision.seat),
+            )
+            return
+        self._ask(decision)
+
+    def _passed(self, seat: int) -> None:
+        self._overlay_open = False
+        decision = self.game.decision_for(seat)
+        if decision is not None:
+            self._ask(decision)
+        self._play_events()  # what the bots did meanwhile, then on with the game
+
+    def _ask(self, decision: Decision) -> None:
+        self.asking = decision.seat
+        if decision.kind is not DecisionKind.ROW or not self.config.pass_and_play:
+            self.viewer = decision.seat
+        self.typed = ""
+        if decision.kind is DecisionKind.ROW:
+            # Start on the cheapest row: the usual answer, though any row may be taken.
+            self.row_cursor = min(decision.options, key=lambda r: row_bullheads(self.game.rows[r]))
+        else:
+            self.cursor = min(self.cursor, len(decision.options) - 1)
+        self._redraw()
+
+    def _answer(self, seat: int, value: int) -> None:
+        """Send a person's or a bot's answer to the engine, then show what it caused."""
+        self.hint = None
+        if seat == self.asking:
+            self.asking = None
+        self.queue.extend(self.game.act(seat, value))
+        self._play_events()
+
+    @work(thread=True, group="bots")
+    def _think(self, jobs: list[tuple[int, PlayerView]]) -> None:
+        """Off the interface's thread: each bot answers from its own view."""
+        answers: list[BotAnswer] = []
+        for seat, view in jobs:
+            assert view.decision is not None
+            try:
+                value = self.bots[seat].decide(view)
+                answers.append(BotAnswer(seat, view.decision.kind, value))
+            except Exception as error:  # a broken bot must not take the game down with it
+                answers.append(BotAnswer(seat, view.decision.kind, view.decision.options[0], str(error)))
+        self.app.call_from_thread(self._bots_answered, answers)
+
+    def _bots_answered(self, answers: list[BotAnswer]) -> None:
+        if not self.is_attached:
+            return
+        for answer in answers:
+            self.thinking.discard(answer.seat)
+            decision = self.game.decision_for(answer.seat)
+            if decision is None or decision.kind is not answer.kind:
+                continue  # the game moved on (cannot happen in normal play; never act on stale input)
+            if answer.error is not None:
+                self.notify(f"{self.game.seats[answer.seat]}: {answer.error}", severity="error")
+            self.queue.extend(self.game.act(answer.seat, answer.value))
+        self._play_events()
+
+    # ------------------------------------------------------------------ showing events
+
+    def _pause_for(self, event: Event) -> float:
+        if self.skipping or self.config.delay <= 0:
+            return 0.0
+        if isinstance(event, CardsRevealed):
+            return self.config.delay * 2
+        if isinstance(event, (CardPlaced, RowTaken)):
+            return self.config.delay
+        if isinstance(event, DraftPicked):
+            return self.config.delay / 3
+        return 0.0
+
+    def _play_events(self) -> None:
+        """Show queued events one at a time, pausing between placements."""
+        if self._pause_timer is not None or self._overlay_open:
+            return
+        while self.queue:
+            event = self.queue.popleft()
+            self._follow(event)
+            if isinstance(event, DealScored):
+                self._redraw()
+                self._overlay_open = True
+                self.app.push_screen(
+                    DealSummaryScreen(
+                        event, self.game.seats, self.config.target, self.config.count_down, self.tr
+                    ),
+                    callback=self._summary_closed,
+                )
+                return
+            pause = self._pause_for(event)
+            if pause > 0:
+                self._redraw()
+                self._pause_timer = self.set_timer(pause, self._pause_over)
+                return
+        self.skipping = False
+        self._redraw()
+        self.advance()
+
+    def _pause_over(self) -> None:
+        self._pause_timer = None
+        self._play_events()
+
+    def _summary_closed(self, _: None) -> None:
+        self._overlay_open = False
+        self._play_events()
+
+    def _follow(self, event: Event) -> None:
+        apply_event(self.shown_rows, event)
+        if isinstance(event, CardsRevealed):
+            self.revealed = event.plays
+            self.placed = set()
+            self.shown_turn = event.turn
+        elif isinstance(event, CardPlaced):
+            self.placed.add(event.card)
+        elif isinstance(event, DealStarted):
+            self.revealed = None
+            self.shown_deal, self.shown_turn = event.deal, 0
+        line = event_line(event, self.game.seats, self.tr)
+        if line is not None and self.is_mounted:
+            self.query_one("#log", RichLog).write(line)
+
+    # ------------------------------------------------------------------ rendering
+
+    def _decision(self) -> Decision | None:
+        return None if self.asking is None else self.game.decision_for(self.asking)
+
+    def _redraw(self) -> None:
+        if not self.is_mounted:
+            return
+        g = self.tr.gettext
+        game = self.game
+        view = game.view(self.viewer)
+        decision = self._decision()
+        animating = bool(self.queue) or self._pause_timer is not None
+
+        if not animating:
+            self.shown_deal, self.shown_turn = view.deal, view.turn
+        status = Text(f"6 nimmt!  {variant_name(game.rules.variant.value, self.tr)}", style="bold")
+        status.append("  ·  " + g("Deal {number}").format(number=self.shown_deal + 1))
+        if not game.is_over:
+            status.append("  ·  " + g("Turn {number} of 10").format(number=min(self.shown_turn + 1, 10)))
+        if game.rules.target is not None:
+            status.append("  ·  " + g("Game ends at {target}").format(target=game.rules.target))
+        if game.rules.deals is not None:
+            status.append("  ·  " + g("{count} deals at most").format(count=game.rules.deals))
+        status.append("\n")
+        status.append_text(legend(self.tr))
+        self.query_one("#status", Static).update(status)
+
+        choosing_row = decision is not None and decision.kind is DecisionKind.ROW
+        rows = [
+            row_line(
+                i,
+                row,
+                self.tr,
+                option=choosing_row and decision is not None and i in decision.options,
+                cursor=choosing_row and i == self.row_cursor,
+            )
+            for i, row in enumerate(self.shown_rows)
+        ]
+        self.query_one("#rows", Static).update(Group(*rows))
+
+        revealed = Text()
+        if self.revealed is not None:
+            revealed.append(g("On the table:") + " ", style="bold")
+            for seat, number in sorted(enumerate(self.revealed), key=lambda p: p[1]):
+                revealed.append(f"{game.seats[seat]} ")
+                revealed.append_text(card(number, dim=number in self.placed))
+                revealed.append("   ")
+        self.query_one("#revealed", Static).update(revealed)
+
+        self.query_one("#prompt", Static).update(self._prompt_text(view, decision, animating))
+        self.query_one("#hand", Static).update(self._hand_text(view, decision))
+        self.query_one("#hint", Static).update(self._hint_text(decision))
+        self.query_one("#scores", Static).update(self._scores_table(view))
+
+    def _prompt_text(self, view: PlayerView, decision: Decision | None, animating: bool) -> Text:
+        g = self.tr.gettext
+        game = self.game
+        if animating:
+            return Text(g("Placing the cards, lowest first…  (Space skips)"), style="italic")
+        if game.is_over:
+            return Text(g("The game is over."), style="bold")
+        if decision is None:
+            if self.viewer is not None and view.my_choice is not None:
+                return Text(
+                    g("You play {card}. Waiting for the others… (you may still change it)").format(
+                        card=view.my_choice
+                    ),
+                    style="italic",
+                )
+            waiting = ", ".join(game.seats[s] for s in view.waiting_for)
+            return Text(g("Waiting for {names}…").format(names=waiting), style="italic")
+        name = game.seats[decision.seat]
+        if decision.kind is DecisionKind.ROW:
+            if decision.reason == "tie":
+                text = g("{name}, your {card} is as close to two rows: choose the one it joins.")
+            else:
+                text = g("{name}, your {card} is lower than every row: choose a row to take.")
+            text += " " + g("(↑ ↓ or the row's number, then Enter)")
+            return Text(text.format(name=name, card=decision.card), style="bold magenta")
+        if decision.kind is DecisionKind.DRAFT:
+            return Text(g("{name}, take a card from the open deck (← → or its number, then Enter).")
+                        .format(name=name), style="bold")
+        return Text(g("{name}, choose a card to play (← → or type its number, then Enter).")
+                    .format(name=name), style="bold")
+
+    def _hand_text(self, view: PlayerView, decision: Decision | None) -> Text:
+        g = self.tr.gettext
+        if self.viewer is None:
+            return Text(g("(hands are hidden)"), style="grey50")
+        if view.deal != self.shown_deal:
+            return Text()  # the next deal's hand appears once its deal starts on screen
+        text = Text()
+        if decision is not None and decision.kind is DecisionKind.DRAFT:
+            text.append(g("Open deck:") + " ", style="bold")
+            for index, number in enumerate(decision.options):
+                text.append_text(card(number, selected=index == self.cursor))
+                text.append(" ")
+            text.append("\n")
+        text.append(g("Your hand:") + " ", style="bold")
+        choosing = decision is not None and decision.kind is DecisionKind.CARD
+        changing = decision is None and view.my_choice is not None
+        for index, number in enumerate(view.hand):
+            selected = (choosing or changing) and index == self.cursor
+            text.append_text(card(number, selected=selected))
+            if number == view.my_choice:
+                text.append("✓", style="bold green")
+            text.append(" ")
+        if self.typed:
+            text.append(f"  [{self.typed}]", style="bold magenta")
+        return text
+
+    def _hint_text(self, decision: Decision | None) -> Text:
+        g = self.tr.gettext
+        if self.hint is None or decision is None or self.hint_for != self._hint_key(decision.seat):
+            return Text()
+        advice = self.hint
+        if decision.kind is DecisionKind.ROW:
+            best = g("take row {row}").format(row=advice.choice + 1)
+        else:
+            best = g("play {card}").format(card=advice.choice)
+        text = Text(g("Hint ({bot}): {best}.").format(bot=advice.bot, best=best), style="bold cyan")
+        if advice.scores:
+            text.append("  " + g("Expected bullheads this deal:") + " ")
+            for option, score in sorted(advice.scores.items()):
+                label = str(option + 1) if decision.kind is DecisionKind.ROW else str(option)
+                text.append(f"{label}: {score:.1f}  ", style="bold" if option == advice.choice else "")
+        return text
+
+    def _scores_table(self, view: PlayerView) -> Table:
+        g = self.tr.gettext
+        count_down = self.config.count_down
+        table = Table(box=None, padding=(0, 1), expand=True)
+        table.add_column(g("Player"))
+        table.add_column(g("Deal"), justify="right")
+        table.add_column(g("Left") if count_down else g("Total"), justify="right")
+        table.add_column("")
+        for seat, name in enumerate(view.seats):
+            spec = self.config.seats[seat]
+            label = Text(name, style="bold" if seat == self.viewer else "")
+            if spec.bot is not None:
+                label.append(f" ({spec.bot})", style="grey50")
+            if seat in view.winners:
+                label.append(" ★", style="bold yellow")
+            if seat in self.thinking:
+                mark = Text("…", style="yellow")
+            elif view.phase.value == "play" and view.chosen[seat]:
+                mark = Text("✓", style="green")
+            else:
+                mark = Text("")
+            deal = view.penalties[seat]
+            table.add_row(
+                label,
+                Text(f"-{deal}" if count_down and deal else str(deal), style="red" if deal else ""),
+                str(score_value(view.totals[seat], self.config.target, count_down)),
+                mark,
+            )
+        return table
+
+    # ------------------------------------------------------------------ keys
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character is None or not event.character.isdigit():
+            return
+        event.stop()
+        decision = self._decision()
+        if decision is not None and decision.kind is DecisionKind.ROW:
+            row = int(event.character) - 1
+            if row in decision.options:
+                self.row_cursor = row
+                self._redraw()
+            return
+        options = self._card_options(decision)
+        if not options:
+            return
+        typed = self.typed + event.character
+        if not any(str(c).startswith(typed) for c in options):
+            typed = event.character  # start a new number
+        self.typed = typed
+        if int(typed) in options:
+            self.cursor = options.index(int(typed))
+        self._redraw()
+
+    def _card_options(self, decision: Decision | None) -> tuple[int, ...]:
+        """The cards the arrow keys move over: the decision's options, or the hand while waiting
+        (a card can be changed until the last player has chosen)."""
+        if decision is not None and decision.kind is not DecisionKind.ROW:
+            return decision.options
+        if decision is None and self.viewer is not None and self.game.phase.value == "play":
+            view = self.game.view(self.viewer)
+            if view.my_choice is not None and not self.queue:
+                return view.hand
+        return ()
+
+    def action_move(self, step: int) -> None:
+        options = self._card_options(self._decision())
+        if options:
+            self.cursor = (self.cursor + step) % len(options)
+            self.typed = ""
+            self._redraw()
+
+    def action_row(self, step: int) -> None:
+        decision = self._decision()
+        if decision is None or decision.kind is not DecisionKind.ROW:
+            return
+        options = list(decision.options)
+        at = options.index(self.row_cursor) if self.row_cursor in options else 0
+        self.row_cursor = options[(at + step) % len(options)]
+        self._redraw()
+
+    def action_confirm(self) -> None:
+        if self.queue or self._pause_timer is not None:
+            return
+        decision = self._decision()
+        self.typed = ""
+        if decision is not None and decision.kind is DecisionKind.ROW:
+            if self.row_cursor in decision.options:
+                self._answer(decision.seat, self.row_cursor)
+            return
+        options = self._card_options(decision)
+        if not options:
+            return
+        value = options[min(self.cursor, len(options) - 1)]
+        if decision is not None:
+            self._answer(decision.seat, value)
+        elif self.viewer is not None:
+            self._answer(self.viewer, value)  # a change of mind before the reveal
+
+    def action_skip(self) -> None:
+        if self._pause_timer is not None:
+            self._pause_timer.stop()
+            self._pause_timer = None
+            self.skipping = True
+            self._play_events()
+
+    def _hint_key(self, seat: int) -> tuple[int, int, int]:
+        return (seat, self.game.deal_index, self.game.turn)
+
+    def action_hint(self) -> None:
+        decision = self._decision()
+        if decision is None or self.viewer != decision.seat and decision.kind is not DecisionKind.ROW:
+            self.notify(self.tr.gettext("No hint now: it is not your decision."))
+            return
+        self.notify(self.tr.gettext("Asking the {bot} bot…").format(bot=HINT_BOT), timeout=2)
+        self._advise(decision.seat, self.game.view(decision.seat))
+
+    @work(thread=True, group="hint", exclusive=True)
+    def _advise(self, seat: int, view: PlayerView) -> None:
+        advice = advise(view, HINT_BOT, seed=view.turn)
+        self.app.call_from_thread(self._hint_ready, seat, (seat, view.deal, view.turn), advice)
+
+    def _hint_ready(self, seat: int, key: tuple[int, int, int], advice: Advice) -> None:
+        decision = self._decision()
+        if decision is None or decision.seat != seat or key != self._hint_key(seat):
+            return  # the moment has passed
+        self.hint, self.hint_for = advice, key
+        if decision.kind is DecisionKind.ROW:
+            self.row_cursor = advice.choice
+        elif advice.choice in decision.options:
+            self.cursor = decision.options.index(advice.choice)
+        self._redraw()
+
+    def action_help(self) -> None:
+        self.app.push_screen(
+            HelpScreen(rules_text(self.config.lang, self.game.rules.variant.value), keys_help(self.tr))
+        )
+
+    def action_quit_game(self) -> None:
+        self.app.exit()
+
+    # ------------------------------------------------------------------ the end
+
+    def _finish(self) -> None:
+        self.saved_to, self.save_error = save_record(self.game, self.config.records_dir)
+        from .final import FinalScreen
+
+        self.app.switch_screen(FinalScreen(self.config, self.game, self.saved_to, self.save_error))
+
+    def on_unmount(self) -> None:
+        for bot in self.bots.values():
+            bot.close()
+
+
+def save_record(game: Game, folder: Path | None) -> tuple[Path | None, str | None]:
+    """Write the finished game's record; returns (path, None) or (None, why it failed)."""
+    if folder is None:
+        return None, None
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = folder / f"{stamp}-{game.rules.variant.value}-{game.players}p.json"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        counter = 1
+        while path.exists():
+            counter += 1
+            path = folder / f"{stamp}-{game.rules.variant.value}-{game.players}p-{counter}.json"
+        path.write_text(dumps(game.record()) + "\n", encoding="utf-8")
+    except OSError as error:
+        return None, f"cannot save the record in {folder}: {error.strerror or error}"
+    json.loads(path.read_text(encoding="utf-8"))  # what we wrote must read back
+    return path, None

@@ -1,0 +1,53 @@
+"""Helpers for driving the terminal game with Textual's pilot."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from sixnimmt.core import HAND_SIZE, DealSetup
+from sixnimmt.tui.app import SixNimmtApp
+from sixnimmt.tui.table import TableScreen
+
+SIZE = (120, 40)
+
+
+async def settle(pilot: Pilot[None], condition: Callable[[], bool], steps: int = 500) -> None:
+    """Let the app run (bots in their worker, timers) until ``condition`` holds; fail if it never does.
+
+    A bound on the number of event-loop turns, not a timing assertion.
+    """
+    for _ in range(steps):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the app never reached the expected state")
+
+
+def table(app: SixNimmtApp) -> TableScreen:
+    screen = app.table
+    assert screen is not None, f"no table; the screen is {type(app.screen).__name__}"
+    return screen
+
+
+def text_of(app: SixNimmtApp, selector: str) -> str:
+    """The plain text a Static on the table shows now."""
+    return plain(table(app).query_one(selector, Static).content)
+
+
+def plain(renderable: object) -> str:
+    """Any rich renderable as plain text, as a terminal 200 columns wide would show it."""
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    console.print(renderable)
+    return console.file.getvalue()  # type: ignore[attr-defined,no-any-return]
+
+
+def fixed_deal(hands: list[list[int]], rows: list[int]) -> Callable[[int], DealSetup]:
+    """A dealer that deals the same cards every deal (players' hands sorted, rows 0..3)."""
+    assert all(len(h) == HAND_SIZE for h in hands)
+    setup = DealSetup(hands=tuple(tuple(sorted(h)) for h in hands), rows=tuple(rows))
+    return lambda deal_index: setup

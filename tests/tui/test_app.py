@@ -1,0 +1,285 @@
+"""The terminal game driven by Textual's pilot, as a player would: keys in, screens out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sixnimmt.core.record import replay
+from sixnimmt.tui import GameConfig, Seat, SixNimmtApp
+from sixnimmt.tui.dialogs import DealSummaryScreen, HelpScreen, PassScreen
+from sixnimmt.tui.final import FinalScreen
+from sixnimmt.tui.start import StartScreen
+
+from .conftest import SIZE, fixed_deal, plain, settle, table, text_of
+
+
+def three_seats(**changes: object) -> GameConfig:
+    settings: dict[str, object] = {
+        "seats": (Seat("You"), Seat("Ada", "random"), Seat("Bruno", "random")),
+        "deals": 2,
+        "target": None,
+        "delay": 0,
+        "seed": 11,
+    }
+    settings.update(changes)
+    return GameConfig(**settings)  # type: ignore[arg-type]
+
+
+def test_a_whole_game_against_bots_to_the_end_and_its_record(tmp_path: Path) -> None:
+    config = three_seats(records_dir=tmp_path)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            summaries = 0
+            for _ in range(60):
+                await settle(pilot, lambda: not isinstance(app.screen, type(None)))
+                if isinstance(app.screen, FinalScreen):
+                    break
+                if isinstance(app.screen, DealSummaryScreen):
+                    summaries += 1
+                await pilot.press("enter")
+                await pilot.pause()
+            assert isinstance(app.screen, FinalScreen)
+            game = app.screen.game
+            assert game.is_over and game.deal_index == 1
+            assert summaries == 2  # one summary after each deal
+            shown = plain(app.screen.query_one("#final-title").content)
+            winners = [game.seats[s] for s in game.winners]
+            assert all(name in shown for name in winners)
+            # The record was saved, and replays to the same result.
+            saved = app.screen.saved_to
+            assert saved is not None and saved.parent == tmp_path
+            result = replay(json.loads(saved.read_text()))
+            assert list(result.scores) == game.totals
+            # The human's plays in the record are cards that were in the human's hand.
+            deal = result.game.history[0]
+            assert all(turn["plays"][0] in deal["hands"][0] for turn in deal["turns"])
+
+    asyncio.run(scenario())
+
+
+def test_play_again_starts_a_fresh_game(tmp_path: Path) -> None:
+    config = three_seats(deals=1, records_dir=None)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            first = table(app).game
+            while not isinstance(app.screen, FinalScreen):
+                await pilot.press("enter")
+                await pilot.pause()
+            assert "not saved" in plain(app.screen.query_one("#saved").content)
+            await pilot.press("n")
+            await settle(pilot, lambda: app.table is not None and app.table.game is not first)
+            assert table(app).game.deal_index == 0 and table(app).game.turn == 0
+
+    asyncio.run(scenario())
+
+
+def test_typing_a_number_plays_that_card() -> None:
+    hands = [list(range(31, 41)), list(range(41, 51)), list(range(51, 61))]
+    config = three_seats()
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [1, 2, 3, 4]))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0)
+            await pilot.press("3", "7", "enter")
+            await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
+            assert screen.game.played[0][0] == 37
+            assert 37 not in screen.game.hands[0]
+
+    asyncio.run(scenario())
+
+
+def test_a_too_low_card_lets_its_owner_choose_any_row() -> None:
+    # The human holds 1..10, the rows start at 50, 60, 70, 80: the first card is too low.
+    hands = [list(range(1, 11)), list(range(11, 21)), list(range(21, 31))]
+    config = three_seats()
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [50, 60, 70, 80]))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0)
+            await pilot.press("enter")  # the cursor starts on the lowest card, 1
+            await settle(pilot, lambda: screen.asking == 0 and screen.game.phase.value == "row-choice")
+            prompt = text_of(app, "#prompt")
+            assert "lower than every row" in prompt
+            # The cursor starts on the cheapest row (50: 3 bullheads, like 60, 70, 80: the first).
+            assert screen.row_cursor == 0
+            await pilot.press("down", "down")  # move to row 3 ...
+            assert screen.row_cursor == 2
+            await pilot.press("2")  # ... or jump straight to row 2 by its number
+            assert screen.row_cursor == 1
+            await pilot.press("enter")
+            await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
+            assert screen.game.taken[0] == [60]
+            assert screen.game.penalties[0] == 3
+            assert screen.shown_rows[1][0] == 1
+            rows = text_of(app, "#rows")
+            assert re.search(r"Row 2\s+1¹ ", rows)  # the 1 now starts row 2
+
+    asyncio.run(scenario())
+
+
+def test_pass_and_play_hides_each_hand_from_the_others() -> None:
+    hands = [list(range(1, 11)), list(range(11, 21)), list(range(21, 31))]
+    config = three_seats(seats=(Seat("Ana"), Seat("Ben"), Seat("Ada", "random")))
+
+    def shown_numbers(app: SixNimmtApp) -> set[str]:
+        return set(re.findall(r"\d+", re.sub("[⁰¹²³⁴⁵⁶⁷⁸⁹]", " ", text_of(app, "#hand"))))
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [50, 60, 70, 80]))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: isinstance(app.screen, PassScreen))
+            assert "Ana" in plain(app.screen.query_one("#pass-title").content)
+            assert screen.viewer is None
+            assert "hidden" in text_of(app, "#hand")
+            assert not shown_numbers(app) & {str(c) for c in hands[0] + hands[1]}
+            await pilot.press("enter")
+            await settle(pilot, lambda: screen.asking == 0)
+            assert {str(c) for c in hands[0]} <= shown_numbers(app)
+            await pilot.press("right", "enter")  # Ana plays 2
+            await settle(pilot, lambda: isinstance(app.screen, PassScreen))
+            assert "Ben" in plain(app.screen.query_one("#pass-title").content)
+            assert not shown_numbers(app) & {str(c) for c in hands[0] + hands[1]}
+            await pilot.press("enter")
+            await settle(pilot, lambda: screen.asking == 1)
+            shown = shown_numbers(app)
+            assert {str(c) for c in hands[1]} <= shown
+            assert not shown & {str(c) for c in hands[0]}
+
+    asyncio.run(scenario())
+
+
+def test_hint_shows_what_the_hard_bot_would_play() -> None:
+    config = three_seats()
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0)
+            await pilot.press("h")
+            await settle(pilot, lambda: screen.hint is not None)
+            assert screen.hint is not None
+            hand = screen.game.hands[0]
+            assert screen.hint.choice in hand
+            assert hand[screen.cursor] == screen.hint.choice  # the cursor moves to the advice
+            assert f"play {screen.hint.choice}" in text_of(app, "#hint")
+
+    asyncio.run(scenario())
+
+
+def test_help_shows_the_rules_of_the_variant_being_played() -> None:
+    config = three_seats(variant="professional")
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: table(app).asking == 0)
+            await pilot.press("question_mark")
+            await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
+            assert "Professional" in app.screen.rules_markdown
+            assert "either end" in app.screen.rules_markdown
+            await pilot.press("escape")
+            await settle(pilot, lambda: not isinstance(app.screen, HelpScreen))
+
+    asyncio.run(scenario())
+
+
+def test_the_table_speaks_the_chosen_language() -> None:
+    config = three_seats(lang="es", count_down=True, target=66, deals=None)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: table(app).asking == 0)
+            assert "Fila 1" in text_of(app, "#rows")
+            assert "elige una carta" in text_of(app, "#prompt")
+            scores = text_of(app, "#scores")
+            assert "Quedan" in scores and "66" in scores  # counting down from 66
+
+    asyncio.run(scenario())
+
+
+def start_label(app: SixNimmtApp) -> str | None:
+    """The start button's label, or None while the screen is being redrawn."""
+    buttons = app.screen.query("#start")
+    return str(buttons.first().label) if buttons else None
+
+
+def test_start_screen_language_switch_and_start() -> None:
+    async def scenario() -> None:
+        app = SixNimmtApp(GameConfig(delay=0, seed=3), show_start=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: isinstance(app.screen, StartScreen))
+            start = app.screen
+            assert start_label(app) == "Start"
+            from textual.widgets import Select
+
+            start.query_one("#lang", Select).value = "sv"
+            await settle(pilot, lambda: start_label(app) == "Starta")
+            assert app.config.lang == "sv"
+            app.screen.query_one("#players", Select).value = 5
+            await settle(pilot, lambda: len(app.screen.query(".seat-select")) == 4)
+            # The language survived the redraw for five players.
+            assert start_label(app) == "Starta"
+            await pilot.click("#start")
+            await settle(pilot, lambda: app.table is not None)
+            screen = table(app)
+            assert screen.game.players == 5 and screen.config.lang == "sv"
+            await settle(pilot, lambda: screen.asking == 0)
+            assert "Rad 1" in text_of(app, "#rows")
+
+    asyncio.run(scenario())
+
+
+def test_start_screen_rejects_a_bad_target_with_a_message() -> None:
+    async def scenario() -> None:
+        app = SixNimmtApp(GameConfig(delay=0), show_start=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: isinstance(app.screen, StartScreen))
+            from textual.widgets import Input
+
+            app.screen.query_one("#target", Input).value = ""
+            app.screen.query_one("#deals", Input).value = ""
+            await pilot.click("#start")
+            await pilot.pause()
+            assert isinstance(app.screen, StartScreen)
+            assert "target" in plain(app.screen.query_one("#start-error").content)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("variant", ["logic", "tactics"])
+def test_other_variants_play_through(variant: str) -> None:
+    """Logic asks the person to draft from the open deck; Tactics uses the small deck."""
+    config = three_seats(variant=variant, deals=1)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            if variant == "logic":
+                await settle(pilot, lambda: screen.asking == 0)
+                assert "open deck" in text_of(app, "#prompt")
+            for _ in range(80):
+                if isinstance(app.screen, FinalScreen):
+                    break
+                await pilot.press("enter")
+                await pilot.pause()
+            assert isinstance(app.screen, FinalScreen)
+            assert max(max(t["plays"]) for t in app.screen.game.history[0]["turns"]) <= 34
+
+    asyncio.run(scenario())
