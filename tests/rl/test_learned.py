@@ -1,0 +1,127 @@
+"""The trained policy as a bot: numpy inference, legal moves everywhere, clear errors, and (where
+the rl extra is installed) exactly the network that training produced."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sixnimmt.bots import make_bot, play_game
+from sixnimmt.core import Game, Rules
+from sixnimmt.rl.encoding import N_ACTIONS, OBS_SIZE, action_mask, encode
+from sixnimmt.rl.policy import DEFAULT_POLICY, MlpPolicy, PolicyFileError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tiny_policy(seed: int = 0, hidden: int = 8) -> MlpPolicy:
+    rng = np.random.default_rng(seed)
+    return MlpPolicy(
+        [rng.normal(size=(hidden, OBS_SIZE)).astype(np.float32), rng.normal(size=(N_ACTIONS, hidden)).astype(np.float32)],
+        [rng.normal(size=hidden).astype(np.float32), rng.normal(size=N_ACTIONS).astype(np.float32)],
+    )
+
+
+def test_the_shipped_policy_matches_this_encoding() -> None:
+    policy = MlpPolicy.load(DEFAULT_POLICY)
+    assert policy.weights[0].shape[1] == OBS_SIZE and policy.weights[-1].shape[0] == N_ACTIONS
+    assert policy.meta["players"] == 4 and policy.meta["variant"] == "standard"
+
+
+@pytest.mark.parametrize(
+    "variant, players", [("standard", 4), ("standard", 2), ("tactics", 6), ("logic", 3), ("professional", 10)]
+)
+def test_learned_bot_plays_whole_games_legally(variant: str, players: int) -> None:
+    # Game.act refuses any illegal answer, so finishing proves every move was legal.
+    game = play_game(Game(Rules(players=players, variant=variant), seed=players),
+                     [make_bot("learned", seed=s) for s in range(players)])
+    assert game.is_over and game.winners
+
+
+def test_learned_bot_is_deterministic() -> None:
+    def totals() -> list[int]:
+        bots = [make_bot("learned", seed=0), make_bot("random", seed=1), make_bot("random", seed=2)]
+        return play_game(Game(Rules(players=3), seed=8), bots).totals
+
+    assert totals() == totals()
+
+
+def test_masked_choice_never_picks_an_illegal_action() -> None:
+    policy = tiny_policy()
+    rng = np.random.default_rng(1)
+    game = Game(Rules(players=4), seed=1)
+    for seat in range(4):
+        view = game.view(seat)
+        obs, mask = encode(view), action_mask(view.decision)
+        best_overall = int(np.argmax(policy.logits(obs)))
+        chosen = policy.act(obs, mask)
+        assert mask[chosen] == 1
+        assert chosen == best_overall or mask[best_overall] == 0
+        assert all(mask[policy.act(obs, mask, rng)] == 1 for _ in range(50))
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    policy = tiny_policy(3)
+    policy.meta = {"players": 4}
+    policy.save(tmp_path / "p.npz")
+    loaded = MlpPolicy.load(tmp_path / "p.npz")
+    obs = np.random.default_rng(0).random(OBS_SIZE, dtype=np.float32)
+    assert np.allclose(loaded.logits(obs), policy.logits(obs)) and loaded.meta == {"players": 4}
+
+
+def test_bad_policy_files_give_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(PolicyFileError, match="no policy file at"):
+        MlpPolicy.load(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_text("not a zip")
+    with pytest.raises(PolicyFileError, match="is not a policy file"):
+        MlpPolicy.load(tmp_path / "junk.npz")
+    np.savez(tmp_path / "wrong.npz", w0=np.zeros((N_ACTIONS, 7), np.float32), b0=np.zeros(N_ACTIONS, np.float32))
+    with pytest.raises(PolicyFileError, match=f"maps 7 inputs to {N_ACTIONS} actions"):
+        MlpPolicy.load(tmp_path / "wrong.npz")
+
+
+# ---------------------------------------------------------------------- with the rl extra only
+
+
+def _training_module():  # examples/ is not a package: load the script by path
+    spec = importlib.util.spec_from_file_location("train_maskable_ppo", ROOT / "examples/rl/train_maskable_ppo.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_exported_policy_equals_the_trained_network(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="needs the rl extra (pip install -e '.[rl]')")
+    pytest.importorskip("sb3_contrib", reason="needs the rl extra (pip install -e '.[rl]')")
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    train = _training_module()
+    args = type("Args", (), {"players": 4, "variant": "standard", "reward": "penalty", "deals": 1})()
+    venv = DummyVecEnv([train.make_env(args, "random", 0)])
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=32, seed=0,
+                        policy_kwargs={"net_arch": {"pi": [32, 16], "vf": [8]}})
+    model.learn(total_timesteps=64)  # the weights move away from their initial values
+    train.export(model, tmp_path / "p", {"players": 4})
+    policy = MlpPolicy.load(tmp_path / "p.npz")
+
+    env = train.make_env(args, "random", 5)()
+    obs, _ = env.reset(seed=5)
+    rng = random.Random(5)
+    for _ in range(12):
+        mask = env.action_masks()
+        with torch.no_grad():
+            tensor = torch.as_tensor(obs[None])
+            latent = model.policy.mlp_extractor.forward_actor(model.policy.extract_features(tensor, model.policy.pi_features_extractor))
+            expected = model.policy.action_net(latent).numpy()[0]
+        assert np.allclose(policy.logits(obs), expected, atol=1e-5)
+        predicted, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert policy.act(obs, mask.astype(np.int8)) == int(predicted)
+        obs, _, done, _, _ = env.step(rng.choice([int(a) for a in np.flatnonzero(mask)]))
+        if done:
+            obs, _ = env.reset()
