@@ -1,0 +1,152 @@
+"""Every inbound message is validated; bad or illegal ones get an error reply and change nothing,
+and the table keeps working afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from sixnimmt.core import DealSetup, Game, Rules
+from sixnimmt.server.protocol import ChooseRow, Play, ProtocolError, RateLimiter, decode
+from sixnimmt.server.rooms import Rooms, TableOptions
+from sixnimmt.server.config import Settings
+from sixnimmt.server.store import Store
+
+from .helpers import create_table, receive_until
+
+
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        ("not json", "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"card": 5}', "needs a \"type\""),
+        ('{"type": "dance"}', "unknown message type"),
+        ('{"type": "play"}', "card"),
+        ('{"type": "play", "card": "12"}', "card"),
+        ('{"type": "play", "card": 105}', "card"),
+        ('{"type": "play", "card": true}', "card"),
+        ('{"type": "row", "row": 4}', "row"),
+        ('{"type": "sync", "extra": 1}', "extra"),
+        ('{"type": "play", "card": 5, "pad": "' + "x" * 3000 + '"}', "too large"),
+    ],
+)
+def test_decode_rejects_bad_messages(text: str, reason: str) -> None:
+    with pytest.raises(ProtocolError, match=reason):
+        decode(text, 2048)
+
+
+def test_decode_accepts_each_message_type() -> None:
+    assert decode('{"type": "play", "card": 14, "deal": 0, "turn": 3}', 2048) == Play(
+        type="play", card=14, deal=0, turn=3
+    )
+    assert decode('{"type": "row", "row": 2}', 2048) == ChooseRow(type="row", row=2)
+    for kind in ("draft", "start", "again", "sync", "ping"):
+        body: dict[str, Any] = {"type": kind}
+        if kind == "draft":
+            body["card"] = 3
+        assert decode(json.dumps(body), 2048).type == kind
+
+
+def test_rate_limiter_allows_a_burst_then_the_rate() -> None:
+    limiter = RateLimiter(rate=2.0, burst=3, now=0.0)
+    assert [limiter.allow(0.0) for _ in range(4)] == [True, True, True, False]
+    assert limiter.allow(0.49) is False
+    assert limiter.allow(0.5) is True  # one token back after half a second at 2/s
+
+
+def _first_state(ws: Any) -> dict[str, Any]:
+    return receive_until(ws, lambda m: m["type"] in ("state", "update") and m["view"] is not None)
+
+
+def test_bad_and_illegal_messages_get_errors_and_change_nothing(client: TestClient) -> None:
+    table = create_table(client, [{"kind": "open"}, {"kind": "bot", "bot": "random"}])
+    friend = client.post(f"/api/tables/{table['code']}/join", json={"name": "Friend"}).json()
+    with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
+        state = _first_state(ws)
+        view = state["view"]
+        hand = view["hand"]
+        not_mine = next(c for c in range(1, 105) if c not in hand and all(c not in r for r in view["rows"]))
+        bad = [
+            "{oops",
+            json.dumps({"type": "play", "card": not_mine}),          # card not in hand
+            json.dumps({"type": "row", "row": 0}),                   # wrong phase
+            json.dumps({"type": "draft", "card": hand[0]}),          # wrong phase
+            json.dumps({"type": "play", "card": hand[0], "turn": 7}),  # stale turn
+            json.dumps({"type": "again"}),                            # game not over
+            json.dumps({"type": "start"}),                            # already started
+            "x" * 5000,                                               # too large
+        ]
+        for text in bad:
+            ws.send_text(text)
+            error = receive_until(ws, lambda m: m["type"] == "error")
+            assert error["message"]
+        ws.send_json({"type": "sync"})
+        after = receive_until(ws, lambda m: m["type"] == "state")["view"]
+        assert after["hand"] == hand and after["my_choice"] is None
+        assert after["turn"] == view["turn"] and after["rows"] == view["rows"]
+        # the table still works: a legal move is accepted
+        ws.send_json({"type": "play", "card": hand[0], "deal": view["deal"], "turn": view["turn"]})
+        moved = receive_until(ws, lambda m: m["type"] == "update" and m["view"]["my_choice"] == hand[0])
+        assert moved["view"]["chosen"][0] is True
+    # a spectator cannot play
+    with client.websocket_connect(f"/ws/{table['code']}") as ws:
+        spectator = _first_state(ws)
+        assert spectator["table"]["you"] is None and spectator["view"]["hand"] == []
+        ws.send_json({"type": "play", "card": hand[1]})
+        assert "spectators" in receive_until(ws, lambda m: m["type"] == "error")["message"]
+    assert friend["seat"] == 1
+
+
+def test_rate_limit_per_connection(tmp_path: Path) -> None:
+    from .conftest import make_client
+
+    with make_client(f"sqlite:///{tmp_path / 'r.db'}", rate_per_second=1.0, rate_burst=3) as client:
+        table = create_table(client, [{"kind": "bot", "bot": "random"}])
+        with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
+            _first_state(ws)
+            for _ in range(6):
+                ws.send_json({"type": "ping"})
+            replies = [receive_until(ws, lambda m: m["type"] in ("pong", "error")) for _ in range(6)]
+            kinds = [m["type"] for m in replies]
+            assert kinds.count("pong") == 3 and kinds.count("error") == 3
+            assert any("too many" in m.get("message", "") for m in replies)
+
+
+def test_someone_elses_row_choice_is_refused(tmp_path: Path) -> None:
+    """Seat 1's card is too low; seat 0 may not choose the row for them, seat 1 may."""
+    rules = Rules(players=2, target=None, deals=1)
+    setup = DealSetup(hands=(tuple(range(51, 61)), tuple(range(1, 11))), rows=(70, 80, 90, 100))
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'rows.db'}")
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0))
+        room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}])
+        await room.join("Friend")
+        room.game = Game(rules, ["Host", "Friend"], dealer=lambda _deal: setup)
+
+        class Conn:
+            def __init__(self, seat: int) -> None:
+                self.seat, self.messages = seat, []
+
+            def push(self, message: dict[str, Any]) -> None:
+                self.messages.append(message)
+
+        host, friend = Conn(0), Conn(1)
+        await room.handle(host, Play(type="play", card=51))
+        await room.handle(friend, Play(type="play", card=1))
+        assert room.game.phase.value == "row-choice"
+        await room.handle(host, ChooseRow(type="row", row=2))
+        assert host.messages[-2]["type"] == "error" and "no decision" in host.messages[-2]["message"]
+        assert room.game.phase.value == "row-choice" and room.game.pending()[0].seat == 1
+        await room.handle(friend, ChooseRow(type="row", row=2))
+        assert room.game.phase.value == "play" and room.game.penalties[1] == 3  # took [90]
+        await rooms.close()
+
+    asyncio.run(scenario())
