@@ -29,6 +29,7 @@ from typing import IO, Any
 from ..bots.base import Bot
 from ..bots.random_bot import RandomBot
 from ..core import (
+    CardChosen,
     CardPlaced,
     CardsRevealed,
     DealScored,
@@ -36,8 +37,6 @@ from ..core import (
     Event,
     GameOver,
     PlayerView,
-    RowChoiceRequired,
-    RowTaken,
 )
 from . import messages
 from .faults import Fault, FaultKind
@@ -46,6 +45,9 @@ log = logging.getLogger("sixnimmt.protocol")
 
 _EOF = object()  # the reader thread's "stdout closed" marker
 _QUEUE_LIMIT = 10_000  # lines buffered before a flooding bot's output is dropped
+#: The Open variant shows a turn's cards one at a time (by type name: any event with a card and a
+#: turn works the same way).
+_CARD_SHOWN = "card-shown"
 
 
 def _read_lines(stream: IO[str], lines: queue.Queue[object]) -> None:
@@ -134,7 +136,7 @@ class ExternalBot(Bot):
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[object] = queue.Queue()
         self._threads: list[threading.Thread] = []
-        self._finalizer: weakref.finalize[[subprocess.Popen[str]], None] | None = None
+        self._finalizer: weakref.finalize[[subprocess.Popen[str]], ExternalBot] | None = None
         self._next_id = 1
         self._abandoned: set[int] = set()  # requests given up on: a late reply to one is dropped
         self._starts = 0
@@ -167,18 +169,6 @@ class ExternalBot(Bot):
             return
         if isinstance(event, DealStarted):
             self._deal_start(event.deal, event.rows)
-        elif isinstance(event, CardsRevealed):
-            self._turn_events = [event.to_dict()]
-        elif isinstance(event, (RowChoiceRequired, RowTaken, CardPlaced)) and self._turn_events:
-            self._turn_events.append(event.to_dict())
-            placed = sum(1 for e in self._turn_events if e["type"] == CardPlaced.type)
-            if placed == view.players:
-                first = self._turn_events[0]
-                self._send({
-                    "type": "turn-result", "deal": first["deal"], "turn": first["turn"],
-                    "plays": list(first["plays"]), "events": self._turn_events[1:],
-                })
-                self._turn_events = []
         elif isinstance(event, DealScored):
             self._send({
                 "type": "deal-end", "deal": event.deal,
@@ -187,6 +177,26 @@ class ExternalBot(Bot):
         elif isinstance(event, GameOver):
             self._send({"type": "game-end", "totals": list(event.totals), "winners": list(event.winners)})
             self._in_game = False
+        elif getattr(event, "turn", None) is not None and not isinstance(event, CardChosen):
+            # A turn's public events (reveal, row choices, takes, placements), sent together once
+            # every card of the turn is placed. Which card a player chose stays secret until then.
+            self._turn_events.append(event.to_dict())
+            self._flush_turn()
+
+    def _flush_turn(self) -> None:
+        events = self._turn_events
+        revealed = [card for e in events if e["type"] == CardsRevealed.type for card in e["plays"]]
+        shown = [e["card"] for e in events if e["type"] == _CARD_SHOWN]
+        placed = sum(1 for e in events if e["type"] == CardPlaced.type)
+        cards = len(revealed) + len(shown)
+        if cards == 0 or placed < cards:
+            return
+        first = events[0]
+        self._send({
+            "type": "turn-result", "deal": first["deal"], "turn": first["turn"],
+            "plays": revealed or shown, "events": events,
+        })
+        self._turn_events = []
 
     def close(self) -> None:
         """Say bye, give the program ``grace`` seconds to exit, then kill its process group."""

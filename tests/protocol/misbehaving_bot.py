@@ -38,6 +38,8 @@ for line in sys.stdin:
     message = json.loads(line)
     kind = message["type"]
     log(kind)
+    if kind == "turn-result":
+        log("plays " + json.dumps(message["plays"]))
     if kind == "hello":
         if mode == "no-hello":
             continue

@@ -5,6 +5,7 @@ Games are one deal for two players (ten turns), the external bot in seat 0 again
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -63,7 +64,10 @@ def test_good_bot_hears_the_whole_exchange(tmp_path: Path) -> None:
     assert game.is_over and bot.faults == [] and bot.fallback_moves == 0
     assert bot.remote_name == "good"
     assert seat0_plays(game) == seat0_hand(game)  # its own choice: always the lowest card
-    received = log.read_text().split()
+    lines = log.read_text().splitlines()
+    plays = [json.loads(line[len("plays "):]) for line in lines if line.startswith("plays ")]
+    assert plays == [turn["plays"] for turn in game.record()["deals"][0]["turns"]]
+    received = [line for line in lines if not line.startswith("plays ")]
     assert received[:4] == ["hello", "game-start", "deal-start", "decide"]
     assert received.count("deal-start") == 1
     assert received.count("decide") >= 10
