@@ -1,0 +1,109 @@
+"""The HTTP routes: create and join tables, names kept as plain text, history, records, rules."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from sixnimmt.core.record import replay
+
+from .helpers import create_table, play_out
+
+PAYLOAD = "<img src onerror=z=1>"
+
+
+def test_create_join_and_list(client: TestClient) -> None:
+    table = create_table(client, [{"kind": "open"}, {"kind": "bot", "bot": "hard"}], variant="tactics")
+    assert len(table["code"]) == 5 and len(table["token"]) >= 30
+    listed = {t["code"]: t for t in client.get("/api/tables").json()}
+    assert listed[table["code"]]["status"] == "waiting" and listed[table["code"]]["open"] == 1
+    assert "token" not in str(listed) and "token_hash" not in str(listed)
+    joined = client.post(f"/api/tables/{table['code'].lower()}/join", json={"name": "  Eve  "})
+    assert joined.status_code == 200 and joined.json()["seat"] == 1
+    info = client.get(f"/api/tables/{table['code']}").json()
+    assert info["status"] == "playing"  # the last open seat was taken: the game starts
+    assert [s["name"] for s in info["seats"]][:2] == ["Host", "Eve"]
+    full = client.post(f"/api/tables/{table['code']}/join", json={"name": "Late"})
+    assert full.status_code == 409 and "started" in full.json()["detail"]
+
+
+def test_bad_requests_are_one_line_errors(client: TestClient) -> None:
+    cases = [
+        {"name": "A", "seats": []},
+        {"name": "A", "seats": [{"kind": "bot", "bot": "godlike"}]},
+        {"name": "", "seats": [{"kind": "bot"}]},
+        {"name": "x" * 30, "seats": [{"kind": "bot"}]},
+        {"name": "A", "seats": [{"kind": "bot"}], "timer": 7},
+        {"name": "A", "seats": [{"kind": "bot"}], "variant": "chess"},
+        {"name": "A", "seats": [{"kind": "bot"}], "target": None, "deals": None},
+    ]
+    for body in cases:
+        response = client.post("/api/tables", json=body)
+        assert response.status_code == 422, body
+        detail = response.json()["detail"]
+        assert isinstance(detail, str) and "\n" not in detail and detail
+    assert client.get("/api/tables/NOPE1").status_code == 404
+    assert client.post("/api/tables/ZZZZZ/join", json={"name": "A"}).status_code == 404
+
+
+def test_display_names_are_data_not_markup(client: TestClient) -> None:
+    table = create_table(client, [{"kind": "bot", "bot": "random"}], deals=1)
+    client.post("/api/tables", json={"name": PAYLOAD, "seats": [{"kind": "bot"}]})
+    names = [s["name"] for t in client.get("/api/tables").json() for s in t["seats"]]
+    assert PAYLOAD in names  # stored verbatim: the page shows it as text (see the browser test)
+    page = client.get("/").text
+    assert "innerHTML" not in client.get("/static/js/util.js").text.split("function h(")[1].split("}\n")[0]
+    assert "<main" in page and table["code"] not in page
+
+
+def test_finished_game_is_stored_replayable_and_downloadable(client: TestClient) -> None:
+    table = create_table(client, [{"kind": "bot", "bot": "random"}] * 2, deals=1, variant="professional")
+    with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
+        last = play_out(ws, ws.receive_json())
+    totals = last["view"]["totals"]
+    games = client.get("/api/games").json()
+    assert games[0]["table"] == table["code"] and games[0]["totals"] == totals
+    game_id = games[0]["id"]
+    assert last["table"]["last_game_id"] == game_id
+    download = client.get(f"/api/games/{game_id}/record.json")
+    assert download.status_code == 200 and "attachment" in download.headers["content-disposition"]
+    result = replay(download.json())  # the engine accepts it as a complete record
+    assert list(result.scores) == totals
+    events = client.get(f"/api/games/{game_id}/events").json()
+    assert [e["type"] for e in events["events"]].count("cards-revealed") == 10
+    assert sorted(c for hand in events["hands"][0] for c in hand) == sorted(
+        c for hand in download.json()["deals"][0]["hands"] for c in hand
+    )
+    assert client.get("/api/games/99999").status_code == 404
+
+
+def test_play_again_at_the_same_table(client: TestClient) -> None:
+    table = create_table(client, [{"kind": "bot", "bot": "random"}], deals=1)
+    with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
+        play_out(ws, ws.receive_json())
+        ws.send_json({"type": "again"})
+        while True:
+            message = ws.receive_json()
+            if message["type"] == "update" and message["table"]["game_number"] == 2:
+                break
+        assert message["view"]["phase"] == "play" and message["view"]["totals"] == [0, 0]
+
+
+def test_rules_pages_in_three_languages(client: TestClient) -> None:
+    seen = set()
+    for lang in ("en", "es", "sv"):
+        page = client.get(f"/api/rules/{lang}/professional").json()
+        assert page["lang"] == lang and "<h1>" in page["html"] and "<script" not in page["html"]
+        seen.add(page["html"])
+    assert len(seen) == 3
+    assert client.get("/api/rules/de/standard").status_code == 404
+
+
+def test_front_end_is_served_with_every_translation(client: TestClient) -> None:
+    assert "app.js" in client.get("/").text
+    keys = None
+    for lang in ("en", "es", "sv"):
+        strings = client.get(f"/static/i18n/{lang}.json").json()
+        assert keys is None or set(strings) == keys
+        keys = set(strings)
+    config = client.get("/api/config").json()
+    assert config["bullheads"][55] == 7 and len(config["bullheads"]) == 105

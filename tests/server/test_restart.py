@@ -1,0 +1,128 @@
+"""State survives the server process: start the real server, play part of a game, kill it (SIGKILL),
+start it again on the same database, and the game goes on from the same point, nothing lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(port: int, url: str, log: Path) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port), "--database-url", url,
+               "--bot-delay", "0", "--log-level", "warning"]
+    process = subprocess.Popen(command, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    for _ in range(200):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None:
+            raise AssertionError(f"server exited: {log.read_text()}")
+        time.sleep(0.1)
+    process.kill()
+    raise AssertionError("server did not start")
+
+
+def state(ws: Any, predicate: Any = lambda m: True) -> dict[str, Any]:
+    while True:
+        message = json.loads(ws.recv(timeout=10))
+        if message["type"] in ("state", "update") and message["view"] is not None and predicate(message):
+            return message
+
+
+def settled(ws: Any) -> dict[str, Any]:
+    """Sync, and return the answer (everything sent before it has been applied)."""
+    ws.send(json.dumps({"type": "sync"}))
+    while True:
+        message = json.loads(ws.recv(timeout=10))
+        if message["type"] == "state":
+            return message
+
+
+@pytest.mark.slow
+def test_kill_and_restart_loses_nothing(database_url: str, tmp_path: Path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = tmp_path / "server.log"
+    server = start_server(port, database_url, log)
+    try:
+        table = httpx.post(f"{base}/api/tables", json={
+            "name": "Host", "seats": [{"kind": "open"}, {"kind": "bot", "bot": "random"}],
+        }).json()
+        code, host_token = table["code"], table["token"]
+        friend_token = httpx.post(f"{base}/api/tables/{code}/join", json={"name": "Friend"}).json()["token"]
+        host = connect(f"ws://127.0.0.1:{port}/ws/{code}?token={host_token}")
+        friend = connect(f"ws://127.0.0.1:{port}/ws/{code}?token={friend_token}")
+        state(host), state(friend)
+        for turn in range(3):  # three whole turns (row choices answered with row 0)
+            for ws in (host, friend):
+                view = settled(ws)["view"]
+                if view["decision"] and view["decision"]["kind"] == "card":
+                    ws.send(json.dumps({"type": "play", "card": view["hand"][0]}))
+            for _ in range(10):
+                views = [settled(ws)["view"] for ws in (host, friend)]
+                pending = [(ws, v) for ws, v in zip((host, friend), views) if v["decision"] and v["decision"]["kind"] == "row"]
+                if not pending and all(v["turn"] == turn + 1 for v in views):
+                    break
+                for ws, _ in pending:
+                    ws.send(json.dumps({"type": "row", "row": 0}))
+        # the host chooses a card for turn 4; the friend has not chosen yet
+        before = settled(host)["view"]
+        assert before["turn"] == 3 and before["decision"]["kind"] == "card"
+        choice = before["hand"][-1]
+        host.send(json.dumps({"type": "play", "card": choice}))
+        before = state(host, lambda m: m["view"]["my_choice"] == choice)["view"]
+        host.close(), friend.close()
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+
+    server = start_server(port, database_url, log)
+    try:
+        host = connect(f"ws://127.0.0.1:{port}/ws/{code}?token={host_token}")
+        after = state(host)["view"]
+        for key in ("deal", "turn", "hand", "rows", "totals", "penalties", "taken", "played", "my_choice", "chosen"):
+            assert after[key] == before[key], key
+        assert after["seat"] == 0
+        friend = connect(f"ws://127.0.0.1:{port}/ws/{code}?token={friend_token}")
+        friend_view = state(friend)["view"]
+        assert friend_view["seat"] == 1 and friend_view["decision"]["kind"] == "card"
+        friend.send(json.dumps({"type": "play", "card": friend_view["hand"][0]}))
+        revealed = state(host, lambda m: any(e["type"] == "cards-revealed" for e in m.get("events", [])))
+        plays = next(e for e in revealed["events"] if e["type"] == "cards-revealed")["plays"]
+        assert plays[0] == choice and plays[1] == friend_view["hand"][0]
+        host.close(), friend.close()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def test_bad_database_url_is_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "sixnimmt.cli", "serve", "--database-url", "nonsense://"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
+    assert "database" in result.stderr
