@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -74,9 +75,9 @@ def play(
         config = _config(bots, variant, target, end, deals, count, name, lang, delay, records, save, seed)
     except (ValueError, UnknownBotError, RulesError) as error:
         raise _fail(str(error)) from None
-    if not sys.stdout.isatty():
+    size = _terminal_size()
+    if size is None:
         raise _fail("needs a terminal (stdout is not one)")
-    size = shutil.get_terminal_size()
     if size.columns < MIN_WIDTH or size.lines < MIN_HEIGHT:
         raise _fail(
             f"the terminal is {size.columns}x{size.lines}; the game needs at least "
@@ -86,6 +87,13 @@ def play(
     from ..tui.app import SixNimmtApp
 
     SixNimmtApp(config, show_start=not skip_start).run()
+
+
+def _terminal_size() -> os.terminal_size | None:
+    """The size of the terminal we would draw in, or None when stdout is not a terminal."""
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size()
 
 
 def _config(

@@ -45,7 +45,7 @@ def card(number: int, *, selected: bool = False, dim: bool = False) -> Text:
     heads = BULLHEADS[number]
     style = CARD_STYLES[heads]
     if selected:
-        style += " reverse"
+        style = "bold black on cyan1"  # the cursor; the superscript still tells the bullheads
     if dim:
         style = "grey50 on grey23"
     return Text(f"{number:>3}{str(heads).translate(_SUPERSCRIPT)}", style=style)

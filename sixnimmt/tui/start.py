@@ -64,16 +64,16 @@ class StartScreen(Screen[None]):
                 yield Label(g("Language"))
                 yield Select(
                     [(name, code) for code, name in LANGUAGES.items()],
-                    value=config.lang, allow_blank=False, id="lang",
+                    value=config.lang, allow_blank=False, compact=True, id="lang",
                 )  # fmt: skip
             with Horizontal(classes="field"):
                 yield Label(g("Your name"))
-                yield Input(config.seats[0].name, id="name")
+                yield Input(config.seats[0].name, id="name", compact=True)
             with Horizontal(classes="field"):
                 yield Label(g("Players"))
                 yield Select(
                     [(str(n), n) for n in range(2, 11)], value=len(config.seats),
-                    allow_blank=False, id="players",
+                    allow_blank=False, compact=True, id="players",
                 )  # fmt: skip
             with Vertical(id="seats"):
                 for index, seat in enumerate(config.seats[1:], start=1):
@@ -81,32 +81,34 @@ class StartScreen(Screen[None]):
                         yield Label(g("Seat {number}").format(number=index + 1))
                         yield Select(
                             [(label, key) for key, label in levels.items()],
-                            value=seat.bot or HUMAN, allow_blank=False, id=f"seat-{index}",
+                            value=seat.bot or HUMAN, allow_blank=False, compact=True, id=f"seat-{index}",
                             classes="seat-select",
                         )  # fmt: skip
             with Horizontal(classes="field"):
                 yield Label(g("Variant"))
                 yield Select(
                     [(variant_name(v, tr), v) for v in ("standard", "tactics", "logic", "professional")],
-                    value=config.variant, allow_blank=False, id="variant",
+                    value=config.variant, allow_blank=False, compact=True, id="variant",
                 )  # fmt: skip
             with Horizontal(classes="field"):
                 yield Label(g("Game ends at"))
-                yield Input(str(config.target or ""), id="target", type="integer")
+                yield Input(str(config.target or ""), id="target", type="integer", compact=True)
             with Horizontal(classes="field"):
                 yield Label(g("Ends when a total"))
                 yield Select(
                     [(g("reaches the target"), "at-least"), (g("passes the target"), "above")],
-                    value=config.end, allow_blank=False, id="end",
+                    value=config.end, allow_blank=False, compact=True, id="end",
                 )  # fmt: skip
             with Horizontal(classes="field"):
                 yield Label(g("Or after deals"))
-                yield Input(str(config.deals or ""), id="deals", type="integer", placeholder=g("no limit"))
+                yield Input(
+                    str(config.deals or ""), id="deals", type="integer", placeholder=g("no limit"), compact=True
+                )
             with Horizontal(classes="field"):
                 yield Label(g("Scores"))
                 yield Select(
                     [(g("count bullheads up from 0"), False), (g("count points down from the target"), True)],
-                    value=config.count_down, allow_blank=False, id="count",
+                    value=config.count_down, allow_blank=False, compact=True, id="count",
                 )  # fmt: skip
             yield Static("", id="start-error")
             with Horizontal(id="start-buttons"):

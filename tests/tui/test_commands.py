@@ -1,0 +1,151 @@
+"""``sixnimmt play`` and ``sixnimmt replay show --tui`` at the door: bad input gets one clear line."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from sixnimmt.bots import make_bot, play_game
+from sixnimmt.cli import app
+from sixnimmt.commands import play as play_command
+from sixnimmt.core import DealScored, Game, Rules
+from sixnimmt.tui.config import GameConfig, parse_opponents
+from sixnimmt.i18n import translator
+from sixnimmt.tui.replay import ReplayApp, steps_of
+
+from .conftest import SIZE, plain
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bots", "hard,chess"], "unknown bot 'chess'"),
+        (["--bots", "hard,,easy"], "comma-separated list"),
+        (["--bots", ",".join(["easy"] * 10)], "11 players"),
+        (["--variant", "chess"], "unknown variant 'chess'"),
+        (["--variant", "nifty"], "the terminal game plays standard, tactics, logic, professional"),
+        (["--lang", "de"], "unknown language 'de'"),
+        (["--count", "sideways"], "unknown --count 'sideways'"),
+        (["--end", "never"], "unknown end rule 'never'"),
+        (["--target", "0"], "target must be at least 1"),
+        (["--delay", "-1"], "delay cannot be negative"),
+        (["--name", " "], "--name cannot be empty"),
+        (["--bots", "human:Ann,human:Ann"], "same name"),
+    ],
+)
+def test_bad_options_get_one_clear_line(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["play", *args])
+    assert result.exit_code == 2
+    output = result.output.strip()
+    assert message in output
+    assert "Traceback" not in output and len(output.splitlines()) == 1
+
+
+def test_a_file_given_as_records_folder_is_refused(tmp_path: os.PathLike[str]) -> None:
+    file = os.path.join(tmp_path, "records.txt")
+    with open(file, "w") as stream:
+        stream.write("x")
+    result = runner.invoke(app, ["play", "--bots", "easy", "--records", file])
+    assert result.exit_code == 2 and "is a file, not a folder" in result.output
+
+
+def test_no_terminal_or_too_small_a_terminal_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = runner.invoke(app, ["play", "--bots", "easy"])  # the test runner's stdout is no terminal
+    assert result.exit_code == 2 and "needs a terminal" in result.output
+    monkeypatch.setattr(play_command, "_terminal_size", lambda: os.terminal_size((80, 24)))
+    result = runner.invoke(app, ["play", "--bots", "easy"])
+    assert result.exit_code == 2
+    assert "the terminal is 80x24; the game needs at least 100x30" in result.output
+
+
+def test_flags_build_the_same_config_the_start_screen_would() -> None:
+    config = play_command._config(
+        "hard,human:Ben,expert", "professional", 74, "above", None, "down", "Ana", "sv", 0.0, None, False, 5
+    )
+    assert isinstance(config, GameConfig)
+    assert [s.name for s in config.seats][0::2] == ["Ana", "Ben"]
+    assert [s.bot for s in config.seats] == [None, "hard", None, "expert"]
+    assert config.rules().to_dict() == Rules(
+        players=4, variant="professional", target=74, end="above"
+    ).to_dict()
+    assert config.count_down and config.lang == "sv" and config.records_dir is None
+    assert config.pass_and_play
+
+
+def test_spanish_and_swedish_count_down_by_default_and_name_the_player() -> None:
+    for lang, count_down, name in (("en", False, "You"), ("es", True, "Tú"), ("sv", True, "Du")):
+        config = play_command._config("easy", None, None, None, None, None, "You", lang, 0, None, False, None)
+        assert config.count_down is count_down
+        assert config.seats[0].name == name
+
+
+def test_deals_alone_replace_the_target() -> None:
+    config = play_command._config("easy", None, None, None, 3, None, "You", "en", 0, None, False, None)
+    assert config.rules().deals == 3 and config.rules().target is None
+
+
+def test_parse_opponents_names_friends_and_bots() -> None:
+    seats = parse_opponents("easy,human,human:Ben", "Ana")
+    assert [s.name for s in seats] == ["Ana", "Ada", "Player 3", "Ben"]
+    assert [s.is_human for s in seats] == [True, False, True, True]
+
+
+def test_replay_show_tui_refuses_a_broken_record(tmp_path: os.PathLike[str]) -> None:
+    file = os.path.join(tmp_path, "broken.json")
+    with open(file, "w") as stream:
+        stream.write("{not json")
+    result = runner.invoke(app, ["replay", "show", file, "--tui"])
+    assert result.exit_code == 1 and "not valid JSON" in result.output
+
+
+def finished_game(variant: str = "standard", seed: int = 3) -> Game:
+    game = Game(Rules(players=3, variant=variant, deals=2), ["Ana", "Ben", "Cia"], seed=seed)
+    return play_game(game, [make_bot("random", seed + i) for i in range(3)])
+
+
+@pytest.mark.parametrize("variant", ["standard", "logic", "professional"])
+def test_replay_steps_follow_the_game(variant: str) -> None:
+    game = finished_game(variant)
+    steps = steps_of(game, translator("en"))
+    turns = [s for s in steps if s.turn is not None]
+    assert len(turns) == 20  # ten turns in each of two deals
+    for step in turns:
+        # Every card is somewhere: in a hand, on a row or in someone's pile (never lost, never twice).
+        assert all(len(row) <= 5 for row in step.rows)
+        in_hands = sum(len(h) for h in step.hands)
+        assert in_hands == 3 * (10 - step.turn - 1)
+    scored = [e for e in game.events if isinstance(e, DealScored)]
+    for deal in (0, 1):
+        last = [s for s in turns if s.deal == deal][-1]
+        assert last.hands == [[], [], []]
+        assert tuple(last.penalties) == scored[deal].penalties
+    # The rows the viewer followed from the events end where the engine's rows ended.
+    assert turns[-1].rows == game.rows
+    assert steps[-1].totals == game.totals
+    assert "Game over" in steps[-1].lines[-1].plain
+
+
+def test_replay_viewer_steps_with_the_keys() -> None:
+    game = finished_game()
+
+    async def scenario() -> None:
+        viewer = ReplayApp(game, "en")
+        async with viewer.run_test(size=SIZE) as pilot:
+            assert "Step 1 of" in plain(viewer.query_one("#status").content)
+            await pilot.press("right", "right")
+            assert viewer.index == 2
+            assert "Turn 2 of 10" in plain(viewer.query_one("#status").content)
+            await pilot.press("left")
+            assert viewer.index == 1
+            await pilot.press("end")
+            assert viewer.index == len(viewer.steps) - 1
+            assert "Game over" in plain(viewer.query_one("#steplog").content)
+            await pilot.press("right")  # past the end stays at the end
+            assert viewer.index == len(viewer.steps) - 1
+
+    asyncio.run(scenario())

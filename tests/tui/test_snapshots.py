@@ -1,0 +1,80 @@
+"""Screens as SVG snapshots (pytest-textual-snapshot): a change in what a player sees shows up here.
+
+After a deliberate change of the look, review and accept with:
+``pytest tests/tui/test_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from sixnimmt.tui import GameConfig, Seat, SixNimmtApp
+from sixnimmt.tui.dialogs import PassScreen
+from sixnimmt.tui.start import StartScreen
+
+from .conftest import SIZE, fixed_deal, settle, table
+
+pytest.importorskip("pytest_textual_snapshot")
+
+HANDS = [list(range(1, 11)), [12, 15, 22, 33, 44, 55, 66, 77, 88, 99], [21, 25, 30, 35, 40, 45, 48, 57, 59, 61]]
+ROWS = [50, 60, 70, 80]
+Compare = Callable[..., bool]
+
+
+def config(**changes: Any) -> GameConfig:
+    settings: dict[str, Any] = {
+        "seats": (Seat("You"), Seat("Ada", "random"), Seat("Bruno", "random")),
+        "delay": 0,
+        "seed": 4,
+    }
+    settings.update(changes)
+    return GameConfig(**settings)
+
+
+async def until_asked(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, SixNimmtApp)
+    await settle(pilot, lambda: table(app).asking == 0 and not table(app).thinking)
+    await pilot.pause()
+
+
+def test_table_at_the_first_turn(snap_compare: Compare) -> None:
+    app = SixNimmtApp(config(), show_start=False, dealer=fixed_deal(HANDS, ROWS))
+    assert snap_compare(app, terminal_size=SIZE, run_before=until_asked)
+
+
+def test_row_choice_in_spanish_counting_down(snap_compare: Compare) -> None:
+    app = SixNimmtApp(config(lang="es", count_down=True), show_start=False, dealer=fixed_deal(HANDS, ROWS))
+
+    async def play_the_one(pilot: Pilot[None]) -> None:
+        await until_asked(pilot)
+        await pilot.press("1", "enter")
+        await settle(pilot, lambda: table(app).game.phase.value == "row-choice" and table(app).asking == 0)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=play_the_one)
+
+
+def test_pass_and_play_cover(snap_compare: Compare) -> None:
+    seats = (Seat("Ana"), Seat("Ben"), Seat("Ada", "random"))
+    app = SixNimmtApp(config(seats=seats), show_start=False, dealer=fixed_deal(HANDS, ROWS))
+
+    async def covered(pilot: Pilot[None]) -> None:
+        await settle(pilot, lambda: isinstance(app.screen, PassScreen) and not table(app).thinking)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=covered)
+
+
+def test_start_screen_in_swedish(snap_compare: Compare) -> None:
+    app = SixNimmtApp(config(lang="sv"), show_start=True)
+
+    async def shown(pilot: Pilot[None]) -> None:
+        await settle(pilot, lambda: isinstance(app.screen, StartScreen))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=shown)
