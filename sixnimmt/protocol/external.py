@@ -64,6 +64,22 @@ def _read_lines(stream: IO[str], lines: queue.Queue[object]) -> None:
     lines.put(_EOF)
 
 
+def _write_lines(stream: IO[str], outbox: queue.Queue[str | None]) -> None:
+    """Writer thread: the host never blocks on a bot that stops reading (a full pipe blocks only
+    this thread, which ends when the program is killed). ``None`` closes the program's stdin."""
+    try:
+        while (line := outbox.get()) is not None:
+            stream.write(line)
+            stream.flush()
+    except (OSError, ValueError):  # the program is gone: the reader reports it
+        pass
+    finally:
+        try:
+            stream.close()
+        except (OSError, ValueError):
+            pass
+
+
 def _read_stderr(stream: IO[str], tail: collections.deque[str], name: str) -> None:
     """Stderr thread: keep the last lines (shown when the bot crashes) and log them at debug level."""
     try:
@@ -135,6 +151,7 @@ class ExternalBot(Bot):
         self._fallback = RandomBot(seed)
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[object] = queue.Queue()
+        self._outbox: queue.Queue[str | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._finalizer: weakref.finalize[[subprocess.Popen[str]], ExternalBot] | None = None
         self._next_id = 1
@@ -204,14 +221,14 @@ class ExternalBot(Bot):
         if process is None:
             return
         self._process = None
-        if process.poll() is None:
+        alive = process.poll() is None
+        if alive:
+            self._outbox.put(messages.encode(messages.bye()))
+        self._outbox.put(None)  # end of input; also ends the writer thread
+        if alive:
             try:
-                assert process.stdin is not None
-                process.stdin.write(messages.encode(messages.bye()))
-                process.stdin.flush()
-                process.stdin.close()
                 process.wait(timeout=self.grace)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
+            except subprocess.TimeoutExpired:
                 pass
         _kill_group(process)
         for thread in self._threads:
@@ -257,6 +274,7 @@ class ExternalBot(Bot):
     def _start(self, view: PlayerView) -> bool:
         self._starts += 1
         self._lines = queue.Queue()
+        self._outbox = queue.Queue()
         self._abandoned = set()
         try:
             process = subprocess.Popen(
@@ -277,16 +295,16 @@ class ExternalBot(Bot):
             return False
         self._process = process
         self._finalizer = weakref.finalize(self, _kill_group, process)
-        assert process.stdout is not None and process.stderr is not None
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         self._threads = [
+            threading.Thread(target=_write_lines, args=(process.stdin, self._outbox), daemon=True),
             threading.Thread(target=_read_lines, args=(process.stdout, self._lines), daemon=True),
             threading.Thread(target=_read_stderr, args=(process.stderr, self.stderr_tail, self.name), daemon=True),
         ]
         for thread in self._threads:
             thread.start()
         request = self._new_id()
-        if not self._send(messages.hello(request, self.name, self.seed), view):
-            return False
+        self._send(messages.hello(request, self.name, self.seed))
         reply = self._await(request, self.start_timeout, view, what="hello")
         if reply is None:
             self._bench(view)
@@ -317,17 +335,10 @@ class ExternalBot(Bot):
         self._next_id += 1
         return request
 
-    def _send(self, message: dict[str, Any], view: PlayerView | None = None) -> bool:
-        process = self._process
-        if process is None or process.stdin is None:
-            return False
-        try:
-            process.stdin.write(messages.encode(message))
-            process.stdin.flush()
-            return True
-        except (OSError, ValueError):
-            self._crashed(view, message.get("id"))
-            return False
+    def _send(self, message: dict[str, Any]) -> None:
+        """Queue one line for the writer thread (a dead program is noticed by the reader)."""
+        if self._process is not None:
+            self._outbox.put(messages.encode(message))
 
     def _crashed(self, view: PlayerView | None, request: int | None) -> None:
         process = self._process
@@ -347,8 +358,9 @@ class ExternalBot(Bot):
         decision = view.decision
         assert decision is not None
         request = self._new_id()
-        if not self._send(messages.decide(request, view), view):
+        if self._process is None:
             return None
+        self._send(messages.decide(request, view))
         reply = self._await(request, self.timeout, view, what=f"{decision.kind.value} decision")
         if reply is None:
             return None

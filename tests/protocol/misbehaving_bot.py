@@ -10,7 +10,7 @@ Modes: good, sleep-once (first decide answered after 3 s), hang (never answers a
 crash (exits with code 3 on the third decide), garbage (a non-JSON line before every reply),
 illegal (answers card 999), unsolicited (a reply to request 99999 before every real reply),
 no-hello (never answers hello), bad-version (claims protocol 99), spawn (starts a child that
-sleeps for a minute and logs its pid as "child PID"), flood (a thousand junk lines, then the reply).
+sleeps for a minute and logs its pid as "child PID"), deaf (stops reading after hello), flood (a thousand junk lines, then the reply).
 """
 
 import json
@@ -47,6 +47,8 @@ for line in sys.stdin:
             child = subprocess.Popen(["sleep", "60"])
             log(f"child {child.pid}")
         send({"id": message["id"], "type": "hello", "protocol": 99 if mode == "bad-version" else 1, "name": mode})
+        if mode == "deaf":
+            time.sleep(600)  # never reads again: the host's writes fill the pipe
     elif kind == "decide":
         decides += 1
         move = min(message["view"]["decision"]["options"])

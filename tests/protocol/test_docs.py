@@ -12,7 +12,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "bot-protocol.md"
 
 
 def test_example_request_is_a_player_view() -> None:
-    block = re.search(r"```json\n(.*?)```", DOC.read_text(), re.S)
+    block = re.search(r"```json\n(.*?)```", DOC.read_text(), re.DOTALL)
     assert block is not None
     message = json.loads(block.group(1))
     assert message["type"] == "decide" and isinstance(message["id"], int)
@@ -22,7 +22,7 @@ def test_example_request_is_a_player_view() -> None:
 
 
 def test_example_exchange_lines_are_json_with_known_types() -> None:
-    exchange = re.search(r"## A complete exchange.*?```\n(.*?)```", DOC.read_text(), re.S)
+    exchange = re.search(r"## A complete exchange.*?```\n(.*?)```", DOC.read_text(), re.DOTALL)
     assert exchange is not None
     host_types = {"hello", "game-start", "deal-start", "decide", "turn-result", "deal-end", "game-end", "bye"}
     seen = []

@@ -96,6 +96,19 @@ def test_hanging_bot_is_stopped_after_repeated_timeouts() -> None:
     assert bot.fallback_moves == seat0_decisions(game)
 
 
+def test_a_bot_that_stops_reading_cannot_block_the_host() -> None:
+    # Never stopped for timeouts, it is sent every request: eight deals of views (~1.5 kB each) and
+    # notifications, far more than a pipe holds (64 kB), which would block a host that wrote inline.
+    bot = misbehaving("deaf", timeout=0.03, max_timeouts=1000)
+    game = Game(Rules(players=2, target=None, deals=8), seed=3)
+    try:
+        play_game(game, [bot, RandomBot(1)], notify=True)
+    finally:
+        bot.close()
+    assert game.is_over
+    assert set(kinds(bot)) == {FaultKind.TIMEOUT} and bot.fallback_moves >= 80
+
+
 def test_crash_is_a_fault_and_the_game_goes_on() -> None:
     bot = misbehaving("crash")
     game = play_one_deal(bot)
