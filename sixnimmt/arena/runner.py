@@ -13,12 +13,11 @@ import math
 import multiprocessing
 import os
 import shlex
-import shutil
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from ..bots import UnknownBotError, make_bot
@@ -58,7 +57,6 @@ class ArenaConfig:
     permutations: str = "rotations"  # or "all"
     timeout: float = 5.0  # seconds an external bot may take per reply
     save_games: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)  # free-form notes copied into the report
 
     @property
     def seat_count(self) -> int:
@@ -300,7 +298,3 @@ def run_arena(config: ArenaConfig, progress: Progress | None = None) -> ArenaRep
     results = [r for s in kept for r in by_set[s]]
     return summarise(results, labels, bots, config.to_dict())
 
-
-def node_available() -> bool:
-    """Whether a Node.js runtime is on PATH (for the JavaScript example bot)."""
-    return shutil.which("node") is not None
