@@ -7,6 +7,7 @@ import sys
 
 import typer
 
+from .commands import advise as advise_commands
 from .commands import arena as arena_commands
 from .commands import bench as bench_commands
 from .commands import play as play_commands
@@ -21,6 +22,7 @@ app = typer.Typer(
 )
 app.add_typer(replay_commands.app, name="replay")
 app.add_typer(bench_commands.app, name="bench")
+app.add_typer(advise_commands.app, name="advise")
 app.add_typer(arena_commands.app, name="arena")
 app.add_typer(play_commands.app, name="play")
 app.add_typer(serve_commands.app, name="serve")
