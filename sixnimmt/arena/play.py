@@ -117,6 +117,10 @@ def play_task(task: GameTask) -> GameResult:
             dealer=DuplicateDealer(rules, task.seed, task.set_index),
         )
         listeners = [s for s in seats if _wants_events(s.bot)]
+        for s in seats:
+            prepare = getattr(s.bot, "prepare", None)  # external programs start here, untimed
+            if callable(prepare):
+                prepare(game.view(s.seat))
         while not game.is_over:
             for decision in game.pending():
                 player = seats[decision.seat]

@@ -178,6 +178,12 @@ class ExternalBot(Bot):
         self.fallback_moves += 1
         return self._fallback.decide(view)
 
+    def prepare(self, view: PlayerView) -> None:
+        """Start the program and announce the game now, before the first decision (the arena calls
+        this so that start-up time does not count as thinking time). Optional: ``decide`` and
+        ``notify`` start it when needed."""
+        self._enter_game(view)
+
     def notify(self, event: Event, view: PlayerView) -> None:
         self._enter_game(view)
         if self._benched:

@@ -267,3 +267,19 @@ def _children() -> set[int]:
             if int(stat[1]) == me:
                 found.add(int(entry.name))
     return found
+
+
+def test_prepare_starts_the_program_before_any_decision(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    bot = misbehaving("good", log)
+    game = Game(Rules(players=2, target=None, deals=1), seed=1)
+    try:
+        bot.prepare(game.view(0))
+        deadline = time.monotonic() + 10
+        while log.read_text().split() != ["hello", "game-start", "deal-start"] and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert log.read_text().split() == ["hello", "game-start", "deal-start"]
+        play_game(game, [bot, RandomBot(1)], notify=True)
+    finally:
+        bot.close()
+    assert log.read_text().split().count("game-start") == 1 and bot.faults == []
