@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 
 from ..core import Dealer
+from ..i18n import translator
 from .config import GameConfig
 from .start import StartScreen
 from .table import TableScreen
@@ -34,6 +36,17 @@ class SixNimmtApp(App[None]):
             self.push_screen(StartScreen(self.config))
         else:
             self.push_screen(TableScreen(self.config, self.dealer))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT:
+            message = translator(self.config.lang).gettext(
+                "The terminal is too small ({width}x{height}): enlarge it to at least {min_width}x{min_height}."
+            )
+            self.notify(
+                message.format(width=event.size.width, height=event.size.height,
+                               min_width=MIN_WIDTH, min_height=MIN_HEIGHT),
+                severity="warning",
+            )  # fmt: skip
 
     def set_language(self, lang: str) -> None:
         from dataclasses import replace

@@ -139,13 +139,13 @@ def event_line(event: Event, seats: Sequence[str], _: gettext.NullTranslations) 
         return line
     if isinstance(event, RowChoiceRequired):
         if event.reason == "tie":
-            text = g("{name}'s {card} fits two rows equally: {name} chooses")
+            text = g("{card} ({name}) is as close to two rows: its owner chooses one")
         else:
-            text = g("{name}'s {card} is too low: {name} takes a row of their choice")
+            text = g("{card} ({name}) is lower than every row: its owner takes a row of their choice")
         return Text(text.format(name=seats[event.seat], card=event.card), style="magenta")
     if isinstance(event, RowTaken):
         heads = n("{count} bullhead", "{count} bullheads", event.bullheads).format(count=event.bullheads)
-        text = g("{name} takes row {row}: {bullheads}").format(
+        text = g("Row {row} goes to {name}: {bullheads}").format(
             name=seats[event.seat], row=event.row + 1, bullheads=heads
         )
         return Text(text, style="bold red" if event.bullheads >= 5 else "red")

@@ -166,6 +166,7 @@ class TableScreen(Screen[None]):
         self.saved_to: Path | None = None
         self.save_error: str | None = None
         self._pause_timer: Timer | None = None
+        self._quit_armed = False
         self._overlay_open = False
 
     def _translations(self) -> gettext.NullTranslations:
@@ -518,6 +519,8 @@ class TableScreen(Screen[None]):
     # ------------------------------------------------------------------ keys
 
     def on_key(self, event: events.Key) -> None:
+        if event.key != "q":
+            self._quit_armed = False
         if event.character is None or not event.character.isdigit():
             return
         event.stop()
@@ -624,7 +627,14 @@ class TableScreen(Screen[None]):
         )
 
     def action_quit_game(self) -> None:
-        self.app.exit()
+        # A stray q must not throw a game away: the first press asks, the second quits.
+        if self._quit_armed:
+            self.app.exit()
+            return
+        self._quit_armed = True
+        self.notify(self.tr.gettext("Press q again to quit this game."), timeout=3)
+
+
 
     # ------------------------------------------------------------------ the end
 

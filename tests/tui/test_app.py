@@ -283,3 +283,45 @@ def test_other_variants_play_through(variant: str) -> None:
             assert max(max(t["plays"]) for t in app.screen.game.history[0]["turns"]) <= 34
 
     asyncio.run(scenario())
+
+
+def test_a_professional_tie_asks_for_the_end() -> None:
+    # Rows 50, 54, 10, 90: the 52 is 2 above the 50 and 2 below the 54 (RULES.md E8).
+    hands = [[52, 1, 2, 3, 4, 5, 6, 7, 8, 9], list(range(91, 101)), [101, 102, 103, 104, 11, 12, 13, 14, 15, 16]]
+    config = three_seats(variant="professional")
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [50, 54, 10, 90]))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0)
+            await pilot.press("5", "2", "enter")
+            await settle(pilot, lambda: screen.asking == 0 and screen.game.phase.value == "row-choice")
+            decision = screen.game.decision_for(0)
+            assert decision is not None and decision.reason == "tie" and decision.options == (0, 1)
+            assert "as close to two rows" in text_of(app, "#prompt")
+            await pilot.press("3")  # not one of the tied rows: ignored
+            assert screen.row_cursor in (0, 1)
+            await pilot.press("2", "enter")
+            await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
+            assert screen.shown_rows[1][:2] == [52, 54]  # on the left end of the 54
+            assert screen.game.penalties[0] == 0
+
+    asyncio.run(scenario())
+
+
+def test_quitting_needs_a_second_q() -> None:
+    async def scenario() -> None:
+        app = SixNimmtApp(three_seats(), show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: table(app).asking == 0)
+            await pilot.press("q")
+            await pilot.pause()
+            assert app.is_running and app.table is not None
+            await pilot.press("right", "q")  # another key in between disarms it
+            await pilot.pause()
+            assert app.is_running
+            await pilot.press("q", "q")
+            await settle(pilot, lambda: not app.is_running)
+
+    asyncio.run(scenario())
