@@ -81,6 +81,19 @@ def arena(
         address=address, timeout=timeout, save_games=save_games,
     )
     try:
+        config.validate()  # before the progress bar: a bad option costs nothing
+    except ArenaError as error:
+        _fail(str(error))
+    if out is not None:
+        # Before playing, so that hours of games are never lost to a folder that cannot be written.
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            probe = out / ".sixnimmt-write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as error:
+            _fail(f"cannot write the report in {out}: {error.strerror or error}")
+    try:
         with Progress(
             TextColumn("arena"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
             TimeElapsedColumn(), console=console, transient=True, disable=as_json,

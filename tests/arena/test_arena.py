@@ -194,6 +194,7 @@ def test_command_table_output() -> None:
         ([], "error: give the bots"),
         (["--bots", "random", "--save-games"], "error: --save-games needs --out"),
         (["--bots", "random,snug", "--variant", "chess"], "error: unknown variant"),
+        (["--bots", "random,snug", "--out", "/proc/no-such-folder"], "error: cannot write the report"),
     ],
 )
 def test_command_errors_are_one_line(args: list[str], message: str) -> None:
