@@ -266,6 +266,8 @@ class TableScreen(Screen[None]):
         self.hint = None
         if seat == self.asking:
             self.asking = None
+        if self.config.pass_and_play:
+            self.viewer = None  # the hand leaves the screen with the answer
         self.queue.extend(self.game.act(seat, value))
         self._play_events()
 

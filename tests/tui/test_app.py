@@ -132,7 +132,8 @@ def test_a_too_low_card_lets_its_owner_choose_any_row() -> None:
 
 def test_pass_and_play_hides_each_hand_from_the_others() -> None:
     hands = [list(range(1, 11)), list(range(11, 21)), list(range(21, 31))]
-    config = three_seats(seats=(Seat("Ana"), Seat("Ben"), Seat("Ada", "random")))
+    # A slow reveal (2 s per card) so the test can look at the screen while cards are placed.
+    config = three_seats(seats=(Seat("Ana"), Seat("Ben"), Seat("Ada", "random")), delay=2.0)
 
     def shown_numbers(app: SixNimmtApp) -> set[str]:
         return set(re.findall(r"\d+", re.sub("[⁰¹²³⁴⁵⁶⁷⁸⁹]", " ", text_of(app, "#hand"))))
@@ -158,6 +159,12 @@ def test_pass_and_play_hides_each_hand_from_the_others() -> None:
             shown = shown_numbers(app)
             assert {str(c) for c in hands[1]} <= shown
             assert not shown & {str(c) for c in hands[0]}
+            # Ben's card completes the turn: during the reveal nobody's hand is on screen.
+            await settle(pilot, lambda: screen.game.chosen[2] is not None)  # the bot has chosen
+            await pilot.press("enter")
+            await settle(pilot, lambda: screen.revealed is not None)
+            assert screen.queue or screen._pause_timer is not None  # still placing cards
+            assert "hidden" in text_of(app, "#hand")
 
     asyncio.run(scenario())
 
