@@ -45,7 +45,7 @@ def arena(
         ),
     ] = [],  # noqa: B006 - Typer reads the default; it is never mutated
     deals: Annotated[int, typer.Option(min=1, help="Distinct shuffles to play (each once per seating).")] = 100,
-    players: Annotated[int | None, typer.Option(min=2, max=10, help="Seats per game [default: one per bot].")] = None,
+    players: Annotated[int | None, typer.Option(min=2, max=10, help="Seats per game (default: one per bot).")] = None,
     variant: Annotated[str, typer.Option(help="standard, tactics, logic or professional.")] = "standard",
     target: Annotated[int, typer.Option(min=0, help="Game ends when a total reaches this; 0 for none.")] = 66,
     end: Annotated[str, typer.Option(help="at-least (>= target) or above (> target).")] = "at-least",
@@ -53,7 +53,7 @@ def arena(
     permutations: Annotated[str, typer.Option(help="Seatings per duplicate set: rotations or all.")] = "rotations",
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the whole schedule: same seed and bots, same results.")] = 1,
-    backend: Annotated[str, typer.Option(help="local (processes here) or ray (pip install 'sixnimmt[ray]').")] = "local",
+    backend: Annotated[str, typer.Option(help="local (processes here) or ray (needs the ray extra: pip install sixnimmt\\[ray]).")] = "local",
     address: Annotated[str | None, typer.Option(help="Ray cluster address (default: start a local Ray).")] = None,
     timeout: Annotated[float, typer.Option(min=0.001, help="Seconds an external bot may take per reply.")] = 5.0,
     out: Annotated[Path | None, typer.Option(help="Folder for report.json, bots.csv, pairs.csv, penalty.png.")] = None,
