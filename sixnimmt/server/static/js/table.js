@@ -135,6 +135,10 @@ export function showTable(main, code) {
       if (view.revealed) {
         revealed = view.revealed.map((card, seat) => ({ seat, card, placed: !view.unplaced.includes(card) }))
           .sort((a, b) => a.card - b.card);
+      } else if (view.played.length && view.phase !== "draft") {
+        // between turns, the last turn's cards stay on show (faded), so nobody misses them
+        const last = view.played[view.played.length - 1];
+        revealed = last.map((card, seat) => ({ seat, card, placed: true, past: true })).sort((a, b) => a.card - b.card);
       } else revealed = null;
     }
     deadline = table.timer_left == null ? null : Date.now() + table.timer_left * 1000;
@@ -220,7 +224,7 @@ export function showTable(main, code) {
       return;
     }
     if (revealed) {
-      revealNode.replaceChildren(...revealed.map((p) => h("div.played" + (p.placed ? ".gone" : ""), { dataset: { seat: p.seat } },
+      revealNode.replaceChildren(...revealed.map((p) => h("div.played" + (p.past ? ".past" : p.placed ? ".gone" : ""), { dataset: { seat: p.seat } },
         cardNode(p.card, { extra: p.seat === current.table.you ? ".mine" : "" }), h("span", {}, seatName(p.seat)))));
       return;
     }
@@ -254,7 +258,7 @@ export function showTable(main, code) {
     if (table.you == null) { handWrap.hidden = true; return; }
     handWrap.hidden = false;
     const canPlay = !locked && !busy && view.phase === "play";
-    const shown = revealed ? view.hand.filter((c) => !revealed.some((p) => p.card === c)) : view.hand;
+    const shown = revealed && !revealed[0]?.past ? view.hand.filter((c) => !revealed.some((p) => p.card === c)) : view.hand;
     const nodes = shown.map((c) => {
       const chosen = c === view.my_choice;
       return cardNode(c, { tag: "button", extra: chosen ? ".selected" : "", attrs: {

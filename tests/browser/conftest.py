@@ -1,0 +1,83 @@
+"""Browser tests: the real server process and real Chromium (Debian's ``chromium``, driven by
+Playwright with ``executable_path``). Skipped with a reason when Chromium is not installed.
+
+``SIXNIMMT_SCREENSHOTS=DIR`` saves a screenshot of each key screen into DIR.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+CHROMIUM = os.environ.get("SIXNIMMT_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium; .ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real server (``sixnimmt serve``) on a free port with a fresh SQLite file."""
+    folder = tmp_path_factory.mktemp("web")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = (folder / "server.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port), "--database-url",
+         f"sqlite:///{folder / 'web.db'}", "--bot-delay", "0.05", "--log-level", "warning"],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{base}/healthz", timeout=0.5).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail("the server did not start")
+    yield base
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def shots() -> Any:
+    """``shots(page, name)`` saves a screenshot when SIXNIMMT_SCREENSHOTS is set."""
+    folder = os.environ.get("SIXNIMMT_SCREENSHOTS")
+
+    def save(page: Any, name: str) -> None:
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+    return save

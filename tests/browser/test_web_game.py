@@ -1,0 +1,221 @@
+"""The web game in real Chromium: whole games against bots, two browsers against each other, a
+refresh mid-game, a phone-sized screen, the language switch, and names shown as text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+FAST = "/?speed=0.05"
+READY = """() => {
+  const t = document.querySelector('#table');
+  if (!t || t.dataset.busy === '1') return false;
+  return !!(document.querySelector('#dialog-over') || document.querySelector('#dialog-deal')
+    || document.querySelector('.row.pickable') || document.querySelector('#hand button.card:not([disabled])'));
+}"""
+
+
+def try_click(page: Any, selector: str) -> None:
+    """Click if the element is (still) there; the table may have moved on, which is fine."""
+    try:
+        page.click(selector, timeout=1500)
+    except Exception:  # noqa: BLE001 - Playwright's TimeoutError
+        pass
+
+
+def close_deal_summary(page: Any) -> None:
+    """The deal summary closes by itself after a few seconds, or on its button."""
+    try_click(page, "#dialog-deal button")
+
+
+def where(page: Any) -> tuple[str, ...]:
+    return tuple(page.eval_on_selector("#table", "t => [t.dataset.deal, t.dataset.turn, t.dataset.phase, t.dataset.status]"))
+
+
+def play_until_over(page: Any, shots: Any = None, prefix: str = "", keyboard: bool = False) -> None:
+    """Answer every decision on this page (cards by click or keyboard, rows by click) to the end."""
+    saw_row = saw_reveal = False
+    for _ in range(600):
+        page.wait_for_function(READY, timeout=30_000)
+        if page.query_selector("#dialog-over"):
+            return
+        if page.query_selector("#dialog-deal"):
+            close_deal_summary(page)
+            continue
+        before = where(page)
+        if page.query_selector(".row.pickable"):
+            if shots and not saw_row:
+                shots(page, f"{prefix}row-choice")
+                saw_row = True
+            page.click(".row.pickable >> nth=0")
+        else:
+            chosen = page.query_selector("#hand button.card.selected")
+            if chosen:  # already chose: wait for the others
+                page.wait_for_function(f"() => JSON.stringify([...Object.values(document.querySelector('#table').dataset)]) !== '{before}' || !document.querySelector('#hand button.card.selected')", timeout=30_000)
+                continue
+            if keyboard:
+                page.focus("#hand button.card:not([disabled]) >> nth=0")
+                page.keyboard.press("ArrowRight")
+                page.keyboard.press("Enter")
+            else:
+                page.click("#hand button.card:not([disabled]) >> nth=-1")
+            if shots and not saw_reveal:
+                page.wait_for_selector("#reveal .played", timeout=10_000)
+                shots(page, f"{prefix}reveal")
+                saw_reveal = True
+        page.wait_for_function(
+            "(b) => { const t = document.querySelector('#table'); const d = t.dataset;"
+            " return [d.deal, d.turn, d.phase, d.status].join() !== b.join() || !!document.querySelector('#hand button.card.selected')"
+            " || !!document.querySelector('#dialog-over') || !!document.querySelector('#dialog-deal'); }",
+            arg=list(before), timeout=30_000,
+        )
+    raise AssertionError("the game did not end")
+
+
+def create_table(page: Any, server: str, name: str, seats: list[str], players: int | None = None) -> str:
+    page.goto(server + FAST + "#/")
+    page.fill("#name", name)
+    page.select_option("#players", str(players or len(seats) + 1))
+    for index, value in enumerate(seats, start=1):
+        page.select_option(f"#seats select[data-seat='{index}']", value)
+    page.fill("#target", "10")  # short games: the first deal that reaches 10 ends it
+    page.click("#create-btn")
+    page.wait_for_selector("#table")
+    return page.url.rsplit("/", 1)[-1]
+
+
+def test_whole_game_against_three_bots(browser: Any, server: str, shots: Any) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + FAST + "#/")
+    page.fill("#name", "Ana")
+    shots(page, "lobby")
+    create_table(page, server, "Ana", ["bot:easy", "bot:medium", "bot:hard"])
+    page.wait_for_selector("#hand button.card:not([disabled])")
+    assert page.locator("#hand button.card").count() == 10
+    assert page.locator("#board .row").count() == 4
+    assert page.locator(".player").count() == 4
+    shots(page, "table")
+    play_until_over(page, shots, keyboard=True)
+    shots(page, "final-ranking")
+    dialog = page.locator("#dialog-over")
+    assert dialog.locator("tbody tr").count() == 4
+    assert dialog.locator("tr.win").count() >= 1
+    totals = [int(x) for x in dialog.locator("tbody td.num").all_inner_texts()]
+    assert totals == sorted(totals) and max(totals) >= 10
+    # the replay of this game is one click away
+    page.click("#dialog-over a[href^='#/history/']")
+    page.wait_for_selector("#replay-step")
+    page.click("#next")
+    assert "2/" in page.inner_text("#replay-step")
+    assert page.get_attribute("#download", "href").endswith("/record.json")
+    shots(page, "replay")
+    assert not errors
+
+
+def test_two_browsers_play_each_other(browser: Any, server: str) -> None:
+    ana_context, bo_context = browser.new_context(), browser.new_context()
+    ana, bo = ana_context.new_page(), bo_context.new_page()
+    code = create_table(ana, server, "Ana", ["open"], players=2)
+    ana.wait_for_selector("#big-code")
+    assert ana.inner_text("#big-code") == code
+    bo.goto(server + FAST + "#/")
+    bo.fill("#join-code", code.lower())
+    bo.fill("#join-name", "Bo")
+    bo.click("#join button[type=submit]")
+    for page in (ana, bo):
+        page.wait_for_selector("#hand button.card:not([disabled])")
+    assert ana.locator(".player.me .pname").inner_text() == "Ana"
+    assert bo.locator(".player.me .pname").inner_text() == "Bo"
+    # each sees only their own hand
+    ana_hand = set(ana.locator("#hand button.card").evaluate_all("b => b.map(x => x.dataset.card)"))
+    bo_hand = set(bo.locator("#hand button.card").evaluate_all("b => b.map(x => x.dataset.card)"))
+    assert len(ana_hand) == 10 and len(bo_hand) == 10 and not ana_hand & bo_hand
+    # Playwright's sync API is bound to one thread: alternate the two pages on this one.
+    for _ in range(2000):
+        done = 0
+        for page in (ana, bo):
+            if page.query_selector("#dialog-over"):
+                done += 1
+                continue
+            if page.query_selector("#dialog-deal"):
+                close_deal_summary(page)
+            elif page.evaluate(READY):
+                # the other browser may move the game on between the check and the click,
+                # so a click that finds nothing to click is simply tried again next round
+                if page.query_selector(".row.pickable"):
+                    try_click(page, ".row.pickable >> nth=0")
+                elif not page.query_selector("#hand button.card.selected"):
+                    try_click(page, "#hand button.card:not([disabled]) >> nth=0")
+        if done == 2:
+            break
+        ana.wait_for_timeout(30)
+    winners = [p.inner_text("#winners") for p in (ana, bo)]
+    assert winners[0] == winners[1]
+
+
+def test_refresh_mid_game_resumes_the_seat(browser: Any, server: str) -> None:
+    page = browser.new_page(viewport={"width": 1000, "height": 800})
+    create_table(page, server, "Rafa", ["bot:easy"], players=2)
+    page.wait_for_selector("#hand button.card:not([disabled])")
+    page.click("#hand button.card:not([disabled]) >> nth=0")
+    turn_two = "() => document.querySelector('#table').dataset.turn === '1' && document.querySelector('#table').dataset.busy !== '1'"
+    page.wait_for_function(f"() => ({turn_two})() || !!document.querySelector('.row.pickable')")
+    if page.query_selector(".row.pickable"):  # the card was too low: take a row first
+        page.click(".row.pickable >> nth=0")
+    page.wait_for_function(turn_two)
+    hand = page.locator("#hand button.card").evaluate_all("b => b.map(x => x.dataset.card)")
+    page.reload()
+    page.wait_for_selector("#hand button.card:not([disabled])")
+    assert page.locator(".player.me .pname").inner_text() == "Rafa"
+    assert page.locator("#hand button.card").evaluate_all("b => b.map(x => x.dataset.card)") == hand
+    assert page.get_attribute("#table", "data-turn") == "1"
+
+
+def test_phone_sized_screen(browser: Any, server: str, shots: Any) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(server + FAST + "#/")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    shots(page, "phone-lobby")
+    create_table(page, server, "Pia", ["bot:medium", "bot:medium", "bot:medium"])
+    page.wait_for_selector("#hand button.card:not([disabled])")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    for selector in ("#board .row >> nth=3", "#hand button.card >> nth=9", ".player >> nth=3"):
+        box = page.locator(selector).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    page.tap("#hand button.card:not([disabled]) >> nth=0")
+    page.wait_for_selector("#reveal .played")
+    shots(page, "phone-table")
+
+
+def test_language_switch(browser: Any, server: str) -> None:
+    page = browser.new_context(locale="sv-SE").new_page()
+    page.goto(server + "/#/")
+    page.wait_for_selector("#create")
+    assert page.inner_text(".nav a >> nth=0") == "Spela"  # the browser's language by default
+    page.select_option("#lang", "es")
+    page.wait_for_function("() => document.querySelector('.nav a').textContent === 'Jugar'")
+    assert page.inner_text("#create h2") == "Nueva mesa"
+    page.goto(server + "/#/rules/logic")
+    page.wait_for_selector("#rules-text h1")
+    assert page.get_attribute("html", "lang") == "es"
+    spanish = page.inner_text("#rules-text")
+    page.select_option("#lang", "en")
+    page.wait_for_function("(old) => document.querySelector('#rules-text h1') && document.querySelector('#rules-text').innerText !== old", arg=spanish)
+    assert "Logic" in page.inner_text("#rules-text h1")
+
+
+def test_names_are_shown_as_text(browser: Any, server: str) -> None:
+    page = browser.new_page()
+    payload = "<img src onerror=z=1>"
+    create_table(page, server, payload, ["open"], players=2)
+    page.wait_for_selector("#waiting-seats")
+    assert payload in page.inner_text("#waiting-seats")
+    page.goto(server + "/#/")
+    page.wait_for_selector("#open-tables li")
+    assert payload in page.inner_text("#open-tables")
+    assert page.evaluate("typeof window.z") == "undefined"
+    assert page.locator("img").count() == 0
