@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import events
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from ..core import Dealer
 from ..i18n import translator
@@ -23,7 +25,7 @@ class SixNimmtApp(App[None]):
 
     CSS_PATH = "sixnimmt.tcss"
     TITLE = "6 nimmt!"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
 
     def __init__(self, config: GameConfig, *, show_start: bool = True, dealer: Dealer | None = None) -> None:
         super().__init__()

@@ -91,13 +91,15 @@ class GameConfig:
                 raise UnknownBotError(f"unknown bot {seat.bot!r}: choose one of {choices}")
 
     def rules(self) -> Rules:
-        return Rules(
-            players=len(self.seats),
-            variant=self.variant,
-            target=self.target,
-            end=self.end,
-            deals=self.deals,
-            pro_tie=self.pro_tie,
+        return Rules.from_dict(
+            {
+                "players": len(self.seats),
+                "variant": self.variant,
+                "target": self.target,
+                "end": self.end,
+                "deals": self.deals,
+                "pro_tie": self.pro_tie,
+            }
         )
 
     @property

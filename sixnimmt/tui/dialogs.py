@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gettext
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
@@ -20,7 +21,7 @@ from .render import score_value
 class PassScreen(ModalScreen[None]):
     """Hides the table while the keyboard changes hands in pass-and-play."""
 
-    BINDINGS = [Binding("enter", "ready", "Ready", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "ready", "Ready", show=False)]
 
     def __init__(self, name: str, tr: gettext.NullTranslations) -> None:
         super().__init__()
@@ -45,7 +46,7 @@ class PassScreen(ModalScreen[None]):
 class HelpScreen(ModalScreen[None]):
     """The rules of the variant being played, from the shared Markdown texts, plus the keys."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "close", "Close", show=False),
     ]
 
@@ -66,7 +67,7 @@ class HelpScreen(ModalScreen[None]):
 class DealSummaryScreen(ModalScreen[None]):
     """What each player took in the deal just finished, and where the totals stand."""
 
-    BINDINGS = [Binding("enter,escape,space", "close", "Continue", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape,space", "close", "Continue", show=False)]
 
     def __init__(
         self,

@@ -10,13 +10,13 @@ from __future__ import annotations
 import gettext
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
@@ -25,7 +25,6 @@ from ..core import (
     DealScored,
     DealStarted,
     DraftPicked,
-    Event,
     Game,
     GameOver,
     RowTaken,
@@ -102,7 +101,7 @@ class ReplayApp(App[None]):
 
     CSS_PATH = "sixnimmt.tcss"
     TITLE = "6 nimmt! replay"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,space,n", "step(1)", "Next"),
         Binding("left,p", "step(-1)", "Back"),
         Binding("home", "jump(0)", "Start"),

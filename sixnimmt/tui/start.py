@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import gettext
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ..i18n import LANGUAGES, N_, rules_text, translator
-from .config import BOT_LEVELS, BOT_NAMES, DEFAULT_NAME, HUMAN, GameConfig, Seat
+from .config import BOT_NAMES, DEFAULT_NAME, HUMAN, GameConfig, Seat
 from .dialogs import HelpScreen
 from .table import key_bar, keys_help, variant_name
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 class StartScreen(Screen[None]):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start"),
         Binding("f1", "rules", "Rules"),
         Binding("escape", "quit_app", "Quit"),

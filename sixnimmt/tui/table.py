@@ -16,14 +16,14 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
@@ -34,8 +34,8 @@ from ..bots.advise import Advice, advise
 from ..core import (
     CardPlaced,
     CardsRevealed,
-    DealScored,
     Dealer,
+    DealScored,
     DealStarted,
     Decision,
     DecisionKind,
@@ -49,7 +49,16 @@ from ..core.record import dumps
 from ..i18n import N_, rules_text
 from .config import HINT_BOT, GameConfig
 from .dialogs import DealSummaryScreen, HelpScreen, PassScreen
-from .render import Rows, apply_event, card, event_line, legend, row_bullheads, row_line, score_value
+from .render import (
+    Rows,
+    apply_event,
+    card,
+    event_line,
+    legend,
+    row_bullheads,
+    row_line,
+    score_value,
+)
 
 if TYPE_CHECKING:
     from .app import SixNimmtApp
@@ -121,7 +130,7 @@ class BotAnswer:
 class TableScreen(Screen[None]):
     """One game at the table."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-1)", "Card", show=False),
         Binding("right", "move(1)", "Card", show=False),
         Binding("up", "row(-1)", "Row", show=False),
@@ -280,7 +289,7 @@ class TableScreen(Screen[None]):
             try:
                 value = self.bots[seat].decide(view)
                 answers.append(BotAnswer(seat, view.decision.kind, value))
-            except Exception as error:  # a broken bot must not take the game down with it
+            except Exception as error:  # noqa: BLE001 - a broken bot must not take the game down with it
                 answers.append(BotAnswer(seat, view.decision.kind, view.decision.options[0], str(error)))
         self.app.call_from_thread(self._bots_answered, answers)
 

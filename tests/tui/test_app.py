@@ -38,7 +38,7 @@ def test_a_whole_game_against_bots_to_the_end_and_its_record(tmp_path: Path) -> 
         async with app.run_test(size=SIZE) as pilot:
             summaries = 0
             for _ in range(60):
-                await settle(pilot, lambda: not isinstance(app.screen, type(None)))
+                await settle(pilot, lambda: not (app.screen is None))
                 if isinstance(app.screen, FinalScreen):
                     break
                 if isinstance(app.screen, DealSummaryScreen):

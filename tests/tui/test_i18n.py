@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pytest
 
-import sixnimmt.i18n as i18n
+from sixnimmt import i18n
 from sixnimmt.core import Rules
-from sixnimmt.i18n import LANGUAGES, VARIANTS, language_from_environment, resolve_language, rules_text
+from sixnimmt.i18n import (
+    LANGUAGES,
+    VARIANTS,
+    language_from_environment,
+    resolve_language,
+    rules_text,
+)
 
 LOCALE_DIR = Path(i18n.__file__).with_name("locale")
 
