@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from .report import BotStats
 
 
-def penalty_chart(bots: Sequence[BotStats], path: Path) -> Path:
+def penalty_chart(bots: Sequence[BotStats], path: Path, title: str = "") -> Path:
     """Draw horizontal error bars (best bot on top) and save them as a PNG at ``path``."""
     import matplotlib
 
@@ -26,6 +26,8 @@ def penalty_chart(bots: Sequence[BotStats], path: Path) -> Path:
         ax.set_yticks(range(len(ranked)), [b.label for b in ranked])
         ax.set_xlabel("penalty per deal (bullheads), mean with 95% CI; lower is better")
         ax.grid(axis="x", alpha=0.3)
+        if title:
+            ax.set_title(title, fontsize=10)
         fig.tight_layout()
         fig.savefig(path, dpi=100)
     finally:

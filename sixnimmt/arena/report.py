@@ -194,7 +194,8 @@ class ArenaReport:
                 writer.writerow([p.a, p.b, d.mean, d.low, d.high, d.n, p.verdict])
         from .chart import penalty_chart  # matplotlib is slow to import; only load it to draw
 
-        written.append(penalty_chart(self.bots, out / "penalty.png"))
+        title = f"{self.games} games, {self.shuffles} duplicate deals, {self.sets} sets"
+        written.append(penalty_chart(self.bots, out / "penalty.png", title))
         if records:
             games = out / "games"
             games.mkdir(exist_ok=True)
