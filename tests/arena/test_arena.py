@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sixnimmt.arena import ArenaConfig, ArenaError, run_arena
-from sixnimmt.bots import Bot, register
+from sixnimmt.bots import Bot, available, registry
 from sixnimmt.cli import app
 from sixnimmt.commands.arena import split_bots
 from sixnimmt.core import PlayerView
@@ -93,9 +93,11 @@ class _Cheater(Bot):
         return 1000
 
 
-def test_in_process_bots_that_raise_or_cheat_get_fallbacks() -> None:
-    register("test-raiser", _Raiser, "raises on every decision (tests only)")
-    register("test-cheater", _Cheater, "answers an impossible card (tests only)")
+def test_in_process_bots_that_raise_or_cheat_get_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Registered only for this test (monkeypatch removes them), so other tests never meet them.
+    available()  # load the built-in bots first
+    monkeypatch.setitem(registry._REGISTRY, "test-raiser", (_Raiser, "raises on every decision"))
+    monkeypatch.setitem(registry._REGISTRY, "test-cheater", (_Cheater, "answers an impossible card"))
     report = run_arena(replace(QUICK, bots=("test-raiser", "test-cheater", "random"), deals=1))
     raiser, cheater, fine = report.bots
     assert set(raiser.fault_kinds) == {"error"} and raiser.faults >= 30
