@@ -154,12 +154,22 @@ class InProcess:
         return results
 
 
+def _worker_logging(level: int) -> None:
+    """A spawned worker logs faults to stderr like the parent: one line each, same level."""
+    logging.basicConfig(level=level, format="sixnimmt: %(message)s")
+
+
 class ProcessPool:
     """Games spread over ``jobs`` worker processes. Spawned (not forked) workers: the parent may run
     threads (progress bar, logging) that a fork would copy in an arbitrary state."""
 
     def __init__(self, jobs: int) -> None:
-        self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+        self._pool = ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_worker_logging,
+            initargs=(logging.getLogger("sixnimmt").getEffectiveLevel(),),
+        )
 
     def run(self, tasks: Sequence[GameTask], done: Callable[[GameResult], None]) -> list[GameResult]:
         pending: set[Future[GameResult]] = {self._pool.submit(play_task, t) for t in tasks}

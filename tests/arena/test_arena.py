@@ -209,3 +209,17 @@ def test_command_errors_are_one_line(args: list[str], message: str) -> None:
 def test_command_lists_bots() -> None:
     result = runner.invoke(app, ["arena", "--list"])
     assert result.exit_code == 0 and "random" in result.stdout and "cmd:" in result.stdout
+
+
+def test_more_bots_than_seats_meet_in_turn() -> None:
+    report = run_arena(replace(QUICK, bots=("random", "snug", "cautious"), players=2, deals=6))
+    assert report.sets == 6 and report.games == 12  # one pair per set, two seatings each
+    assert all(b.games == 8 for b in report.bots)  # each bot sits in 4 of the 6 sets
+    assert [p.difference.n for p in report.pairs] == [2, 2, 2]  # compared only where they met
+
+
+def test_fewer_bots_than_seats_fill_the_table() -> None:
+    report = run_arena(replace(QUICK, bots=("random", "snug"), players=4, deals=3))
+    assert report.games == 6  # (A,B,A,B) has two distinct rotations
+    assert all(b.deals == 12 for b in report.bots)  # two seats in each of 6 one-deal games
+    assert all(len(set(r.seating)) == 2 and len(r.seating) == 4 for r in report.results)
