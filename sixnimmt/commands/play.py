@@ -18,7 +18,7 @@ from ..tui.config import DEFAULT_NAME
 if TYPE_CHECKING:
     from ..tui.config import GameConfig
 
-app = typer.Typer(help="Play 6 nimmt! in the terminal.")
+app = typer.Typer(help="Play 6 nimmt! in the terminal.", subcommand_metavar="")
 
 #: ``count`` values -> count_down
 _COUNTS = {"up": False, "down": True}

@@ -127,7 +127,7 @@ def event_line(event: Event, seats: Sequence[str], _: gettext.NullTranslations) 
     if isinstance(event, DealStarted):
         return Text(g("Deal {number} begins").format(number=event.deal + 1), style="bold underline")
     if isinstance(event, DraftPicked):
-        return Text(g("{name} drafts {card}").format(name=seats[event.seat], card=event.card))
+        return Text(g("{card} drafted by {name}").format(name=seats[event.seat], card=event.card))
     if isinstance(event, RowsLaid):
         return Text(g("The draft is over: the rows are laid"))
     if isinstance(event, CardsRevealed):

@@ -42,6 +42,7 @@ from ..core import (
     DraftPicked,
     Event,
     Game,
+    Phase,
     PlayerView,
     RowTaken,
 )
@@ -53,6 +54,7 @@ from .render import (
     Rows,
     apply_event,
     card,
+    cards_line,
     event_line,
     legend,
     row_bullheads,
@@ -193,6 +195,7 @@ class TableScreen(Screen[None]):
                 yield Static(id="revealed")
                 yield Static(id="prompt")
                 yield Static(id="hand")
+                yield Static(id="open-hands")
                 yield Static(id="hint")
             with Vertical(id="side"):
                 yield Static(id="scores")
@@ -200,6 +203,8 @@ class TableScreen(Screen[None]):
         yield Static(key_bar(self.tr, KEYS_TABLE), id="keys")
 
     def on_mount(self) -> None:
+        # A header and one line per player; fixed, because the table's measured height can go stale.
+        self.query_one("#scores", Static).styles.height = self.game.players + 1
         self.call_after_refresh(self._play_events)
 
     @property
@@ -386,7 +391,9 @@ class TableScreen(Screen[None]):
             self.shown_deal, self.shown_turn = view.deal, view.turn
         status = Text(f"6 nimmt!  {variant_name(game.rules.variant.value, self.tr)}", style="bold")
         status.append("  ·  " + g("Deal {number}").format(number=self.shown_deal + 1))
-        if not game.is_over:
+        if game.phase is Phase.DRAFT and not animating:
+            status.append("  ·  " + g("Open draft"))
+        elif not game.is_over:
             status.append("  ·  " + g("Turn {number} of 10").format(number=min(self.shown_turn + 1, 10)))
         if game.rules.target is not None:
             status.append("  ·  " + g("Game ends at {target}").format(target=game.rules.target))
@@ -420,6 +427,7 @@ class TableScreen(Screen[None]):
 
         self.query_one("#prompt", Static).update(self._prompt_text(view, decision, animating))
         self.query_one("#hand", Static).update(self._hand_text(view, decision))
+        self.query_one("#open-hands", Static).update(self._open_hands_text(view))
         self.query_one("#hint", Static).update(self._hint_text(decision))
         self.query_one("#scores", Static).update(self._scores_table(view))
 
@@ -480,6 +488,18 @@ class TableScreen(Screen[None]):
             text.append(f"  [{self.typed}]", style="bold magenta")
         return text
 
+    def _open_hands_text(self, view: PlayerView) -> Text:
+        """Logic's hands are public (the draft was open): everyone else's, one line each."""
+        if view.hands is None or view.deal != self.shown_deal:
+            return Text()
+        text = Text(self.tr.gettext("Open hands:"), style="bold")
+        for seat, hand in enumerate(view.hands):
+            if seat == self.viewer:
+                continue
+            text.append(f"\n{view.seats[seat]:>12}  ")
+            text.append_text(cards_line(hand))
+        return text
+
     def _hint_text(self, decision: Decision | None) -> Text:
         g = self.tr.gettext
         if self.hint is None or decision is None or self.hint_for != self._hint_key(decision.seat):
@@ -514,7 +534,7 @@ class TableScreen(Screen[None]):
                 label.append(" ★", style="bold yellow")
             if seat in self.thinking:
                 mark = Text("…", style="yellow")
-            elif view.phase.value == "play" and view.chosen[seat]:
+            elif view.phase is Phase.PLAY and view.chosen[seat]:
                 mark = Text("✓", style="green")
             else:
                 mark = Text("")
@@ -558,7 +578,7 @@ class TableScreen(Screen[None]):
         (a card can be changed until the last player has chosen)."""
         if decision is not None and decision.kind is not DecisionKind.ROW:
             return decision.options
-        if decision is None and self.viewer is not None and self.game.phase.value == "play":
+        if decision is None and self.viewer is not None and self.game.phase is Phase.PLAY:
             view = self.game.view(self.viewer)
             if view.my_choice is not None and not self.queue:
                 return view.hand

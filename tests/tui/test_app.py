@@ -281,6 +281,14 @@ def test_other_variants_play_through(variant: str) -> None:
             if variant == "logic":
                 await settle(pilot, lambda: screen.asking == 0)
                 assert "open deck" in text_of(app, "#prompt")
+                assert "Open draft" in text_of(app, "#status")
+                await pilot.press("enter")
+                await settle(pilot, lambda: screen.asking == 0 and not screen.queue)
+                # The draft is open, so everyone's hand is public and shown.
+                others = text_of(app, "#open-hands")
+                ada = screen.game.hands[1]
+                assert ada and re.search(r"Ada\s+" + r"\s+".join(f"{c}[⁰¹²³⁴⁵⁶⁷⁸⁹]" for c in ada), others)
+                assert "You" not in others
             for _ in range(80):
                 if isinstance(app.screen, FinalScreen):
                     break
