@@ -8,13 +8,15 @@ Inbound (client -> server), one JSON object per message, at most ``Settings.max_
 ``{"type": "start"}``                   the host starts now; open seats get bots
 ``{"type": "again"}``                   play again at the same table once the game is over
 ``{"type": "sync"}``                    ask for a fresh state (after a gap, or when unsure)
+``{"type": "hint"}``                    ask a strong bot what it would do (answered to this connection only)
 ``{"type": "ping"}``                    keep-alive
 
 ``play``/``row``/``draft`` may carry ``"deal"`` and ``"turn"``: when they name a turn that is no longer
 current, the message is stale and answered with an error and a fresh state, and changes nothing.
 
-Outbound (server -> client): ``state`` (the receiver's own view plus the table), ``events`` (public
-events to animate, then the new state), ``error`` (a one-line message; nothing changed), ``pong``.
+Outbound (server -> client): ``state`` (the receiver's own view plus the table), ``update`` (public
+events to animate, then the new state), ``error`` (a one-line message; nothing changed), ``hint``
+(``choice`` and per-option ``scores``, expected penalty), ``pong``.
 """
 
 from __future__ import annotations
@@ -65,8 +67,12 @@ class Ping(_Message):
     type: Literal["ping"]
 
 
+class Hint(_Message):
+    type: Literal["hint"]
+
+
 Inbound = Annotated[
-    Play | ChooseRow | Draft | Start | Again | Sync | Ping, Field(discriminator="type")
+    Play | ChooseRow | Draft | Start | Again | Sync | Ping | Hint, Field(discriminator="type")
 ]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)
 
@@ -75,7 +81,9 @@ class ProtocolError(ValueError):
     """An inbound message that is not well formed; the text is safe to send back."""
 
 
-def decode(text: str | bytes, max_bytes: int) -> Play | ChooseRow | Draft | Start | Again | Sync | Ping:
+def decode(
+    text: str | bytes, max_bytes: int
+) -> Play | ChooseRow | Draft | Start | Again | Sync | Ping | Hint:
     """Parse and validate one inbound message, or raise :class:`ProtocolError` with one clear line."""
     size = len(text.encode() if isinstance(text, str) else text)
     if size > max_bytes:

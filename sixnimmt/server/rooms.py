@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from ..bots import Bot, available, make_bot
-from ..core import Decision, Event, Game, IllegalMoveError, Phase, Rules, RulesError
+from ..bots.advise import advise
+from ..core import Decision, Event, Game, IllegalMoveError, Phase, PlayerView, Rules, RulesError
 from ..core.record import replay
 from .config import Settings
-from .protocol import Again, ChooseRow, Draft, Ping, Play, Start, Sync
+from .protocol import Again, ChooseRow, Draft, Hint, Ping, Play, Start, Sync
 from .store import Store, TableData
 
 log = logging.getLogger("sixnimmt.server")
@@ -39,6 +40,7 @@ CODE_LENGTH = 5
 NAME_LIMIT = 24
 BOT_LEVELS = ("easy", "medium", "hard", "expert", "random")
 TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120)
+HINT_BOT = "hard"
 
 
 class TableError(ValueError):
@@ -187,6 +189,7 @@ class Room:
         self._step: tuple[Any, ...] | None = None
         self._step_deadline: float | None = None
         self._stepped_in: set[int] = set()  # seats whose last move the fallback made this step
+        self._hinting: set[int] = set()
         self.closed = False
 
     # ------------------------------------------------------------------ creation and restore
@@ -372,6 +375,28 @@ class Room:
     async def _on_ping(self, conn: Connection, _message: Ping) -> None:
         conn.push({"type": "pong"})
 
+    async def _on_hint(self, conn: Connection, _message: Hint) -> None:
+        if conn.seat is None:
+            raise TableError("spectators get no hints")
+        view = self._require_game().view(conn.seat)
+        if view.decision is None:
+            raise TableError("nothing to decide now: no hint needed")
+        if id(conn) in self._hinting:
+            return  # one hint at a time per connection; the answer is on its way
+        self._hinting.add(id(conn))
+        asyncio.get_running_loop().create_task(self._hint(conn, view))
+
+    async def _hint(self, conn: Connection, view: PlayerView) -> None:
+        """A strong bot's advice, computed off the event loop and sent to ``conn`` only."""
+        try:
+            advice = await asyncio.to_thread(advise, view, HINT_BOT if HINT_BOT in available() else "random")
+            conn.push({"type": "hint", "deal": view.deal, "turn": view.turn,
+                       "kind": view.decision.kind.value if view.decision else None, **advice.to_dict()})
+        except Exception:  # a hint is a nicety: never let it hurt the table
+            log.exception("hint failed at table %s", self.code)
+        finally:
+            self._hinting.discard(id(conn))
+
     _HANDLERS: dict[type, Callable[[Room, Connection, Any], Awaitable[None]]] = {
         Play: _on_move,
         ChooseRow: _on_move,
@@ -380,6 +405,7 @@ class Room:
         Again: _on_again,
         Sync: _on_sync,
         Ping: _on_ping,
+        Hint: _on_hint,
     }
 
     # ------------------------------------------------------------------ the game
@@ -515,6 +541,10 @@ class Room:
             async with self.lock:
                 if self.game is not game or self.closed or game.decision_for(seat) != decision:
                     return  # the game moved on while the bot was thinking
+                if self.seats[seat].kind == "human":
+                    due = self._fallback_due(self.seats[seat])
+                    if due is None or due > time.monotonic():
+                        return  # the player came back in the meantime: it is their move again
                 await self._act(seat, value)
         except Exception:  # a broken bot must not take the table down: log it, play randomly
             log.exception("bot for seat %s at table %s failed", seat, self.code)

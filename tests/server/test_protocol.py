@@ -150,3 +150,21 @@ def test_someone_elses_row_choice_is_refused(tmp_path: Path) -> None:
         await rooms.close()
 
     asyncio.run(scenario())
+
+
+def test_hint_goes_to_the_asker_only_and_is_a_legal_option(client: TestClient) -> None:
+    table = create_table(client, [{"kind": "open"}, {"kind": "bot", "bot": "random"}])
+    client.post(f"/api/tables/{table['code']}/join", json={"name": "Friend"})
+    with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws, \
+            client.websocket_connect(f"/ws/{table['code']}") as spectator:
+        view = _first_state(ws)["view"]
+        _first_state(spectator)
+        ws.send_json({"type": "hint"})
+        hint = receive_until(ws, lambda m: m["type"] == "hint")
+        assert hint["choice"] in view["decision"]["options"] and hint["kind"] == "card"
+        assert set(hint["scores"]) <= {str(c) for c in view["hand"]}
+        spectator.send_json({"type": "hint"})
+        assert "spectators" in receive_until(spectator, lambda m: m["type"] == "error")["message"]
+        spectator.send_json({"type": "sync"})
+        # the spectator never received the hint
+        assert receive_until(spectator, lambda m: m["type"] in ("state", "hint"))["type"] == "state"

@@ -78,11 +78,11 @@ export async function showReplay(main, id) {
     timer = setInterval(() => { if (at >= frames.length - 1) { clearInterval(timer); timer = null; playBtn.textContent = t("history.play"); } else go(at + 1); }, 1200);
   } }, t("history.play"));
   const controls = h("div.replay-controls", {},
-    h("button.btn.small", { type: "button", onclick: () => go(0), "aria-label": t("history.start") }, "⏮"),
+    h("button.btn.small", { type: "button", onclick: () => go(0), "aria-label": t("history.start") }, "«"),
     h("button.btn.small", { type: "button", id: "prev", onclick: () => go(at - 1), "aria-label": t("history.prev") }, "◀"),
     playBtn,
     h("button.btn.small", { type: "button", id: "next", onclick: () => go(at + 1), "aria-label": t("history.next") }, "▶"),
-    h("button.btn.small", { type: "button", onclick: () => go(frames.length - 1), "aria-label": t("history.end") }, "⏭"),
+    h("button.btn.small", { type: "button", onclick: () => go(frames.length - 1), "aria-label": t("history.end") }, "»"),
     h("span", { style: "flex:1" }),
     h("a.btn.small.primary", { href: `/api/games/${id}/record.json`, download: `sixnimmt-game-${id}.json`, id: "download" }, t("history.download")));
   function draw() {

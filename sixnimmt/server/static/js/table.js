@@ -53,6 +53,7 @@ export function showTable(main, code) {
       if (message.code !== "rate") toast(message.message, true);
       return;
     }
+    if (message.type === "hint") { showHint(message); return; }
     if (message.type === "state" || message.type === "update") {
       queue.push(message);
       if (!busy) drain();
@@ -250,7 +251,21 @@ export function showTable(main, code) {
       if (table.you == null) text = t("table.waitOthers", { names });
     }
     promptNode.className = "prompt" + (wait ? " wait" : "");
-    promptNode.textContent = text;
+    promptNode.replaceChildren(h("span", {}, text));
+    if (d && !busy) {
+      promptNode.append(h("button.btn.small.hint", { type: "button", id: "hint", onclick: () => send({ type: "hint" }) }, "💡 ", t("table.hint")));
+    }
+  }
+
+  function showHint(hint) {
+    const view = current?.view;
+    if (!view || hint.deal !== view.deal || hint.turn !== view.turn) return; // too late: the game moved on
+    for (const node of document.querySelectorAll(".hinted")) node.classList.remove("hinted");
+    const target = hint.kind === "row" ? boardNode.querySelector(`.row[data-row="${hint.choice}"]`)
+      : hint.kind === "draft" ? revealNode.querySelector(`[data-card="${hint.choice}"]`)
+      : handNode.querySelector(`[data-card="${hint.choice}"]`);
+    target?.classList.add("hinted");
+    toast(t(hint.kind === "row" ? "table.hintRow" : "table.hintCard", { choice: hint.kind === "row" ? hint.choice + 1 : hint.choice }));
   }
 
   function drawHand(locked = false) {

@@ -64,6 +64,7 @@ export function toast(text, bad = false) {
   const box = document.getElementById("toasts");
   const node = h("div.toast" + (bad ? ".bad" : ""), { role: bad ? "alert" : "status" }, text);
   box.append(node);
+  while (box.children.length > 3) box.firstChild.remove(); // a fast table must not bury the screen
   setTimeout(() => node.remove(), 3200);
 }
 
