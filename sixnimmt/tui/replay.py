@@ -34,7 +34,7 @@ from ..i18n import N_, resolve_language, translator
 from .render import apply_event, cards_line, event_line, legend, row_line
 from .table import key_bar, variant_name
 
-KEYS_REPLAY = (("→", N_("next")), ("←", N_("back")), ("Home", N_("start")), ("End", N_("end")), ("q", N_("quit")))
+KEYS_REPLAY = (("→", N_("next")), ("←", N_("back")), ("Home", N_("first step")), ("End", N_("last step")), ("q", N_("quit")))
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ from .config import BOT_NAMES, DEFAULT_NAME, HUMAN, GameConfig, Seat
 from .dialogs import HelpScreen
 from .table import key_bar, keys_help, variant_name
 
-KEYS_START = (("Tab", N_("next field")), ("Ctrl+S", N_("start")), ("F1", N_("rules")), ("Esc", N_("quit")))
+KEYS_START = (("Tab", N_("next field")), ("Ctrl+S", N_("start the game")), ("F1", N_("rules")), ("Esc", N_("quit")))
 
 if TYPE_CHECKING:
     from .app import SixNimmtApp
@@ -84,6 +84,7 @@ class StartScreen(Screen[None]):
                             value=seat.bot or HUMAN, allow_blank=False, compact=True, id=f"seat-{index}",
                             classes="seat-select",
                         )  # fmt: skip
+                        yield Input(seat.name, id=f"seat-name-{index}", classes="seat-name", compact=True)
             with Horizontal(classes="field"):
                 yield Label(g("Variant"))
                 yield Select(
@@ -123,16 +124,23 @@ class StartScreen(Screen[None]):
     # ------------------------------------------------------------------ reading the form
 
     def _seats(self, players: int) -> tuple[Seat, ...]:
+        """Each seat's kind and name as filled in; seats the form does not show yet get a medium bot."""
         name = self.query_one("#name", Input).value.strip() or self._tr.gettext(DEFAULT_NAME)
         seats = [Seat(name)]
-        bot_names = iter(n for n in BOT_NAMES if n != name)
+        typed = {w.value.strip() for w in self.query(".seat-name").results(Input)}
+        spare_names = iter(n for n in BOT_NAMES if n != name and n not in typed)
         for index in range(1, players):
-            widgets = self.query(f"#seat-{index}")
-            kind = widgets.first(Select).value if widgets else "medium"
-            if kind == HUMAN:
-                seats.append(Seat(self._tr.gettext("Player {number}").format(number=index + 1)))
-            else:
-                seats.append(Seat(next(bot_names), str(kind)))
+            kinds = self.query(f"#seat-{index}")
+            kind = str(kinds.first(Select).value) if kinds else "medium"
+            names = self.query(f"#seat-name-{index}")
+            seat_name = names.first(Input).value.strip() if names else ""
+            if not seat_name:
+                seat_name = (
+                    self._tr.gettext("Player {number}").format(number=index + 1)
+                    if kind == HUMAN
+                    else next(spare_names)
+                )
+            seats.append(Seat(seat_name, None if kind == HUMAN else kind))
         return tuple(seats)
 
     def read_form(self) -> GameConfig:
@@ -170,10 +178,10 @@ class StartScreen(Screen[None]):
         except ValueError:
             config = self.config
         players = int(changes.pop("players", len(config.seats)))  # type: ignore[call-overload]
-        seats = list(config.seats[:players])
-        bot_names = iter(n for n in BOT_NAMES if n not in {s.name for s in seats})
-        while len(seats) < players:
-            seats.append(Seat(next(bot_names), "medium"))
+        seats = list(self._seats(players)) if config is not self.config else list(config.seats[:players])
+        while len(seats) < players:  # only when the form could not be read
+            used = {s.name for s in seats}
+            seats.append(Seat(next(n for n in BOT_NAMES if n not in used), "medium"))
         self.config = replace(config, seats=tuple(seats), **changes)  # type: ignore[arg-type]
         self.refresh(recompose=True)
 

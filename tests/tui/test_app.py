@@ -340,3 +340,42 @@ def test_quitting_needs_a_second_q() -> None:
             await settle(pilot, lambda: not app.is_running)
 
     asyncio.run(scenario())
+
+
+def test_start_screen_seats_friends_by_name_and_starts_pass_and_play() -> None:
+    async def scenario() -> None:
+        app = SixNimmtApp(GameConfig(delay=0, seed=3), show_start=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: isinstance(app.screen, StartScreen))
+            from textual.widgets import Input, Select
+
+            app.screen.query_one("#players", Select).value = 3
+            await settle(pilot, lambda: len(app.screen.query(".seat-select")) == 2)
+            app.screen.query_one("#name", Input).value = "Ana"
+            app.screen.query_one("#seat-1", Select).value = "human"
+            app.screen.query_one("#seat-name-1", Input).value = "Ben"
+            app.screen.query_one("#seat-2", Select).value = "easy"
+            await pilot.click("#start")
+            await settle(pilot, lambda: app.table is not None)
+            screen = table(app)
+            assert screen.game.seats[:2] == ("Ana", "Ben")
+            assert [s.bot for s in screen.config.seats] == [None, None, "easy"]
+            await settle(pilot, lambda: isinstance(app.screen, PassScreen))
+
+    asyncio.run(scenario())
+
+
+def test_start_screen_refuses_two_seats_with_one_name() -> None:
+    async def scenario() -> None:
+        app = SixNimmtApp(GameConfig(delay=0), show_start=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: isinstance(app.screen, StartScreen))
+            from textual.widgets import Input
+
+            app.screen.query_one("#seat-name-1", Input).value = "Bruno"  # seat 3 is Bruno already
+            await pilot.click("#start")
+            await pilot.pause()
+            assert isinstance(app.screen, StartScreen)
+            assert "same name" in plain(app.screen.query_one("#start-error").content)
+
+    asyncio.run(scenario())
