@@ -54,6 +54,10 @@ def play(
         typer.Option(help="up: count bullheads up from 0; down: count points down from the target.",
                      show_default=False),
     ] = None,
+    pro_tie: Annotated[
+        str | None,
+        typer.Option(help="Professional ties: choose (the card's owner), left or right.", show_default=False),
+    ] = None,
     name: Annotated[str, typer.Option(help="Your name at the table.")] = "You",
     lang: Annotated[
         str | None, typer.Option(help="en, es or sv (default: from the locale).", show_default=False)
@@ -72,7 +76,9 @@ def play(
     from ..tui.app import MIN_HEIGHT, MIN_WIDTH
 
     try:
-        config = _config(bots, variant, target, end, deals, count, name, lang, delay, records, save, seed)
+        config = _config(
+            bots, variant, target, end, deals, count, name, lang, delay, records, save, seed, pro_tie
+        )
     except (ValueError, UnknownBotError, RulesError) as error:
         raise _fail(str(error)) from None
     size = _terminal_size()
@@ -83,7 +89,7 @@ def play(
             f"the terminal is {size.columns}x{size.lines}; the game needs at least "
             f"{MIN_WIDTH}x{MIN_HEIGHT}: enlarge the window or reduce the font size"
         )
-    skip_start = any(v is not None for v in (bots, variant, target, end, deals, count))
+    skip_start = any(v is not None for v in (bots, variant, target, end, deals, count, pro_tie))
     from ..tui.app import SixNimmtApp
 
     SixNimmtApp(config, show_start=not skip_start).run()
@@ -109,6 +115,7 @@ def _config(
     records: Path | None,
     save: bool,
     seed: int | None,
+    pro_tie: str | None = None,
 ) -> GameConfig:
     from ..tui.config import GameConfig, Seat, default_records_dir, parse_opponents
 
@@ -132,6 +139,7 @@ def _config(
         target=target if target is not None else (None if deals is not None else defaults.target),
         end=end if end is not None else defaults.end,
         deals=deals,
+        pro_tie=pro_tie if pro_tie is not None else defaults.pro_tie,
         count_down=_COUNTS[count] if count is not None else language in ("es", "sv"),
         lang=language,
         delay=delay,

@@ -35,6 +35,7 @@ runner = CliRunner()
         (["--target", "0"], "target must be at least 1"),
         (["--delay", "-1"], "delay cannot be negative"),
         (["--name", " "], "--name cannot be empty"),
+        (["--pro-tie", "middle"], "unknown pro_tie 'middle'"),
         (["--bots", "human:Ann,human:Ann"], "same name"),
     ],
 )
@@ -82,6 +83,11 @@ def test_spanish_and_swedish_count_down_by_default_and_name_the_player() -> None
         config = play_command._config("easy", None, None, None, None, None, "You", lang, 0, None, False, None)
         assert config.count_down is count_down
         assert config.seats[0].name == name
+
+
+def test_pro_tie_reaches_the_rules() -> None:
+    config = play_command._config("easy", "professional", None, None, None, None, "You", "en", 0, None, False, None, "left")
+    assert config.rules().pro_tie.value == "left"
 
 
 def test_deals_alone_replace_the_target() -> None:
