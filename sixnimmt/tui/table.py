@@ -507,6 +507,8 @@ class TableScreen(Screen[None]):
         advice = self.hint
         if decision.kind is DecisionKind.ROW:
             best = g("take row {row}").format(row=advice.choice + 1)
+        elif decision.kind is DecisionKind.DRAFT:
+            best = g("take {card}").format(card=advice.choice)
         else:
             best = g("play {card}").format(card=advice.choice)
         text = Text(g("Hint ({bot}): {best}.").format(bot=advice.bot, best=best), style="bold cyan")

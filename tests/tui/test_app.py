@@ -289,6 +289,9 @@ def test_other_variants_play_through(variant: str) -> None:
                 ada = screen.game.hands[1]
                 assert ada and re.search(r"Ada\s+" + r"\s+".join(f"{c}[⁰¹²³⁴⁵⁶⁷⁸⁹]" for c in ada), others)
                 assert "You" not in others
+                await pilot.press("h")  # a hint works for a draft pick too
+                await settle(pilot, lambda: screen.hint is not None)
+                assert f"take {screen.hint.choice}" in text_of(app, "#hint")
             for _ in range(80):
                 if isinstance(app.screen, FinalScreen):
                     break
