@@ -423,10 +423,7 @@ class Room:
             for s in self.seats
             if s.kind == "bot"
         }
-        fallback = bot_spec(self.settings.fallback_bot)
-        self._fallbacks = {
-            s.index: make_bot(fallback, seed + 100 + s.index) for s in self.seats if s.kind == "human"
-        }
+        self._fallbacks = {}  # made when first needed: most players never need one
 
     async def _start_game(self) -> None:
         """A new game with the same seats (first game, or play again). Caller holds the lock."""
@@ -500,7 +497,7 @@ class Room:
                 continue
             if due <= now:
                 self._stepped_in.add(seat.index)
-                self._think(decision, self._fallbacks[decision.seat], 0.0)
+                self._think(decision, self._fallback_for(decision.seat), 0.0)
             elif next_due is None or due < next_due:
                 next_due = due
         if self._clock is not None:
@@ -509,6 +506,11 @@ class Room:
         if next_due is not None:
             loop = asyncio.get_running_loop()
             self._clock = loop.call_at(loop.time() + (next_due - now) + 0.01, self._schedule)
+
+    def _fallback_for(self, seat: int) -> Bot:
+        if seat not in self._fallbacks:
+            self._fallbacks[seat] = make_bot(bot_spec(self.settings.fallback_bot), secrets.randbits(32))
+        return self._fallbacks[seat]
 
     def _fallback_due(self, seat: Seat) -> float | None:
         """When the fallback bot plays for ``seat``: timer expiry, or the end of the grace period
@@ -589,13 +591,44 @@ class Rooms:
         self._loading = asyncio.Lock()
         # One writer thread: SQLite wants one writer, and order of writes per table is kept.
         self._db = asyncio.Semaphore(1)
+        # Group commit: saves that arrive while a write is running go out together in the next
+        # transaction (only each table's newest state), and every caller waits for its commit.
+        self._unsaved: dict[str, TableData] = {}
+        self._save_waiters: list[asyncio.Future[None]] = []
+        self._save_wanted = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         async with self._db:
             return await asyncio.to_thread(fn, *args)
 
     async def _save(self, data: TableData) -> None:
-        await self.db(self.store.save_table, data)
+        """Persist a table's state; returns once it is committed."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._unsaved[data.code] = data
+        self._save_waiters.append(done)
+        self._save_wanted.set()
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._write_behind())
+        await done
+
+    async def _write_behind(self) -> None:
+        while True:
+            await self._save_wanted.wait()
+            self._save_wanted.clear()
+            batch, waiters = self._unsaved, self._save_waiters
+            self._unsaved, self._save_waiters = {}, []
+            try:
+                await self.db(self.store.save_tables, list(batch.values()))
+            except Exception as error:  # the callers see the failure; the writer goes on
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_exception(error)
+                continue
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def _archive(self, code: str, number: int, record: dict[str, Any], winners: list[int]) -> int:
         return await self.db(self.store.add_game, code, number, record, winners)
@@ -681,6 +714,10 @@ class Rooms:
     async def close(self) -> None:
         for room in self._rooms.values():
             await room.close()
+        if self._save_waiters:  # let the last saves commit before the writer stops
+            await asyncio.wait(list(self._save_waiters), timeout=5)
+        if self._writer is not None:
+            self._writer.cancel()
 
 
 def _valid_code(code: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import JSON, DateTime, Integer, String, create_engine, event, select
+from sqlalchemy import JSON, DateTime, Integer, String, bindparam, create_engine, event, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -152,6 +152,33 @@ class Store:
             row.record = data.record
             row.current = data.current
             row.updated_at = _now()
+
+    def save_tables(self, batch: list[TableData]) -> None:
+        """Write several tables' states in one transaction (the server's group commit)."""
+        if not batch:
+            return
+        now = _now()
+        rows = [
+            {
+                "match_code": d.code,
+                "status": d.status,
+                "settings": d.settings,
+                "seats": d.seats,
+                "game_number": d.game_number,
+                "record": d.record,
+                "current": d.current,
+                "updated_at": now,
+            }
+            for d in batch
+        ]
+        table = TableRow.__table__
+        statement = (
+            update(table)
+            .where(table.c.code == bindparam("match_code"))
+            .values({name: bindparam(name) for name in rows[0] if name != "match_code"})
+        )
+        with self.engine.begin() as connection:
+            connection.execute(statement, rows)
 
     def load_table(self, code: str) -> TableData | None:
         with Session(self.engine) as session:
