@@ -1,0 +1,82 @@
+"""Bots think in a worker thread: the interface answers keys while a bot is still deciding, and a
+bot that fails does not take the game down."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from sixnimmt.bots import Bot, register
+from sixnimmt.core import PlayerView
+from sixnimmt.tui import GameConfig, Seat, SixNimmtApp
+
+from .conftest import SIZE, settle, table
+
+
+class SlowBot(Bot):
+    """Decides only when the test lets it (or after 5 s, so a mistake cannot hang the suite)."""
+
+    release = threading.Event()
+    waiting = threading.Event()
+
+    def decide(self, view: PlayerView) -> int:
+        assert view.decision is not None
+        SlowBot.waiting.set()
+        SlowBot.release.wait(timeout=5)
+        SlowBot.waiting.clear()
+        return view.decision.options[0]
+
+
+class BrokenBot(Bot):
+    def decide(self, view: PlayerView) -> int:
+        raise RuntimeError("out of ideas")
+
+
+register("test-slow", SlowBot, "test: waits for the test to release it")
+register("test-broken", BrokenBot, "test: always fails")
+
+
+def test_the_interface_answers_keys_while_a_bot_thinks() -> None:
+    SlowBot.release.clear()
+    config = GameConfig(seats=(Seat("You"), Seat("Slow", "test-slow")), deals=1, target=None, delay=0, seed=1)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0 and SlowBot.waiting.is_set())
+            assert 1 in screen.thinking
+            start = screen.cursor
+            await pilot.press("right", "right")
+            await pilot.pause()
+            # The keys were handled while the bot was still deciding.
+            assert SlowBot.waiting.is_set() and screen.cursor == start + 2
+            await pilot.press(*str(max(screen.game.hands[0])), "enter")  # the highest card is never too low
+            await pilot.pause()
+            assert screen.game.turn == 0 and screen.game.chosen[0] is not None
+            bot_hand = list(screen.game.hands[1])
+            SlowBot.release.set()
+            await settle(pilot, lambda: screen.game.turn == 1)
+            assert screen.game.played[0][1] == bot_hand[0]  # the slow bot's answer was played
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        SlowBot.release.set()
+
+
+def test_a_failing_bot_plays_a_legal_card_and_the_game_goes_on() -> None:
+    config = GameConfig(seats=(Seat("You"), Seat("Oops", "test-broken")), deals=1, target=None, delay=0, seed=2)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0 and not screen.thinking)
+            hand = list(screen.game.hands[1])
+            await pilot.press(*str(max(screen.game.hands[0])), "enter")
+            await settle(pilot, lambda: screen.game.turn == 1)
+            assert screen.game.played[0][1] == hand[0]  # its first legal option
+            assert any("out of ideas" in str(n.message) for n in app._notifications)
+
+    asyncio.run(scenario())
