@@ -10,13 +10,12 @@ short pause, so a player can follow the reveal and see why a row was taken.
 from __future__ import annotations
 
 import gettext
-import json
 import time
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.console import Group
 from rich.table import Table
@@ -47,9 +46,10 @@ from ..core import (
     RowTaken,
 )
 from ..core.record import dumps
-from ..i18n import N_, rules_text
+from ..i18n import N_, rules_text, translator
 from .config import HINT_BOT, GameConfig
 from .dialogs import DealSummaryScreen, HelpScreen, PassScreen
+from .final import FinalScreen
 from .render import (
     Rows,
     apply_event,
@@ -61,9 +61,6 @@ from .render import (
     row_line,
     score_value,
 )
-
-if TYPE_CHECKING:
-    from .app import SixNimmtApp
 
 
 def variant_name(variant: str, tr: gettext.NullTranslations) -> str:
@@ -147,7 +144,7 @@ class TableScreen(Screen[None]):
     def __init__(self, config: GameConfig, dealer: Dealer | None = None) -> None:
         super().__init__()
         self.config = config
-        self.tr = self._translations()
+        self.tr = translator(config.lang)
         names = [seat.name for seat in config.seats]
         self.game = Game(config.rules(), names, seed=config.seed, dealer=dealer)
         base_seed = config.seed if config.seed is not None else time.time_ns()
@@ -180,11 +177,6 @@ class TableScreen(Screen[None]):
         self._quit_armed = False
         self._overlay_open = False
 
-    def _translations(self) -> gettext.NullTranslations:
-        from ..i18n import translator
-
-        return translator(self.config.lang)
-
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
@@ -206,13 +198,6 @@ class TableScreen(Screen[None]):
         # A header and one line per player; fixed, because the table's measured height can go stale.
         self.query_one("#scores", Static).styles.height = self.game.players + 1
         self.call_after_refresh(self._play_events)
-
-    @property
-    def sixnimmt_app(self) -> SixNimmtApp:
-        from .app import SixNimmtApp
-
-        assert isinstance(self.app, SixNimmtApp)
-        return self.app
 
     # ------------------------------------------------------------------ the flow of play
 
@@ -673,8 +658,6 @@ class TableScreen(Screen[None]):
 
     def _finish(self) -> None:
         self.saved_to, self.save_error = save_record(self.game, self.config.records_dir)
-        from .final import FinalScreen
-
         self.app.switch_screen(FinalScreen(self.config, self.game, self.saved_to, self.save_error))
 
     def on_unmount(self) -> None:
@@ -697,5 +680,4 @@ def save_record(game: Game, folder: Path | None) -> tuple[Path | None, str | Non
         path.write_text(dumps(game.record()) + "\n", encoding="utf-8")
     except OSError as error:
         return None, f"cannot save the record in {folder}: {error.strerror or error}"
-    json.loads(path.read_text(encoding="utf-8"))  # what we wrote must read back
     return path, None
