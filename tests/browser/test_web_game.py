@@ -183,9 +183,12 @@ def test_phone_sized_screen(browser: Any, server: str, shots: Any) -> None:
     create_table(page, server, "Pia", ["bot:medium", "bot:medium", "bot:medium"])
     page.wait_for_selector("#hand button.card:not([disabled])")
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
-    for selector in ("#board .row >> nth=3", "#hand button.card >> nth=9", ".player >> nth=3"):
-        box = page.locator(selector).bounding_box()
-        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    # measured in one go inside the page, so a redraw cannot slip in between
+    boxes = page.evaluate("""() => ['#board .row', '#hand button.card', '.player'].flatMap((sel) =>
+        [...document.querySelectorAll(sel)].map((n) => { const r = n.getBoundingClientRect(); return [sel, r.left, r.right]; }))""")
+    assert len(boxes) == 4 + 10 + 4
+    for selector, left, right in boxes:
+        assert left >= 0 and right <= 390, (selector, left, right)
     page.tap("#hand button.card:not([disabled]) >> nth=0")
     page.wait_for_selector("#reveal .played")
     shots(page, "phone-table")

@@ -10,17 +10,22 @@ const main = document.getElementById("main");
 let leave = null; // cleanup of the current screen (closes a table's socket)
 
 const routes = [
-  [/^#\/t\/([A-Za-z0-9]{1,12})$/, (m) => showTable(main, m[1].toUpperCase())],
-  [/^#\/history\/(\d+)$/, (m) => showReplay(main, Number(m[1]))],
-  [/^#\/history$/, () => showHistory(main)],
-  [/^#\/rules(?:\/(\w+))?$/, (m) => showRules(main, m[1] || "standard")],
-  [/^.*$/, () => showLobby(main)],
+  [/^#\/t\/([A-Za-z0-9]{1,12})$/, (view, m) => showTable(view, m[1].toUpperCase())],
+  [/^#\/history\/(\d+)$/, (view, m) => showReplay(view, Number(m[1]))],
+  [/^#\/history$/, (view) => showHistory(view)],
+  [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
+  [/^.*$/, (view) => showLobby(view)],
 ];
+
+let routed = 0;
 
 async function route() {
   if (leave) { leave(); leave = null; }
-  main.replaceChildren();
-  main.className = "";
+  const turn = ++routed;
+  // Each visit draws into its own container, so a slow earlier visit can never draw over this one.
+  const view = document.createElement("div");
+  main.replaceChildren(view);
+  main.className = /^#\/t\//.test(location.hash) ? "wide" : "";
   const hash = location.hash || "#/";
   for (const a of document.querySelectorAll(".nav a")) {
     const target = a.getAttribute("href");
@@ -29,7 +34,11 @@ async function route() {
   }
   for (const [pattern, show] of routes) {
     const match = hash.match(pattern);
-    if (match) { leave = (await show(match)) || null; break; }
+    if (match) {
+      const cleanup = (await show(view, match)) || null;
+      if (turn === routed) leave = cleanup; else if (cleanup) cleanup(); // a newer visit began meanwhile
+      break;
+    }
   }
 }
 

@@ -7,7 +7,6 @@ const SPEED = Number(new URLSearchParams(location.search).get("speed") || 1);
 const pause = (ms) => sleep(ms * SPEED);
 
 export function showTable(main, code) {
-  main.className = "wide";
   const screen = h("section.table-screen", { id: "table", dataset: { code, status: "connecting" } });
   screen.style.setProperty("--speed", String(SPEED));
   const inner = h("div.table-inner");
@@ -187,7 +186,9 @@ export function showTable(main, code) {
           seat.kind === "bot" ? h("span.badge.bot", { title: t("table.bot") }, t(`level.${seat.bot}`)) : null,
           i === table.you ? h("span.badge", {}, t("table.you")) : null,
           away ? h("span.badge", {}, t("table.away")) : null),
-        h("span.pdeal", { title: t("table.thisDeal", { n: view.penalties[i] }) }, view.penalties[i] ? `+${view.penalties[i]}` : ""));
+        h("span.pdeal", { title: t("table.thisDeal", { n: view.penalties[i] }) }, view.penalties[i] ? `+${view.penalties[i]}` : ""),
+        // Logic: every hand is public (the draft was open), so show the others' cards
+        view.hands && i !== table.you ? h("span.phand", { title: t("table.publicHand") }, view.hands[i].join(" ")) : null);
     });
     playersNode.replaceChildren(...nodes);
   }
@@ -253,7 +254,7 @@ export function showTable(main, code) {
     promptNode.className = "prompt" + (wait ? " wait" : "");
     promptNode.replaceChildren(h("span", {}, text));
     if (d && !busy) {
-      promptNode.append(h("button.btn.small.hint", { type: "button", id: "hint", onclick: () => send({ type: "hint" }) }, "💡 ", t("table.hint")));
+      promptNode.append(h("button.btn.small.hint", { type: "button", id: "hint", onclick: () => send({ type: "hint" }) }, t("table.hint")));
     }
   }
 
@@ -265,7 +266,8 @@ export function showTable(main, code) {
       : hint.kind === "draft" ? revealNode.querySelector(`[data-card="${hint.choice}"]`)
       : handNode.querySelector(`[data-card="${hint.choice}"]`);
     target?.classList.add("hinted");
-    toast(t(hint.kind === "row" ? "table.hintRow" : "table.hintCard", { choice: hint.kind === "row" ? hint.choice + 1 : hint.choice }));
+    const key = { row: "table.hintRow", draft: "table.hintDraft" }[hint.kind] || "table.hintCard";
+    toast(t(key, { choice: hint.kind === "row" ? hint.choice + 1 : hint.choice }));
   }
 
   function drawHand(locked = false) {
