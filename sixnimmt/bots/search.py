@@ -32,7 +32,7 @@ from ..core import HAND_SIZE, DecisionKind, PlayerView, ProTie
 from ..core.fast import TIE_CHOOSE, TIE_LEFT, TIE_RIGHT
 from .base import Bot
 from .heuristics import SIMULTANEOUS_SINGLE, CautiousBot, draft_pick
-from .rollout import RANDOM, SNUG, rollout_cards, rollout_rows
+from .rollout import RANDOM, rollout_cards, rollout_rows
 
 _SEARCHED = frozenset({DecisionKind.CARD, DecisionKind.ROW})
 _TIE_MODES = {ProTie.CHOOSE: TIE_CHOOSE, ProTie.LEFT: TIE_LEFT, ProTie.RIGHT: TIE_RIGHT}

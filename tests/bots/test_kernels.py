@@ -29,7 +29,7 @@ def test_professional_kernel_matches_the_fast_path(tie_mode: int) -> None:
         seen_tie += len(slots) == 2
         seen_low += not slots
 
-        def choose(r: list[list[int]], seat: int, c: int) -> int:
+        def choose(r: list[list[int]], seat: int, c: int, slots: tuple = slots) -> int:
             if not slots:
                 return cheapest_row(r)
             return next(s.row for s in slots if s.side is wanted)
