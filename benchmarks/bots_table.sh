@@ -8,7 +8,7 @@ OUT=benchmarks/bots-results
 mkdir -p "$OUT"
 for pair in expert,mcs100 expert,hard hard,medium medium,easy easy,random; do
     name=$(echo "$pair" | tr , -)
-    .venv/bin/sixnimmt arena --bots "$pair" --deals "$DEALS" --target 0 --game-deals 1 \
+    .venv/bin/sixnimmt arena --bots "$pair" --deals "$DEALS" --players 4 --target 0 --game-deals 1 \
         --jobs "$JOBS" --seed 1 --out "$OUT/$name" --json > "$OUT/$name.json" || exit 1
     echo "$(date -u +%H:%M:%S) $pair done"
 done
