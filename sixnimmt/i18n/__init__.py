@@ -1,6 +1,7 @@
 """Translations shared by the terminal and web games: the rules texts and the gettext catalogs.
 
-The rules of each variant live as Markdown in ``rules/{lang}/{variant}.md`` (English, Spanish,
+The rules of each variant (those of the starting texts, :data:`VARIANTS`, and :data:`MORE_VARIANTS`)
+live as Markdown in ``rules/{lang}/{variant}.md`` (English, Spanish,
 Swedish); the interface strings in standard gettext catalogs, ``locale/{lang}/LC_MESSAGES/sixnimmt.po``
 with their compiled ``.mo`` next to them (``python -m sixnimmt.i18n.compile`` rebuilds them).
 
@@ -20,8 +21,10 @@ from importlib import resources
 
 #: The languages every text exists in, with their own names (for menus).
 LANGUAGES: dict[str, str] = {"en": "English", "es": "Español", "sv": "Svenska"}
-#: The variants with a rules text (the engine's ``Variant`` values).
+#: The variants of the starting texts, with a rules text each (the engine's ``Variant`` values).
 VARIANTS: tuple[str, ...] = ("standard", "tactics", "logic", "professional")
+#: Official variants beyond the starting texts that have a rules text too (the terminal game plays them).
+MORE_VARIANTS: tuple[str, ...] = ("tournament", "open")
 DEFAULT_LANGUAGE = "en"
 DOMAIN = "sixnimmt"
 
@@ -38,8 +41,9 @@ def _check_language(lang: str) -> str:
 def rules_text(lang: str, variant: str) -> str:
     """The rules of ``variant`` in ``lang``, as Markdown. Raises ``ValueError`` for unknown ones."""
     _check_language(lang)
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}: choose one of {', '.join(VARIANTS)}")
+    known = VARIANTS + MORE_VARIANTS
+    if variant not in known:
+        raise ValueError(f"unknown variant {variant!r}: choose one of {', '.join(known)}")
     return (_PACKAGE / "rules" / lang / f"{variant}.md").read_text(encoding="utf-8")
 
 
@@ -93,6 +97,7 @@ def resolve_language(lang: str | None, environ: Mapping[str, str] | None = None)
 __all__ = [
     "DEFAULT_LANGUAGE",
     "LANGUAGES",
+    "MORE_VARIANTS",
     "N_",
     "VARIANTS",
     "language_from_environment",

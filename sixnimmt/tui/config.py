@@ -14,8 +14,9 @@ from ..bots import UnknownBotError, available
 from ..core import Rules, RulesError
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_
 
-#: The variants the terminal game plays (one card per turn, at most one row choice at a time).
-TUI_VARIANTS: tuple[str, ...] = ("standard", "tactics", "logic", "professional")
+#: The variants the terminal game plays: one card per player and turn (Nifty's two cards and Hand's
+#: kept cards are not offered yet).
+TUI_VARIANTS: tuple[str, ...] = ("standard", "tactics", "logic", "professional", "tournament", "open")
 #: Bot levels offered on the start screen, weakest first.
 BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "random")
 HUMAN = "human"

@@ -15,6 +15,7 @@ from ..core import (
     BULLHEADS,
     ROW_LIMIT,
     CardPlaced,
+    CardShown,
     CardsRevealed,
     DealScored,
     DealStarted,
@@ -128,6 +129,10 @@ def event_line(event: Event, seats: Sequence[str], _: gettext.NullTranslations) 
         return Text(g("Deal {number} begins").format(number=event.deal + 1), style="bold underline")
     if isinstance(event, DraftPicked):
         return Text(g("{card} drafted by {name}").format(name=seats[event.seat], card=event.card))
+    if isinstance(event, CardShown):
+        line = Text(g("Face up ({name}):").format(name=seats[event.seat]) + " ")
+        line.append_text(card(event.card))
+        return line
     if isinstance(event, RowsLaid):
         return Text(g("The draft is over: the rows are laid"))
     if isinstance(event, CardsRevealed):

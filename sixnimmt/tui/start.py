@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ..i18n import LANGUAGES, N_, rules_text, translator
-from .config import BOT_NAMES, DEFAULT_NAME, HUMAN, GameConfig, Seat
+from .config import BOT_NAMES, DEFAULT_NAME, HUMAN, TUI_VARIANTS, GameConfig, Seat
 from .dialogs import HelpScreen
 from .table import key_bar, keys_help, variant_name
 
@@ -88,7 +88,7 @@ class StartScreen(Screen[None]):
             with Horizontal(classes="field"):
                 yield Label(g("Variant"))
                 yield Select(
-                    [(variant_name(v, tr), v) for v in ("standard", "tactics", "logic", "professional")],
+                    [(variant_name(v, tr), v) for v in TUI_VARIANTS],
                     value=config.variant, allow_blank=False, compact=True, id="variant",
                 )  # fmt: skip
             with Horizontal(classes="field"):

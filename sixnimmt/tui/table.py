@@ -32,6 +32,7 @@ from ..bots import Bot, make_bot
 from ..bots.advise import Advice, advise
 from ..core import (
     CardPlaced,
+    CardShown,
     CardsRevealed,
     Dealer,
     DealScored,
@@ -69,6 +70,8 @@ def variant_name(variant: str, tr: gettext.NullTranslations) -> str:
         "tactics": tr.gettext("Tactics"),
         "logic": tr.gettext("Logic"),
         "professional": tr.gettext("Professional"),
+        "tournament": tr.gettext("Tournament"),
+        "open": tr.gettext("Open"),
     }
     return names.get(variant, variant.capitalize())
 
@@ -351,6 +354,8 @@ class TableScreen(Screen[None]):
             self.shown_turn = event.turn
         elif isinstance(event, CardPlaced):
             self.placed.add(event.card)
+        elif isinstance(event, CardShown):
+            self.revealed = None  # Open: this turn's face-up cards replace the last turn's
         elif isinstance(event, DealStarted):
             self.revealed = None
             self.shown_deal, self.shown_turn = event.deal, 0
@@ -402,6 +407,14 @@ class TableScreen(Screen[None]):
         self.query_one("#rows", Static).update(Group(*rows))
 
         revealed = Text()
+        if self.revealed is None and view.face_up is not None and any(c is not None for c in view.face_up):
+            # Open: this turn's cards so far, played face up in seat order.
+            revealed.append(g("Face up:") + " ", style="bold")
+            for seat, number in enumerate(view.face_up):
+                if number is not None:
+                    revealed.append(f"{game.seats[seat]} ")
+                    revealed.append_text(card(number))
+                    revealed.append("   ")
         if self.revealed is not None:
             revealed.append(g("On the table:") + " ", style="bold")
             for seat, number in sorted(enumerate(self.revealed), key=lambda p: p[1]):

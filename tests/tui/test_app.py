@@ -382,3 +382,49 @@ def test_start_screen_refuses_two_seats_with_one_name() -> None:
             assert "same name" in plain(app.screen.query_one("#start-error").content)
 
     asyncio.run(scenario())
+
+
+def test_open_shows_the_cards_played_before_yours() -> None:
+    """Open: the marker passes each turn, so in turn 2 the bots play first, face up."""
+    config = three_seats(variant="open", deals=1)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0)
+            assert "Face up" not in text_of(app, "#revealed")  # seat 0 holds the marker: nothing yet
+            await pilot.press(*str(max(screen.game.hands[0])), "enter")
+            await settle(pilot, lambda: screen.game.turn == 1 and screen.asking == 0 and not screen.queue)
+            face_up = screen.game.view(0).face_up
+            assert face_up is not None and face_up[0] is None
+            shown = text_of(app, "#revealed")
+            assert "Face up" in shown
+            for seat in (1, 2):
+                assert re.search(rf"{screen.game.seats[seat]}\s+{face_up[seat]}[⁰¹²³⁴⁵⁶⁷⁸⁹]", shown)
+
+    asyncio.run(scenario())
+
+
+def test_tournament_passes_the_hands_and_ends_after_one_deal_per_player() -> None:
+    config = three_seats(variant="tournament", deals=None, target=66)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            for _ in range(200):
+                if isinstance(app.screen, FinalScreen):
+                    break
+                await pilot.press("enter")
+                await pilot.pause()
+            assert isinstance(app.screen, FinalScreen)
+            game = app.screen.game
+            assert screen.game is game and game.deal_index == 2  # three players: three deals
+            # Each deal, the person played another seat's drafted sheet.
+            sheets = [{turn["plays"][seat] for turn in game.history[0]["turns"]} for seat in range(3)]
+            played = [{turn["plays"][0] for turn in deal["turns"]} for deal in game.history]
+            assert played[0] == sheets[0]
+            assert sorted(map(sorted, played)) == sorted(map(sorted, sheets))
+
+    asyncio.run(scenario())
