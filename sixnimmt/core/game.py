@@ -39,7 +39,14 @@ from .events import (
     RowTaken,
 )
 from .placement import Side, Slot, best_slots, row_size
-from .rules import HAND_VARIANT_HAND_LIMIT, HAND_VARIANT_PILE_LIMIT, ProTie, Rules, Variant
+from .rules import (
+    HAND_VARIANT_HAND_LIMIT,
+    HAND_VARIANT_PILE_LIMIT,
+    HAND_VARIANT_ROUND_LIMIT,
+    ProTie,
+    Rules,
+    Variant,
+)
 from .views import PASS, Decision, DecisionKind, Phase, PlayerView
 
 Cards = tuple[Card, ...]
@@ -182,6 +189,7 @@ class Game:
         self.events: list[Event] = []
         self.history: list[dict[str, Any]] = []  # the record's "deals", built as play goes on
         self._from_position = False
+        self._rounds = 0  # Hand: complete rounds of turns so far
         self._start_deal()
 
     @classmethod
@@ -194,16 +202,18 @@ class Game:
         seats: Sequence[str] | None = None,
         totals: Sequence[int] | None = None,
         penalties: Sequence[int] | None = None,
+        taken: Sequence[Sequence[Card]] | None = None,
+        current: int = 0,
         seed: int | None = None,
     ) -> Game:
         """A game that starts mid-deal from a given position (for puzzles, tests and analysis).
 
         Every hand holds the same number of cards (1..hand size, a multiple of the cards played per
-        turn); rows hold 1..5 ascending cards. Deals after this one are shuffled from ``seed``. Such a
-        game has no complete record. Not for Hand, Logic or Tournament (their deals are not
-        independent of what came before).
+        turn); in Hand, any number up to 16, and ``current`` is the seat to play. Rows hold 1..5
+        ascending cards. Deals after this one are shuffled from ``seed``. Such a game has no complete
+        record. Not for Logic or Tournament (their deals depend on what came before).
         """
-        if rules.variant in (Variant.HAND, Variant.LOGIC, Variant.TOURNAMENT):
+        if rules.variant in (Variant.LOGIC, Variant.TOURNAMENT):
             raise RulesError(f"positions are not supported for {rules.variant.value}")
         players = rules.players
         if len(hands) != players:
@@ -211,7 +221,10 @@ class Game:
         sizes = {len(h) for h in hands}
         size = next(iter(sizes))
         per_turn = rules.cards_per_turn
-        if len(sizes) != 1 or not 1 <= size <= rules.hand_size or size % per_turn:
+        if rules.variant is Variant.HAND:
+            if any(len(h) > HAND_VARIANT_HAND_LIMIT for h in hands) or not hands[current]:
+                raise RulesError("Hand positions: hands of at most 16 cards, and a card to play")
+        elif len(sizes) != 1 or not 1 <= size <= rules.hand_size or size % per_turn:
             raise RulesError(f"every hand must hold the same number (1..{rules.hand_size}) of cards")
         stack = rules.variant is Variant.DOUBLE
         if len(rows) != ROW_COUNT or any(not 1 <= row_size(r, stack) <= ROW_LIMIT for r in rows):
@@ -221,18 +234,22 @@ class Game:
                 raise RulesError(f"row {list(row)} is not ascending")
         cards = Counter(c for h in hands for c in h)
         cards.update(c for r in rows for c in r)
+        cards.update(c for pile in taken or () for c in pile)
         deck = Counter(rules.deck)
         if any(count > deck.get(card, 0) for card, count in cards.items()):
             raise RulesError("a position's cards must be distinct cards of the variant's deck")
         game = cls(rules, seats, seed=seed)
         game.hands = [sorted(h) for h in hands]
         game.rows = [list(r) for r in rows]
-        game.turn = (rules.hand_size - size) // per_turn
+        game.turn = 0 if rules.variant is Variant.HAND else (rules.hand_size - size) // per_turn
         game.draft_pool, game.drafter = [], None
         game.phase = Phase.PLAY
-        game.current = game._first_player() if rules.variant is Variant.OPEN else None
+        game.current = {Variant.OPEN: game._first_player(), Variant.HAND: current}.get(rules.variant)
         if totals is not None:
             game.totals = [int(t) for t in totals]
+        if taken is not None:
+            game.taken = [list(pile) for pile in taken]
+            game.penalties = [sum(BULLHEADS[c] for c in pile) for pile in taken]
         if penalties is not None:
             game.penalties = [int(p) for p in penalties]
         game.events = [DealStarted(0, tuple(tuple(r) for r in game.rows))]
@@ -824,11 +841,14 @@ class Game:
         seat = self.current
         while True:
             seat = (seat + 1) % self.players
-            if seat == 0 and (
-                any(not h for h in self.hands)
-                or any(len(t) > HAND_VARIANT_PILE_LIMIT for t in self.taken)
-            ):
-                return True
+            if seat == 0:
+                self._rounds += 1
+                if (
+                    any(not h for h in self.hands)
+                    or any(len(t) > HAND_VARIANT_PILE_LIMIT for t in self.taken)
+                    or self._rounds >= HAND_VARIANT_ROUND_LIMIT
+                ):
+                    return True
             if self.hands[seat]:
                 self.current = seat
                 return False

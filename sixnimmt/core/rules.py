@@ -48,6 +48,9 @@ HAND_SIZES: dict[Variant, int] = {Variant.NIFTY: 14, Variant.HAND: 14}
 OPEN_MARKER = 1
 HAND_VARIANT_HAND_LIMIT = 16  # Hand: most cards a hand may hold after keeping taken cards
 HAND_VARIANT_PILE_LIMIT = 20  # Hand: the game ends after a round in which a pile has more cards
+#: Hand: the rulebook is silent, but players who keep every card they take could play forever, so
+#: the game also ends after this many rounds (a real game lasts about 7 to 15).
+HAND_VARIANT_ROUND_LIMIT = 50
 
 
 class EndRule(StrEnum):

@@ -133,11 +133,13 @@ class PlayerView:
         return tuple(unseen)
 
     def _seen_list(self) -> list[Card]:
+        # Each physical card once, where it is now: earlier plays (``played``) and this turn's
+        # placed cards (``revealed``) already lie in a row or a pile, so counting them again would
+        # mark a twin still in someone's hand as seen.
         seen: list[Card] = list(self.hand)
-        for group in (*self.rows, *self.taken, *self.played):
+        for group in (*self.rows, *self.taken):
             seen.extend(group)
-        if self.revealed is not None:
-            seen.extend(self.revealed)
+        seen.extend(self.unplaced)
         return seen
 
     def to_dict(self) -> dict[str, Any]:

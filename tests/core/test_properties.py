@@ -7,16 +7,23 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sixnimmt.core import BULLHEADS, DealScored, Game, Phase, Rules, RowChoiceRequired
+from collections import Counter
+
+from sixnimmt.core import BULLHEADS, DealScored, Game, Phase, Rules, RowChoiceRequired, row_size
 from sixnimmt.core.record import replay
+from sixnimmt.core.rules import PLAYER_RANGE, Variant
+
+VARIANTS = [v.value for v in Variant]
 
 @st.composite
 def rules_strategy(draw: st.DrawFn) -> Rules:
     target = draw(st.one_of(st.none(), st.integers(10, 80)))
     deals = draw(st.integers(1, 4)) if target is None else draw(st.one_of(st.none(), st.integers(1, 4)))
+    variant = draw(st.sampled_from(VARIANTS))
+    low, high = PLAYER_RANGE.get(Variant(variant), (2, 10))
     return Rules(
-        players=draw(st.integers(2, 10)),
-        variant=draw(st.sampled_from(["standard", "tactics", "logic", "professional"])),
+        players=draw(st.integers(low, high)),
+        variant=variant,
         target=target,
         end=draw(st.sampled_from(["at-least", "above"])),
         deals=deals,
@@ -25,26 +32,27 @@ def rules_strategy(draw: st.DrawFn) -> Rules:
 
 
 def check_invariants(game: Game) -> None:
-    deck = set(game.rules.deck)
+    """Every card of the deck is in exactly one place; rows are legal; piles match penalties."""
+    deck = Counter(game.rules.deck)
     deal = game.history[-1]
     if "hands" in deal:
-        in_play = {c for h in deal["hands"] for c in h} | {r[0] for r in deal["rows"]}
+        in_play = Counter(c for h in deal["hands"] for c in h) + Counter(c for r in deal["rows"] for c in r)
     else:
-        in_play = deck  # Logic and a finished draft: every card is in play
+        in_play = deck  # a draft (Logic, Tournament): every card of the short deck is in play
     set_aside = deck - in_play
-    places: list[int] = [c for h in game.hands for c in h]
-    places += [c for r in game.rows for c in r]
-    places += [c for t in game.taken for c in t]
-    if game.revealed is not None:
-        placed_or_held = set(places)
-        places += [c for c in game.revealed if c not in placed_or_held]
-    places += list(game.draft_pool)
-    assert len(places) == len(set(places)), "a card is in two places"
-    assert set(places) | set_aside == deck and not set(places) & set_aside
+    places = Counter(c for h in game.hands for c in h)
+    places.update(c for r in game.rows for c in r)
+    places.update(c for t in game.taken for c in t)
+    places.update(game.view(None).unplaced)  # revealed, not yet placed
+    places.update(game.draft_pool)
+    assert places + set_aside == deck, "a card is missing or in two places"
+    double = game.rules.variant is Variant.DOUBLE
     for row in game.rows:
-        assert len(row) <= 5
+        assert row_size(row, double) <= 5
         assert row == sorted(row)
-    assert game.penalties == [sum(BULLHEADS[c] for c in t) for t in game.taken]
+        assert double or len(set(row)) == len(row)
+    if not double and not game.is_over:  # Double shares twin pickups; Hand doubles hands at the end
+        assert game.penalties == [sum(BULLHEADS[c] for c in t) for t in game.taken]
 
 
 def play_random(rules: Rules, seed: int, check: bool = True) -> Game:
@@ -75,9 +83,13 @@ def test_random_games_keep_every_invariant(rules: Rules, seed: int) -> None:
     assert rules.game_over_after(game.totals, len(scored))
     for i, event in enumerate(scored[:-1]):
         assert not rules.game_over_after(list(event.totals), i + 1)
+    if rules.variant is Variant.HAND:
+        hands_left = [sum(BULLHEADS[c] for c in h) for h in game.hands]
+        piles = [sum(BULLHEADS[c] for c in t) for t in game.taken]
+        assert game.totals == [p + 2 * h for p, h in zip(piles, hands_left)]
 
-    # Outside Professional only the lowest card of a turn is ever too low.
-    if not rules.professional:
+    # When one card per player is revealed at once, only the lowest card of a turn can be too low.
+    if rules.variant not in (Variant.PROFESSIONAL, Variant.NIFTY, Variant.HAND):
         for event in game.events:
             if isinstance(event, RowChoiceRequired):
                 assert event.reason == "too-low"
