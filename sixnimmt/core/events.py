@@ -104,6 +104,7 @@ class CardsRevealed(Event):
     deal: int
     turn: int
     plays: Cards
+    seat: int | None = None  # Hand: whose turn it is (the others play no card)
 
 
 @dataclass(frozen=True, slots=True)

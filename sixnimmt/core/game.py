@@ -672,7 +672,8 @@ class Game:
         self.revealed = plays
         self._picks = {}
         self._keeps = {}
-        self._emit(CardsRevealed(self.deal_index, self.turn, plays))
+        hand_turn = self.current if self.rules.variant is Variant.HAND else None
+        self._emit(CardsRevealed(self.deal_index, self.turn, plays, hand_turn))
         if self.rules.variant is Variant.NIFTY:
             self._queue = []
             self._orders = {}

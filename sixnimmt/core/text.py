@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from .cards import BULLHEADS
 from .events import (
     CardPlaced,
+    CardShown,
+    CardsKept,
+    OrderChosen,
     CardsRevealed,
     DealScored,
     DealStarted,
@@ -38,9 +41,28 @@ def describe_event(event: Event, seats: Sequence[str]) -> str | None:
         return f"   draft: {seats[event.seat]} takes {event.card}"
     if isinstance(event, RowsLaid):
         return f"   rows laid: {rows_text(event.rows)}"
+    if isinstance(event, CardShown):
+        return f"   {seats[event.seat]} plays {card_text(event.card)} face up"
     if isinstance(event, CardsRevealed):
-        plays = ", ".join(f"{seats[s]} {card_text(c)}" for s, c in enumerate(event.plays))
+        per_seat = len(event.plays) // len(seats)
+        if event.seat is not None:  # Hand: one player's cards
+            plays = f"{seats[event.seat]} plays " + " ".join(card_text(c) for c in event.plays)
+        elif per_seat:
+            plays = ", ".join(
+                f"{seats[s]} " + " ".join(card_text(c) for c in event.plays[s * per_seat : (s + 1) * per_seat])
+                for s in range(len(seats))
+            )
+        else:
+            plays = " ".join(card_text(c) for c in event.plays)
         return f"-- Turn {event.turn + 1}: {plays}"
+    if isinstance(event, OrderChosen):
+        return f"   {seats[event.seat]} places " + " then ".join(card_text(c) for c in event.cards)
+    if isinstance(event, CardsKept):
+        if not event.cards:
+            return None
+        return f"   {seats[event.seat]} keeps " + " ".join(card_text(c) for c in event.cards) + " in hand"
+    if isinstance(event, RowTaken) and event.reason == "twin":
+        return f"   {seats[event.seat]} shares that pickup: {event.bullheads} bullheads"
     if isinstance(event, RowTaken):
         why = "sixth card" if event.reason == "full" else "chosen row"
         cards = " ".join(card_text(c) for c in event.cards)
