@@ -40,7 +40,7 @@ def play(
         ),
     ] = None,
     variant: Annotated[
-        str | None, typer.Option(help="standard, tactics, logic, professional, tournament or open.", show_default=False)
+        str | None, typer.Option(help="standard, tactics, logic, professional, tournament, open or double.", show_default=False)
     ] = None,
     target: Annotated[int | None, typer.Option(help="End score (default 66).", show_default=False)] = None,
     end: Annotated[

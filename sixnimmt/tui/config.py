@@ -16,7 +16,9 @@ from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_
 
 #: The variants the terminal game plays: one card per player and turn (Nifty's two cards and Hand's
 #: kept cards are not offered yet).
-TUI_VARIANTS: tuple[str, ...] = ("standard", "tactics", "logic", "professional", "tournament", "open")
+TUI_VARIANTS: tuple[str, ...] = (
+    "standard", "tactics", "logic", "professional", "tournament", "open", "double",
+)  # fmt: skip
 #: Bot levels offered on the start screen, weakest first.
 BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "random")
 HUMAN = "human"

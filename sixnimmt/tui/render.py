@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gettext
 from collections.abc import Sequence
+from itertools import groupby
 
 from rich.text import Text
 
@@ -85,17 +86,19 @@ def row_line(
     marker = "▶ " if cursor else "  "
     line = Text(marker, style="bold magenta" if cursor else "")
     line.append(_.gettext("Row {number}").format(number=index + 1) + "  ", style="bold" if option else "")
+    # Twins only ever lie next to each other in a row (Double), stacked on one place.
+    stacks = [list(group) for _key, group in groupby(row)]
     for position in range(ROW_LIMIT):
-        if position < len(row):
-            line.append_text(card(row[position]))
+        if position < len(stacks):
+            line.append_text(card(stacks[position][0]))
+            if len(stacks[position]) > 1:
+                line.append(f"×{len(stacks[position])}", style="bold")
         else:
             line.append("  · ", style="grey50")
         line.append(" ")
-    if len(row) > ROW_LIMIT:  # only in a record being stepped through mid-turn; never in play
-        line.append("+", style="bold red")
     heads = row_bullheads(row)
     tag = _.ngettext("{count} bullhead", "{count} bullheads", heads).format(count=heads)
-    full = len(row) >= ROW_LIMIT
+    full = len(stacks) >= ROW_LIMIT
     line.append(f" {tag}", style="bold red" if full else "")
     if full:
         line.append("  " + _.gettext("full"), style="bold red")
@@ -148,6 +151,12 @@ def event_line(event: Event, seats: Sequence[str], _: gettext.NullTranslations) 
         else:
             text = g("{card} ({name}) is lower than every row: its owner takes a row of their choice")
         return Text(text.format(name=seats[event.seat], card=event.card), style="magenta")
+    if isinstance(event, RowTaken) and event.reason == "twin":
+        heads = n("{count} bullhead", "{count} bullheads", event.bullheads).format(count=event.bullheads)
+        text = g("{name} played the twin and shares the row: {bullheads}").format(
+            name=seats[event.seat], bullheads=heads
+        )
+        return Text(text, style="red")
     if isinstance(event, RowTaken):
         heads = n("{count} bullhead", "{count} bullheads", event.bullheads).format(count=event.bullheads)
         text = g("Row {row} goes to {name}: {bullheads}").format(

@@ -72,6 +72,7 @@ def variant_name(variant: str, tr: gettext.NullTranslations) -> str:
         "professional": tr.gettext("Professional"),
         "tournament": tr.gettext("Tournament"),
         "open": tr.gettext("Open"),
+        "double": tr.gettext("Double"),
     }
     return names.get(variant, variant.capitalize())
 

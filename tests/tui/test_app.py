@@ -428,3 +428,20 @@ def test_tournament_passes_the_hands_and_ends_after_one_deal_per_player() -> Non
             assert sorted(map(sorted, played)) == sorted(map(sorted, sheets))
 
     asyncio.run(scenario())
+
+
+def test_double_stacks_a_twin_on_one_place() -> None:
+    hands = [[40, 1, 2, 3, 4, 5, 6, 7, 8, 9], list(range(51, 61)), list(range(61, 71))]
+    config = three_seats(variant="double", deals=1)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [10, 20, 30, 40]))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0)
+            await pilot.press("4", "0", "enter")
+            await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
+            assert screen.shown_rows[3][:2] == [40, 40]
+            assert re.search(r"Row 4\s+40³×2 ", text_of(app, "#rows"))  # two cards, one place
+
+    asyncio.run(scenario())

@@ -157,3 +157,11 @@ def test_plurals(lang: str, one: str, many: str) -> None:
     tr = i18n.translator(lang)
     assert tr.ngettext("{count} bullhead", "{count} bullheads", 1).format(count=1) == one
     assert tr.ngettext("{count} bullhead", "{count} bullheads", 3).format(count=3) == many
+
+
+def test_every_variant_the_terminal_plays_has_its_rules_in_every_language() -> None:
+    from sixnimmt.tui.config import TUI_VARIANTS
+
+    for variant in TUI_VARIANTS:
+        for lang in LANGUAGES:
+            assert rules_text(lang, variant).startswith("# 6 nimmt!")
