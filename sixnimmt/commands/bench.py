@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Annotated
 
+import numpy as np
 import typer
 
 from ..core import Game, Rules
@@ -37,12 +38,12 @@ def checked_game(rng: random.Random, players: int) -> None:
             game.act(decision.seat, rng.choice(decision.options))
 
 
-def fast_game(rng: random.Random, players: int, target: int = 66) -> list[int]:
+def fast_game(rng: np.random.Generator, players: int, target: int = 66) -> list[int]:
     """A random-bot game on the plain-Python fast path (too-low: cheapest row)."""
     totals = [0] * players
-    deck = list(range(1, 105))
     while max(totals) < target:
-        rng.shuffle(deck)  # the deal and every random player's play order at once
+        # The deal and every random player's play order at once (numpy shuffles 4x faster).
+        deck = (rng.permutation(104) + 1).tolist()
         deal = FastDeal([[c] for c in deck[players * 10 : players * 10 + 4]], players)
         for turn in range(10):
             deal.play_turn([deck[seat * 10 + turn] for seat in range(players)])
@@ -61,7 +62,8 @@ def engine(
     """Random-bot games to the end (standard rules, target 66) per second on one core."""
     rng = random.Random(seed)
     checked, n_checked = _rate(lambda: checked_game(rng, players), seconds)
-    fast, n_fast = _rate(lambda: fast_game(rng, players), seconds)
+    np_rng = np.random.default_rng(seed)
+    fast, n_fast = _rate(lambda: fast_game(np_rng, players), seconds)
     nb_random_games(1, players, 66, seed)  # compile (or load the cache) outside the timing
     batch = 2000
     compiled, n_batches = _rate(lambda: nb_random_games(batch, players, 66, seed), seconds)
@@ -110,7 +112,10 @@ def env_speed(
 
 
 def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float | int | str]:
-    """Play ``deals`` one-deal games of ``name`` in every seat; time every decision."""
+    """Play ``deals`` one-deal games of ``name`` in every seat; time every decision.
+
+    Thinking time is CPU time of this process (the bots are single-threaded), so the figures stay
+    meaningful on a machine that other jobs share."""
     from ..bots import make_bot  # the bots import numba kernels: load them only for this command
 
     bots = [make_bot(name, seed + seat) for seat in range(players)]
@@ -121,9 +126,9 @@ def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float
         while not game.is_over:
             for decision in game.pending():
                 view = game.view(decision.seat)
-                start = time.perf_counter()
+                start = time.process_time()
                 answer = bots[decision.seat].decide(view)
-                spent = time.perf_counter() - start
+                spent = time.process_time() - start
                 thinking += spent
                 slowest = max(slowest, spent)
                 decisions += 1
@@ -150,7 +155,8 @@ def bots(
     seed: Annotated[int, typer.Option(help="Seed for the deals and the bots.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Decisions per second of each bot and rollouts (simulated deal completions) per second, one core."""
+    """Decisions per second of each bot and rollouts (simulated deal completions) per second, in CPU
+    time of one core."""
     from ..bots import available
 
     wanted = [n.strip() for n in names.split(",") if n.strip()]
@@ -164,7 +170,7 @@ def bots(
     if as_json:
         typer.echo(json.dumps({"players": players, "deals": deals, "bots": results}))
         return
-    typer.echo(f"bot speed, {players} players, standard rules, {deals} deals per bot, one core:")
+    typer.echo(f"bot speed, {players} players, standard rules, {deals} deals per bot, CPU time of one core:")
     typer.echo(f"  {'bot':<10} {'decisions/s':>12} {'ms/decision':>12} {'max ms':>9} {'rollouts/s':>12}")
     for r in results:
         typer.echo(
