@@ -360,21 +360,16 @@ class Game:
     # ------------------------------------------------------------------ decisions
 
     def act(self, seat: int, value: int) -> list[Event]:
-        """Answer ``seat``'s pending decision, whatever its kind."""
+        """Answer ``seat``'s pending decision, whatever its kind (the phase says which it is)."""
         self._check_seat(seat)
-        decision = self.decision_for(seat)
-        if decision is None and self.phase is Phase.PLAY and self.choices[seat]:
-            return self.play(seat, value)  # a change of mind before the reveal
-        if decision is None:
-            raise IllegalMoveError(f"{self._where()}: {self._who(seat)} has no decision to make")
-        handlers = {
-            DecisionKind.CARD: self.play,
-            DecisionKind.ROW: self.choose_row,
-            DecisionKind.DRAFT: self.draft,
-            DecisionKind.ORDER: self.order,
-            DecisionKind.KEEP: self.keep,
-        }
-        return handlers[decision.kind](seat, value)
+        handler = {
+            Phase.PLAY: self.play,
+            Phase.ROW_CHOICE: self.choose_row,
+            Phase.DRAFT: self.draft,
+            Phase.ORDER: self.order,
+            Phase.KEEP: self.keep,
+        }[self.phase]
+        return handler(seat, value)
 
     def play(self, seat: int, card: Card) -> list[Event]:
         """``seat`` chooses ``card`` for this turn.
