@@ -40,7 +40,10 @@ def play(
         ),
     ] = None,
     variant: Annotated[
-        str | None, typer.Option(help="standard, tactics, logic, professional, tournament, open or double.", show_default=False)
+        str | None, typer.Option(
+            help="standard, tactics, logic, professional, tournament, open, nifty, hand or double.",
+            show_default=False,
+        )
     ] = None,
     target: Annotated[int | None, typer.Option(help="End score (default 66).", show_default=False)] = None,
     end: Annotated[

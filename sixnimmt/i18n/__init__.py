@@ -24,7 +24,7 @@ LANGUAGES: dict[str, str] = {"en": "English", "es": "Español", "sv": "Svenska"}
 #: The variants of the starting texts, with a rules text each (the engine's ``Variant`` values).
 VARIANTS: tuple[str, ...] = ("standard", "tactics", "logic", "professional")
 #: Official variants beyond the starting texts that have a rules text too (the terminal game plays them).
-MORE_VARIANTS: tuple[str, ...] = ("tournament", "open", "double")
+MORE_VARIANTS: tuple[str, ...] = ("tournament", "open", "nifty", "hand", "double")
 DEFAULT_LANGUAGE = "en"
 DOMAIN = "sixnimmt"
 

@@ -14,10 +14,9 @@ from ..bots import UnknownBotError, available
 from ..core import Rules, RulesError
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_
 
-#: The variants the terminal game plays: one card per player and turn (Nifty's two cards and Hand's
-#: kept cards are not offered yet).
+#: The variants the terminal game plays: all of them.
 TUI_VARIANTS: tuple[str, ...] = (
-    "standard", "tactics", "logic", "professional", "tournament", "open", "double",
+    "standard", "tactics", "logic", "professional", "tournament", "open", "nifty", "hand", "double",
 )  # fmt: skip
 #: Bot levels offered on the start screen, weakest first.
 BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "random")

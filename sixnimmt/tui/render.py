@@ -14,18 +14,23 @@ from rich.text import Text
 
 from ..core import (
     BULLHEADS,
+    PASS,
     ROW_LIMIT,
     CardPlaced,
     CardShown,
+    CardsKept,
     CardsRevealed,
     DealScored,
     DealStarted,
     DraftPicked,
     Event,
     GameOver,
+    OrderChosen,
     RowChoiceRequired,
     RowsLaid,
     RowTaken,
+    Rules,
+    Variant,
 )
 
 Rows = list[list[int]]
@@ -51,6 +56,24 @@ def card(number: int, *, selected: bool = False, dim: bool = False) -> Text:
     if dim:
         style = "grey50 on grey23"
     return Text(f"{number:>3}{str(heads).translate(_SUPERSCRIPT)}", style=style)
+
+
+def option_chip(option: int, tr: gettext.NullTranslations, *, selected: bool = False) -> Text:
+    """A card to choose, or the "pass" answer (``PASS``, 0: no second card, keep nothing more)."""
+    if option == PASS:
+        return Text(f" {tr.gettext('pass')} ", style="bold black on cyan1" if selected else "bold black on grey62")
+    return card(option, selected=selected)
+
+
+def plays_by_seat(plays: Sequence[int], rules: Rules, hand_seat: int | None = None) -> list[tuple[int, int]]:
+    """Who played which card of a reveal: ``plays[seat]``; two per seat in Nifty
+    (``plays[2 * seat]`` and ``plays[2 * seat + 1]``); in Hand every card is the one player's."""
+    if rules.cards_per_turn == 2:
+        return [(index // 2, number) for index, number in enumerate(plays)]
+    if rules.variant is Variant.HAND:
+        assert hand_seat is not None, "Hand's reveal needs the seat whose turn it was"
+        return [(hand_seat, number) for number in plays]
+    return list(enumerate(plays))
 
 
 def cards_line(numbers: Sequence[int]) -> Text:
@@ -125,8 +148,16 @@ def score_value(total: int, target: int | None, count_down: bool) -> int:
     return (target or 66) - total if count_down else total
 
 
-def event_line(event: Event, seats: Sequence[str], _: gettext.NullTranslations) -> Text | None:
-    """One log line for an event worth reading, in the player's language (None for the rest)."""
+def event_line(
+    event: Event,
+    seats: Sequence[str],
+    _: gettext.NullTranslations,
+    owners: Sequence[tuple[int, int]] | None = None,
+) -> Text | None:
+    """One log line for an event worth reading, in the player's language (None for the rest).
+
+    ``owners`` says who played each revealed card (:func:`plays_by_seat`); by default one per seat.
+    """
     g, n = _.gettext, _.ngettext
     if isinstance(event, DealStarted):
         return Text(g("Deal {number} begins").format(number=event.deal + 1), style="bold underline")
@@ -136,11 +167,21 @@ def event_line(event: Event, seats: Sequence[str], _: gettext.NullTranslations) 
         line = Text(g("Face up ({name}):").format(name=seats[event.seat]) + " ")
         line.append_text(card(event.card))
         return line
+    if isinstance(event, OrderChosen):
+        line = Text(g("Order ({name}):").format(name=seats[event.seat]) + " ")
+        line.append_text(cards_line(event.cards))
+        return line
+    if isinstance(event, CardsKept):
+        if not event.cards:
+            return None
+        line = Text(g("Back to hand ({name}):").format(name=seats[event.seat]) + " ")
+        line.append_text(cards_line(event.cards))
+        return line
     if isinstance(event, RowsLaid):
         return Text(g("The draft is over: the rows are laid"))
     if isinstance(event, CardsRevealed):
         line = Text(g("Turn {number}:").format(number=event.turn + 1) + " ", style="bold")
-        for seat, number in sorted(enumerate(event.plays), key=lambda p: p[1]):
+        for seat, number in sorted(owners or enumerate(event.plays), key=lambda p: p[1]):
             line.append(f"{seats[seat]} ")
             line.append_text(card(number))
             line.append("  ")

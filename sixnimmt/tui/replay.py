@@ -21,6 +21,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ..core import (
+    BULLHEADS,
+    CardsKept,
     CardsRevealed,
     DealScored,
     DealStarted,
@@ -31,7 +33,7 @@ from ..core import (
 )
 from ..core.record import replay
 from ..i18n import N_, resolve_language, translator
-from .render import apply_event, cards_line, event_line, legend, row_line
+from .render import apply_event, cards_line, event_line, legend, plays_by_seat, row_line
 from .table import key_bar, variant_name
 
 KEYS_REPLAY = (("→", N_("next")), ("←", N_("back")), ("Home", N_("first step")), ("End", N_("last step")), ("q", N_("quit")))
@@ -72,28 +74,49 @@ def steps_of(game: Game, tr: gettext.NullTranslations) -> list[Step]:
     for event in game.events:
         if isinstance(event, (DealStarted, CardsRevealed, DealScored, GameOver)):
             flush()
+        owners = None
         if isinstance(event, DealStarted):
             deal, turn = event.deal, None
             penalties = [0] * players
-            history = game.history[event.deal]
-            hands = [list(h) for h in history.get("hands", [[] for _ in range(players)])]
+            hands = _hands_at_start(game, event.deal)
         elif isinstance(event, DraftPicked):
             hands[event.seat].append(event.card)
         elif isinstance(event, CardsRevealed):
             turn = event.turn
-            for seat, number in enumerate(event.plays):
+            turns = game.history[event.deal]["turns"]
+            hand_seat = turns[event.turn].get("seat") if event.turn < len(turns) else None
+            owners = plays_by_seat(event.plays, game.rules, hand_seat)
+            for seat, number in owners:
                 hands[seat].remove(number)
+        elif isinstance(event, CardsKept):
+            hands[event.seat].extend(event.cards)
+            penalties[event.seat] -= sum(BULLHEADS[c] for c in event.cards)
         elif isinstance(event, RowTaken):
             penalties[event.seat] += event.bullheads
         elif isinstance(event, DealScored):
             turn = None
             totals = list(event.totals)
         apply_event(rows, event)
-        line = event_line(event, game.seats, tr)
+        line = event_line(event, game.seats, tr, owners)
         if line is not None:
             lines.append(line)
     flush()
     return steps
+
+
+def _hands_at_start(game: Game, deal: int) -> list[list[int]]:
+    """Each hand as the deal starts: as dealt (the record keeps it), empty before an open draft,
+    or, for Tournament's passed sheets, every card the seat plays in that deal."""
+    history = game.history[deal]
+    if "hands" in history:
+        return [list(h) for h in history["hands"]]
+    hands: list[list[int]] = [[] for _ in range(game.players)]
+    if "draft" in history:
+        return hands
+    for turn in history["turns"]:
+        for seat, number in enumerate(turn["plays"]):
+            hands[seat].append(number)
+    return hands
 
 
 class ReplayApp(App[None]):

@@ -31,6 +31,7 @@ from textual.widgets import RichLog, Static
 from ..bots import Bot, make_bot
 from ..bots.advise import Advice, advise
 from ..core import (
+    PASS,
     CardPlaced,
     CardShown,
     CardsRevealed,
@@ -45,6 +46,7 @@ from ..core import (
     Phase,
     PlayerView,
     RowTaken,
+    Variant,
 )
 from ..core.record import dumps
 from ..i18n import N_, rules_text, translator
@@ -58,6 +60,8 @@ from .render import (
     cards_line,
     event_line,
     legend,
+    option_chip,
+    plays_by_seat,
     row_bullheads,
     row_line,
     score_value,
@@ -73,6 +77,8 @@ def variant_name(variant: str, tr: gettext.NullTranslations) -> str:
         "tournament": tr.gettext("Tournament"),
         "open": tr.gettext("Open"),
         "double": tr.gettext("Double"),
+        "nifty": tr.gettext("Nifty"),
+        "hand": tr.gettext("Hand"),
     }
     return names.get(variant, variant.capitalize())
 
@@ -136,6 +142,8 @@ class TableScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-1)", "Card", show=False),
         Binding("right", "move(1)", "Card", show=False),
+        Binding("home", "move_to(0)", "First card", show=False),
+        Binding("end", "move_to(-1)", "Last card", show=False),
         Binding("up", "row(-1)", "Row", show=False),
         Binding("down", "row(1)", "Row", show=False),
         Binding("enter", "confirm", "Play"),
@@ -165,7 +173,8 @@ class TableScreen(Screen[None]):
         self.thinking: set[int] = set()  # bots working on an answer
         self.queue: deque[Event] = deque(self.game.events)  # events still to be shown
         self.shown_rows: Rows = [[] for _ in range(4)]
-        self.revealed: tuple[int, ...] | None = None
+        self.revealed: tuple[tuple[int, int], ...] | None = None  # (seat, card) shown this turn
+        self.hand_turn_seats: dict[tuple[int, int], int] = {}  # Hand: (deal, turn) -> whose turn
         self.shown_deal = 0  # the deal and turn on screen, which lag the game's during the reveal
         self.shown_turn = 0
         self.placed: set[int] = set()
@@ -233,7 +242,7 @@ class TableScreen(Screen[None]):
             self._redraw()
             return
         decision = people[0]
-        if self.config.pass_and_play and decision.kind is DecisionKind.CARD:
+        if self.config.pass_and_play and decision.kind is DecisionKind.CARD and decision.seat != self.viewer:
             # The next person's hand must not appear until they have the keyboard.
             self.viewer = None
             self._redraw()
@@ -269,10 +278,22 @@ class TableScreen(Screen[None]):
         self.hint = None
         if seat == self.asking:
             self.asking = None
+        events = self._act(seat, value)
         if self.config.pass_and_play:
-            self.viewer = None  # the hand leaves the screen with the answer
-        self.queue.extend(self.game.act(seat, value))
+            follow_up = self.game.decision_for(seat)
+            continues = follow_up is not None and follow_up.kind is DecisionKind.CARD
+            if not continues or any(isinstance(e, CardsRevealed) for e in events):
+                self.viewer = None  # the hand leaves the screen with the answer
         self._play_events()
+
+    def _act(self, seat: int, value: int) -> list[Event]:
+        """``game.act``, queueing the events to show; remembers whose turn a Hand reveal was."""
+        events = self.game.act(seat, value)
+        for event in events:
+            if isinstance(event, CardsRevealed) and self.game.rules.variant is Variant.HAND:
+                self.hand_turn_seats[(event.deal, event.turn)] = seat
+        self.queue.extend(events)
+        return events
 
     @work(thread=True, group="bots")
     def _think(self, jobs: list[tuple[int, PlayerView]]) -> None:
@@ -297,7 +318,7 @@ class TableScreen(Screen[None]):
                 continue  # the game moved on (cannot happen in normal play; never act on stale input)
             if answer.error is not None:
                 self.notify(f"{self.game.seats[answer.seat]}: {answer.error}", severity="error")
-            self.queue.extend(self.game.act(answer.seat, answer.value))
+            self._act(answer.seat, answer.value)
         self._play_events()
 
     # ------------------------------------------------------------------ showing events
@@ -349,8 +370,12 @@ class TableScreen(Screen[None]):
 
     def _follow(self, event: Event) -> None:
         apply_event(self.shown_rows, event)
+        owners = None
         if isinstance(event, CardsRevealed):
-            self.revealed = event.plays
+            owners = plays_by_seat(
+                event.plays, self.game.rules, self.hand_turn_seats.get((event.deal, event.turn))
+            )
+            self.revealed = tuple(owners)
             self.placed = set()
             self.shown_turn = event.turn
         elif isinstance(event, CardPlaced):
@@ -360,7 +385,7 @@ class TableScreen(Screen[None]):
         elif isinstance(event, DealStarted):
             self.revealed = None
             self.shown_deal, self.shown_turn = event.deal, 0
-        line = event_line(event, self.game.seats, self.tr)
+        line = event_line(event, self.game.seats, self.tr, owners)
         if line is not None and self.is_mounted:
             self.query_one("#log", RichLog).write(line)
 
@@ -384,12 +409,18 @@ class TableScreen(Screen[None]):
         status.append("  ·  " + g("Deal {number}").format(number=self.shown_deal + 1))
         if game.phase is Phase.DRAFT and not animating:
             status.append("  ·  " + g("Open draft"))
+        elif not game.is_over and game.rules.variant is Variant.HAND:
+            status.append("  ·  " + g("Turn {number}").format(number=self.shown_turn + 1))
         elif not game.is_over:
-            status.append("  ·  " + g("Turn {number} of 10").format(number=min(self.shown_turn + 1, 10)))
+            total = game.turns_per_deal
+            status.append(
+                "  ·  " + g("Turn {number} of {total}").format(number=min(self.shown_turn + 1, total), total=total)
+            )
         if game.rules.target is not None:
             status.append("  ·  " + g("Game ends at {target}").format(target=game.rules.target))
-        if game.rules.deals is not None:
-            status.append("  ·  " + g("{count} deals at most").format(count=game.rules.deals))
+        if game.rules.deals is not None and game.rules.variant is not Variant.HAND:
+            at_most = self.tr.ngettext("{count} deal at most", "{count} deals at most", game.rules.deals)
+            status.append("  ·  " + at_most.format(count=game.rules.deals))
         status.append("\n")
         status.append_text(legend(self.tr))
         self.query_one("#status", Static).update(status)
@@ -418,7 +449,7 @@ class TableScreen(Screen[None]):
                     revealed.append("   ")
         if self.revealed is not None:
             revealed.append(g("On the table:") + " ", style="bold")
-            for seat, number in sorted(enumerate(self.revealed), key=lambda p: p[1]):
+            for seat, number in sorted(self.revealed, key=lambda p: p[1]):
                 revealed.append(f"{game.seats[seat]} ")
                 revealed.append_text(card(number, dim=number in self.placed))
                 revealed.append("   ")
@@ -456,31 +487,55 @@ class TableScreen(Screen[None]):
             text += " " + g("(↑ ↓ or the row's number, then Enter)")
             return Text(text.format(name=name, card=decision.card), style="bold magenta")
         if decision.kind is DecisionKind.DRAFT:
-            return Text(g("{name}, take a card from the open deck (← → or its number, then Enter).")
-                        .format(name=name), style="bold")
-        return Text(g("{name}, choose a card to play (← → or type its number, then Enter).")
-                    .format(name=name), style="bold")
+            text = g("{name}, take a card from the open deck (← → or its number, then Enter).")
+        elif decision.kind is DecisionKind.ORDER:
+            text = g("{name}, your two cards are placed now: choose the one that goes first.")
+        elif decision.kind is DecisionKind.KEEP:
+            text = g("{name}, you took a row: choose a card to take back into your hand, or pass.")
+        elif decision.reason == "second":
+            text = g("{name}, play a second card, or pass.")
+        elif game.rules.cards_per_turn == 2:
+            if view.my_choices:
+                text = g("{name}, choose your second card.")
+            else:
+                text = g("{name}, choose two cards, one after the other (← → or type a number, then Enter).")
+        else:
+            text = g("{name}, choose a card to play (← → or type its number, then Enter).")
+        return Text(text.format(name=name), style="bold")
 
     def _hand_text(self, view: PlayerView, decision: Decision | None) -> Text:
         g = self.tr.gettext
-        if self.viewer is None:
-            return Text(g("(hands are hidden)"), style="grey50")
-        if view.deal != self.shown_deal:
-            return Text()  # the next deal's hand appears once its deal starts on screen
         text = Text()
-        if decision is not None and decision.kind is DecisionKind.DRAFT:
-            text.append(g("Open deck:") + " ", style="bold")
-            for index, number in enumerate(decision.options):
-                text.append_text(card(number, selected=index == self.cursor))
-                text.append(" ")
-            text.append("\n")
+        options = self._card_options(decision)
+        # The options get a line of their own unless they are cards of the hand: the open deck, the
+        # two cards to order, a taken row's cards to keep, or a second card with "pass".
+        on_hand_line = decision is None or (
+            decision.kind is DecisionKind.CARD and PASS not in decision.options
+        )
+        if decision is not None and decision.kind is not DecisionKind.ROW and not on_hand_line:
+            public = decision.kind is not DecisionKind.CARD  # the deck, revealed or taken cards
+            if public or self.viewer == decision.seat:
+                labels = {
+                    DecisionKind.DRAFT: g("Open deck:"),
+                    DecisionKind.ORDER: g("Place first:"),
+                    DecisionKind.KEEP: g("Keep in hand:"),
+                    DecisionKind.CARD: g("Play:"),
+                }
+                text.append(labels[decision.kind] + " ", style="bold")
+                for index, option in enumerate(options):
+                    text.append_text(option_chip(option, self.tr, selected=index == self.cursor))
+                    text.append(" ")
+                text.append("\n")
+        if self.viewer is None:
+            text.append(g("(hands are hidden)"), style="grey50")
+            return text
+        if view.deal != self.shown_deal:
+            return text  # the next deal's hand appears once its deal starts on screen
         text.append(g("Your hand:") + " ", style="bold")
-        choosing = decision is not None and decision.kind is DecisionKind.CARD
-        changing = decision is None and view.my_choice is not None
-        for index, number in enumerate(view.hand):
-            selected = (choosing or changing) and index == self.cursor
-            text.append_text(card(number, selected=selected))
-            if number == view.my_choice:
+        selected_card = options[self.cursor] if on_hand_line and options else None
+        for number in view.hand:
+            text.append_text(card(number, selected=number == selected_card))
+            if number in view.my_choices:
                 text.append("✓", style="bold green")
             text.append(" ")
         if self.typed:
@@ -508,13 +563,22 @@ class TableScreen(Screen[None]):
             best = g("take row {row}").format(row=advice.choice + 1)
         elif decision.kind is DecisionKind.DRAFT:
             best = g("take {card}").format(card=advice.choice)
+        elif advice.choice == PASS:
+            best = g("pass")
+        elif decision.kind is DecisionKind.ORDER:
+            best = g("place {card} first").format(card=advice.choice)
+        elif decision.kind is DecisionKind.KEEP:
+            best = g("keep {card}").format(card=advice.choice)
         else:
             best = g("play {card}").format(card=advice.choice)
         text = Text(g("Hint ({bot}): {best}.").format(bot=advice.bot, best=best), style="bold cyan")
         if advice.scores:
             text.append("  " + g("Expected bullheads this deal:") + " ")
             for option, score in sorted(advice.scores.items()):
-                label = str(option + 1) if decision.kind is DecisionKind.ROW else str(option)
+                if decision.kind is DecisionKind.ROW:
+                    label = str(option + 1)
+                else:
+                    label = g("pass") if option == PASS else str(option)
                 text.append(f"{label}: {score:.1f}  ", style="bold" if option == advice.choice else "")
         return text
 
@@ -579,6 +643,9 @@ class TableScreen(Screen[None]):
         (a card can be changed until the last player has chosen)."""
         if decision is not None and decision.kind is not DecisionKind.ROW:
             return decision.options
+        rules = self.game.rules
+        if rules.cards_per_turn > 1 or rules.sequential:
+            return ()  # a card once shown (Open, Hand) or one of two (Nifty) stays chosen
         if decision is None and self.viewer is not None and self.game.phase is Phase.PLAY:
             view = self.game.view(self.viewer)
             if view.my_choice is not None and not self.queue:
@@ -589,6 +656,13 @@ class TableScreen(Screen[None]):
         options = self._card_options(self._decision())
         if options:
             self.cursor = (self.cursor + step) % len(options)
+            self.typed = ""
+            self._redraw()
+
+    def action_move_to(self, index: int) -> None:
+        options = self._card_options(self._decision())
+        if options:
+            self.cursor = index % len(options)
             self.typed = ""
             self._redraw()
 

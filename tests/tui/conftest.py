@@ -47,7 +47,8 @@ def plain(renderable: object) -> str:
 
 
 def fixed_deal(hands: list[list[int]], rows: list[int]) -> Callable[[int], DealSetup]:
-    """A dealer that deals the same cards every deal (players' hands sorted, rows 0..3)."""
-    assert all(len(h) == HAND_SIZE for h in hands)
+    """A dealer that deals the same cards every deal (players' hands sorted, rows 0..3); the
+    engine checks them against the variant (10 cards each, 14 in Nifty and Hand)."""
+    assert len({len(h) for h in hands}) == 1 and len(hands[0]) in (HAND_SIZE, 14)
     setup = DealSetup(hands=tuple(tuple(sorted(h)) for h in hands), rows=tuple(rows))
     return lambda deal_index: setup

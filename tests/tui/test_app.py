@@ -445,3 +445,53 @@ def test_double_stacks_a_twin_on_one_place() -> None:
             assert re.search(r"Row 4\s+40³×2 ", text_of(app, "#rows"))  # two cards, one place
 
     asyncio.run(scenario())
+
+
+def test_nifty_two_cards_then_the_order_they_go_down() -> None:
+    hands = [list(range(20, 34)), list(range(34, 48)), list(range(81, 95))]
+    config = three_seats(variant="nifty", deals=1)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [10, 19, 48, 95]))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0)
+            assert "choose two cards" in text_of(app, "#prompt")
+            await pilot.press("2", "0", "enter")
+            await settle(pilot, lambda: "second card" in text_of(app, "#prompt"))
+            assert "20³✓" in text_of(app, "#hand")  # chosen, still in hand until the reveal
+            await pilot.press("2", "1", "enter")
+            # The 20 is the lowest card revealed: its owner orders their two cards first.
+            await settle(pilot, lambda: screen.asking == 0 and screen.game.phase.value == "order")
+            assert "Place first:" in text_of(app, "#hand")
+            await pilot.press("2", "1", "enter")  # the 21 first (after the 19), then the 20 (after the 10)
+            await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
+            assert screen.shown_rows[1][:2] == [19, 21]
+            assert screen.shown_rows[0][:2] == [10, 20]
+            assert screen.game.history[0]["turns"][0]["plays"][0] == [21, 20]
+
+    asyncio.run(scenario())
+
+
+def test_hand_second_card_pass_and_keeping_a_taken_card() -> None:
+    hands = [[1, *range(20, 33)], list(range(33, 47)), list(range(84, 98))]
+    config = three_seats(variant="hand")
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [50, 60, 70, 80]))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0)
+            await pilot.press("1", "enter")
+            await settle(pilot, lambda: "second card, or pass" in text_of(app, "#prompt"))
+            assert "Play:  pass " in text_of(app, "#hand")
+            await pilot.press("0", "enter")  # no second card
+            await settle(pilot, lambda: screen.game.phase.value == "row-choice" and screen.asking == 0)
+            await pilot.press("2", "enter")  # take the 60 (3 bullheads) ...
+            await settle(pilot, lambda: screen.game.phase.value == "keep" and screen.asking == 0)
+            assert "Keep in hand:" in text_of(app, "#hand") and "60³" in text_of(app, "#hand")
+            await pilot.press("6", "0", "enter")  # ... and take it back into the hand
+            await settle(pilot, lambda: screen.game.phase.value != "keep")
+            assert 60 in screen.game.hands[0] and screen.game.penalties[0] == 0
+
+    asyncio.run(scenario())

@@ -28,7 +28,7 @@ runner = CliRunner()
         (["--bots", "hard,,easy"], "comma-separated list"),
         (["--bots", ",".join(["easy"] * 10)], "11 players"),
         (["--variant", "chess"], "unknown variant 'chess'"),
-        (["--variant", "nifty"], "the terminal game plays standard, tactics, logic, professional"),
+        (["--variant", "tournament", "--bots", "easy,easy,easy,easy,easy"], "tournament is played by 2 to 5"),
         (["--lang", "de"], "unknown language 'de'"),
         (["--count", "sideways"], "unknown --count 'sideways'"),
         (["--end", "never"], "unknown end rule 'never'"),
@@ -134,6 +134,21 @@ def test_replay_steps_follow_the_game(variant: str) -> None:
     assert turns[-1].rows == game.rows
     assert steps[-1].totals == game.totals
     assert "Game over" in steps[-1].lines[-1].plain
+
+
+@pytest.mark.parametrize(
+    "variant", ["tactics", "logic", "tournament", "open", "nifty", "hand", "double", "professional"]
+)
+def test_replay_steps_end_where_the_engine_ended(variant: str) -> None:
+    """Following only the events, the viewer's rows, hands and totals match the engine's."""
+    deals = {} if variant in ("tournament", "hand") else {"deals": 2}
+    game = Game(Rules(players=3, variant=variant, **deals), ["Ana", "Ben", "Cia"], seed=5)
+    play_game(game, [make_bot("random", 5 + i) for i in range(3)])
+    steps = steps_of(game, translator("en"))
+    last_turn = [s for s in steps if s.turn is not None][-1]
+    assert last_turn.rows == game.rows
+    assert last_turn.hands == [sorted(h) for h in game.hands]
+    assert steps[-1].totals == game.totals
 
 
 def test_replay_viewer_steps_with_the_keys() -> None:

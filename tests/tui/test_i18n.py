@@ -66,7 +66,7 @@ def test_spanish_and_swedish_count_down_from_66(lang: str) -> None:
 
 @pytest.mark.parametrize(
     ("lang", "variant", "named"),
-    [("de", "standard", "'de'"), ("en", "nifty", "'nifty'"), ("", "logic", "''")],
+    [("de", "standard", "'de'"), ("en", "chess", "'chess'"), ("", "logic", "''")],
 )
 def test_unknown_language_or_variant_is_a_clear_value_error(lang: str, variant: str, named: str) -> None:
     with pytest.raises(ValueError, match=f"unknown .*{re.escape(named)}: choose one of"):
