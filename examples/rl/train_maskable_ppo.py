@@ -31,6 +31,8 @@ try:
 except ImportError as missing:  # one clear line instead of a traceback
     sys.exit(f"training needs the rl extra (pip install -e '.[rl]'): {missing}")
 
+from sixnimmt.bots import make_bot
+from sixnimmt.rl.encoding import move_to_action
 from sixnimmt.rl.policy import MlpPolicy
 from sixnimmt.rl.single import SixNimmtEnv
 
@@ -54,6 +56,63 @@ def make_env(args: argparse.Namespace, opponent: str, seed: int) -> Any:
         return ActionMasker(VectorOnly(env), lambda e: e.unwrapped.action_masks())
 
     return build
+
+
+def teacher_games(args: argparse.Namespace, teacher: str, opponents: list[str], decisions: int,
+                  gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``decisions`` of the ``teacher`` bot playing the learner's seat: observations, masks, the
+    teacher's actions, and the discounted returns that followed (for the value network)."""
+    observations, masks, actions, returns = [], [], [], []
+    game_index = 0
+    while len(actions) < decisions:
+        env = SixNimmtEnv(players=args.players, variant=args.variant, seat=None, reward=args.reward,
+                          deals=args.deals, opponents=opponents[game_index % len(opponents)])
+        bot = make_bot(teacher, seed=args.seed * 7919 + game_index)
+        obs, _ = env.reset(seed=args.seed * 7919 + game_index)
+        game_index += 1
+        rewards, done = [], False
+        while not done:
+            view = env.game.view(env.seat)
+            action = move_to_action(bot.decide(view), view.decision)
+            observations.append(obs["observation"])
+            masks.append(obs["action_mask"])
+            actions.append(action)
+            obs, reward, done, _, _ = env.step(action)
+            rewards.append(reward)
+        so_far = 0.0
+        game_returns = []
+        for reward in reversed(rewards):
+            so_far = reward + gamma * so_far
+            game_returns.append(so_far)
+        returns.extend(reversed(game_returns))
+    return (np.array(observations, dtype=np.float32), np.array(masks, dtype=bool),
+            np.array(actions, dtype=np.int64), np.array(returns, dtype=np.float32))
+
+
+def clone(model: MaskablePPO, data: tuple[np.ndarray, ...], epochs: int, batch: int = 256) -> None:
+    """Behaviour cloning: fit the actor to the teacher's masked choices (cross-entropy) and the
+    critic to the returns that followed (squared error), before reinforcement learning starts."""
+    policy = model.policy
+    observations, masks, actions, returns = (torch.as_tensor(a) for a in data)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        order = torch.randperm(len(actions))
+        correct = total_loss = 0.0
+        for start in range(0, len(order), batch):
+            idx = order[start:start + batch]
+            features = policy.extract_features(observations[idx], policy.pi_features_extractor)
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+            logits = policy.action_net(latent_pi).masked_fill(~masks[idx], -1e9)
+            values = policy.value_net(latent_vf).squeeze(-1)
+            loss = torch.nn.functional.cross_entropy(logits, actions[idx])
+            loss = loss + 0.5 * torch.nn.functional.mse_loss(values, returns[idx]) / 100.0
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            correct += (logits.argmax(-1) == actions[idx]).sum().item()
+            total_loss += loss.item() * len(idx)
+        print(f"cloning epoch {epoch + 1}/{epochs}: loss {total_loss / len(order):.3f}, "
+              f"agrees with the teacher on {correct / len(order):.1%} of decisions", flush=True)
 
 
 def export(model: MaskablePPO, path: Path, meta: dict[str, Any]) -> None:
@@ -106,6 +165,10 @@ def main() -> None:
     parser.add_argument("--reward", default="penalty", choices=["penalty", "relative"])
     parser.add_argument("--net", default="256,256", help="hidden layer sizes")
     parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--ent-coef", type=float, default=0.01)
+    parser.add_argument("--clone-from", default=None, help="bot to imitate before RL (e.g. cautious)")
+    parser.add_argument("--clone-decisions", type=int, default=100_000)
+    parser.add_argument("--clone-epochs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--export-every", type=int, default=50_000)
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
@@ -123,10 +186,17 @@ def main() -> None:
         model = MaskablePPO.load(args.checkpoint, env=venv)
     else:
         model = MaskablePPO("MlpPolicy", venv, learning_rate=args.lr, n_steps=1024, batch_size=512,
-                            n_epochs=5, gamma=0.99, gae_lambda=0.95, ent_coef=0.01, seed=args.seed,
+                            n_epochs=5, gamma=0.99, gae_lambda=0.95, ent_coef=args.ent_coef, seed=args.seed,
                             policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}}, verbose=0)
+    if args.clone_from and not args.resume:
+        start = time.time()
+        data = teacher_games(args, args.clone_from, opponents, args.clone_decisions, model.gamma)
+        print(f"{len(data[2])} decisions of {args.clone_from} in {time.time() - start:.0f}s", flush=True)
+        clone(model, data, args.clone_epochs)
+        del data
     meta = {"players": args.players, "variant": args.variant, "opponents": opponents,
-            "reward": args.reward, "algorithm": "MaskablePPO (sb3-contrib)", "net": hidden}
+            "reward": args.reward, "algorithm": "MaskablePPO (sb3-contrib)", "net": hidden,
+            "cloned_from": args.clone_from}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
     progress = Progress(args.out, args.checkpoint, args.export_every, meta)

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core import BULLHEADS, DECK_SIZE, HAND_SIZE, ROW_COUNT, ROW_LIMIT, Decision, DecisionKind, PlayerView
-from ..core.placement import Side, best_slots
+from ..core import BULLHEADS, DECK_SIZE, HAND_SIZE, PASS, ROW_COUNT, ROW_LIMIT, Decision, DecisionKind, PlayerView
+from ..core.placement import Side, best_slots, row_size
 from ..core.rules import MAX_PLAYERS, Variant
 
 # ---------------------------------------------------------------------------------------- actions
@@ -40,6 +40,8 @@ N_ACTIONS = PASS_ACTION + 1  # 109
 
 def action_to_move(action: int, decision: Decision) -> int:
     """The value to hand to ``game.act`` for ``action`` under ``decision`` (unchecked)."""
+    if action == PASS_ACTION:
+        return PASS  # Hand: no second card, or keep no more taken cards
     if decision.kind is DecisionKind.ROW:
         return action - ROW_ACTION_BASE
     return action + 1
@@ -47,7 +49,7 @@ def action_to_move(action: int, decision: Decision) -> int:
 
 def move_to_action(move: int, decision: Decision | None) -> int:
     """Inverse of :func:`action_to_move`: the action number for a bot's answer (``PASS_ACTION`` if none)."""
-    if decision is None:
+    if decision is None or (move == PASS and decision.kind is not DecisionKind.ROW):
         return PASS_ACTION
     if decision.kind is DecisionKind.ROW:
         return ROW_ACTION_BASE + move
@@ -62,7 +64,7 @@ def action_mask(decision: Decision | None) -> NDArray[np.int8]:
     elif decision.kind is DecisionKind.ROW:
         mask[[ROW_ACTION_BASE + r for r in decision.options]] = 1
     else:
-        mask[[c - 1 for c in decision.options]] = 1
+        mask[[PASS_ACTION if c == PASS else c - 1 for c in decision.options]] = 1
     return mask
 
 
@@ -81,7 +83,7 @@ VARIANT_NAMES: tuple[str, ...] = (
 )
 #: The variants the environments accept: those whose decisions and public information the layout
 #: describes fully.
-SUPPORTED_VARIANTS: tuple[str, ...] = ("standard", "tactics", "logic", "professional")
+SUPPORTED_VARIANTS: tuple[str, ...] = VARIANT_NAMES
 #: Decision kinds, in the order of the observation's kind one-hot.
 KIND_NAMES: tuple[str, ...] = ("card", "row", "draft", "order", "keep")
 
@@ -162,21 +164,22 @@ def segment_slice(name: str) -> slice:
 
 
 def _hand_placement(
-    hand: tuple[int, ...], rows: tuple[tuple[int, ...], ...], costs: list[int], professional: bool
-) -> list[tuple[int, int, int]]:
-    """For each hand card, where it would go if placed now: ``(card, gap, points)``, with ``gap`` 0
-    when it is too low (then ``points`` is the cheapest row's) and ``points`` 0 unless it takes a row."""
+    hand: tuple[int, ...], rows: tuple[tuple[int, ...], ...], costs: list[int], professional: bool, stack: bool
+) -> list[tuple[int, bool, int, int]]:
+    """For each hand card, where it would go if placed now: ``(card, too_low, gap, points)``, with
+    ``points`` the bullheads it would take (too low: the cheapest row's; else 0 unless the row is full)."""
     placements = []
-    if professional:
-        for card in hand:  # either end of a row may take the card: ask the core
-            slots = best_slots(rows, card, True)
+    if professional or stack:
+        for card in hand:  # either end of a row (Professional) or a twin (Double): ask the core
+            slots = best_slots(rows, card, professional, stack)
             if not slots:
-                placements.append((card, 0, min(costs)))
+                placements.append((card, True, 0, min(costs)))
                 continue
             slot = slots[0]  # in a tie both ends are at the same distance
             row = rows[slot.row]
             gap = card - row[-1] if slot.side is Side.RIGHT else row[0] - card
-            placements.append((card, gap, costs[slot.row] if len(row) >= ROW_LIMIT else 0))
+            full = gap != 0 and row_size(row, stack) >= ROW_LIMIT  # a stacked twin takes no place
+            placements.append((card, False, gap, costs[slot.row] if full else 0))
         return placements
     # The closest lower row end (RULES.md §3 rule 2), inline as in core.fast.FastDeal.place because
     # this runs for every card of every hand at every step; tests/rl check it against best_slots.
@@ -188,9 +191,9 @@ def _hand_placement(
             if 0 < d < gap:
                 best, gap = index, d
         if best < 0:
-            placements.append((card, 0, min(costs)))
+            placements.append((card, True, 0, min(costs)))
         else:
-            placements.append((card, gap, costs[best] if len(rows[best]) >= ROW_LIMIT else 0))
+            placements.append((card, False, gap, costs[best] if len(rows[best]) >= ROW_LIMIT else 0))
     return placements
 
 
@@ -205,30 +208,40 @@ def encode(view: PlayerView) -> NDArray[np.float32]:
     seat = view.seat
     hand = view.hand
     rows = view.rows
+    double = rules.variant.value == "double"
     on_table = [c for row in rows for c in row]
+    # Cards of this turn that wait to be placed and that this seat knows: revealed ones, its own
+    # chosen ones (Nifty's first card), and the face-up cards of Open and Hand.
+    waiting = list(view.unplaced)
+    if view.revealed is None:  # once revealed, chosen cards are in ``unplaced`` or already placed
+        waiting += [c for c in view.my_choices if c not in waiting]
+    if view.face_up is not None:
+        waiting += [c for c in view.face_up if c is not None and c not in waiting]
+    others = [] if view.hands is None else [c for s, h in enumerate(view.hands) if s != seat for c in h]
 
-    ones = [_HAND + c for c in hand]
-    ones += [_TABLE + c for c in on_table]
-    ones += [_UNPLACED + c for c in view.unplaced]
-    # Unseen: this variant's deck (always 1..size) less every card this seat has seen, as in
-    # PlayerView.unseen_cards.
-    seen = list(hand) + on_table + [c for pile in view.taken for c in pile]
-    seen += [c for plays in view.played for c in plays]
-    if view.revealed is not None:
-        seen += view.revealed
-    if view.hands is not None:
-        others = [c for s, h in enumerate(view.hands) if s != seat for c in h]
+    if double:
+        ones = _double_card_segments(obs, view, on_table, waiting, others)
+    else:
+        ones = [_HAND + c for c in hand]
+        ones += [_TABLE + c for c in on_table]
+        ones += [_UNPLACED + c for c in waiting]
         ones += [_OTHERS + c for c in others]
-        seen += others
-    ones += [_POOL + c for c in view.draft_pool]
-    seen += view.draft_pool
+        ones += [_POOL + c for c in view.draft_pool]
+        # Unseen: this variant's deck less every card this seat has seen (PlayerView.unseen_cards).
+        seen = list(hand) + on_table + [c for pile in view.taken for c in pile]
+        seen += [c for plays in view.played for c in plays]
+        if view.revealed is not None:
+            seen += view.revealed
+        seen += others + list(view.draft_pool) + waiting
+        obs[[_UNSEEN + c for c in rules.deck]] = 1.0
+        obs[[_UNSEEN + c for c in seen]] = 0.0
 
     index: list[int] = []
     value: list[float] = []
     costs = [sum(BULLHEADS[c] for c in row) for row in rows]
     if hand and all(rows):  # rows are empty only during a Logic draft
-        for card, gap, points in _hand_placement(hand, rows, costs, rules.professional):
-            if gap == 0:
+        for card, too_low, gap, points in _hand_placement(hand, rows, costs, rules.professional, double):
+            if too_low:
                 ones.append(_TOO_LOW + card)
                 ones.append(_GAP + card)
             else:
@@ -243,10 +256,11 @@ def encode(view: PlayerView) -> NDArray[np.float32]:
         if not row:
             ones.append(base + 5)
             continue
+        places = row_size(row, double)  # Double: stacked twins fill one place
         index += (base, base + 1, base + 2, base + 3)
-        value += (row[0] / DECK_SIZE, row[-1] / DECK_SIZE, len(row) / ROW_LIMIT,
+        value += (row[0] / DECK_SIZE, row[-1] / DECK_SIZE, places / ROW_LIMIT,
                   min(costs[r] / ROW_POINTS_SCALE, 1.0))
-        if len(row) >= ROW_LIMIT:
+        if places >= ROW_LIMIT:
             ones.append(base + 4)
 
     scale = float(rules.target) if rules.target is not None else NO_TARGET_SCALE
@@ -277,9 +291,26 @@ def encode(view: PlayerView) -> NDArray[np.float32]:
     value += (min(view.turn / hand_size, 1.0), min(max(view.deal, 0) / 10.0, 1.0), players / MAX_PLAYERS)
     ones.append(_CONTEXT + 3 + _VARIANT_INDEX[rules.variant.value])
 
-    obs[[_UNSEEN + c for c in rules.deck]] = 1.0
-    obs[[_UNSEEN + c for c in seen]] = 0.0
     obs[ones] = 1.0
     obs[index] = value
     return obs
 
+
+def _double_card_segments(
+    obs: NDArray[np.float32], view: PlayerView, on_table: list[int], waiting: list[int], others: list[int]
+) -> list[int]:
+    """Double: two copies of a card may be in play, so card segments hold copies / 2 (0, 0.5, 1).
+    Writes them into ``obs``; returns the (empty) list of indices still to be set to 1."""
+    half = np.float32(0.5)
+    for offset, cards in ((_HAND, view.hand), (_TABLE, on_table), (_UNPLACED, waiting),
+                          (_OTHERS, others), (_POOL, view.draft_pool)):
+        if cards:
+            np.add.at(obs, [offset + c for c in cards], half)
+    # Unseen copies: the deck's copies less each copy seen once (a card is in one place at a time:
+    # hand, row, pile, waiting to be placed, or another public hand).
+    np.add.at(obs, [_UNSEEN + c for c in view.rules.deck], half)
+    seen = list(view.hand) + on_table + [c for pile in view.taken for c in pile] + waiting + others
+    np.add.at(obs, [_UNSEEN + c for c in seen], -half)
+    unseen = slice(_UNSEEN + 1, _UNSEEN + 1 + DECK_SIZE)
+    np.clip(obs[unseen], 0.0, 1.0, out=obs[unseen])
+    return []

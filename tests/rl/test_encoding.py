@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
 
-from sixnimmt.core import BULLHEADS, DecisionKind, Game, IllegalMoveError, PlayerView, Rules
-from sixnimmt.core.placement import Side, best_slots
+from sixnimmt.core import BULLHEADS, PASS, DecisionKind, Game, IllegalMoveError, PlayerView, Rules
+from sixnimmt.core.placement import Side, best_slots, row_size
+from sixnimmt.core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE, Variant
 from sixnimmt.rl.encoding import (
     N_ACTIONS,
     OBS_SIZE,
     PASS_ACTION,
     ROW_ACTION_BASE,
     SEGMENTS,
+    VARIANT_NAMES,
     action_mask,
     action_to_move,
     encode,
@@ -22,7 +25,12 @@ from sixnimmt.rl.encoding import (
     segment_slice,
 )
 
-VARIANTS = ("standard", "tactics", "logic", "professional")
+VARIANTS = VARIANT_NAMES
+
+
+def player_counts(variant: str) -> list[int]:
+    low, high = PLAYER_RANGE.get(Variant(variant), (MIN_PLAYERS, MAX_PLAYERS))
+    return sorted({low, 4 if low <= 4 <= high else low, high})
 
 
 def cards_in(obs: np.ndarray, name: str) -> set[int]:
@@ -33,7 +41,7 @@ def views_along_random_games(variant: str, players: int, seed: int, games: int =
     """Every seat's view at every decision point of a few random games (the game too, to check)."""
     rng = random.Random(seed)
     for g in range(games):
-        game = Game(Rules(players=players, variant=variant), seed=seed * 100 + g)
+        game = Game(Rules(players=players, variant=variant, deals=1), seed=seed * 100 + g)
         while not game.is_over:
             for seat in range(players):
                 yield game, game.view(seat)
@@ -52,40 +60,57 @@ def test_layout_is_consistent() -> None:
         segment_slice("nope")
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("players", [2, 4, 10])
+def copies_in(obs: np.ndarray, name: str) -> Counter[int]:
+    """Double: card segments hold copies / 2."""
+    values = obs[segment_slice(name)]
+    return Counter({int(i) + 1: int(round(values[i] * 2)) for i in np.flatnonzero(values)})
+
+
+@pytest.mark.parametrize("variant, players", [(v, n) for v in VARIANTS for n in player_counts(v)])
 def test_card_segments_match_the_view(variant: str, players: int) -> None:
     for game, view in views_along_random_games(variant, players, seed=players):
         obs = encode(view)
         assert obs.dtype == np.float32 and obs.shape == (OBS_SIZE,)
         assert obs.min() >= 0.0 and obs.max() <= 1.0
+        table = [c for row in view.rows for c in row]
+        # Cards of this turn waiting to be placed that this seat knows of.
+        waiting = list(view.unplaced)
+        if view.revealed is None:
+            waiting += [c for c in view.my_choices if c not in waiting]
+        waiting += [c for c in view.face_up or () if c is not None and c not in waiting]
+        others = [] if view.hands is None else [c for s, h in enumerate(view.hands) if s != view.seat for c in h]
+        if variant == "double":
+            assert copies_in(obs, "hand") == Counter(view.hand)
+            assert copies_in(obs, "table") == Counter(table)
+            assert copies_in(obs, "unseen") == Counter(view.unseen_cards())
+            assert copies_in(obs, "unplaced") == Counter(waiting)
+            continue
         assert cards_in(obs, "hand") == set(view.hand)
-        assert cards_in(obs, "table") == {c for row in view.rows for c in row}
+        assert cards_in(obs, "table") == set(table)
         assert cards_in(obs, "unseen") == set(view.unseen_cards())
-        assert cards_in(obs, "unplaced") == set(view.unplaced)
+        assert cards_in(obs, "unplaced") == set(waiting)
         assert cards_in(obs, "draft_pool") == set(view.draft_pool)
-        others = set() if view.hands is None else {
-            c for s, hand in enumerate(view.hands) if s != view.seat for c in hand
-        }
-        assert cards_in(obs, "others_hands") == others
-        # No hidden card reaches the vector: nobody else's hand outside Logic.
-        if variant != "logic":
+        assert cards_in(obs, "others_hands") == set(others)
+        # No hidden card reaches the vector: nobody else's hand unless the draft made it public.
+        if view.hands is None:
             hidden = {c for s in range(players) if s != view.seat for c in game.hands[s]}
+            hidden -= set(c for c in view.face_up or () if c is not None)  # Open: face up, not yet placed
             visible = set().union(*(cards_in(obs, s.name) for s in SEGMENTS[:6] if s.name != "unseen"))
             assert not hidden & visible
 
 
-@pytest.mark.parametrize("variant", ["standard", "professional"])
+@pytest.mark.parametrize("variant", ["standard", "tactics", "professional", "double"])
 def test_hand_placement_features_agree_with_the_core(variant: str) -> None:
     checked = too_low_seen = takes_seen = 0
-    for _, view in views_along_random_games(variant, 5, seed=9, games=3):
+    double = variant == "double"
+    for _, view in views_along_random_games(variant, 5, seed=9, games=6):
         if not view.hand or not all(view.rows):
             continue
         obs = encode(view)
         take, gap, low = obs[segment_slice("hand_take")], obs[segment_slice("hand_gap")], obs[segment_slice("hand_too_low")]
         costs = [sum(BULLHEADS[c] for c in row) for row in view.rows]
-        for card in view.hand:
-            slots = best_slots(view.rows, card, variant == "professional")
+        for card in set(view.hand):
+            slots = best_slots(view.rows, card, variant == "professional", stack=double)
             if not slots:
                 too_low_seen += 1
                 assert low[card - 1] == 1 and gap[card - 1] == 1
@@ -95,7 +120,7 @@ def test_hand_placement_features_agree_with_the_core(variant: str) -> None:
                 end = row[-1] if slots[0].side is Side.RIGHT else row[0]
                 assert low[card - 1] == 0
                 assert gap[card - 1] == pytest.approx(abs(card - end) / 104)
-                full = len(row) == 5
+                full = end != card and row_size(row, double) == 5  # a stacked twin takes no place
                 takes_seen += full
                 assert take[card - 1] == pytest.approx(min(costs[slots[0].row] / 20, 1) if full else 0)
             checked += 1
@@ -138,23 +163,28 @@ def test_rows_players_and_decision_features() -> None:
     assert row_decisions > 0
 
 
-def test_actions_and_moves_correspond() -> None:
-    game = Game(Rules(players=4, variant="logic"), seed=2)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_actions_and_moves_correspond(variant: str) -> None:
+    game = Game(Rules(players=4, variant=variant, deals=2), seed=2)
     rng = random.Random(2)
     kinds = set()
     while not game.is_over:
         for decision in game.pending():
             kinds.add(decision.kind)
             mask = action_mask(decision)
-            assert mask.shape == (N_ACTIONS,) and mask[PASS_ACTION] == 0
             actions = [int(a) for a in np.flatnonzero(mask)]
-            assert sorted(action_to_move(a, decision) for a in actions) == sorted(decision.options)
+            assert mask.shape == (N_ACTIONS,) and len(actions) == len(set(decision.options))
+            assert sorted(action_to_move(a, decision) for a in actions) == sorted(set(decision.options))
+            # PASS_ACTION is legal exactly when "no card" (Hand) is one of the options.
+            assert (mask[PASS_ACTION] == 1) == (decision.kind is not DecisionKind.ROW and PASS in decision.options)
             if decision.kind is DecisionKind.ROW:
-                assert all(a >= ROW_ACTION_BASE for a in actions)
+                assert all(ROW_ACTION_BASE <= a < PASS_ACTION for a in actions)
             move = rng.choice(decision.options)
             assert action_to_move(move_to_action(move, decision), decision) == move
             game.act(decision.seat, move)
-    assert kinds == {DecisionKind.CARD, DecisionKind.ROW, DecisionKind.DRAFT}
+    extra = {"logic": {DecisionKind.DRAFT}, "tournament": {DecisionKind.DRAFT},
+             "nifty": {DecisionKind.ORDER}, "hand": {DecisionKind.KEEP}}.get(variant, set())
+    assert {DecisionKind.CARD} | extra <= kinds
     assert move_to_action(5, None) == PASS_ACTION and action_mask(None).tolist() == [0] * PASS_ACTION + [1]
 
 
@@ -171,3 +201,12 @@ def test_a_finished_game_can_still_be_viewed_and_encoded() -> None:
         game.play(0, 1)
     with pytest.raises(IllegalMoveError, match="no seat 2"):
         game.view(2)
+
+
+def test_double_unseen_cards_count_every_hidden_twin() -> None:
+    # Core fix made for the encoding: a card already played must not hide its twin in another hand.
+    for _, view in views_along_random_games("double", 4, seed=5):
+        known = Counter(view.hand) + Counter(c for row in view.rows for c in row)
+        known += Counter(c for pile in view.taken for c in pile) + Counter(view.unplaced)
+        game_hidden = Counter(view.rules.deck) - known
+        assert Counter(view.unseen_cards()) == game_hidden

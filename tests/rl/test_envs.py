@@ -14,9 +14,20 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, see
 
 from sixnimmt.bots import UnknownBotError
 from sixnimmt.core import DecisionKind, IllegalMoveError, RulesError, replay
-from sixnimmt.rl import N_ACTIONS, PASS_ACTION, ROW_ACTION_BASE, SixNimmtEnv, SixNimmtParallelEnv, aec_env
+from sixnimmt.core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE, Variant
+from sixnimmt.rl import N_ACTIONS, PASS_ACTION, SixNimmtEnv, SixNimmtParallelEnv, aec_env
+from sixnimmt.rl.encoding import VARIANT_NAMES, move_to_action
 
-VARIANTS = ("standard", "tactics", "logic", "professional")
+VARIANTS = VARIANT_NAMES  # all nine of RULES.md
+
+#: The decision kinds each variant asks for, besides cards and rows.
+EXTRA_KINDS = {"logic": {DecisionKind.DRAFT}, "tournament": {DecisionKind.DRAFT},
+               "nifty": {DecisionKind.ORDER}, "hand": {DecisionKind.KEEP}}
+
+
+def player_counts(variant: str) -> list[int]:
+    low, high = PLAYER_RANGE.get(Variant(variant), (MIN_PLAYERS, MAX_PLAYERS))
+    return sorted({low, (low + high) // 2, high})
 
 
 def legal(mask: np.ndarray) -> list[int]:
@@ -27,8 +38,7 @@ def random_actions(obs: dict, rng: random.Random) -> dict[str, int]:
     return {agent: rng.choice(legal(o["action_mask"])) for agent, o in obs.items()}
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("players", [2, 5, 10])
+@pytest.mark.parametrize("variant, players", [(v, n) for v in VARIANTS for n in player_counts(v)])
 def test_parallel_api_test_passes(variant: str, players: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # PettingZoo reports most API slips as warnings only
@@ -40,7 +50,7 @@ def test_parallel_seed_test_passes() -> None:
     parallel_seed_test(lambda: SixNimmtParallelEnv(players=4, illegal_action="random"))
 
 
-@pytest.mark.parametrize("variant", ["standard", "logic", "professional"])
+@pytest.mark.parametrize("variant", ["standard", "logic", "professional", "nifty", "hand"])
 def test_aec_conversion_passes_api_and_seed_tests(variant: str) -> None:
     with warnings.catch_warnings():
         # Dict observations (vector + action_mask) are the convention of PettingZoo's classic
@@ -64,7 +74,7 @@ def test_registered_with_gymnasium() -> None:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_masks_match_each_seats_decision_and_the_game_follows_the_actions(variant: str) -> None:
-    env = SixNimmtParallelEnv(players=4, variant=variant, pro_tie="choose", seed=3)
+    env = SixNimmtParallelEnv(players=4, variant=variant, pro_tie="choose", seed=3, target=40)
     rng = random.Random(3)
     kinds: set[DecisionKind] = set()
     for _ in range(3):
@@ -78,10 +88,7 @@ def test_masks_match_each_seats_decision_and_the_game_follows_the_actions(varian
                     assert legal(mask) == [PASS_ACTION]
                     continue
                 kinds.add(decision.kind)
-                if decision.kind is DecisionKind.ROW:
-                    assert legal(mask) == [ROW_ACTION_BASE + r for r in decision.options]
-                else:
-                    assert legal(mask) == [c - 1 for c in decision.options]
+                assert legal(mask) == sorted({move_to_action(o, decision) for o in decision.options})
             deciders = [d.seat for d in game.pending()]
             # One decision at a time outside the simultaneous card choice.
             assert len(deciders) == 1 or all(d.kind is DecisionKind.CARD for d in game.pending())
@@ -89,13 +96,12 @@ def test_masks_match_each_seats_decision_and_the_game_follows_the_actions(varian
         # The env drives the real engine: its record replays to the same result.
         record = env.game.record()
         assert replay(record).game.totals == env.game.totals
-    expected = {DecisionKind.CARD, DecisionKind.ROW} | ({DecisionKind.DRAFT} if variant == "logic" else set())
-    assert kinds == expected
+    assert kinds == {DecisionKind.CARD, DecisionKind.ROW} | EXTRA_KINDS.get(variant, set())
 
 
-@pytest.mark.parametrize("mode", ["penalty", "relative"])
-def test_rewards_add_up_to_the_scores(mode: str) -> None:
-    env = SixNimmtParallelEnv(players=5, reward=mode, seed=11)
+@pytest.mark.parametrize("variant, mode", [(v, "penalty") for v in VARIANTS] + [("standard", "relative"), ("double", "relative")])
+def test_rewards_add_up_to_the_scores(variant: str, mode: str) -> None:
+    env = SixNimmtParallelEnv(players=5, variant=variant, reward=mode, seed=11)
     rng = random.Random(11)
     obs, _ = env.reset()
     earned = dict.fromkeys(env.possible_agents, 0.0)
@@ -105,7 +111,7 @@ def test_rewards_add_up_to_the_scores(mode: str) -> None:
         for agent, reward in rewards.items():
             earned[agent] += reward
     totals = env.game.totals
-    assert max(totals) >= 66
+    assert sum(totals) > 0
     for seat, agent in enumerate(env.possible_agents):
         assert infos[agent]["totals"] == totals
         assert infos[agent]["won"] == (totals[seat] == min(totals))
@@ -190,7 +196,6 @@ def test_same_seed_same_game_different_seed_different_game() -> None:
     [
         ({"players": 11}, RulesError, "11 players"),
         ({"variant": "bogus"}, RulesError, "unknown variant 'bogus'"),
-        ({"variant": "nifty"}, RulesError, "nifty"),  # a variant the encoding does not cover yet
         ({"reward": "score"}, ValueError, "unknown reward 'score'"),
         ({"illegal_action": "ignore"}, ValueError, "unknown illegal_action 'ignore'"),
         ({"render_mode": "rgb_array"}, ValueError, "unknown render_mode 'rgb_array'"),

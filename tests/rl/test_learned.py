@@ -33,7 +33,9 @@ def test_the_shipped_policy_matches_this_encoding() -> None:
 
 
 @pytest.mark.parametrize(
-    "variant, players", [("standard", 4), ("standard", 2), ("tactics", 6), ("logic", 3), ("professional", 10)]
+    "variant, players",
+    [("standard", 4), ("standard", 2), ("tactics", 6), ("logic", 3), ("professional", 10), ("tournament", 3),
+     ("open", 5), ("nifty", 4), ("hand", 3), ("double", 6)],
 )
 def test_learned_bot_plays_whole_games_legally(variant: str, players: int) -> None:
     # Game.act refuses any illegal answer, so finishing proves every move was legal.
