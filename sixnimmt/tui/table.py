@@ -111,8 +111,8 @@ def keys_help(tr: gettext.NullTranslations) -> str:
         "",
         "| | |",
         "|---|---|",
-        "| ← → | " + g("choose a card") + " |",
-        "| 0-9 | " + g("type a card's number") + " |",
+        "| ← → Home End | " + g("choose a card") + " |",
+        "| 0-9 | " + g("type a card's number (0: pass, where you may)") + " |",
         "| ↑ ↓ / 1-4 | " + g("choose a row, when you must take one") + " |",
         "| Enter | " + g("play the card / take the row") + " |",
         "| h | " + g("hint: what the hard bot would play") + " |",
@@ -469,13 +469,13 @@ class TableScreen(Screen[None]):
         if game.is_over:
             return Text(g("The game is over."), style="bold")
         if decision is None:
-            if self.viewer is not None and view.my_choice is not None:
-                return Text(
-                    g("You play {card}. Waiting for the others… (you may still change it)").format(
-                        card=view.my_choice
-                    ),
-                    style="italic",
-                )
+            if self.viewer is not None and view.my_choices and game.phase is Phase.PLAY:
+                cards = " + ".join(str(c) for c in view.my_choices)
+                if self._card_options(None):
+                    text = g("You play {cards}. Waiting for the others… (you may still change it)")
+                else:
+                    text = g("You play {cards}. Waiting for the others…")
+                return Text(text.format(cards=cards), style="italic")
             waiting = ", ".join(game.seats[s] for s in view.waiting_for)
             return Text(g("Waiting for {names}…").format(names=waiting), style="italic")
         name = game.seats[decision.seat]

@@ -10,7 +10,7 @@ from sixnimmt.bots import Bot, register
 from sixnimmt.core import PlayerView
 from sixnimmt.tui import GameConfig, Seat, SixNimmtApp
 
-from .conftest import SIZE, settle, table
+from .conftest import SIZE, settle, table, text_of
 
 
 class SlowBot(Bot):
@@ -80,3 +80,31 @@ def test_a_failing_bot_plays_a_legal_card_and_the_game_goes_on() -> None:
             assert any("out of ideas" in str(n.message) for n in app._notifications)
 
     asyncio.run(scenario())
+
+
+def test_a_card_can_be_changed_until_the_last_player_has_chosen() -> None:
+    SlowBot.release.clear()
+    config = GameConfig(seats=(Seat("You"), Seat("Slow", "test-slow")), deals=1, target=None, delay=0, seed=3)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0 and SlowBot.waiting.is_set())
+            hand = list(screen.game.hands[0])
+            await pilot.press(*str(hand[-1]), "enter")
+            await pilot.pause()
+            assert screen.game.chosen[0] == hand[-1]
+            prompt = text_of(app, "#prompt")
+            assert f"You play {hand[-1]}" in prompt and "change" in prompt
+            await pilot.press(*str(hand[-2]), "enter")  # a change of mind while the bot thinks
+            await pilot.pause()
+            assert screen.game.chosen[0] == hand[-2]
+            SlowBot.release.set()
+            await settle(pilot, lambda: screen.game.turn == 1)
+            assert screen.game.played[0][0] == hand[-2]
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        SlowBot.release.set()
