@@ -108,6 +108,10 @@ class ArenaReport:
     pairs: list[PairStats]
     faults: list[dict[str, Any]]
     results: list[GameResult] = field(default_factory=list, repr=False)
+    #: Every set played out exactly like the first: no chance in the variant (Logic, Tournament)
+    #: and bots that do not draw on their seeds. Then the sets are copies, not samples, and the
+    #: intervals say nothing.
+    identical_sets: bool = False
 
     def bot(self, label: str) -> BotStats:
         for stats in self.bots:
@@ -131,6 +135,7 @@ class ArenaReport:
             "shuffles": self.shuffles,
             "bots": bots,
             "pairs": [p.to_dict() for p in self.pairs],
+            "identical_sets": self.identical_sets,
             "fault_count": len(self.faults),
             "faults": self.faults[:1000],
         }
@@ -316,6 +321,14 @@ def summarise(
         for b in range(a + 1, count)
     ]
     shuffles = sum(max((len(r.deal_penalties) for r in by_set[s]), default=0) for s in set_ids)
+
+    # Games with the same seating (in different sets) that played out alike, penalty for penalty.
+    outcomes: dict[tuple[int, ...], list[list[list[int]]]] = defaultdict(list)
+    for r in ordered:
+        outcomes[r.seating].append(r.deal_penalties)
+    identical = any(len(o) > 1 for o in outcomes.values()) and all(
+        all(other == o[0] for other in o[1:]) for o in outcomes.values()
+    )
     return ArenaReport(
         config=dict(config or {}),
         sets=len(set_ids),
@@ -325,4 +338,5 @@ def summarise(
         pairs=pairs,
         faults=faults,
         results=ordered,
+        identical_sets=identical,
     )

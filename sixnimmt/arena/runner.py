@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from ..bots import UnknownBotError, make_bot
-from ..core import Rules, RulesError
+from ..core import Rules, RulesError, Variant
+from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE
 from .play import GameResult, play_task
 from .report import ArenaReport, summarise
 from .schedule import GameTask, Permutations, set_tasks
@@ -36,25 +37,35 @@ class ArenaError(ValueError):
     """A configuration the arena cannot run (the message says what to change)."""
 
 
+#: Variants whose games have a length of their own (Tournament: one deal per player; Hand: one deal).
+FIXED_LENGTH = frozenset({Variant.TOURNAMENT.value, Variant.HAND.value})
+
+
 @dataclass(frozen=True)
 class ArenaConfig:
     """What to play. ``deals`` is the number of distinct shuffles: each is played once per seating
     (duplicate), in full games under the rules (target 66 unless ``target``/``game_deals`` say
-    otherwise); the arena plays whole duplicate sets until at least ``deals`` shuffles are used."""
+    otherwise); the arena plays whole duplicate sets until at least ``deals`` shuffles are used.
+
+    Any of the nine variants (RULES.md §5, §6), within its player range. Tournament games always last
+    one deal per player and Hand games one long deal: neither takes ``game_deals``, and ``target`` is
+    ignored (they have none).
+    """
 
     bots: tuple[str, ...]
     deals: int = 100
-    players: int | None = None  # default: one seat per bot (4 when more than 10 bots)
+    players: int | None = None  # default: one seat per bot (4 when the variant allows fewer)
     variant: str = "standard"
     target: int | None = 66
     end: str = "at-least"
     game_deals: int | None = None  # fixed game length in deals (with target None: exactly this)
     pro_tie: str = "choose"
+    double_deck: str = "two-decks"  # Double: two full decks, or "doubles" (the second deck's 11..99)
     seed: int = 1
     jobs: int = 1
     backend: str = "local"  # "local" (processes on this machine) or "ray"
     address: str | None = None  # Ray cluster address; None starts a local Ray instance
-    permutations: str = "rotations"  # or "all"
+    permutations: str = "rotations"  # or "all", or "single" (one seating per set)
     timeout: float = 5.0  # seconds an external bot may take per reply
     save_games: bool = False
 
@@ -62,9 +73,18 @@ class ArenaConfig:
     def seat_count(self) -> int:
         if self.players is not None:
             return self.players
-        return len(self.bots) if 2 <= len(self.bots) <= 10 else 4
+        try:
+            low, high = PLAYER_RANGE.get(Variant(self.variant), (MIN_PLAYERS, MAX_PLAYERS))
+        except ValueError:  # an unknown variant: rules() says so
+            low, high = MIN_PLAYERS, MAX_PLAYERS
+        return len(self.bots) if low <= len(self.bots) <= high else 4
 
     def rules(self) -> Rules:
+        if self.variant in FIXED_LENGTH and self.game_deals is not None:
+            length = "one deal per player" if self.variant == Variant.TOURNAMENT else "one long deal"
+            raise ArenaError(
+                f"a {self.variant} game always lasts {length}: leave out game_deals (--game-deals)"
+            )
         try:
             return Rules.from_dict({
                 "players": self.seat_count,
@@ -73,9 +93,11 @@ class ArenaConfig:
                 "end": self.end,
                 "deals": self.game_deals,
                 "pro_tie": self.pro_tie,
+                "double_deck": self.double_deck,
             })
         except RulesError as error:
-            raise ArenaError(str(error)) from None
+            hint = "" if self.players is not None else " (one seat per bot by default: set players, --players)"
+            raise ArenaError(f"{error}{hint}" if "players" in str(error) else str(error)) from None
 
     def labels(self) -> tuple[str, ...]:
         """Display names: the specs (an external program by its file name), with ``#2``, ``#3``
@@ -103,7 +125,9 @@ class ArenaConfig:
         try:
             Permutations(self.permutations)
         except ValueError:
-            raise ArenaError(f"unknown permutations {self.permutations!r}: choose rotations or all") from None
+            raise ArenaError(
+                f"unknown permutations {self.permutations!r}: choose rotations, all or single"
+            ) from None
         rules = self.rules()
         for spec in dict.fromkeys(self.bots):
             try:

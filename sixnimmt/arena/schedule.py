@@ -24,6 +24,9 @@ from ..core import DealSetup, RandomDealer, Rules
 class Permutations(StrEnum):
     ROTATIONS = "rotations"  # the lineup rotated over the seats: `players` games per set
     ALL = "all"  # every distinct ordering of the lineup (24 games per set for 4 bots)
+    #: One game per set, the lineup rotated one seat further from set to set. For Tournament, whose
+    #: sheets already pass round the table inside each game (docs/arena.md measures the choice).
+    SINGLE = "single"
 
 
 def derive_seed(*parts: object) -> int:
@@ -44,9 +47,14 @@ def lineup(bots: int, players: int, set_index: int) -> tuple[int, ...]:
     return combos[set_index % len(combos)]
 
 
-def seatings(base: tuple[int, ...], permutations: Permutations) -> list[tuple[int, ...]]:
+def seatings(
+    base: tuple[int, ...], permutations: Permutations, set_index: int = 0
+) -> list[tuple[int, ...]]:
     """The distinct seatings of a lineup for one duplicate set, in a fixed order."""
     candidates: Iterable[tuple[int, ...]]
+    if permutations is Permutations.SINGLE:
+        k = set_index % len(base)
+        return [base[k:] + base[:k]]
     if permutations is Permutations.ALL:
         candidates = itertools.permutations(base)
     else:
@@ -114,5 +122,5 @@ def set_tasks(
             timeout=timeout,
             save_record=save_record,
         )
-        for k, seating in enumerate(seatings(base, permutations))
+        for k, seating in enumerate(seatings(base, permutations, set_index))
     ]

@@ -13,7 +13,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..arena import ArenaConfig, ArenaError, run_arena
+from ..arena.runner import FIXED_LENGTH
 from ..bots import available
+from ..core import Variant
 
 app = typer.Typer(help="Pit bots against each other over duplicate deals (docs/arena.md).")
 
@@ -45,12 +47,13 @@ def arena(
         ),
     ] = [],  # noqa: B006 - Typer reads the default; it is never mutated
     deals: Annotated[int, typer.Option(min=1, help="Distinct shuffles to play (each once per seating).")] = 100,
-    players: Annotated[int | None, typer.Option(min=2, max=10, help="Seats per game (default: one per bot).")] = None,
-    variant: Annotated[str, typer.Option(help="standard, tactics, logic or professional.")] = "standard",
-    target: Annotated[int, typer.Option(min=0, help="Game ends when a total reaches this; 0 for none.")] = 66,
+    players: Annotated[int | None, typer.Option(min=2, max=10, help="Seats per game (default: one per bot, within the variant's range).")] = None,
+    variant: Annotated[str, typer.Option(help=f"{', '.join(v.value for v in Variant)} (RULES.md §5-6).")] = "standard",
+    target: Annotated[int | None, typer.Option(min=0, help="Game ends when a total reaches this (default 66); 0 for none. Tournament and Hand have no target.", show_default=False)] = None,
     end: Annotated[str, typer.Option(help="at-least (>= target) or above (> target).")] = "at-least",
     game_deals: Annotated[int | None, typer.Option(min=1, help="Deals per game (fixed length; with --target 0 exactly this).")] = None,
-    permutations: Annotated[str, typer.Option(help="Seatings per duplicate set: rotations or all.")] = "rotations",
+    double_deck: Annotated[str, typer.Option(help="Double's deck: two-decks, or doubles (one deck plus the second deck's 11..99).")] = "two-decks",
+    permutations: Annotated[str, typer.Option(help="Seatings per duplicate set: rotations, all, or single (one per set, rotated from set to set).")] = "rotations",
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the whole schedule: same seed and bots, same results.")] = 1,
     backend: Annotated[str, typer.Option(help="local (processes here) or ray (needs the ray extra: pip install sixnimmt\\[ray]).")] = "local",
@@ -74,10 +77,13 @@ def arena(
         _fail("give the bots to play with --bots, e.g. --bots random,snug,cautious,mcs100")
     if save_games and out is None:
         _fail("--save-games needs --out DIR to save the records in")
+    if target is not None and variant in FIXED_LENGTH:
+        _fail(f"{variant} games have no target: leave out --target")
     logging.basicConfig(level=logging.WARNING, format="sixnimmt: %(message)s", stream=sys.stderr)
     config = ArenaConfig(
-        bots=specs, deals=deals, players=players, variant=variant, target=target or None, end=end,
-        game_deals=game_deals, permutations=permutations, jobs=jobs, seed=seed, backend=backend,
+        bots=specs, deals=deals, players=players, variant=variant,
+        target=66 if target is None else target or None, end=end, game_deals=game_deals,
+        double_deck=double_deck, permutations=permutations, jobs=jobs, seed=seed, backend=backend,
         address=address, timeout=timeout, save_games=save_games,
     )
     try:
@@ -114,6 +120,12 @@ def arena(
         screen.print(report.table())
         if report.pairs:
             screen.print(report.pairs_table())
+        if report.identical_sets:
+            screen.print(
+                "note: every duplicate set played out identically (this variant has no chance, and "
+                "these bots do not draw on their seeds): the sets are copies, not samples, and the "
+                "intervals say nothing. Compare on a variant with shuffles, or add a bot that uses its seed."
+            )
         if report.faults:
             screen.print(f"{len(report.faults)} fault(s); the first: {_fault_line(report.faults[0])}")
     if out is not None:

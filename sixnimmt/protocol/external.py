@@ -29,9 +29,6 @@ from typing import IO, Any
 from ..bots.base import Bot
 from ..bots.random_bot import RandomBot
 from ..core import (
-    CardChosen,
-    CardPlaced,
-    CardsRevealed,
     DealScored,
     DealStarted,
     Event,
@@ -45,9 +42,6 @@ log = logging.getLogger("sixnimmt.protocol")
 
 _EOF = object()  # the reader thread's "stdout closed" marker
 _QUEUE_LIMIT = 10_000  # lines buffered before a flooding bot's output is dropped
-#: The Open variant shows a turn's cards one at a time (by type name: any event with a card and a
-#: turn works the same way).
-_CARD_SHOWN = "card-shown"
 
 
 def _read_lines(stream: IO[str], lines: queue.Queue[object]) -> None:
@@ -146,6 +140,7 @@ class ExternalBot(Bot):
         self.cwd = cwd
         self.faults: list[Fault] = []
         self.remote_name: str | None = None  # the name the program gave in its hello
+        self.protocol: int | None = None  # the protocol version the program answered hello with
         self.fallback_moves = 0
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
         self._fallback = RandomBot(seed)
@@ -161,7 +156,8 @@ class ExternalBot(Bot):
         self._benched = False  # sits out the rest of this game on fallback moves
         self._in_game = False
         self._position: tuple[int, int] = (-1, -1)
-        self._turn_events: list[dict[str, Any]] = []
+        self._turn_events: list[dict[str, Any]] = []  # the public events of the turn under way
+        self._turn_place: tuple[int, int] = (-1, -1)  # (deal, turn) of those events
         self._seat: int | None = None
         self._announced_deal = -1
 
@@ -171,6 +167,8 @@ class ExternalBot(Bot):
         decision = view.decision
         assert decision is not None, "decide() is only called when the seat has a decision"
         self._enter_game(view)
+        if self._turn_events and (view.deal, view.turn) != self._turn_place:
+            self._flush_turn()  # the turn is over: its result comes before the next request
         if not self._benched:
             move = self._ask(view)
             if move is not None:
@@ -190,6 +188,13 @@ class ExternalBot(Bot):
             if isinstance(event, GameOver):
                 self._in_game = False
             return
+        data = event.to_dict()
+        turn = data.get("turn")
+        if self._turn_events and (turn is None or (data["deal"], turn) != self._turn_place):
+            # The turn under way is over (a later turn's event, or the deal's end): report it. A
+            # turn's end is only known then, as a Nifty order or a Hand keep may still follow the
+            # last placement; the bot hears it in any case before its next request.
+            self._flush_turn()
         if isinstance(event, DealStarted):
             self._deal_start(event.deal, event.rows)
         elif isinstance(event, DealScored):
@@ -200,26 +205,17 @@ class ExternalBot(Bot):
         elif isinstance(event, GameOver):
             self._send({"type": "game-end", "totals": list(event.totals), "winners": list(event.winners)})
             self._in_game = False
-        elif getattr(event, "turn", None) is not None and not isinstance(event, CardChosen):
-            # A turn's public events (reveal, row choices, takes, placements), sent together once
-            # every card of the turn is placed. Which card a player chose stays secret until then.
-            self._turn_events.append(event.to_dict())
-            self._flush_turn()
+        elif turn is not None and data["type"] != "card-chosen":
+            # A turn's public events (face-up plays, reveal, orders, row choices, takes, keeps,
+            # placements), sent together once the turn is over. Which card a player chose stays
+            # secret until the reveal, so "card-chosen" (who has chosen) is not sent at all.
+            self._turn_events.append(data)
+            self._turn_place = (data["deal"], turn)
 
     def _flush_turn(self) -> None:
-        events = self._turn_events
-        revealed = [card for e in events if e["type"] == CardsRevealed.type for card in e["plays"]]
-        shown = [e["card"] for e in events if e["type"] == _CARD_SHOWN]
-        placed = sum(1 for e in events if e["type"] == CardPlaced.type)
-        cards = len(revealed) + len(shown)
-        if cards == 0 or placed < cards:
-            return
-        first = events[0]
-        self._send({
-            "type": "turn-result", "deal": first["deal"], "turn": first["turn"],
-            "plays": revealed or shown, "events": events,
-        })
-        self._turn_events = []
+        events, self._turn_events = self._turn_events, []
+        if events:
+            self._send(messages.turn_result(events))
 
     def close(self) -> None:
         """Say bye, give the program ``grace`` seconds to exit, then kill its process group."""
@@ -268,6 +264,8 @@ class ExternalBot(Bot):
                 return
             if not self._start(view):
                 return
+        if not self._speaks_variant(view):
+            return
         self._send(messages.game_start(view))
         # The first deal started before anyone could be notified: announce it here.
         self._deal_start(view.deal, view.rows)
@@ -315,18 +313,33 @@ class ExternalBot(Bot):
         if reply is None:
             self._bench(view)
             return False
-        if reply.get("protocol") != messages.PROTOCOL_VERSION:
+        version = reply.get("protocol")
+        if isinstance(version, bool) or version not in messages.SUPPORTED_VERSIONS:
             self._fault(
                 FaultKind.START,
-                f"hello reply speaks protocol {reply.get('protocol')!r}; the host speaks "
-                f"{messages.PROTOCOL_VERSION}",
+                f"hello reply speaks protocol {version!r}; the host speaks "
+                f"{' or '.join(map(str, messages.SUPPORTED_VERSIONS))}",
                 view, request,
             )
             self._bench(view)
             return False
+        self.protocol = version
         name = reply.get("name")
         self.remote_name = name if isinstance(name, str) else None
         return True
+
+    def _speaks_variant(self, view: PlayerView) -> bool:
+        """A protocol-1 program cannot play the variants of version 2: a start fault, benched."""
+        if self.protocol is None or messages.speaks(self.protocol, view.rules.variant):
+            return True
+        self._fault(
+            FaultKind.START,
+            f"the program speaks protocol {self.protocol}, which has no {view.rules.variant.value} "
+            f"variant: answer hello with protocol {messages.PROTOCOL_VERSION}",
+            view,
+        )
+        self._bench(view)
+        return False
 
     def _bench(self, view: PlayerView | None) -> None:
         """Stop the program; the bot plays fallback moves until the next game."""
