@@ -103,13 +103,25 @@ def key_bar(tr: gettext.NullTranslations, keys: tuple[tuple[str, str], ...]) -> 
     return bar
 
 
+def level_name(bot: str, tr: gettext.NullTranslations) -> str:
+    """A bot level in the player's language (other registry names as they are)."""
+    levels = {
+        "easy": tr.gettext("easy"),
+        "medium": tr.gettext("medium"),
+        "hard": tr.gettext("hard"),
+        "expert": tr.gettext("expert"),
+        "random": tr.gettext("random"),
+    }
+    return levels.get(bot, bot)
+
+
 def keys_help(tr: gettext.NullTranslations) -> str:
     """The keys, as Markdown, for the top of the help screen."""
     g = tr.gettext
     lines = [
         "# " + g("Keys"),
         "",
-        "| | |",
+        "| " + g("Key") + " | " + g("What it does") + " |",
         "|---|---|",
         "| ← → Home End | " + g("choose a card") + " |",
         "| 0-9 | " + g("type a card's number (0: pass, where you may)") + " |",
@@ -594,7 +606,7 @@ class TableScreen(Screen[None]):
             spec = self.config.seats[seat]
             label = Text(name, style="bold" if seat == self.viewer else "")
             if spec.bot is not None:
-                label.append(f" ({spec.bot})", style="grey50")
+                label.append(f" ({level_name(spec.bot, self.tr)})", style="grey50")
             if seat in view.winners:
                 label.append(" ★", style="bold yellow")
             if seat in self.thinking:
