@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from sixnimmt.bots import Bot, register
+import pytest
+
+from sixnimmt.bots import Bot, available, registry
 from sixnimmt.core import PlayerView
 from sixnimmt.tui import GameConfig, Seat, SixNimmtApp
 
@@ -32,8 +34,12 @@ class BrokenBot(Bot):
         raise RuntimeError("out of ideas")
 
 
-register("test-slow", SlowBot, "test: waits for the test to release it")
-register("test-broken", BrokenBot, "test: always fails")
+@pytest.fixture(autouse=True)
+def test_bots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Register the two test bots for this module's tests only: other tests list every bot."""
+    available()  # load the built-in bots first, so the registry is complete before we add ours
+    monkeypatch.setitem(registry._REGISTRY, "test-slow", (SlowBot, "test: waits for the test"))
+    monkeypatch.setitem(registry._REGISTRY, "test-broken", (BrokenBot, "test: always fails"))
 
 
 def test_the_interface_answers_keys_while_a_bot_thinks() -> None:
