@@ -10,7 +10,9 @@ Modes: good, sleep-once (first decide answered after 3 s), hang (never answers a
 crash (exits with code 3 on the third decide), garbage (a non-JSON line before every reply),
 illegal (answers card 999), unsolicited (a reply to request 99999 before every real reply),
 no-hello (never answers hello), bad-version (claims protocol 99), spawn (starts a child that
-sleeps for a minute and logs its pid as "child PID"), deaf (stops reading after hello), flood (a thousand junk lines, then the reply).
+sleeps for a minute and logs its pid as "child PID"), deaf (stops reading after hello), flood (a thousand junk lines, then the reply),
+v1 (good, but answers hello with protocol 1), transcript (good, and logs every line received, whole).
+Every mode but v1 and bad-version speaks protocol 2.
 """
 
 import json
@@ -37,8 +39,8 @@ def send(obj):
 for line in sys.stdin:
     message = json.loads(line)
     kind = message["type"]
-    log(kind)
-    if kind == "turn-result":
+    log(line.rstrip("\n") if mode == "transcript" else kind)
+    if kind == "turn-result" and mode != "transcript":
         log("plays " + json.dumps(message["plays"]))
     if kind == "hello":
         if mode == "no-hello":
@@ -46,7 +48,7 @@ for line in sys.stdin:
         if mode == "spawn":
             child = subprocess.Popen(["sleep", "60"])
             log(f"child {child.pid}")
-        send({"id": message["id"], "type": "hello", "protocol": 99 if mode == "bad-version" else 1, "name": mode})
+        send({"id": message["id"], "type": "hello", "protocol": {"bad-version": 99, "v1": 1}.get(mode, 2), "name": mode})
         if mode == "deaf":
             time.sleep(600)  # never reads again: the host's writes fill the pipe
     elif kind == "decide":
