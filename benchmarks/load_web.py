@@ -180,6 +180,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "client_failures": len(failures),
         "games_finished": sum(p.games for p in players) // args.players,
         "server_cpu_share": round(server_cpu / elapsed, 2),
+        "server_cpu_ms_per_action": round(server_cpu / len(rtts) * 1000, 2),
         "client_cpu_share": round(client_cpu / elapsed, 2),
         "load_average_1min": os.getloadavg()[0],
         "server_rss_mib_peak": round(peak / 1024, 1),

@@ -62,6 +62,7 @@ def play_until_over(page: Any, shots: Any = None, prefix: str = "", keyboard: bo
                 page.click("#hand button.card:not([disabled]) >> nth=-1")
             if shots and not saw_reveal:
                 page.wait_for_selector("#reveal .played", timeout=10_000)
+                page.wait_for_timeout(250)  # let the flip animation finish for the picture
                 shots(page, f"{prefix}reveal")
                 saw_reveal = True
         page.wait_for_function(
