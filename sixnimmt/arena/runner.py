@@ -96,8 +96,7 @@ class ArenaConfig:
                 "double_deck": self.double_deck,
             })
         except RulesError as error:
-            hint = "" if self.players is not None else " (one seat per bot by default: set players, --players)"
-            raise ArenaError(f"{error}{hint}" if "players" in str(error) else str(error)) from None
+            raise ArenaError(str(error)) from None
 
     def labels(self) -> tuple[str, ...]:
         """Display names: the specs (an external program by its file name), with ``#2``, ``#3``
