@@ -17,8 +17,8 @@ import argparse
 import asyncio
 import json
 import os
-import resource
 import random
+import resource
 import socket
 import statistics
 import subprocess
@@ -116,7 +116,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     folder = Path(tempfile.mkdtemp(prefix="sixnimmt-load-"))
-    server = subprocess.Popen(
+    server = subprocess.Popen(  # noqa: ASYNC220 - once, before the measured part
         [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port), "--database-url",
          f"sqlite:///{folder / 'load.db'}", "--bot-delay", "0", "--log-level", "warning",
          "--absent-grace", "600"],

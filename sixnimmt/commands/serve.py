@@ -33,8 +33,8 @@ def serve(
 ) -> None:
     """Start the web server (Alembic migrations are applied on start). Open http://HOST:PORT."""
     import uvicorn
-    from sqlalchemy.exc import ArgumentError
     from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
     from ..server.app import create_app
 
@@ -50,13 +50,13 @@ def serve(
         store = Store(url)
         store.migrate()
         store.close()
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - any failure to open it is one line for the user
         typer.echo(f"error: cannot open database {url.split('@')[-1]}: {error}".splitlines()[0], err=True)
         raise typer.Exit(1) from None
     settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace)
     typer.echo(f"sixnimmt: http://{host}:{port}  (database {url.split('@')[-1]})")
     try:
         uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, ws_max_size=65536)
-    except Exception as error:  # e.g. an unreachable database: one line, no traceback
+    except Exception as error:  # noqa: BLE001 - e.g. the port is taken: one line, no traceback
         typer.echo(f"error: {error}".splitlines()[0], err=True)
         raise typer.Exit(1) from None

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
 from ..bots import available
-from ..core import BULLHEADS, DraftPicked, Rules, RulesError
+from ..core import BULLHEADS, DraftPicked, EndRule, ProTie, Rules, RulesError, Variant
 from ..core.record import dumps, replay
 from .config import Settings
 from .protocol import ProtocolError, RateLimiter, decode
@@ -108,11 +108,11 @@ async def create_table(body: CreateTable, rooms: RoomsDep) -> dict[str, Any]:
     try:
         rules = Rules(
             players=len(body.seats) + 1,
-            variant=body.variant,
+            variant=Variant(body.variant),
             target=body.target,
-            end=body.end,
+            end=EndRule(body.end),
             deals=body.deals,
-            pro_tie=body.pro_tie,
+            pro_tie=ProTie(body.pro_tie),
         )
         options = TableOptions.from_dict(
             {"rules": rules.to_dict(), "count": body.count, "timer": body.timer, "fill_bot": body.fill_bot}

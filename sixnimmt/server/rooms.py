@@ -19,8 +19,8 @@ import random
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from ..bots import Bot, available, make_bot
 from ..bots.advise import advise
@@ -397,7 +397,7 @@ class Room:
         finally:
             self._hinting.discard(id(conn))
 
-    _HANDLERS: dict[type, Callable[[Room, Connection, Any], Awaitable[None]]] = {
+    _HANDLERS: ClassVar[dict[type, Callable[[Room, Connection, Any], Awaitable[None]]]] = {
         Play: _on_move,
         ChooseRow: _on_move,
         Draft: _on_move,
@@ -621,7 +621,7 @@ class Rooms:
             self._unsaved, self._save_waiters = {}, []
             try:
                 await self.db(self.store.save_tables, list(batch.values()))
-            except Exception as error:  # the callers see the failure; the writer goes on
+            except Exception as error:  # noqa: BLE001 - the callers see the failure; the writer goes on
                 for waiter in waiters:
                     if not waiter.done():
                         waiter.set_exception(error)

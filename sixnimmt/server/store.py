@@ -15,7 +15,18 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import JSON, DateTime, Integer, String, bindparam, create_engine, event, select, update
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Integer,
+    String,
+    Table,
+    bindparam,
+    create_engine,
+    event,
+    select,
+    update,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -57,6 +68,10 @@ class GameRow(Base):
     totals: Mapped[list[int]] = mapped_column(JSON)
     winners: Mapped[list[int]] = mapped_column(JSON)
     record: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+#: The ``tables`` table itself, for bulk statements.
+Table_: Table = TableRow.__table__  # type: ignore[assignment]
 
 
 @dataclass(slots=True)
@@ -171,7 +186,7 @@ class Store:
             }
             for d in batch
         ]
-        table = TableRow.__table__
+        table = Table_
         statement = (
             update(table)
             .where(table.c.code == bindparam("match_code"))

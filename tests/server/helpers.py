@@ -42,12 +42,13 @@ def play_out(ws: Any, first: dict[str, Any], choose: Any = None) -> dict[str, An
             value = choose(decision) if choose else decision["options"][0]
             key = {"card": ("play", "card"), "row": ("row", "row"), "draft": ("draft", "card")}[decision["kind"]]
             ws.send_json({"type": key[0], key[1]: value, "deal": view["deal"], "turn": view["turn"]})
-            message = receive_until(
-                ws, lambda m: m.get("type") in ("update", "state", "error") and (
-                    m.get("type") == "error" or m["view"] is None or m["view"].get("decision") != decision
-                    or m["view"]["turn"] != view["turn"] or m["view"]["deal"] != view["deal"]
+            def moved_on(m: dict[str, Any], asked: Any = decision, seen: Any = view) -> bool:
+                return m.get("type") in ("update", "state", "error") and (
+                    m.get("type") == "error" or m["view"] is None or m["view"].get("decision") != asked
+                    or m["view"]["turn"] != seen["turn"] or m["view"]["deal"] != seen["deal"]
                 )
-            )
+
+            message = receive_until(ws, moved_on)
             assert message["type"] != "error", message
         else:
             message = ws.receive_json()

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from sixnimmt.core import Rules
 from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import ChooseRow, Draft, Play
 from sixnimmt.server.rooms import Room, Rooms, TableOptions
 from sixnimmt.server.store import Store
-from sixnimmt.core import Rules
 
 #: Keys whose values are cards (or lists of them) somewhere in the protocol.
 CARD_KEYS = {"hand", "rows", "taken", "played", "revealed", "unplaced", "options", "card", "plays",

@@ -12,9 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from sixnimmt.core import DealSetup, Game, Rules
+from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import ChooseRow, Play, ProtocolError, RateLimiter, decode
 from sixnimmt.server.rooms import Rooms, TableOptions
-from sixnimmt.server.config import Settings
 from sixnimmt.server.store import Store
 
 from .helpers import create_table, receive_until
@@ -143,7 +143,7 @@ def test_someone_elses_row_choice_is_refused(tmp_path: Path) -> None:
         await room.handle(friend, Play(type="play", card=1))
         assert room.game.phase.value == "row-choice"
         await room.handle(host, ChooseRow(type="row", row=2))
-        assert host.messages[-2]["type"] == "error" and "no decision" in host.messages[-2]["message"]
+        assert host.messages[-2]["type"] == "error" and "seat 0" in host.messages[-2]["message"]
         assert room.game.phase.value == "row-choice" and room.game.pending()[0].seat == 1
         await room.handle(friend, ChooseRow(type="row", row=2))
         assert room.game.phase.value == "play" and room.game.penalties[1] == 3  # took [90]

@@ -4,7 +4,6 @@ start it again on the same database, and the game goes on from the same point, n
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -69,47 +68,45 @@ def test_kill_and_restart_loses_nothing(database_url: str, tmp_path: Path) -> No
         }).json()
         code, host_token = table["code"], table["token"]
         friend_token = httpx.post(f"{base}/api/tables/{code}/join", json={"name": "Friend"}).json()["token"]
-        host = connect(f"ws://127.0.0.1:{port}/ws/{code}?token={host_token}")
-        friend = connect(f"ws://127.0.0.1:{port}/ws/{code}?token={friend_token}")
-        state(host), state(friend)
-        for turn in range(3):  # three whole turns (row choices answered with row 0)
-            for ws in (host, friend):
-                view = settled(ws)["view"]
-                if view["decision"] and view["decision"]["kind"] == "card":
-                    ws.send(json.dumps({"type": "play", "card": view["hand"][0]}))
-            for _ in range(10):
-                views = [settled(ws)["view"] for ws in (host, friend)]
-                pending = [(ws, v) for ws, v in zip((host, friend), views) if v["decision"] and v["decision"]["kind"] == "row"]
-                if not pending and all(v["turn"] == turn + 1 for v in views):
-                    break
-                for ws, _ in pending:
-                    ws.send(json.dumps({"type": "row", "row": 0}))
-        # the host chooses a card for turn 4; the friend has not chosen yet
-        before = settled(host)["view"]
-        assert before["turn"] == 3 and before["decision"]["kind"] == "card"
-        choice = before["hand"][-1]
-        host.send(json.dumps({"type": "play", "card": choice}))
-        before = state(host, lambda m: m["view"]["my_choice"] == choice)["view"]
-        host.close(), friend.close()
+        with connect(f"ws://127.0.0.1:{port}/ws/{code}?token={host_token}") as host, \
+                connect(f"ws://127.0.0.1:{port}/ws/{code}?token={friend_token}") as friend:
+            state(host), state(friend)
+            for turn in range(3):  # three whole turns (row choices answered with row 0)
+                for ws in (host, friend):
+                    view = settled(ws)["view"]
+                    if view["decision"] and view["decision"]["kind"] == "card":
+                        ws.send(json.dumps({"type": "play", "card": view["hand"][0]}))
+                for _ in range(10):
+                    views = [settled(ws)["view"] for ws in (host, friend)]
+                    pending = [(ws, v) for ws, v in zip((host, friend), views) if v["decision"] and v["decision"]["kind"] == "row"]
+                    if not pending and all(v["turn"] == turn + 1 for v in views):
+                        break
+                    for ws, _ in pending:
+                        ws.send(json.dumps({"type": "row", "row": 0}))
+            # the host chooses a card for turn 4; the friend has not chosen yet
+            before = settled(host)["view"]
+            assert before["turn"] == 3 and before["decision"]["kind"] == "card"
+            choice = before["hand"][-1]
+            host.send(json.dumps({"type": "play", "card": choice}))
+            before = state(host, lambda m: m["view"]["my_choice"] == choice)["view"]
     finally:
         server.send_signal(signal.SIGKILL)
         server.wait()
 
     server = start_server(port, database_url, log)
     try:
-        host = connect(f"ws://127.0.0.1:{port}/ws/{code}?token={host_token}")
-        after = state(host)["view"]
-        for key in ("deal", "turn", "hand", "rows", "totals", "penalties", "taken", "played", "my_choice", "chosen"):
-            assert after[key] == before[key], key
-        assert after["seat"] == 0
-        friend = connect(f"ws://127.0.0.1:{port}/ws/{code}?token={friend_token}")
-        friend_view = state(friend)["view"]
-        assert friend_view["seat"] == 1 and friend_view["decision"]["kind"] == "card"
-        friend.send(json.dumps({"type": "play", "card": friend_view["hand"][0]}))
-        revealed = state(host, lambda m: any(e["type"] == "cards-revealed" for e in m.get("events", [])))
-        plays = next(e for e in revealed["events"] if e["type"] == "cards-revealed")["plays"]
-        assert plays[0] == choice and plays[1] == friend_view["hand"][0]
-        host.close(), friend.close()
+        with connect(f"ws://127.0.0.1:{port}/ws/{code}?token={host_token}") as host, \
+                connect(f"ws://127.0.0.1:{port}/ws/{code}?token={friend_token}") as friend:
+            after = state(host)["view"]
+            for key in ("deal", "turn", "hand", "rows", "totals", "penalties", "taken", "played", "my_choice", "chosen"):
+                assert after[key] == before[key], key
+            assert after["seat"] == 0
+            friend_view = state(friend)["view"]
+            assert friend_view["seat"] == 1 and friend_view["decision"]["kind"] == "card"
+            friend.send(json.dumps({"type": "play", "card": friend_view["hand"][0]}))
+            revealed = state(host, lambda m: any(e["type"] == "cards-revealed" for e in m.get("events", [])))
+            plays = next(e for e in revealed["events"] if e["type"] == "cards-revealed")["plays"]
+            assert plays[0] == choice and plays[1] == friend_view["hand"][0]
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -121,7 +118,7 @@ def test_kill_and_restart_loses_nothing(database_url: str, tmp_path: Path) -> No
 def test_bad_database_url_is_one_line(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "sixnimmt.cli", "serve", "--database-url", "nonsense://"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=60, check=False,
     )
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
