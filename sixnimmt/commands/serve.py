@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Annotated
 
 import typer
@@ -52,6 +53,13 @@ def serve(
         store.close()
     except Exception as error:  # noqa: BLE001 - any failure to open it is one line for the user
         typer.echo(f"error: cannot open database {url.split('@')[-1]}: {error}".splitlines()[0], err=True)
+        raise typer.Exit(1) from None
+    try:  # a taken port is the commonest start-up failure: say so plainly
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        typer.echo(f"error: cannot listen on {host}:{port}: {error.strerror} (try another --port)", err=True)
         raise typer.Exit(1) from None
     settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace)
     typer.echo(f"sixnimmt: http://{host}:{port}  (database {url.split('@')[-1]})")

@@ -123,3 +123,17 @@ def test_bad_database_url_is_one_line(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
     assert "database" in result.stderr
+
+
+def test_port_in_use_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port),
+             "--database-url", f"sqlite:///{tmp_path / 'p.db'}"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0 and f"{port}" in result.stderr
