@@ -90,6 +90,8 @@ export function showTable(main, code) {
       revealed = e.plays.map((card, seat) => ({ seat, card, placed: false })).sort((a, b) => a.card - b.card);
       drawReveal();
       drawHand(true);
+      promptNode.className = "prompt wait";
+      promptNode.replaceChildren(h("span", {}, t("table.revealing")));
       await pause(1100);
     },
     "row-taken": async (e) => {
@@ -152,12 +154,14 @@ export function showTable(main, code) {
     const { table, view } = current;
     const where = view.phase === "draft" ? t("table.draft")
       : `${t("table.deal", { d: view.deal + 1 })} · ${t("table.turn", { t: Math.min(view.turn + 1, 10) })}`;
-    bar.replaceChildren(
+    bar.replaceChildren(...[
       h("span", {}, t("table.code"), " ", h("span.code", {}, table.code)),
       h("span.where", {}, view.phase === "over" ? t("table.gameOver") : where),
       timerNode,
+      table.you == null ? h("span.badge", {}, t("table.spectator")) : null,
       h("span.spacer"),
-      h("a.btn.small", { href: `#/rules/${table.rules.variant}`, target: "_blank" }, t(`variant.${table.rules.variant}`), " · ", t("nav.rules")));
+      h("a.btn.small", { href: `#/rules/${table.rules.variant}`, target: "_blank" }, t(`variant.${table.rules.variant}`), " · ", t("nav.rules")),
+    ].filter(Boolean));
   }
 
   function drawPlayers() {
@@ -226,7 +230,8 @@ export function showTable(main, code) {
       return;
     }
     if (revealed) {
-      revealNode.replaceChildren(...revealed.map((p) => h("div.played" + (p.past ? ".past" : p.placed ? ".gone" : ""), { dataset: { seat: p.seat } },
+      const caption = revealed[0]?.past ? h("p.caption", {}, t("table.lastTurn")) : null;
+      revealNode.replaceChildren(...(caption ? [caption] : []), ...revealed.map((p) => h("div.played" + (p.past ? ".past" : p.placed ? ".gone" : ""), { dataset: { seat: p.seat } },
         cardNode(p.card, { extra: p.seat === current.table.you ? ".mine" : "" }), h("span", {}, seatName(p.seat)))));
       return;
     }
@@ -400,7 +405,7 @@ export function showTable(main, code) {
     if (deadline == null || current?.view?.phase === "over") { timerNode.hidden = true; return; }
     const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
     timerNode.hidden = false;
-    timerNode.textContent = `⏱ ${left}s`;
+    timerNode.textContent = `${left} s`;
     timerNode.classList.toggle("low", left <= 5);
   }
   const ticker = setInterval(tick, 250);
