@@ -221,3 +221,23 @@ def test_names_are_shown_as_text(browser: Any, server: str) -> None:
     assert payload in page.inner_text("#open-tables")
     assert page.evaluate("typeof window.z") == "undefined"
     assert page.locator("img").count() == 0
+
+
+def test_spectator_sees_the_table_without_a_hand_and_the_timer_runs(browser: Any, server: str) -> None:
+    player = browser.new_context().new_page()
+    player.goto(server + FAST + "#/")
+    player.fill("#name", "Tim")
+    player.select_option("#players", "2")
+    player.select_option("#timer", "30")
+    player.click("#create-btn")
+    player.wait_for_selector("#hand button.card:not([disabled])")
+    first = int(player.inner_text("#timer").split()[0])
+    assert 0 < first <= 30
+    player.wait_for_function("(t) => parseInt(document.querySelector('#timer').textContent) < t", arg=first, timeout=5000)
+    code = player.url.rsplit("/", 1)[-1]
+    watcher = browser.new_context().new_page()
+    watcher.goto(server + FAST + f"#/t/{code}")
+    watcher.wait_for_selector("#board .row")
+    assert watcher.locator("#hand button.card").count() == 0
+    assert not watcher.is_visible("#hand")
+    assert watcher.locator(".player.me").count() == 0 and watcher.locator(".player").count() == 2
