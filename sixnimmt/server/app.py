@@ -227,10 +227,28 @@ class SocketClient:
             await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
 
 
+#: WebSocket subprotocol of the game. Browsers send the seat token as a second subprotocol,
+#: ``token.<TOKEN>``, so that it never appears in a URL (and so in no access log).
+SUBPROTOCOL = "sixnimmt"
+
+
+def _token_from_subprotocols(websocket: WebSocket) -> str | None:
+    offered = websocket.headers.get("sec-websocket-protocol", "")
+    for item in (part.strip() for part in offered.split(",")):
+        if item.startswith("token."):
+            return item.removeprefix("token.")
+    return None
+
+
 async def table_socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
+    """One player or spectator. The seat token comes as the ``token.<TOKEN>`` subprotocol (browsers)
+    or the ``token`` query parameter (scripts); without one, the connection watches."""
     rooms: Rooms = websocket.app.state.rooms
     settings: Settings = websocket.app.state.settings
-    await websocket.accept()
+    header_token = _token_from_subprotocols(websocket)
+    token = header_token or token
+    await websocket.accept(subprotocol=SUBPROTOCOL if header_token or SUBPROTOCOL in
+                           websocket.headers.get("sec-websocket-protocol", "") else None)
     try:
         room = await rooms.get(code)
     except LookupError as error:

@@ -168,3 +168,13 @@ def test_hint_goes_to_the_asker_only_and_is_a_legal_option(client: TestClient) -
         spectator.send_json({"type": "sync"})
         # the spectator never received the hint
         assert receive_until(spectator, lambda m: m["type"] in ("state", "hint"))["type"] == "state"
+
+
+def test_seat_token_as_subprotocol_keeps_it_out_of_the_url(client: TestClient) -> None:
+    table = create_table(client, [{"kind": "bot", "bot": "random"}])
+    with client.websocket_connect(f"/ws/{table['code']}", subprotocols=["sixnimmt", f"token.{table['token']}"]) as ws:
+        assert ws.accepted_subprotocol == "sixnimmt"
+        assert _first_state(ws)["table"]["you"] == 0
+    with client.websocket_connect(f"/ws/{table['code']}", subprotocols=["sixnimmt", "token.forged"]) as ws:
+        assert receive_until(ws, lambda m: m["type"] == "error")["code"] == "token"
+        assert _first_state(ws)["table"]["you"] is None  # an unknown token only watches

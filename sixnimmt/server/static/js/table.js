@@ -31,8 +31,9 @@ export function showTable(main, code) {
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const query = own ? `?token=${encodeURIComponent(own.token)}` : "";
-    socket = new WebSocket(`${scheme}://${location.host}/ws/${encodeURIComponent(code)}${query}`);
+    // the seat token travels as a subprotocol, never in the URL (so it is in no access log)
+    const protocols = own ? ["sixnimmt", `token.${own.token}`] : ["sixnimmt"];
+    socket = new WebSocket(`${scheme}://${location.host}/ws/${encodeURIComponent(code)}`, protocols);
     socket.onopen = () => { retry = 0; };
     socket.onmessage = (event) => receive(JSON.parse(event.data));
     socket.onclose = () => {
