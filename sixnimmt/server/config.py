@@ -40,3 +40,5 @@ class Settings:
     rate_burst: int = 30
     #: Bot that plays for a player who is away or out of time.
     fallback_bot: str = "medium"
+    #: Seconds a room with nobody connected stays in memory (it is reloaded from the store on demand).
+    idle_evict: float = 600.0

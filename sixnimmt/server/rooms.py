@@ -190,6 +190,7 @@ class Room:
         self._step_deadline: float | None = None
         self._stepped_in: set[int] = set()  # seats whose last move the fallback made this step
         self._hinting: set[int] = set()
+        self.last_active = time.monotonic()
         self.closed = False
 
     # ------------------------------------------------------------------ creation and restore
@@ -293,8 +294,13 @@ class Room:
             self._publish([])
             return seat.index, token
 
+    def idle(self, now: float, after: float) -> bool:
+        """Nobody connected, no bot thinking, and nothing happened for ``after`` seconds."""
+        return not self.connections and not self._thinking and now - self.last_active > after
+
     async def connect(self, conn: Connection) -> None:
         async with self.lock:
+            self.last_active = time.monotonic()
             self.connections.add(conn)
             if conn.seat is not None:
                 seat = self.seats[conn.seat]
@@ -306,6 +312,7 @@ class Room:
 
     async def disconnect(self, conn: Connection) -> None:
         async with self.lock:
+            self.last_active = time.monotonic()
             self.connections.discard(conn)
             if conn.seat is not None:
                 seat = self.seats[conn.seat]
@@ -444,6 +451,7 @@ class Room:
         """Apply one answer, persist, tell everyone, and wake the bots. Caller holds the lock."""
         game = self._require_game()
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
+        self.last_active = time.monotonic()
         self._turn_log.append(_Action(seat, value))
         if game.phase in (Phase.DRAFT, Phase.OVER) or (
             game.phase is Phase.PLAY and all(c is None for c in game.chosen)
@@ -588,6 +596,7 @@ class Rooms:
         self.store = store
         self.settings = settings
         self._rooms: dict[str, Room] = {}
+        self._last_sweep = time.monotonic()
         self._loading = asyncio.Lock()
         # One writer thread: SQLite wants one writer, and order of writes per table is kept.
         self._db = asyncio.Semaphore(1)
@@ -635,8 +644,11 @@ class Rooms:
 
     async def get(self, code: str) -> Room:
         code = code.strip().upper()
+        await self._evict_idle()
         if code in self._rooms:
-            return self._rooms[code]
+            room = self._rooms[code]
+            room.last_active = time.monotonic()  # about to be used: not idle
+            return room
         async with self._loading:
             if code in self._rooms:
                 return self._rooms[code]
@@ -677,6 +689,23 @@ class Rooms:
             async with room.lock:
                 await room._start_game()
         return room, token
+
+    async def _evict_idle(self) -> None:
+        """Drop rooms nobody has used for a while from memory (their state is in the store).
+        Runs at most every few seconds, from :meth:`get`."""
+        now = time.monotonic()
+        if now - self._last_sweep < min(30.0, self.settings.idle_evict / 2):
+            return
+        self._last_sweep = now
+        for code, room in list(self._rooms.items()):
+            if room.idle(now, self.settings.idle_evict):
+                async with room.lock:
+                    if room.idle(now, self.settings.idle_evict):
+                        await room.close()
+                        del self._rooms[code]
+
+    def loaded(self) -> int:
+        return len(self._rooms)
 
     async def _new_code(self) -> str:
         while True:

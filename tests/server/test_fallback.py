@@ -111,3 +111,29 @@ def test_no_connection_no_fallback(tmp_path: Path) -> None:
         await rooms.close()
 
     asyncio.run(scenario())
+
+
+def test_idle_rooms_leave_memory_and_come_back_unchanged(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'evict.db'}")
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, idle_evict=0.1))
+        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "open"}])
+        await room.join("Friend")
+        host = Conn(0)
+        await room.connect(host)
+        assert room.game is not None
+        card = room.game.hands[0][3]
+        await room.handle(host, Play(type="play", card=card))
+        before = room.game.view(0).to_dict()
+        await room.disconnect(host)
+        await asyncio.sleep(0.3)
+        other, _ = await rooms.create(TableOptions(Rules(players=2)), "Other", [{"kind": "open"}])
+        await rooms.get(other.code)  # any use of the rooms sweeps the idle ones
+        assert rooms.loaded() == 1
+        again = await rooms.get(room.code)
+        assert again is not room and again.game is not None
+        assert again.game.view(0).to_dict() == before and before["my_choice"] == card
+        await rooms.close()
+
+    asyncio.run(scenario())
