@@ -30,6 +30,7 @@ from ..core import (
     Game,
     GameOver,
     RowTaken,
+    Variant,
 )
 from ..core.record import replay
 from ..i18n import N_, resolve_language, translator
@@ -168,7 +169,11 @@ class ReplayApp(App[None]):
         status = Text(f"{variant_name(game.rules.variant.value, self.tr)}  ·  ", style="bold")
         status.append(g("Deal {number}").format(number=step.deal + 1))
         if step.turn is not None:
-            status.append("  ·  " + g("Turn {number} of 10").format(number=step.turn + 1))
+            if game.rules.variant is Variant.HAND:  # no fixed number of turns
+                status.append("  ·  " + g("Turn {number}").format(number=step.turn + 1))
+            else:
+                turn = g("Turn {number} of {total}").format(number=step.turn + 1, total=game.turns_per_deal)
+                status.append("  ·  " + turn)
         status.append(f"  ·  {g('Step {n} of {total}').format(n=self.index + 1, total=len(self.steps))}")
         status.append("\n")
         status.append_text(legend(self.tr))
