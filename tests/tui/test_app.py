@@ -495,3 +495,17 @@ def test_hand_second_card_pass_and_keeping_a_taken_card() -> None:
             assert 60 in screen.game.hands[0] and screen.game.penalties[0] == 0
 
     asyncio.run(scenario())
+
+
+def test_a_too_small_terminal_is_told_how_big_to_be() -> None:
+    async def scenario() -> None:
+        app = SixNimmtApp(three_seats(), show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: table(app).asking == 0)
+            assert not any("too small" in str(n.message) for n in app._notifications)
+            await pilot.resize_terminal(80, 24)
+            await settle(pilot, lambda: any("too small" in str(n.message) for n in app._notifications))
+            message = next(str(n.message) for n in app._notifications if "too small" in str(n.message))
+            assert "80x24" in message and "100x30" in message
+
+    asyncio.run(scenario())

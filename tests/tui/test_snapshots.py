@@ -78,3 +78,13 @@ def test_start_screen_in_swedish(snap_compare: Compare) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=shown)
+
+
+def test_replay_viewer_mid_game(snap_compare: Compare) -> None:
+    from sixnimmt.bots import make_bot, play_game
+    from sixnimmt.core import Game, Rules
+    from sixnimmt.tui.replay import ReplayApp
+
+    game = Game(Rules(players=3, deals=1), ["Ana", "Ben", "Cia"], seed=8)
+    play_game(game, [make_bot("random", 8 + seat) for seat in range(3)])
+    assert snap_compare(ReplayApp(game, "en"), press=["right"] * 5, terminal_size=SIZE)
