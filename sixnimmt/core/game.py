@@ -345,7 +345,9 @@ class Game:
             revealed=self.revealed,
             unplaced=tuple(card for card, _ in self._queue)
             + tuple(sorted(c for cards in self._nifty_left.values() for c in cards)),
-            decision=self.decision_for(seat) if seat is not None else None,
+            # decision_for(seat), from the pending() computed above: RL envs build a view per seat
+            # per step, and pending() is the view's largest cost at big tables.
+            decision=next((d for d in pending if d.seat == seat), None) if seat is not None else None,
             waiting_for=tuple(d.seat for d in pending),
             hands=tuple(tuple(h) for h in self.hands) if self.rules.hands_public else None,
             draft_pool=tuple(self.draft_pool),

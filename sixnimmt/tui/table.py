@@ -254,7 +254,7 @@ class TableScreen(Screen[None]):
             self._redraw()
             return
         decision = people[0]
-        if self.config.pass_and_play and decision.kind is DecisionKind.CARD and decision.seat != self.viewer:
+        if self._needs_hand(decision) and decision.seat != self.viewer:
             # The next person's hand must not appear until they have the keyboard.
             self.viewer = None
             self._redraw()
@@ -266,6 +266,13 @@ class TableScreen(Screen[None]):
             return
         self._ask(decision)
 
+    def _needs_hand(self, decision: Decision) -> bool:
+        """In pass-and-play, whether answering shows the person's secret hand (so the keyboard must
+        change hands first): choosing cards, ordering them (Nifty), keeping cards (Hand). A row
+        choice needs no hand, and after an open draft every hand is public anyway."""
+        private = decision.kind in (DecisionKind.CARD, DecisionKind.ORDER, DecisionKind.KEEP)
+        return self.config.pass_and_play and private and not self.game.rules.hands_public
+
     def _passed(self, seat: int) -> None:
         self._overlay_open = False
         decision = self.game.decision_for(seat)
@@ -275,8 +282,10 @@ class TableScreen(Screen[None]):
 
     def _ask(self, decision: Decision) -> None:
         self.asking = decision.seat
-        if decision.kind is not DecisionKind.ROW or not self.config.pass_and_play:
+        if not self.config.pass_and_play or self._needs_hand(decision) or self.game.rules.hands_public:
             self.viewer = decision.seat
+        else:
+            self.viewer = None  # a row choice in pass-and-play: the table, but no hand
         self.typed = ""
         if decision.kind is DecisionKind.ROW:
             # Start on the cheapest row: the usual answer, though any row may be taken.
@@ -293,7 +302,7 @@ class TableScreen(Screen[None]):
         events = self._act(seat, value)
         if self.config.pass_and_play:
             follow_up = self.game.decision_for(seat)
-            continues = follow_up is not None and follow_up.kind is DecisionKind.CARD
+            continues = follow_up is not None and self._needs_hand(follow_up)
             if not continues or any(isinstance(e, CardsRevealed) for e in events):
                 self.viewer = None  # the hand leaves the screen with the answer
         self._play_events()

@@ -509,3 +509,33 @@ def test_a_too_small_terminal_is_told_how_big_to_be() -> None:
             assert "80x24" in message and "100x30" in message
 
     asyncio.run(scenario())
+
+
+def test_pass_and_play_nifty_hides_the_hand_before_ordering() -> None:
+    """Ana's second card follows her first without a pass; ordering after the reveal needs one."""
+    hands = [list(range(20, 34)), list(range(34, 48)), list(range(81, 95))]
+    config = three_seats(seats=(Seat("Ana"), Seat("Ben"), Seat("Ada", "random")), variant="nifty", deals=1)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [10, 19, 48, 95]))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            passes: list[str] = []
+            for name, first, second in (("Ana", "20", "21"), ("Ben", "34", "35")):
+                await settle(pilot, lambda: isinstance(app.screen, PassScreen))
+                passes.append(plain(app.screen.query_one("#pass-title").content))
+                await pilot.press("enter")
+                await pilot.press(*first, "enter")
+                await settle(pilot, lambda: "second card" in text_of(app, "#prompt"))
+                assert not isinstance(app.screen, PassScreen)  # same person, no pass
+                await pilot.press(*second, "enter")
+            # Revealed: Ana holds the lowest card and must order hers, behind a pass screen.
+            await settle(pilot, lambda: isinstance(app.screen, PassScreen))
+            passes.append(plain(app.screen.query_one("#pass-title").content))
+            assert "hidden" in text_of(app, "#hand")
+            await pilot.press("enter")
+            await settle(pilot, lambda: screen.asking == 0 and screen.game.phase.value == "order")
+            assert "Place first:" in text_of(app, "#hand")
+            assert [("Ana" in p, "Ben" in p) for p in passes] == [(True, False), (False, True), (True, False)]
+
+    asyncio.run(scenario())
