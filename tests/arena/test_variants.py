@@ -146,3 +146,28 @@ def test_command_notes_identical_sets() -> None:
     result = runner.invoke(app, ["arena", "--bots", "snug,cautious", "--variant", "tournament", "--deals", "4"])
     assert result.exit_code == 0, result.output
     assert "played out identically" in result.stdout
+
+
+@pytest.mark.parametrize("variant", ["nifty", "hand"])
+def test_external_bots_hear_every_turn_in_the_arena(variant: str, tmp_path: Path) -> None:
+    log = tmp_path / "transcript"
+    logger = f"cmd:{sys.executable} {ROOT / 'tests/protocol/misbehaving_bot.py'} transcript {log}"
+    report = run_arena(short(variant, bots=(logger, "random"), deals=1, save_games=True))
+    assert report.faults == [] and report.games == 2
+    messages = [json.loads(line) for line in log.read_text().splitlines()]
+    games: list[list[dict[str, object]]] = []
+    for message in messages:  # one program per game, games played in schedule order
+        if message["type"] == "hello":
+            games.append([])
+        games[-1].append(message)
+    assert len(games) == 2
+    for heard, result in zip(games, report.results, strict=True):
+        assert result.record is not None
+        turns = result.record["deals"][0]["turns"]
+        results = [m for m in heard if m["type"] == "turn-result"]
+        assert [r["turn"] for r in results] == list(range(len(turns)))
+        if variant == "hand":
+            assert [r["seat"] for r in results] == [t["seat"] for t in turns]
+        else:
+            assert all(len(r["plays"]) == 4 for r in results)  # type: ignore[arg-type]
+        assert [m["type"] for m in heard[-3:]] == ["deal-end", "game-end", "bye"]
