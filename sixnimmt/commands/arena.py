@@ -77,7 +77,7 @@ def arena(
         _fail("give the bots to play with --bots, e.g. --bots random,snug,cautious,mcs100")
     if save_games and out is None:
         _fail("--save-games needs --out DIR to save the records in")
-    if target is not None and variant in FIXED_LENGTH:
+    if target and variant in FIXED_LENGTH:  # --target 0 (none) agrees with them
         _fail(f"{variant} games have no target: leave out --target")
     logging.basicConfig(level=logging.WARNING, format="sixnimmt: %(message)s", stream=sys.stderr)
     config = ArenaConfig(
