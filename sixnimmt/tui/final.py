@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..core import Game
+from ..i18n import translator
 from .config import GameConfig
 from .render import score_value
 
@@ -43,12 +44,11 @@ class FinalScreen(Screen[None]):
         return self.app
 
     def compose(self) -> ComposeResult:
-        from ..i18n import translator
-
-        g = translator(self.config.lang).gettext
+        tr = translator(self.config.lang)
+        g = tr.gettext
         game = self.game
         names = ", ".join(game.seats[s] for s in game.winners)
-        title = g("{names} wins!") if len(game.winners) == 1 else g("{names} share the win!")
+        title = tr.ngettext("Winner: {names}", "Winners: {names}", len(game.winners))
         table = Table(box=None, padding=(0, 2))
         table.add_column("#", justify="right")
         table.add_column(g("Player"))
@@ -74,7 +74,10 @@ class FinalScreen(Screen[None]):
         with Vertical(id="final-box"):
             yield Static(title.format(names=names), id="final-title")
             yield Static(
-                g("after {count} deals").format(count=game.deal_index + 1), classes="dim"
+                tr.ngettext("after {count} deal", "after {count} deals", game.deal_index + 1).format(
+                    count=game.deal_index + 1
+                ),
+                classes="dim",
             )
             yield Static(table, id="ranking")
             yield Static(saved, id="saved")

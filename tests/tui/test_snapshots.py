@@ -88,3 +88,31 @@ def test_replay_viewer_mid_game(snap_compare: Compare) -> None:
     game = Game(Rules(players=3, deals=1), ["Ana", "Ben", "Cia"], seed=8)
     play_game(game, [make_bot("random", 8 + seat) for seat in range(3)])
     assert snap_compare(ReplayApp(game, "en"), press=["right"] * 5, terminal_size=SIZE)
+
+
+def _play_to(pilot: Pilot[None], screen_type: type) -> Any:
+    async def run() -> None:
+        app = pilot.app
+        for _ in range(100):
+            await pilot.pause()
+            if isinstance(app.screen, screen_type):
+                break
+            await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, screen_type))
+        await pilot.pause()
+
+    return run()
+
+
+def test_deal_summary(snap_compare: Compare) -> None:
+    from sixnimmt.tui.dialogs import DealSummaryScreen
+
+    app = SixNimmtApp(config(deals=2, target=None), show_start=False, dealer=fixed_deal(HANDS, ROWS))
+    assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: _play_to(pilot, DealSummaryScreen))
+
+
+def test_final_ranking(snap_compare: Compare) -> None:
+    from sixnimmt.tui.final import FinalScreen
+
+    app = SixNimmtApp(config(deals=1, target=None), show_start=False, dealer=fixed_deal(HANDS, ROWS))
+    assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: _play_to(pilot, FinalScreen))
