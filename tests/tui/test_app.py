@@ -539,3 +539,23 @@ def test_pass_and_play_nifty_hides_the_hand_before_ordering() -> None:
             assert [("Ana" in p, "Ben" in p) for p in passes] == [(True, False), (False, True), (True, False)]
 
     asyncio.run(scenario())
+
+
+def test_a_record_that_cannot_be_saved_is_reported_not_fatal(tmp_path: Path) -> None:
+    blocker = tmp_path / "records"
+    blocker.write_text("a file where the folder should be")
+    config = three_seats(deals=1, records_dir=blocker)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(60):
+                if isinstance(app.screen, FinalScreen):
+                    break
+                await pilot.press("enter")
+                await pilot.pause()
+            assert isinstance(app.screen, FinalScreen)
+            assert app.screen.saved_to is None
+            assert f"cannot save the record in {blocker}" in plain(app.screen.query_one("#saved").content)
+
+    asyncio.run(scenario())
