@@ -112,16 +112,21 @@ async def open_table(client: httpx.AsyncClient, base: str, players: int) -> list
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    folder = Path(tempfile.mkdtemp(prefix="sixnimmt-load-"))
-    server = subprocess.Popen(  # noqa: ASYNC220 - once, before the measured part
-        [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port), "--database-url",
-         f"sqlite:///{folder / 'load.db'}", "--bot-delay", "0", "--log-level", "warning",
-         "--absent-grace", "600"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    if args.port:  # a server started by hand (to profile it, say): CPU and memory figures need --pid
+        port = args.port
+        server = None
+    else:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        folder = Path(tempfile.mkdtemp(prefix="sixnimmt-load-"))
+        server = subprocess.Popen(  # noqa: ASYNC220 - once, before the measured part
+            [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port), "--database-url",
+             f"sqlite:///{folder / 'load.db'}", "--bot-delay", "0", "--log-level", "warning",
+             "--absent-grace", "600"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+    pid = server.pid if server is not None else args.pid
     base = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(timeout=30) as client:
@@ -131,7 +136,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                         break
                 except httpx.HTTPError:
                     await asyncio.sleep(0.1)
-            baseline = rss_kib(server.pid)
+            baseline = rss_kib(pid)
             seats: list[str] = []
             for _ in range(args.tables):
                 seats += await open_table(client, base, args.players)
@@ -140,26 +145,27 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                           random.Random(rng.random())) for s in seats]
         start = time.monotonic()
         stop_at = start + args.seconds
-        server_cpu0 = cpu_seconds(server.pid)
+        server_cpu0 = cpu_seconds(pid)
         client_cpu0 = resource.getrusage(resource.RUSAGE_SELF)
         peak = 0
 
         async def sample_memory() -> None:
             nonlocal peak
             while time.monotonic() < stop_at:
-                peak = max(peak, rss_kib(server.pid))
+                peak = max(peak, rss_kib(pid))
                 await asyncio.sleep(1)
 
         results = await asyncio.gather(*(p.run(stop_at) for p in players), sample_memory(),
                                        return_exceptions=True)
         elapsed = time.monotonic() - start
-        server_cpu = cpu_seconds(server.pid) - server_cpu0
+        server_cpu = cpu_seconds(pid) - server_cpu0
         usage = resource.getrusage(resource.RUSAGE_SELF)
         client_cpu = usage.ru_utime + usage.ru_stime - client_cpu0.ru_utime - client_cpu0.ru_stime
         failures = [r for r in results if isinstance(r, BaseException)]
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
     rtts = sorted(x for p in players for x in p.rtts)
     if not rtts:
         raise SystemExit(f"no action completed ({len(failures)} client failures: {failures[:1]})")
@@ -196,6 +202,8 @@ def main() -> None:
     parser.add_argument("--think-min", type=float, default=0.5, help="shortest think time (s)")
     parser.add_argument("--think-max", type=float, default=3.0, help="longest think time (s)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--port", type=int, default=0, help="use a server already running on this port")
+    parser.add_argument("--pid", type=int, default=0, help="its process id (for CPU and memory figures)")
     args = parser.parse_args()
     if not (1 <= args.tables <= 1000 and 2 <= args.players <= 10 and 1 <= args.seconds <= 600):
         parser.error("tables 1..1000, players 2..10, seconds 1..600")

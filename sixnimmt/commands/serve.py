@@ -31,6 +31,10 @@ def serve(
         float, typer.Option(min=1, max=3600, help="Seconds before a disconnected player's move is made for them.")
     ] = 20.0,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    compress: Annotated[
+        bool,
+        typer.Option(help="Compress WebSocket messages (permessage-deflate): less data, more CPU."),
+    ] = False,
 ) -> None:
     """Start the web server (Alembic migrations are applied on start). Open http://HOST:PORT."""
     import uvicorn
@@ -64,7 +68,16 @@ def serve(
     settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace)
     typer.echo(f"sixnimmt: http://{host}:{port}  (database {url.split('@')[-1]})")
     try:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, ws_max_size=65536)
+        uvicorn.run(
+            create_app(settings),
+            host=host,
+            port=port,
+            log_level=log_level,
+            ws_max_size=65536,
+            # Off by default: a game update is a few KB, and compressing every message to every
+            # player was the largest single cost per move in the load test.
+            ws_per_message_deflate=compress,
+        )
     except Exception as error:  # noqa: BLE001 - e.g. the port is taken: one line, no traceback
         typer.echo(f"error: {error}".splitlines()[0], err=True)
         raise typer.Exit(1) from None

@@ -262,13 +262,14 @@ class Room:
             "last_game_id": self.last_game_id,
         }
 
-    def state_for(self, seat: int | None) -> dict[str, Any]:
-        """The full picture for one seat (or a spectator): the table and that seat's own view."""
+    def state_for(self, seat: int | None, summary: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The full picture for one seat (or a spectator): the table and that seat's own view.
+        ``summary`` may be passed in when many seats are served at once (it is the same for all)."""
         timer_left = None
         if self._step_deadline is not None:
             timer_left = max(0.0, round(self._step_deadline - time.monotonic(), 1))
         return {
-            "table": {**self.summary(), "you": seat, "host": 0, "timer_left": timer_left},
+            "table": {**(summary or self.summary()), "you": seat, "host": 0, "timer_left": timer_left},
             "view": None if self.game is None else self.game.view(seat).to_dict(),
         }
 
@@ -574,11 +575,12 @@ class Room:
         """Send each connection its own view (computed once per seat) and the public events."""
         public = [e.to_dict() for e in events]
         states: dict[int | None, dict[str, Any]] = {}
+        summary = self.summary()
         for conn in list(self.connections):
             if conn is skip:
                 continue
             if conn.seat not in states:
-                states[conn.seat] = self.state_for(conn.seat)
+                states[conn.seat] = self.state_for(conn.seat, summary)
             conn.push({"type": "update", "events": public, **states[conn.seat]})
 
     async def close(self) -> None:
