@@ -41,7 +41,7 @@ def main() -> None:
     print(f"{'format':<22} {'sets':>5} {'s':>5}  pair: difference ± 95% half-width [variance per table-deal]")
     for name, options in formats:
         start = time.perf_counter()
-        report = run_arena(ArenaConfig(bots=bots, seed=args.seed, **options))  # type: ignore[arg-type]
+        report = run_arena(ArenaConfig(bots=bots, seed=args.seed, **options))
         table_deals = sum(len(r.deal_penalties) for r in report.results)
         per_set = table_deals / report.sets
         cells = []
