@@ -15,7 +15,8 @@ Inbound (client -> server), one JSON object per message, at most ``Settings.max_
 current, the message is stale and answered with an error and a fresh state, and changes nothing.
 
 Outbound (server -> client): ``state`` (the receiver's own view plus the table), ``update`` (public
-events to animate, then the new state), ``error`` (a one-line message; nothing changed), ``hint``
+events to animate, then the new state), ``chosen`` (someone chose a card: the public ``chosen`` flags
+and ``waiting_for``, sent instead of an update when nothing else changed for the receiver), ``error`` (a one-line message; nothing changed), ``hint``
 (``choice`` and per-option ``scores``, expected penalty), ``pong``.
 """
 

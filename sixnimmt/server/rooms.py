@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from ..bots import Bot, available, make_bot
 from ..bots.advise import advise
-from ..core import Decision, Event, Game, IllegalMoveError, Phase, PlayerView, Rules, RulesError
+from ..core import CardChosen, Decision, Event, Game, IllegalMoveError, Phase, PlayerView, Rules, RulesError
 from ..core.record import replay
 from .config import Settings
 from .protocol import Again, ChooseRow, Draft, Hint, Ping, Play, Start, Sync
@@ -468,7 +468,7 @@ class Room:
         else:
             self._new_step()
         await self._save(self.to_store())
-        self._publish(events)
+        self._publish(events, actor=seat)
         self._schedule()
 
     def _step_key(self) -> tuple[Any, ...]:
@@ -571,13 +571,33 @@ class Room:
 
     # ------------------------------------------------------------------ outbound
 
-    def _publish(self, events: list[Event], skip: Connection | None = None) -> None:
-        """Send each connection its own view (computed once per seat) and the public events."""
+    def _publish(
+        self, events: list[Event], skip: Connection | None = None, actor: int | None = None
+    ) -> None:
+        """Send each connection its own view (computed once per seat) and the public events.
+
+        A move that only says "this player has chosen" (most moves) changes nothing in anyone
+        else's view but who has chosen, so the others get a small ``chosen`` message instead of
+        their whole view; ``actor`` (who moved) still gets the full update."""
         public = [e.to_dict() for e in events]
+        if actor is not None and events and all(isinstance(e, CardChosen) for e in events):
+            assert self.game is not None
+            brief = {
+                "type": "chosen",
+                "events": public,
+                "chosen": [c is not None for c in self.game.chosen],
+                "waiting_for": [d.seat for d in self.game.pending()],
+            }
+            for conn in list(self.connections):
+                if conn.seat != actor:
+                    conn.push(brief)
+            skip_others = True
+        else:
+            skip_others = False
         states: dict[int | None, dict[str, Any]] = {}
         summary = self.summary()
         for conn in list(self.connections):
-            if conn is skip:
+            if conn is skip or (skip_others and conn.seat != actor):
                 continue
             if conn.seat not in states:
                 states[conn.seat] = self.state_for(conn.seat, summary)

@@ -178,3 +178,19 @@ def test_seat_token_as_subprotocol_keeps_it_out_of_the_url(client: TestClient) -
     with client.websocket_connect(f"/ws/{table['code']}", subprotocols=["sixnimmt", "token.forged"]) as ws:
         assert receive_until(ws, lambda m: m["type"] == "error")["code"] == "token"
         assert _first_state(ws)["table"]["you"] is None  # an unknown token only watches
+
+
+def test_others_hear_only_that_a_card_was_chosen(client: TestClient) -> None:
+    table = create_table(client, [{"kind": "open"}, {"kind": "bot", "bot": "random"}])
+    friend = client.post(f"/api/tables/{table['code']}/join", json={"name": "Friend"}).json()
+    with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as host, \
+            client.websocket_connect(f"/ws/{table['code']}?token={friend['token']}") as guest:
+        view = _first_state(host)["view"]
+        _first_state(guest)
+        card = view["hand"][0]
+        host.send_json({"type": "play", "card": card})
+        mine = receive_until(host, lambda m: m["type"] == "update" and m["view"]["my_choice"] == card)
+        assert mine["view"]["chosen"][0] is True
+        brief = receive_until(guest, lambda m: m["type"] == "chosen" and m["chosen"][0])
+        assert "view" not in brief and "hand" not in json.dumps(brief)
+        assert [e["type"] for e in brief["events"]] == ["card-chosen"] and 0 not in brief["waiting_for"]

@@ -54,7 +54,7 @@ export function showTable(main, code) {
       return;
     }
     if (message.type === "hint") { showHint(message); return; }
-    if (message.type === "state" || message.type === "update") {
+    if (message.type === "state" || message.type === "update" || message.type === "chosen") {
       queue.push(message);
       if (!busy) drain();
     }
@@ -65,6 +65,15 @@ export function showTable(main, code) {
     screen.dataset.busy = "1";
     while (queue.length) {
       const update = queue.shift();
+      if (update.type === "chosen") { // someone chose a card: only who-has-chosen changed
+        if (current?.view) {
+          current.view.chosen = update.chosen;
+          current.view.waiting_for = update.waiting_for;
+          drawPlayers();
+          drawPrompt();
+        }
+        continue;
+      }
       const animate = update.type === "update" && current && queue.length < 3;
       if (animate) await play(update.events || []);
       apply(update);
