@@ -130,10 +130,17 @@ def _config(
     if records is not None and records.exists() and not records.is_dir():
         raise ValueError(f"--records {records} is a file, not a folder")
     language = resolve_language(lang)
+    tr = translator(language)
+
+    def player_name(number: int) -> str:
+        return tr.gettext("Player {number}").format(number=number)
+
     if name == DEFAULT_NAME:
-        name = translator(language).gettext(DEFAULT_NAME)
+        # "You" reads well against bots; with friends at the keyboard everyone is a "Player N".
+        friends = bots is not None and any(b.strip().startswith("human") for b in bots.split(","))
+        name = player_name(1) if friends else tr.gettext(DEFAULT_NAME)
     if bots is not None:
-        seats = parse_opponents(bots, name.strip())
+        seats = parse_opponents(bots, name.strip(), player_name)
     else:
         seats = (Seat(name.strip()), *defaults.seats[1:])
     return GameConfig(

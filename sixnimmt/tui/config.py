@@ -7,6 +7,7 @@ everything a user can get wrong is checked here with a one-line ``ValueError``.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -117,9 +118,14 @@ class GameConfig:
         return replace(self, seed=seed)
 
 
-def parse_opponents(spec: str, first_name: str = DEFAULT_NAME) -> tuple[Seat, ...]:
+def parse_opponents(
+    spec: str,
+    first_name: str = DEFAULT_NAME,
+    player_name: Callable[[int], str] = "Player {}".format,
+) -> tuple[Seat, ...]:
     """Seats from ``--bots``: comma-separated bot levels or ``human[:Name]`` for a friend at the
-    same keyboard; the first seat is always the person running the command.
+    same keyboard (unnamed ones are called ``player_name(seat number)``); the first seat is always
+    the person running the command.
 
     >>> [s.bot for s in parse_opponents("hard,human:Ben,expert")]
     [None, 'hard', None, 'expert']
@@ -137,7 +143,7 @@ def parse_opponents(spec: str, first_name: str = DEFAULT_NAME) -> tuple[Seat, ..
     for index, item in enumerate(items, start=2):
         kind, _, name = item.partition(":")
         if kind == HUMAN:
-            seats.append(Seat(name.strip() or f"Player {index}"))
+            seats.append(Seat(name.strip() or player_name(index)))
         elif item in known:
             seats.append(Seat(next(bot_names), item))
         else:

@@ -90,6 +90,13 @@ def test_pro_tie_reaches_the_rules() -> None:
     assert config.rules().pro_tie.value == "left"
 
 
+def test_with_friends_at_the_keyboard_the_first_seat_is_player_1() -> None:
+    config = play_command._config("human,easy", None, None, None, None, None, "You", "en", 0, None, False, None)
+    assert [s.name for s in config.seats] == ["Player 1", "Player 2", "Ada"]
+    config = play_command._config("human:Ben,human", None, None, None, None, None, "Ana", "sv", 0, None, False, None)
+    assert [s.name for s in config.seats] == ["Ana", "Ben", "Spelare 3"]
+
+
 def test_deals_alone_replace_the_target() -> None:
     config = play_command._config("easy", None, None, None, 3, None, "You", "en", 0, None, False, None)
     assert config.rules().deals == 3 and config.rules().target is None
@@ -170,3 +177,11 @@ def test_replay_viewer_steps_with_the_keys() -> None:
             assert viewer.index == len(viewer.steps) - 1
 
     asyncio.run(scenario())
+
+
+def test_config_doctests() -> None:
+    import doctest
+
+    import sixnimmt.tui.config
+
+    assert doctest.testmod(sixnimmt.tui.config).failed == 0
