@@ -24,7 +24,17 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from ..bots import Bot, available, make_bot
 from ..bots.advise import advise
-from ..core import CardChosen, Decision, Event, Game, IllegalMoveError, Phase, PlayerView, Rules, RulesError
+from ..core import (
+    CardChosen,
+    Decision,
+    Event,
+    Game,
+    IllegalMoveError,
+    Phase,
+    PlayerView,
+    Rules,
+    RulesError,
+)
 from ..core.record import replay
 from .config import Settings
 from .protocol import Again, ChooseRow, Draft, Hint, Ping, Play, Start, Sync
