@@ -662,7 +662,11 @@ class Game:
         self._emit(DealStarted(self.deal_index, tuple(tuple(r) for r in self.rows)))
 
     def _reveal(self) -> None:
-        plays = tuple(c for cards in self.choices for c in cards)
+        if self.rules.variant is Variant.NIFTY:
+            # Each seat's pair ascending: the order they were picked in is nobody's business.
+            plays = tuple(c for cards in self.choices for c in sorted(cards))
+        else:  # one card each, or Hand's cards in the order their player places them
+            plays = tuple(c for cards in self.choices for c in cards)
         for seat, cards in enumerate(self.choices):
             for card in cards:
                 self.hands[seat].remove(card)
