@@ -1,6 +1,6 @@
 """Environment speed, measured against the engine's own (``sixnimmt bench env``, docs/performance.md).
 
-The units are chosen so that the figures compare: an environment *step* of the parallel env is one
+Rates are per second of CPU time of one core. The units are chosen so that the figures compare: an environment *step* of the parallel env is one
 turn's simultaneous cards from every seat (or one row choice), which is also what the checked engine
 does per turn when random bots play it directly. Every agent gets its encoded observation at every
 step, which is the work a learner needs and the engine alone does not do.
@@ -40,13 +40,14 @@ class EnvSpeed:
 
 
 def _timed(run_game: Callable[[], int], seconds: float) -> tuple[float, float]:
-    """(steps/s, games/s) of whole games run back to back for at least ``seconds``."""
+    """(steps/s, games/s) of whole games run back to back for at least ``seconds`` of this process's
+    CPU time: CPU time, not wall time, so that the figures hold on a machine shared with other work."""
     steps = games = 0
-    start = time.perf_counter()
+    start = time.process_time()
     while True:
         steps += run_game()
         games += 1
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed >= seconds:
             return steps / elapsed, games / elapsed
 

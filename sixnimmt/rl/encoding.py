@@ -170,8 +170,22 @@ def _hand_placement(
     """For each hand card, where it would go if placed now: ``(card, too_low, gap, points)``, with
     ``points`` the bullheads it would take (too low: the cheapest row's; else 0 unless the row is full)."""
     placements = []
-    if professional or stack:
-        for card in hand:  # either end of a row (Professional) or a twin (Double): ask the core
+    if professional and not stack:
+        # The closest accepting end, right or left (RULES.md §5.3), inline for speed as below; in a
+        # tie the first end found, as best_slots lists it. tests/rl check it against best_slots.
+        for card in hand:
+            best, gap = -1, 1 << 30
+            for index, row in enumerate(rows):
+                for d in (card - row[-1], row[0] - card):  # right end, then left end
+                    if 0 < d < gap:
+                        best, gap = index, d
+            if best < 0:
+                placements.append((card, True, 0, min(costs)))
+            else:
+                placements.append((card, False, gap, costs[best] if len(rows[best]) >= ROW_LIMIT else 0))
+        return placements
+    if stack:
+        for card in hand:  # Double: a card may stack on its twin: ask the core
             slots = best_slots(rows, card, professional, stack)
             if not slots:
                 placements.append((card, True, 0, min(costs)))
