@@ -32,10 +32,23 @@ def _fail(message: str) -> typer.Exit:
 @app.callback(invoke_without_command=True)
 def play(
     bots: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
-            help="The other seats, comma-separated: bot levels (easy, medium, hard, expert, random) "
-            "or human[:NAME] for a friend at this keyboard. Example: hard,hard,expert.",
+            "--bots", "-b",
+            help="The other seats, comma-separated (the option may be repeated): bot levels (easy, "
+            "medium, hard, expert, random, or any registered bot), cmd:COMMAND LINE for an external "
+            "program (docs/bot-protocol.md), or human[:NAME] for a friend at this keyboard. Example: "
+            "hard,hard,expert. A comma inside a command line stays in it when the next piece is not "
+            "a bot name: 'cmd:python3 bot.py --w 1,2,hard' is two seats.",
+            show_default=False,
+        ),
+    ] = None,
+    bot: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bot",
+            help="One more seat, taken whole (repeat it for more): a bot name, cmd:COMMAND LINE (any "
+            "commas stay in it) or human[:NAME]. These seats come after those of --bots.",
             show_default=False,
         ),
     ] = None,
@@ -77,10 +90,12 @@ def play(
     """Open the terminal game. With --bots, --variant, --target, --end, --deals or --count the game
     starts at once with those settings; otherwise the start screen lets you choose."""
     from ..tui.app import MIN_HEIGHT, MIN_WIDTH
+    from ..tui.config import split_bot_list
 
     try:
+        seats = None if bots is None and bot is None else [*split_bot_list(bots or []), *(bot or [])]
         config = _config(
-            bots, variant, target, end, deals, count, name, lang, delay, records, save, seed, pro_tie
+            seats, variant, target, end, deals, count, name, lang, delay, records, save, seed, pro_tie
         )
     except (ValueError, UnknownBotError, RulesError) as error:
         raise _fail(str(error)) from None
@@ -92,7 +107,7 @@ def play(
             f"the terminal is {size.columns}x{size.lines}; the game needs at least "
             f"{MIN_WIDTH}x{MIN_HEIGHT}: enlarge the window or reduce the font size"
         )
-    skip_start = any(v is not None for v in (bots, variant, target, end, deals, count, pro_tie))
+    skip_start = any(v is not None for v in (seats, variant, target, end, deals, count, pro_tie))
     from ..tui.app import SixNimmtApp
 
     SixNimmtApp(config, show_start=not skip_start).run()
@@ -106,7 +121,7 @@ def _terminal_size() -> os.terminal_size | None:
 
 
 def _config(
-    bots: str | None,
+    bots: str | list[str] | None,
     variant: str | None,
     target: int | None,
     end: str | None,
@@ -120,7 +135,7 @@ def _config(
     seed: int | None,
     pro_tie: str | None = None,
 ) -> GameConfig:
-    from ..tui.config import GameConfig, Seat, default_records_dir, parse_opponents
+    from ..tui.config import GameConfig, Seat, default_records_dir, parse_opponents, split_bot_list
 
     defaults = GameConfig()
     if count is not None and count not in _COUNTS:
@@ -137,7 +152,8 @@ def _config(
 
     if name == DEFAULT_NAME:
         # "You" reads well against bots; with friends at the keyboard everyone is a "Player N".
-        friends = bots is not None and any(b.strip().startswith("human") for b in bots.split(","))
+        items = split_bot_list(bots) if isinstance(bots, str) else bots or []
+        friends = any(item.strip().partition(":")[0] == "human" for item in items)
         name = player_name(1) if friends else tr.gettext(DEFAULT_NAME)
     if bots is not None:
         seats = parse_opponents(bots, name.strip(), player_name)

@@ -7,11 +7,11 @@ everything a user can get wrong is checked here with a one-line ``ValueError``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..bots import UnknownBotError, available
+from ..bots import UnknownBotError, available, make_bot
 from ..core import Rules, RulesError
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_
 
@@ -22,6 +22,8 @@ TUI_VARIANTS: tuple[str, ...] = (
 #: Bot levels offered on the start screen, weakest first.
 BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "random")
 HUMAN = "human"
+#: How an external program is addressed: ``cmd:COMMAND LINE`` (docs/bot-protocol.md).
+EXTERNAL = "cmd"
 #: The first seat's name unless the player gives theirs (translated where it is shown).
 DEFAULT_NAME = N_("You")
 #: The bot the hint key asks.
@@ -87,11 +89,9 @@ class GameConfig:
             raise ValueError(f"unknown language {self.lang!r}: choose one of {', '.join(LANGUAGES)}")
         if self.delay < 0:
             raise ValueError(f"the animation delay cannot be negative ({self.delay})")
-        known = available()
         for seat in self.seats:
-            if seat.bot is not None and seat.bot not in known:
-                choices = ", ".join(BOT_LEVELS)
-                raise UnknownBotError(f"unknown bot {seat.bot!r}: choose one of {choices}")
+            if seat.bot is not None:
+                check_bot(seat.bot)
 
     def rules(self) -> Rules:
         return Rules.from_dict(
@@ -118,37 +118,85 @@ class GameConfig:
         return replace(self, seed=seed)
 
 
+def is_external(spec: str) -> bool:
+    """Whether a bot spec names an external program (``cmd:COMMAND LINE``)."""
+    return spec.startswith(EXTERNAL + ":")
+
+
+def check_bot(spec: str) -> None:
+    """Raise ``UnknownBotError`` (a ``ValueError``) with a one-line reason unless ``spec`` names a
+    bot: a registered name, or ``cmd:COMMAND LINE`` whose program exists. Nothing is started: an
+    external program only runs once the game asks it something."""
+    if spec in available():
+        return
+    if is_external(spec):
+        try:
+            make_bot(spec, seed=0).close()
+        except ValueError as error:  # UnknownBotError, or the command line's own complaint
+            raise UnknownBotError(f"bot {spec!r}: {error}") from None
+        return
+    choices = ", ".join(BOT_LEVELS)
+    raise UnknownBotError(f"unknown bot {spec!r}: choose one of {choices}, or {EXTERNAL}:COMMAND LINE")
+
+
+def split_bot_list(values: str | Iterable[str]) -> list[str]:
+    """The seats of ``--bots`` values (the option may be repeated): comma-separated, like the
+    arena's. A command line may contain commas: a piece that is neither a bot name, nor
+    ``human[:NAME]``, nor ``PREFIX:...`` belongs to the ``cmd:`` command line before it.
+
+    >>> split_bot_list("cmd:python3 bot.py --weights 1,2,hard")
+    ['cmd:python3 bot.py --weights 1,2', 'hard']
+    >>> split_bot_list(["easy,human", "expert"])
+    ['easy', 'human', 'expert']
+    """
+    names = available()
+    pieces: list[str] = []
+    for value in [values] if isinstance(values, str) else values:
+        for piece in value.split(","):
+            stripped = piece.strip()
+            starts_a_seat = stripped in names or stripped == HUMAN or ":" in stripped
+            if pieces and is_external(pieces[-1]) and not starts_a_seat:
+                pieces[-1] += "," + piece
+            else:
+                pieces.append(stripped)
+    return pieces
+
+
 def parse_opponents(
-    spec: str,
+    spec: str | Iterable[str],
     first_name: str = DEFAULT_NAME,
     player_name: Callable[[int], str] = "Player {}".format,
 ) -> tuple[Seat, ...]:
-    """Seats from ``--bots``: comma-separated bot levels or ``human[:Name]`` for a friend at the
-    same keyboard (unnamed ones are called ``player_name(seat number)``); the first seat is always
-    the person running the command.
+    """Seats from ``--bots``: comma-separated bot levels, ``cmd:COMMAND LINE`` for an external
+    program, or ``human[:NAME]`` for a friend at the same keyboard (unnamed ones are called
+    ``player_name(seat number)``); the first seat is always the person running the command. A
+    sequence is taken as already split, one seat per item (``--bot``, repeated).
 
     >>> [s.bot for s in parse_opponents("hard,human:Ben,expert")]
     [None, 'hard', None, 'expert']
     >>> parse_opponents("hard,chess")
     Traceback (most recent call last):
     ...
-    sixnimmt.bots.registry.UnknownBotError: unknown bot 'chess': choose one of easy, medium, hard, expert, random, or human[:NAME]
+    sixnimmt.bots.registry.UnknownBotError: unknown bot 'chess': choose one of easy, medium, hard, expert, random, or cmd:COMMAND LINE, or human[:NAME]
     """
-    items = [item.strip() for item in spec.split(",")]
-    if not spec.strip() or any(not item for item in items):
-        raise ValueError(f"--bots needs a comma-separated list like 'hard,hard,expert', not {spec!r}")
+    items = split_bot_list(spec) if isinstance(spec, str) else [item.strip() for item in spec]
+    if not items or any(not item for item in items):
+        shown = spec if isinstance(spec, str) else ",".join(spec)
+        raise ValueError(f"--bots needs a comma-separated list like 'hard,hard,expert', not {shown!r}")
     seats = [Seat(first_name)]
-    known = available()
     bot_names = iter(BOT_NAMES)
     for index, item in enumerate(items, start=2):
         kind, _, name = item.partition(":")
         if kind == HUMAN:
             seats.append(Seat(name.strip() or player_name(index)))
-        elif item in known:
-            seats.append(Seat(next(bot_names), item))
-        else:
-            choices = ", ".join(BOT_LEVELS)
-            raise UnknownBotError(f"unknown bot {item!r}: choose one of {choices}, or human[:NAME]")
+            continue
+        try:
+            check_bot(item)
+        except UnknownBotError as error:
+            if is_external(item):
+                raise
+            raise UnknownBotError(f"{error}, or {HUMAN}[:NAME]") from None
+        seats.append(Seat(next(bot_names), item))
     if not 2 <= len(seats) <= 10:
         raise RulesError(f"{len(seats)} players: 6 nimmt! is played by 2 to 10")
     return tuple(seats)

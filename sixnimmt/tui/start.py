@@ -14,7 +14,16 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ..i18n import LANGUAGES, N_, rules_text, translator
-from .config import BOT_NAMES, DEFAULT_NAME, HUMAN, TUI_VARIANTS, GameConfig, Seat
+from .config import (
+    BOT_NAMES,
+    DEFAULT_NAME,
+    EXTERNAL,
+    HUMAN,
+    TUI_VARIANTS,
+    GameConfig,
+    Seat,
+    is_external,
+)
 from .dialogs import HelpScreen
 from .table import key_bar, keys_help, variant_name
 
@@ -57,6 +66,7 @@ class StartScreen(Screen[None]):
             "hard": g("bot: hard"),
             "expert": g("bot: expert"),
             "random": g("bot: random moves"),
+            EXTERNAL: g("bot: an external program"),
         }
         with VerticalScroll(id="start-box"):
             yield Static(g("6 nimmt! — new game"), id="start-title")
@@ -77,14 +87,24 @@ class StartScreen(Screen[None]):
                 )  # fmt: skip
             with Vertical(id="seats"):
                 for index, seat in enumerate(config.seats[1:], start=1):
+                    external = seat.bot is not None and is_external(seat.bot)
                     with Horizontal(classes="field"):
                         yield Label(g("Seat {number}").format(number=index + 1))
                         yield Select(
                             [(label, key) for key, label in levels.items()],
-                            value=seat.bot or HUMAN, allow_blank=False, compact=True, id=f"seat-{index}",
-                            classes="seat-select",
+                            value=EXTERNAL if external else seat.bot or HUMAN, allow_blank=False,
+                            compact=True, id=f"seat-{index}", classes="seat-select",
                         )  # fmt: skip
                         yield Input(seat.name, id=f"seat-name-{index}", classes="seat-name", compact=True)
+                    # The program's command line, shown only for an external bot.
+                    with Horizontal(classes="field", id=f"seat-cmd-field-{index}") as command_field:
+                        command_field.display = external
+                        yield Label("")
+                        yield Input(
+                            seat.bot.partition(":")[2] if external and seat.bot else "",
+                            placeholder=g("command line, e.g. python3 mybot.py"),
+                            id=f"seat-cmd-{index}", compact=True,
+                        )  # fmt: skip
             with Horizontal(classes="field"):
                 yield Label(g("Variant"))
                 yield Select(
@@ -140,6 +160,14 @@ class StartScreen(Screen[None]):
                     if kind == HUMAN
                     else next(spare_names)
                 )
+            if kind == EXTERNAL:
+                commands = self.query(f"#seat-cmd-{index}")
+                command = commands.first(Input).value.strip() if commands else ""
+                if not command:
+                    raise ValueError(
+                        self._tr.gettext("Seat {number}: type the program's command line").format(number=index + 1)
+                    )
+                kind = f"{EXTERNAL}:{command}"
             seats.append(Seat(seat_name, None if kind == HUMAN else kind))
         return tuple(seats)
 
@@ -191,6 +219,11 @@ class StartScreen(Screen[None]):
             self.sixnimmt_app.set_language(str(event.value))
         elif event.select.id == "players" and event.value != len(self.config.seats):
             self._remember(players=event.value)
+        elif event.select.id is not None and event.select.id.startswith("seat-"):
+            index = event.select.id.removeprefix("seat-")
+            fields = self.query(f"#seat-cmd-field-{index}")
+            if fields:
+                fields.first().display = event.value == EXTERNAL
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":

@@ -10,6 +10,7 @@ short pause, so a player can follow the reveal and see why a row was taken.
 from __future__ import annotations
 
 import gettext
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -50,7 +51,7 @@ from ..core import (
 )
 from ..core.record import dumps
 from ..i18n import N_, rules_text, translator
-from .config import HINT_BOT, GameConfig
+from .config import HINT_BOT, GameConfig, is_external
 from .dialogs import DealSummaryScreen, HelpScreen, PassScreen
 from .final import FinalScreen
 from .render import (
@@ -105,6 +106,8 @@ def key_bar(tr: gettext.NullTranslations, keys: tuple[tuple[str, str], ...]) -> 
 
 def level_name(bot: str, tr: gettext.NullTranslations) -> str:
     """A bot level in the player's language (other registry names as they are)."""
+    if is_external(bot):
+        return tr.gettext("program")
     levels = {
         "easy": tr.gettext("easy"),
         "medium": tr.gettext("medium"),
@@ -177,6 +180,11 @@ class TableScreen(Screen[None]):
             for seat, spec in enumerate(config.seats)
             if spec.bot is not None
         }
+        # The public events each bot has yet to hear (Bot.notify), handed to its worker with its
+        # next decision: an external program learns what happened in the order it happened.
+        self.inbox: dict[int, list[Event]] = {seat: list(self.game.events) for seat in self.bots}
+        self.asked: set[int] = set()  # bots asked at least once (an external one is running)
+        self._bots_lock = threading.Lock()  # the interface and a worker may both release the bots
         self.humans = config.humans
         # Whose hidden information is on screen: the one person, or nobody in pass-and-play until
         # the next person has the keyboard.
@@ -236,12 +244,13 @@ class TableScreen(Screen[None]):
             return
         pending = game.pending()
         jobs = [
-            (d.seat, game.view(d.seat))
+            (d.seat, game.view(d.seat), self._take_inbox(d.seat))
             for d in pending
             if d.seat in self.bots and d.seat not in self.thinking
         ]
         if jobs:
-            self.thinking.update(seat for seat, _ in jobs)
+            self.thinking.update(seat for seat, _, _ in jobs)
+            self.asked.update(seat for seat, _, _ in jobs)
             self._think(jobs)
         people = [d for d in pending if d.seat in self.humans]
         if self.asking is not None and any(d.seat == self.asking for d in people):
@@ -310,24 +319,62 @@ class TableScreen(Screen[None]):
     def _act(self, seat: int, value: int) -> list[Event]:
         """``game.act``, queueing the events to show; remembers whose turn a Hand reveal was."""
         events = self.game.act(seat, value)
+        for inbox in self.inbox.values():
+            inbox.extend(events)
         for event in events:
             if isinstance(event, CardsRevealed) and self.game.rules.variant is Variant.HAND:
                 self.hand_turn_seats[(event.deal, event.turn)] = seat
         self.queue.extend(events)
         return events
 
+    def _take_inbox(self, seat: int) -> list[Event]:
+        events, self.inbox[seat] = self.inbox[seat], []
+        return events
+
     @work(thread=True, group="bots")
-    def _think(self, jobs: list[tuple[int, PlayerView]]) -> None:
-        """Off the interface's thread: each bot answers from its own view."""
+    def _think(self, jobs: list[tuple[int, PlayerView, list[Event]]]) -> None:
+        """Off the interface's thread (an external program may take seconds to start or answer):
+        each bot hears what happened since it last played, then answers from its own view."""
         answers: list[BotAnswer] = []
-        for seat, view in jobs:
+        for seat, view, heard in jobs:
             assert view.decision is not None
+            bot = self.bots.get(seat)
+            if bot is None:
+                return  # the bots were released: the game is over or the screen is closing
+            faults = getattr(bot, "faults", [])  # an external bot's incidents (sixnimmt.protocol)
+            known_faults = len(faults)
             try:
-                value = self.bots[seat].decide(view)
-                answers.append(BotAnswer(seat, view.decision.kind, value))
+                for event in heard:
+                    bot.notify(event, view)
+                value = bot.decide(view)
+                problems = [getattr(fault, "message", str(fault)) for fault in faults[known_faults:]]
+                answers.append(BotAnswer(seat, view.decision.kind, value, "; ".join(problems) or None))
             except Exception as error:  # noqa: BLE001 - a broken bot must not take the game down with it
-                answers.append(BotAnswer(seat, view.decision.kind, view.decision.options[0], str(error)))
-        self.app.call_from_thread(self._bots_answered, answers)
+                message = str(error) or type(error).__name__
+                answers.append(BotAnswer(seat, view.decision.kind, view.decision.options[0], message))
+        try:
+            self.app.call_from_thread(self._bots_answered, answers)
+        except RuntimeError:
+            pass  # the app has closed meanwhile: nobody is waiting for these answers
+
+    def release_bots(self, *, farewell: bool) -> None:
+        """Close every bot once (external programs are stopped, so no process outlives the game).
+        With ``farewell`` the bots first hear the game's last events (an external program gets
+        ``game-end``); only those already playing, so that no program is started just to say bye."""
+        with self._bots_lock:
+            bots, self.bots = self.bots, {}
+        for seat, bot in bots.items():
+            try:
+                if farewell and seat in self.asked:
+                    view = self.game.view(seat)
+                    for event in self._take_inbox(seat):
+                        bot.notify(event, view)
+            except Exception:  # noqa: BLE001, S110 - a bot failing to listen must still be closed
+                pass
+            try:
+                bot.close()
+            except Exception:  # noqa: BLE001, S110 - the others must be closed all the same
+                pass
 
     def _bots_answered(self, answers: list[BotAnswer]) -> None:
         if not self.is_attached:
@@ -766,12 +813,12 @@ class TableScreen(Screen[None]):
     # ------------------------------------------------------------------ the end
 
     def _finish(self) -> None:
+        self.release_bots(farewell=True)
         self.saved_to, self.save_error = save_record(self.game, self.config.records_dir)
         self.app.switch_screen(FinalScreen(self.config, self.game, self.saved_to, self.save_error))
 
     def on_unmount(self) -> None:
-        for bot in self.bots.values():
-            bot.close()
+        self.release_bots(farewell=False)
 
 
 def save_record(game: Game, folder: Path | None) -> tuple[Path | None, str | None]:
