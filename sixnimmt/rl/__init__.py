@@ -35,7 +35,10 @@ _LAZY = {
     "segment_slice": "encoding",
 }
 
-__all__ = sorted(_LAZY)
+__all__ = [
+    "N_ACTIONS", "OBS_SIZE", "PASS_ACTION", "ROW_ACTION_BASE", "SEGMENTS", "SixNimmtEnv",
+    "SixNimmtParallelEnv", "aec_env", "encode", "parallel_env", "segment_slice",
+]
 
 
 def __getattr__(name: str) -> Any:

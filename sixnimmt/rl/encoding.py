@@ -27,7 +27,17 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core import BULLHEADS, DECK_SIZE, HAND_SIZE, PASS, ROW_COUNT, ROW_LIMIT, Decision, DecisionKind, PlayerView
+from ..core import (
+    BULLHEADS,
+    DECK_SIZE,
+    HAND_SIZE,
+    PASS,
+    ROW_COUNT,
+    ROW_LIMIT,
+    Decision,
+    DecisionKind,
+    PlayerView,
+)
 from ..core.placement import Side, best_slots, row_size
 from ..core.rules import MAX_PLAYERS, Rules
 

@@ -101,7 +101,7 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):
     True
     """
 
-    metadata = {"name": "sixnimmt_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}
+    metadata = {"name": "sixnimmt_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}  # noqa: RUF012 - PettingZoo's convention
 
     def __init__(
         self,
@@ -136,11 +136,11 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):
         self._action_space = spaces.Discrete(N_ACTIONS)
 
     # PettingZoo requires the same space object on every call (space seeding depends on it).
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - one env, a handful of agents
+    @functools.cache  # noqa: B019 - one env, a handful of agents
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_space
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019
+    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space[Any]:
         return spaces.Discrete(N_ACTIONS)
 

@@ -47,7 +47,7 @@ class SixNimmtEnv(gym.Env[Observation, int]):
     10
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 - Gymnasium's convention
 
     def __init__(
         self,

@@ -63,7 +63,7 @@ def test_layout_is_consistent() -> None:
 def copies_in(obs: np.ndarray, name: str) -> Counter[int]:
     """Double: card segments hold copies / 2."""
     values = obs[segment_slice(name)]
-    return Counter({int(i) + 1: int(round(values[i] * 2)) for i in np.flatnonzero(values)})
+    return Counter({int(i) + 1: round(values[i] * 2) for i in np.flatnonzero(values)})
 
 
 @pytest.mark.parametrize("variant, players", [(v, n) for v in VARIANTS for n in player_counts(v)])
@@ -94,7 +94,7 @@ def test_card_segments_match_the_view(variant: str, players: int) -> None:
         # No hidden card reaches the vector: nobody else's hand unless the draft made it public.
         if view.hands is None:
             hidden = {c for s in range(players) if s != view.seat for c in game.hands[s]}
-            hidden -= set(c for c in view.face_up or () if c is not None)  # Open: face up, not yet placed
+            hidden -= {c for c in view.face_up or () if c is not None}  # Open: face up, not yet placed
             visible = set().union(*(cards_in(obs, s.name) for s in SEGMENTS[:6] if s.name != "unseen"))
             assert not hidden & visible
 

@@ -107,7 +107,7 @@ def test_rewards_add_up_to_the_scores(variant: str, mode: str) -> None:
     earned = dict.fromkeys(env.possible_agents, 0.0)
     infos: dict = {}
     while env.agents:
-        obs, rewards, terminations, truncations, infos = env.step(random_actions(obs, rng))
+        obs, rewards, _terminations, _truncations, infos = env.step(random_actions(obs, rng))
         for agent, reward in rewards.items():
             earned[agent] += reward
     totals = env.game.totals
@@ -247,7 +247,7 @@ def test_gym_env_refuses_bad_opponents_and_illegal_actions() -> None:
     with pytest.raises(ValueError, match="seat must be"):
         SixNimmtEnv(players=3, seat=3)
     env = SixNimmtEnv(players=3)
-    obs, _ = env.reset(seed=1)
+    _obs, _ = env.reset(seed=1)
     with pytest.raises(IllegalMoveError, match="legal actions are"):
         env.step(N_ACTIONS - 1)
     assert all(env.game.chosen[s] is None for s in (env.seat,))

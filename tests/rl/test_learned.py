@@ -97,6 +97,7 @@ def _training_module():  # examples/ is not a package: load the script by path
     return module
 
 
+@pytest.mark.slow  # imports torch and trains a few steps
 def test_exported_policy_equals_the_trained_network(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch", reason="needs the rl extra (pip install -e '.[rl]')")
     pytest.importorskip("sb3_contrib", reason="needs the rl extra (pip install -e '.[rl]')")
