@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 
 
 class FinalScreen(Screen[None]):
+    """The ranking stays until the player says what next. Play again is ``n`` only: an Enter still
+    pressed from the last turn (or to look at the result) must not deal a new game over it."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n,enter", "again", "Play again"),
+        Binding("n", "again", "Play again"),
         Binding("s", "settings", "New settings"),
         Binding("q,escape", "quit_app", "Quit"),
     ]

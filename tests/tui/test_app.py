@@ -75,6 +75,11 @@ def test_play_again_starts_a_fresh_game(tmp_path: Path) -> None:
                 await pilot.press("enter")
                 await pilot.pause()
             assert "not saved" in plain(app.screen.query_one("#saved").content)
+            ranking = app.screen
+            # Enter (say, one pressed once too often in the last turn) leaves the ranking on screen.
+            await pilot.press("enter", "enter", "space")
+            await pilot.pause()
+            assert app.screen is ranking and app.table is None
             await pilot.press("n")
             await settle(pilot, lambda: app.table is not None and app.table.game is not first)
             assert table(app).game.deal_index == 0 and table(app).game.turn == 0
