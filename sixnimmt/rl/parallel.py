@@ -27,8 +27,8 @@ from typing import Any, Literal
 import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
-from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec
+from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
+from pettingzoo.utils.conversions import parallel_to_aec  # type: ignore[import-untyped]
 
 from ..core import Decision, Game, IllegalMoveError, Rules, RulesError
 from ..core.text import rows_text
@@ -38,6 +38,7 @@ RewardMode = Literal["penalty", "relative"]
 IllegalActionMode = Literal["raise", "random"]
 REWARD_MODES: tuple[str, ...] = ("penalty", "relative")
 ILLEGAL_ACTION_MODES: tuple[str, ...] = ("raise", "random")
+RENDER_MODES: tuple[str, ...] = ("ansi", "human")
 
 Observation = dict[str, NDArray[Any]]
 
@@ -92,7 +93,7 @@ def scores(game: Game) -> list[int]:
     return [t + p for t, p in zip(game.totals, game.penalties)]
 
 
-class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):
+class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[misc]
     """The whole game (every deal until the end rule says stop) for 2 to 10 agents.
 
     >>> env = SixNimmtParallelEnv(players=3, seed=5)
@@ -101,7 +102,7 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):
     True
     """
 
-    metadata = {"name": "sixnimmt_v0", "render_modes": ["ansi", "human"], "is_parallelizable": True}  # noqa: RUF012 - PettingZoo's convention
+    metadata = {"name": "sixnimmt_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True}  # noqa: RUF012 - PettingZoo's convention
 
     def __init__(
         self,
@@ -122,7 +123,7 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):
         check_choice("reward", reward, REWARD_MODES)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         if render_mode is not None:
-            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+            check_choice("render_mode", render_mode, RENDER_MODES)
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.max_cycles = max_cycles
@@ -215,7 +216,7 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):
 
     def _observations(self) -> dict[str, Observation]:
         game = self.game
-        observations = {}
+        observations: dict[str, Observation] = {}
         for seat, agent in enumerate(self.possible_agents):
             view = game.view(seat)
             observations[agent] = {"observation": encode(view), "action_mask": action_mask(view.decision)}

@@ -13,6 +13,7 @@ name, and the observation and action sizes it was trained with, which must match
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from .encoding import N_ACTIONS, OBS_SIZE
 POLICY_DIR = Path(__file__).parent / "policies"
 DEFAULT_POLICY = POLICY_DIR / "standard4.npz"
 
-_ACTIVATIONS = {
+_ACTIVATIONS: dict[str, Callable[[NDArray[np.float32]], NDArray[np.float32]]] = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
 }

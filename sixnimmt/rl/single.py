@@ -25,6 +25,7 @@ from ..core.text import rows_text
 from .encoding import N_ACTIONS, action_mask, action_to_move, encode
 from .parallel import (
     ILLEGAL_ACTION_MODES,
+    RENDER_MODES,
     REWARD_MODES,
     IllegalActionMode,
     Observation,
@@ -47,7 +48,7 @@ class SixNimmtEnv(gym.Env[Observation, int]):
     10
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 - Gymnasium's convention
+    metadata = {"render_modes": list(RENDER_MODES)}  # noqa: RUF012 - Gymnasium's convention
 
     def __init__(
         self,
@@ -68,7 +69,7 @@ class SixNimmtEnv(gym.Env[Observation, int]):
         check_choice("reward", reward, REWARD_MODES)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         if render_mode is not None:
-            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+            check_choice("render_mode", render_mode, RENDER_MODES)
         specs = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
         if len(specs) != players - 1:
             raise ValueError(f"{len(specs)} opponent(s) for {players} players: give {players - 1} or one name")
@@ -82,8 +83,8 @@ class SixNimmtEnv(gym.Env[Observation, int]):
         self.illegal_action = illegal_action
         self._rng = random.Random()
         self.render_mode = render_mode
-        self.observation_space = observation_space()
-        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.observation_space = observation_space()  # type: ignore[assignment]
+        self.action_space = spaces.Discrete(N_ACTIONS)  # type: ignore[assignment]
         self.seat = 0 if seat is None else seat
         self._game: Game | None = None
         self._bots: dict[int, Bot] = {}
