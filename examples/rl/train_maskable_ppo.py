@@ -134,6 +134,13 @@ class Progress(BaseCallback):
         self.results: list[float] = []
         self.next_export = every
         self.start = time.time()
+        self.first_step = 0
+
+    def _on_training_start(self) -> None:
+        # A resumed model counts on from its earlier steps.
+        self.first_step = self.num_timesteps
+        self.next_export = self.num_timesteps + self.every
+        self.start = time.time()
 
     def _on_step(self) -> bool:
         for info in self.locals["infos"]:
@@ -145,7 +152,7 @@ class Progress(BaseCallback):
         if self.num_timesteps >= self.next_export:
             self.next_export += self.every
             recent = self.results[-200:]
-            rate = self.num_timesteps / (time.time() - self.start)
+            rate = (self.num_timesteps - self.first_step) / (time.time() - self.start)
             print(f"{self.num_timesteps:>9} steps  {rate:6.0f} steps/s  games {len(self.results):>6}  "
                   f"my total - others' mean (last {len(recent)}): {np.mean(recent) if recent else 0:+.2f}",
                   flush=True)
