@@ -42,30 +42,36 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real server (``sixnimmt serve``) on a free port with a fresh SQLite file."""
-    folder = tmp_path_factory.mktemp("web")
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = (folder / "server.log").open("wb")
+        return int(s.getsockname()[1])
+
+
+def start_server(port: int, folder: Path) -> subprocess.Popen[bytes]:
+    """``sixnimmt serve`` on ``port`` with the SQLite file in ``folder``; returns once it answers."""
+    log = (folder / "server.log").open("ab")
     process = subprocess.Popen(
         [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port), "--database-url",
          f"sqlite:///{folder / 'web.db'}", "--bot-delay", "0.05", "--log-level", "warning"],
         stdout=log, stderr=subprocess.STDOUT,
     )
-    base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
-            if httpx.get(f"{base}/healthz", timeout=0.5).status_code == 200:
-                break
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).status_code == 200:
+                return process
         except httpx.HTTPError:
             time.sleep(0.1)
-    else:
-        process.kill()
-        pytest.fail("the server did not start")
-    yield base
+    process.kill()
+    pytest.fail("the server did not start")
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real server (``sixnimmt serve``) on a free port with a fresh SQLite file."""
+    port = free_port()
+    process = start_server(port, tmp_path_factory.mktemp("web"))
+    yield f"http://127.0.0.1:{port}"
     process.terminate()
     process.wait(timeout=10)
 

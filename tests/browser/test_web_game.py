@@ -241,3 +241,45 @@ def test_spectator_sees_the_table_without_a_hand_and_the_timer_runs(browser: Any
     assert watcher.locator("#hand button.card").count() == 0
     assert not watcher.is_visible("#hand")
     assert watcher.locator(".player.me").count() == 0 and watcher.locator(".player").count() == 2
+
+
+def test_the_page_reconnects_by_itself_after_a_server_restart(browser: Any, tmp_path: Any) -> None:
+    """Kill the server mid-game (SIGKILL) and start it again: the open page reconnects, shows the
+    same seat, hand and turn, and the game goes on."""
+    import signal
+
+    from .conftest import free_port, start_server
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = start_server(port, tmp_path)
+    try:
+        page = browser.new_page()
+        create_table(page, base, "Kim", ["bot:easy"], players=2)
+        page.wait_for_selector("#hand button.card:not([disabled])")
+        page.click("#hand button.card:not([disabled]) >> nth=0")
+        idle_at_turn_two = ("() => { const t = document.querySelector('#table'); return t.dataset.turn === '1'"
+                            " && t.dataset.busy !== '1' && !!document.querySelector('#hand button.card:not([disabled])'); }")
+        page.wait_for_function(f"() => ({idle_at_turn_two})() || !!document.querySelector('.row.pickable')")
+        if page.query_selector(".row.pickable"):
+            page.click(".row.pickable >> nth=0")
+        page.wait_for_function(idle_at_turn_two)
+        hand = page.locator("#hand button.card").evaluate_all("b => b.map(x => x.dataset.card)")
+        rows = page.locator("#board .row").evaluate_all("r => r.map(x => x.innerText)")
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+        page.wait_for_function("() => document.querySelector('#table').dataset.status === 'reconnecting'")
+        server = start_server(port, tmp_path)
+        assert page.locator("#hand button.card:not([disabled])").count() == 0  # locked while offline
+        page.wait_for_function(f"() => document.querySelector('#table').dataset.status === 'playing' && ({idle_at_turn_two})()",
+                               timeout=20_000)  # back, by itself
+        assert page.locator("#hand button.card").evaluate_all("b => b.map(x => x.dataset.card)") == hand
+        assert page.locator("#board .row").evaluate_all("r => r.map(x => x.innerText)") == rows
+        assert page.locator(".player.me .pname").inner_text() == "Kim"
+        page.click("#hand button.card:not([disabled]) >> nth=0")
+        page.wait_for_function(
+            "() => document.querySelector('#table').dataset.turn === '2' || !!document.querySelector('.row.pickable')"
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -39,12 +39,15 @@ export function showTable(main, code) {
     socket.onclose = () => {
       if (closed) return;
       screen.dataset.status = "reconnecting";
+      if (current?.view && current.table.status !== "waiting") drawHand(); // nothing to send on: lock the hand
       toast(t("table.reconnecting"), true);
       setTimeout(connect, Math.min(5000, 500 * 2 ** retry++));
     };
   }
+  const online = () => socket && socket.readyState === WebSocket.OPEN;
   function send(message) {
-    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+    if (online()) socket.send(JSON.stringify(message));
+    else toast(t("table.reconnecting"), true);
   }
 
   function receive(message) {
@@ -289,7 +292,7 @@ export function showTable(main, code) {
     const { table, view } = current;
     if (table.you == null) { handWrap.hidden = true; return; }
     handWrap.hidden = false;
-    const canPlay = !locked && !busy && view.phase === "play";
+    const canPlay = !locked && !busy && view.phase === "play" && online();
     const shown = revealed && !revealed[0]?.past ? view.hand.filter((c) => !revealed.some((p) => p.card === c)) : view.hand;
     const nodes = shown.map((c) => {
       const chosen = c === view.my_choice;
