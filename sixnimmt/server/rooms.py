@@ -198,7 +198,6 @@ class Room:
         self._clock: asyncio.TimerHandle | None = None
         self._step: tuple[Any, ...] | None = None
         self._step_deadline: float | None = None
-        self._stepped_in: set[int] = set()  # seats whose last move the fallback made this step
         self._hinting: set[int] = set()
         self.last_active = time.monotonic()
         self.closed = False
@@ -242,6 +241,8 @@ class Room:
                 room._turn_log.append(_Action(seat, value))
             room.game = game
             room._make_bots()
+            if room.status == "playing":
+                room._new_step()  # the turn timer starts afresh after a restart
         return room
 
     # ------------------------------------------------------------------ queries
@@ -363,7 +364,6 @@ class Room:
                 f"cannot {message.type} now: the game is in the {game.phase.value} phase"
             )
         value = message.row if isinstance(message, ChooseRow) else message.card
-        self._stepped_in.discard(conn.seat)
         await self._act(conn.seat, value)
 
     async def _on_start(self, conn: Connection, _message: Start) -> None:
@@ -451,7 +451,6 @@ class Room:
         self.game_number += 1
         self.status = "playing"
         self._turn_log = []
-        self._stepped_in.clear()
         self._make_bots()
         self._new_step()
         await self._save(self.to_store())
@@ -484,15 +483,16 @@ class Room:
     def _step_key(self) -> tuple[Any, ...]:
         game = self.game
         assert game is not None
-        return (self.game_number, game.deal_index, game.turn, game.phase, game.pending()[:1] if
-                game.phase is not Phase.PLAY else ())
+        # In the play phase everyone decides at once: the step is the turn. Otherwise one player
+        # decides (a row, a draft pick) and each such decision is a step of its own.
+        who = () if game.phase is Phase.PLAY else game.pending()[:1]
+        return (self.game_number, game.deal_index, game.turn, game.phase, who)
 
     def _new_step(self) -> None:
         """Restart the turn timer when the game moves on to a new decision."""
         key = self._step_key()
         if key != self._step:
             self._step = key
-            self._stepped_in.clear()
             timer = self.options.timer
             self._step_deadline = time.monotonic() + timer if timer else None
 
@@ -515,7 +515,6 @@ class Room:
             if due is None:
                 continue
             if due <= now:
-                self._stepped_in.add(seat.index)
                 self._think(decision, self._fallback_for(decision.seat), 0.0)
             elif next_due is None or due < next_due:
                 next_due = due
