@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..bots import UnknownBotError
-from ..core import RulesError
+from ..core import Game, RecordError, RulesError
 from ..i18n import resolve_language, translator
 from ..tui.config import DEFAULT_NAME
 
@@ -86,17 +87,35 @@ def play(
     ] = None,
     save: Annotated[bool, typer.Option("--save/--no-save", help="Save each finished game's record.")] = True,
     seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots.", show_default=False)] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            help="Go on with a game left unfinished (its record, saved when you quit mid-game). The "
+            "rules and names come from the record; --bots/--bot say who plays the seats after yours "
+            "(default: medium bots), as the exit message of the quit game shows.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Open the terminal game. With --bots, --variant, --target, --end, --deals or --count the game
     starts at once with those settings; otherwise the start screen lets you choose."""
     from ..tui.app import MIN_HEIGHT, MIN_WIDTH
     from ..tui.config import split_bot_list
 
+    resumed: Game | None = None
     try:
         seats = None if bots is None and bot is None else [*split_bot_list(bots or []), *(bot or [])]
-        config = _config(
-            seats, variant, target, end, deals, count, name, lang, delay, records, save, seed, pro_tie
-        )
+        if resume is not None:
+            fixed = [f"--{o.replace('_', '-')}" for o, v in
+                     (("variant", variant), ("target", target), ("end", end), ("deals", deals),
+                      ("pro_tie", pro_tie)) if v is not None]  # fmt: skip
+            if fixed:
+                raise ValueError(f"--resume goes on with the record's rules: drop {', '.join(fixed)}")
+            resumed, config = _resume(resume, seats, count, lang, delay, records, save, seed)
+        else:
+            config = _config(
+                seats, variant, target, end, deals, count, name, lang, delay, records, save, seed, pro_tie
+            )
     except (ValueError, UnknownBotError, RulesError) as error:
         raise _fail(str(error)) from None
     size = _terminal_size()
@@ -110,7 +129,42 @@ def play(
     skip_start = any(v is not None for v in (seats, variant, target, end, deals, count, pro_tie))
     from ..tui.app import SixNimmtApp
 
-    SixNimmtApp(config, show_start=not skip_start).run()
+    SixNimmtApp(config, show_start=not skip_start, resume=resumed).run()
+
+
+def _resume(
+    file: Path,
+    seats: list[str] | None,
+    count: str | None,
+    lang: str | None,
+    delay: float,
+    records: Path | None,
+    save: bool,
+    seed: int | None,
+) -> tuple[Game, GameConfig]:
+    """The game in ``file`` rebuilt where it stopped, and its settings; ``ValueError`` (a
+    ``RecordError`` among them) with one line if it cannot go on."""
+    from ..core.record import load, replay
+    from ..tui.config import resumed_seats
+
+    try:
+        game = replay(load(file), partial=True, seed=seed).game
+    except RecordError as error:
+        raise ValueError(f"cannot resume {file}: {error}") from None
+    if game.is_over:
+        raise ValueError(f"the game in {file} is over: watch it with sixnimmt replay show {file} --tui")
+    rules = game.rules.to_dict()
+    base = _config(None, None, None, None, None, count, "You", lang, delay, records, save, seed)
+    config = replace(
+        base,
+        seats=resumed_seats(game.seats, seats),
+        variant=rules["variant"],
+        target=rules["target"],
+        end=rules["end"],
+        deals=rules["deals"],
+        pro_tie=rules["pro_tie"],
+    )
+    return game, config
 
 
 def _terminal_size() -> os.terminal_size | None:

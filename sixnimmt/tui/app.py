@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from ..core import Dealer
+from ..core import Dealer, Game
 from ..i18n import translator
-from .config import GameConfig
+from .config import GameConfig, bots_option
 from .start import StartScreen
 from .table import TableScreen
 
@@ -25,19 +28,61 @@ class SixNimmtApp(App[None]):
 
     CSS_PATH = "sixnimmt.tcss"
     TITLE = "6 nimmt!"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        # Ctrl+C quits too, as in any terminal program (saving a game under way), on every screen.
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+    ]
 
-    def __init__(self, config: GameConfig, *, show_start: bool = True, dealer: Dealer | None = None) -> None:
+    def __init__(
+        self,
+        config: GameConfig,
+        *,
+        show_start: bool = True,
+        dealer: Dealer | None = None,
+        resume: Game | None = None,
+    ) -> None:
+        """``resume``: a game rebuilt from its record (``sixnimmt play --resume``), seated as in
+        ``config``; it goes on at once."""
         super().__init__()
         self.config = config
-        self.show_start_first = show_start
+        self.show_start_first = show_start and resume is None
         self.dealer = dealer  # fixed deals (tests, puzzles); None shuffles from the seed
+        self.resume = resume
+        #: Where the game left unfinished was saved, if it was (tests and the exit message).
+        self.unfinished_saved_to: Path | None = None
+        #: The line printed when the app exits (where the game was saved), if any.
+        self.exit_message: str | None = None
 
     def on_mount(self) -> None:
         if self.show_start_first:
             self.push_screen(StartScreen(self.config))
         else:
-            self.push_screen(TableScreen(self.config, self.dealer))
+            self.push_screen(TableScreen(self.config, self.dealer, self.resume))
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q / Ctrl+C: leave at once, keeping a game under way."""
+        self.quit_saving()
+
+    def quit_saving(self) -> None:
+        """Exit; a game under way is saved first and the exit message says how to resume it."""
+        table = self.table
+        if table is None:
+            self.exit()
+            return
+        path = table.save_unfinished()
+        g = translator(table.config.lang).gettext
+        if path is not None:
+            self.unfinished_saved_to = path
+            command = f"sixnimmt play --resume {shlex.quote(str(path))} {bots_option(table.config.seats)}"
+            message = g("Game saved. Resume it with: {command}").format(command=command)
+        elif table.save_error is not None and not table.game.is_over:
+            message = g("The game could not be saved: {error}").format(error=table.save_error)
+        else:
+            self.exit()
+            return
+        self.exit_message = message
+        self.exit(message=Text(message))  # Text: a path is never read as markup
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT:

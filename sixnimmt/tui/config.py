@@ -7,6 +7,7 @@ everything a user can get wrong is checked here with a one-line ``ValueError``.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -200,3 +201,44 @@ def parse_opponents(
     if not 2 <= len(seats) <= 10:
         raise RulesError(f"{len(seats)} players: 6 nimmt! is played by 2 to 10")
     return tuple(seats)
+
+
+def resumed_seats(names: Iterable[str], specs: Iterable[str] | None) -> tuple[Seat, ...]:
+    """The seats of a game resumed from its record: the record's names; the first seat is the
+    person running the command; the others as ``specs`` says (one per seat, as for ``--bots``:
+    a bot, ``cmd:...`` or ``human``, whose ``:NAME`` the record's name replaces), or, without
+    ``specs``, ``medium`` bots.
+
+    >>> [(s.name, s.bot) for s in resumed_seats(["Ana", "Ben", "Ada"], ["human", "hard"])]
+    [('Ana', None), ('Ben', None), ('Ada', 'hard')]
+    """
+    names = list(names)
+    if specs is None:
+        return (Seat(names[0]), *(Seat(name, "medium") for name in names[1:]))
+    specs = [spec.strip() for spec in specs]
+    if len(specs) != len(names) - 1:
+        raise ValueError(
+            f"the saved game has {len(names)} seats: --bots must give the {len(names) - 1} after yours "
+            f"({', '.join(names[1:])}), not {len(specs)}"
+        )
+    seats = [Seat(names[0])]
+    for name, spec in zip(names[1:], specs, strict=True):
+        if spec.partition(":")[0] == HUMAN:
+            seats.append(Seat(name))
+        else:
+            check_bot(spec)
+            seats.append(Seat(name, spec))
+    return tuple(seats)
+
+
+def bots_option(seats: Iterable[Seat]) -> str:
+    """The ``--bots``/``--bot`` options that seat ``seats[1:]`` again (to resume a game), quoted
+    for a shell: one ``--bot`` per seat when a command line holds a comma.
+
+    >>> bots_option([Seat("You"), Seat("Ben"), Seat("Ada", "hard")])
+    '--bots human,hard'
+    """
+    specs = [seat.bot or HUMAN for seat in list(seats)[1:]]
+    if any("," in spec for spec in specs):
+        return " ".join(f"--bot {shlex.quote(spec)}" for spec in specs)
+    return f"--bots {shlex.quote(','.join(specs))}"

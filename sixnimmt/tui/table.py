@@ -168,12 +168,17 @@ class TableScreen(Screen[None]):
         Binding("q", "quit_game", "Quit"),
     ]
 
-    def __init__(self, config: GameConfig, dealer: Dealer | None = None) -> None:
+    def __init__(self, config: GameConfig, dealer: Dealer | None = None, game: Game | None = None) -> None:
+        """A new game from ``config``, or with ``game`` one resumed from its record (its seats
+        named as in ``config``) that goes on where it stopped."""
         super().__init__()
         self.config = config
         self.tr = translator(config.lang)
         names = [seat.name for seat in config.seats]
-        self.game = Game(config.rules(), names, seed=config.seed, dealer=dealer)
+        if game is not None and list(game.seats) != names:
+            raise ValueError(f"the seats {names} are not the resumed game's {list(game.seats)}")
+        self.resumed = game is not None
+        self.game = game if game is not None else Game(config.rules(), names, seed=config.seed, dealer=dealer)
         base_seed = config.seed if config.seed is not None else time.time_ns()
         self.bots: dict[int, Bot] = {
             seat: make_bot(spec.bot, seed=base_seed + seat)
@@ -182,7 +187,10 @@ class TableScreen(Screen[None]):
         }
         # The public events each bot has yet to hear (Bot.notify), handed to its worker with its
         # next decision: an external program learns what happened in the order it happened.
-        self.inbox: dict[int, list[Event]] = {seat: list(self.game.events) for seat in self.bots}
+        # A resumed game's bots start from where it stands (an external program is told the deal
+        # under way when it starts), not from its history.
+        history = [] if self.resumed else self.game.events
+        self.inbox: dict[int, list[Event]] = {seat: list(history) for seat in self.bots}
         self.asked: set[int] = set()  # bots asked at least once (an external one is running)
         self._bots_lock = threading.Lock()  # the interface and a worker may both release the bots
         self.humans = config.humans
@@ -191,7 +199,9 @@ class TableScreen(Screen[None]):
         self.viewer: int | None = None if config.pass_and_play else self.humans[0]
         self.asking: int | None = None  # the person whose decision the screen is asking for
         self.thinking: set[int] = set()  # bots working on an answer
-        self.queue: deque[Event] = deque(self.game.events)  # events still to be shown
+        self.queue: deque[Event] = deque([] if self.resumed else self.game.events)  # events still to be shown
+        self.moves_made = 0  # answers given at this keyboard: none, and there is nothing to save on quit
+        self.unfinished_saved_to: Path | None = None
         self.shown_rows: Rows = [[] for _ in range(4)]
         self.revealed: tuple[tuple[int, int], ...] | None = None  # (seat, card) shown this turn
         self.hand_turn_seats: dict[tuple[int, int], int] = {}  # Hand: (deal, turn) -> whose turn
@@ -230,7 +240,19 @@ class TableScreen(Screen[None]):
     def on_mount(self) -> None:
         # A header and one line per player; fixed, because the table's measured height can go stale.
         self.query_one("#scores", Static).styles.height = self.game.players + 1
+        if self.resumed:
+            self.call_after_refresh(self._show_history)
         self.call_after_refresh(self._play_events)
+
+    def _show_history(self) -> None:
+        """A resumed game: the table as it stands, the log as it happened, without the animation
+        and the deal summaries."""
+        for event in self.game.events:
+            self._follow(event)
+        self.query_one("#log", RichLog).write(
+            Text(self.tr.gettext("The game goes on where it stopped."), style="bold")
+        )
+        self._redraw()
 
     # ------------------------------------------------------------------ the flow of play
 
@@ -306,6 +328,7 @@ class TableScreen(Screen[None]):
     def _answer(self, seat: int, value: int) -> None:
         """Send a person's or a bot's answer to the engine, then show what it caused."""
         self.hint = None
+        self.moves_made += 1
         if seat == self.asking:
             self.asking = None
         events = self._act(seat, value)
@@ -803,7 +826,12 @@ class TableScreen(Screen[None]):
     def action_quit_game(self) -> None:
         # A stray q must not throw a game away: the first press asks, the second quits.
         if self._quit_armed:
-            self.app.exit()
+            from .app import SixNimmtApp
+
+            if isinstance(self.app, SixNimmtApp):
+                self.app.quit_saving()
+            else:
+                self.app.exit()
             return
         self._quit_armed = True
         self.notify(self.tr.gettext("Press q again to quit this game."), timeout=3)
@@ -817,22 +845,38 @@ class TableScreen(Screen[None]):
         self.saved_to, self.save_error = save_record(self.game, self.config.records_dir)
         self.app.switch_screen(FinalScreen(self.config, self.game, self.saved_to, self.save_error))
 
+    def save_unfinished(self) -> Path | None:
+        """Save the game so far if it is unfinished and someone here has played since it began (or
+        was resumed); ``sixnimmt play --resume FILE`` goes on with it. Returns where, once; never
+        raises."""
+        if self.game.is_over or self.unfinished_saved_to is not None or not self.moves_made:
+            return None
+        self.unfinished_saved_to, self.save_error = save_record(
+            self.game, self.config.records_dir, unfinished=True
+        )
+        return self.unfinished_saved_to
+
     def on_unmount(self) -> None:
+        self.save_unfinished()  # the app closing some other way than q: keep the game all the same
         self.release_bots(farewell=False)
 
 
-def save_record(game: Game, folder: Path | None) -> tuple[Path | None, str | None]:
-    """Write the finished game's record; returns (path, None) or (None, why it failed)."""
+def save_record(
+    game: Game, folder: Path | None, *, unfinished: bool = False
+) -> tuple[Path | None, str | None]:
+    """Write the game's record (a partial one, named ``...-unfinished``, for a game left before
+    its end); returns (path, None) or (None, why it failed)."""
     if folder is None:
         return None, None
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = folder / f"{stamp}-{game.rules.variant.value}-{game.players}p.json"
+    stem = f"{datetime.now():%Y%m%d-%H%M%S}-{game.rules.variant.value}-{game.players}p"
+    suffix = "-unfinished" if unfinished else ""
+    path = folder / f"{stem}{suffix}.json"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         counter = 1
         while path.exists():
             counter += 1
-            path = folder / f"{stamp}-{game.rules.variant.value}-{game.players}p-{counter}.json"
+            path = folder / f"{stem}-{counter}{suffix}.json"
         path.write_text(dumps(game.record()) + "\n", encoding="utf-8")
     except OSError as error:
         return None, f"cannot save the record in {folder}: {error.strerror or error}"

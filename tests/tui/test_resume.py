@@ -1,0 +1,177 @@
+"""A game left mid-way is saved as a partial record, and ``sixnimmt play --resume FILE`` goes on
+with it where it stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sixnimmt.cli import app as cli_app
+from sixnimmt.commands import play as play_command
+from sixnimmt.core.record import dumps, replay
+from sixnimmt.tui import GameConfig, Seat, SixNimmtApp
+from sixnimmt.tui.config import resumed_seats
+from sixnimmt.tui.dialogs import DealSummaryScreen
+from sixnimmt.tui.final import FinalScreen
+
+from .conftest import SIZE, settle, table
+
+runner = CliRunner()
+
+
+def config(records: Path | None, **changes: object) -> GameConfig:
+    settings: dict[str, object] = {
+        "seats": (Seat("Ana"), Seat("Ada", "random"), Seat("Bruno", "easy")),
+        "deals": 2, "target": None, "delay": 0, "seed": 21, "records_dir": records,
+    }  # fmt: skip
+    settings.update(changes)
+    return GameConfig(**settings)  # type: ignore[arg-type]
+
+
+def unfinished(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*-unfinished.json"))
+
+
+async def play_turns(app: SixNimmtApp, pilot: object, turns: int) -> None:
+    """Play the highest card of the hand (never too low) until ``turns`` turns are over."""
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    screen = table(app)
+    for _ in range(turns):
+        turn = screen.game.turn
+        await settle(pilot, lambda: screen.asking == 0 and not screen.queue)
+        await pilot.press(*str(max(screen.game.hands[0])), "enter")
+        await settle(pilot, lambda turn=turn: screen.game.turn != turn and not screen.queue)  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("keys", [("q", "q"), ("ctrl+c",)])
+def test_quitting_mid_game_saves_a_partial_record_that_replays(tmp_path: Path, keys: tuple[str, ...]) -> None:
+    async def scenario() -> None:
+        app = SixNimmtApp(config(tmp_path), show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await play_turns(app, pilot, 3)
+            game = table(app).game
+            await settle(pilot, lambda: table(app).asking == 0)
+            await pilot.press(*keys)
+            await settle(pilot, lambda: not app.is_running)
+        [saved] = unfinished(tmp_path)
+        assert app.unfinished_saved_to == saved
+        again = replay(json.loads(saved.read_text()), partial=True).game
+        assert (again.deal_index, again.turn) == (0, 3)
+        assert again.hands == game.hands and again.rows == game.rows
+        message = app.exit_message or ""
+        assert f"sixnimmt play --resume {saved} --bots random,easy" in message
+
+    asyncio.run(scenario())
+
+
+def test_quitting_before_anything_happened_saves_nothing(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = SixNimmtApp(config(tmp_path), show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: table(app).asking == 0)
+            await pilot.press("q", "q")
+            await settle(pilot, lambda: not app.is_running)
+        assert list(tmp_path.iterdir()) == [] and app.unfinished_saved_to is None
+
+    asyncio.run(scenario())
+
+
+def test_a_resumed_game_goes_on_where_it_stopped_and_is_saved_whole(tmp_path: Path) -> None:
+    first = tmp_path / "first"
+    second = tmp_path / "second"
+
+    async def leave() -> None:
+        app = SixNimmtApp(config(first), show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await play_turns(app, pilot, 4)
+            await pilot.press("ctrl+q")
+            await settle(pilot, lambda: not app.is_running)
+
+    asyncio.run(leave())
+    [saved] = unfinished(first)
+    record = json.loads(saved.read_text())
+    game, resumed = play_command._resume(saved, ["random", "easy"], None, "en", 0, second, True, 5)
+    assert [(s.name, s.bot) for s in resumed.seats] == [("Ana", None), ("Ada", "random"), ("Bruno", "easy")]
+    assert resumed.deals == 2 and resumed.target is None
+
+    async def go_on() -> None:
+        app = SixNimmtApp(resumed, show_start=False, resume=game)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0)
+            # The table stands as it was left: the rows, the turn, and the log of what happened.
+            assert screen.shown_rows == [list(row) for row in game.rows]
+            assert (screen.game.deal_index, screen.game.turn) == (0, 4)
+            log = "\n".join(str(line.text) for line in screen.query_one("#log").lines)
+            assert "Deal 1 begins" in log and "goes on where it stopped" in log
+            for _ in range(80):
+                if isinstance(app.screen, FinalScreen):
+                    break
+                if isinstance(app.screen, DealSummaryScreen) or screen.asking == 0:
+                    await pilot.press("enter")
+                await pilot.pause(0.01)
+            assert isinstance(app.screen, FinalScreen)
+            saved_whole = app.screen.saved_to
+            assert saved_whole is not None and saved_whole.parent == second
+            whole = json.loads(saved_whole.read_text())
+            # The finished record begins with the turns played before the quit.
+            turns_before = record["deals"][0]["turns"]
+            assert whole["deals"][0]["turns"][: len(turns_before)] == turns_before
+            assert replay(whole).game.is_over
+
+    asyncio.run(go_on())
+
+
+def test_resume_without_bots_seats_medium_bots_and_checks_the_count() -> None:
+    assert [s.bot for s in resumed_seats(["Ana", "Ada", "Ben"], None)] == [None, "medium", "medium"]
+    with pytest.raises(ValueError, match="has 3 seats: --bots must give the 2 after yours"):
+        resumed_seats(["Ana", "Ada", "Ben"], ["hard"])
+
+
+def finished_record(tmp_path: Path) -> Path:
+    from sixnimmt.bots import make_bot, play_game
+    from sixnimmt.core import Game, Rules
+
+    game = play_game(Game(Rules(players=2, deals=1, target=None), ["A", "B"], seed=1),
+                     [make_bot("random", 1), make_bot("random", 2)])  # fmt: skip
+    path = tmp_path / "done.json"
+    path.write_text(dumps(game.record()))
+    return path
+
+
+def partial_record(tmp_path: Path) -> Path:
+    from sixnimmt.core import Game, Rules
+
+    game = Game(Rules(players=2, deals=1, target=None), ["A", "B"], seed=1)
+    for decision in game.pending():
+        game.act(decision.seat, max(decision.options))
+    path = tmp_path / "partial.json"
+    path.write_text(dumps(game.record()))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--resume", "{tmp}/missing.json"], "cannot resume"),
+        (["--resume", "{tmp}/bad.json"], "not valid JSON"),
+        (["--resume", "{done}"], "is over: watch it with sixnimmt replay show"),
+        (["--resume", "{done}", "--variant", "logic"], "drop --variant"),
+        (["--resume", "{partial}", "--bots", "hard,hard"], "the saved game has 2 seats"),
+        (["--resume", "{partial}", "--bot", "cmd:no-such-program-here"], "not found"),
+    ],
+)
+def test_resume_refuses_with_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "bad.json").write_text("{")
+    done, partial = finished_record(tmp_path), partial_record(tmp_path)
+    args = [a.format(tmp=tmp_path, done=done, partial=partial) for a in args]
+    result = runner.invoke(cli_app, ["play", *args])
+    output = result.output.strip()
+    assert result.exit_code == 2 and message in output
+    assert "Traceback" not in output and len(output.splitlines()) == 1
