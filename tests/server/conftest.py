@@ -48,6 +48,7 @@ def make_client(url: str, **overrides: Any) -> TestClient:
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with make_client(f"sqlite:///{tmp_path / 'server.db'}") as test_client:
+def client(database_url: str) -> Iterator[TestClient]:
+    """The app on a fresh database: every test using it runs on SQLite, and on PostgreSQL too."""
+    with make_client(database_url) as test_client:
         yield test_client
