@@ -26,7 +26,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if "tests/browser" in str(item.fspath):
+        if "tests/browser" in str(item.path):
             item.add_marker(pytest.mark.browser)
 
 
