@@ -13,6 +13,7 @@ fallback bot, so the table never stalls; they take over again as soon as they ac
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import hashlib
 import logging
 import random
@@ -51,6 +52,7 @@ NAME_LIMIT = 24
 BOT_LEVELS = ("easy", "medium", "hard", "expert", "random")
 TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120)
 HINT_BOT = "hard"
+LISTED_FOR = dt.timedelta(hours=6)
 
 
 class TableError(ValueError):
@@ -746,7 +748,8 @@ class Rooms:
 
     async def listing(self) -> list[dict[str, Any]]:
         """Open tables to join, then games in progress to watch (from the store, so all are listed)."""
-        stored = await self.db(self.store.list_tables, ("waiting", "playing"), 40)
+        # tables nobody has touched for hours are abandoned: they stay playable by link, unlisted
+        stored = await self.db(self.store.list_tables, ("waiting", "playing"), 40, LISTED_FOR)
         result = []
         for data in stored:
             room = self._rooms.get(data.code)

@@ -200,11 +200,15 @@ class Store:
             row = session.scalars(select(TableRow).where(TableRow.code == code)).one_or_none()
             return None if row is None else _table_data(row)
 
-    def list_tables(self, statuses: tuple[str, ...], limit: int = 50) -> list[TableData]:
+    def list_tables(
+        self, statuses: tuple[str, ...], limit: int = 50, within: dt.timedelta | None = None
+    ) -> list[TableData]:
+        """Tables in one of ``statuses``, most recently active first (only those active ``within``)."""
+        since = _now() - within if within is not None else dt.datetime.min
         with Session(self.engine) as session:
             rows = session.scalars(
                 select(TableRow)
-                .where(TableRow.status.in_(statuses))
+                .where(TableRow.status.in_(statuses), TableRow.updated_at >= since)
                 .order_by(TableRow.updated_at.desc())
                 .limit(limit)
             )

@@ -107,3 +107,18 @@ def test_front_end_is_served_with_every_translation(client: TestClient) -> None:
         keys = set(strings)
     config = client.get("/api/config").json()
     assert config["bullheads"][55] == 7 and len(config["bullheads"]) == 105
+
+
+def test_abandoned_tables_leave_the_lobby_but_stay_playable(client: TestClient) -> None:
+    import datetime as dt
+
+    from sqlalchemy import update
+
+    from sixnimmt.server.store import TableRow
+
+    table = create_table(client, [{"kind": "open"}])
+    store = client.app.state.store  # type: ignore[attr-defined]
+    with store.engine.begin() as connection:
+        connection.execute(update(TableRow).values(updated_at=dt.datetime(2000, 1, 1)))
+    assert table["code"] not in [t["code"] for t in client.get("/api/tables").json()]
+    assert client.get(f"/api/tables/{table['code']}").status_code == 200
