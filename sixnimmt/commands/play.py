@@ -129,7 +129,12 @@ def play(
     skip_start = any(v is not None for v in (seats, variant, target, end, deals, count, pro_tie))
     from ..tui.app import SixNimmtApp
 
-    SixNimmtApp(config, show_start=not skip_start, resume=resumed).run()
+    # A bug ends the game with one line (and its traceback in a log file), unless SIXNIMMT_DEBUG is set.
+    friendly = not os.environ.get("SIXNIMMT_DEBUG")
+    game_app = SixNimmtApp(config, show_start=not skip_start, resume=resumed, friendly_errors=friendly)
+    game_app.run()
+    if game_app.return_code:
+        raise typer.Exit(game_app.return_code)
 
 
 def _resume(

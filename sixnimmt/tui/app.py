@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import traceback
 from pathlib import Path
 from typing import ClassVar
 
@@ -10,12 +11,19 @@ from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.worker import WorkerFailed
 
 from ..core import Dealer, Game
 from ..i18n import translator
-from .config import GameConfig, bots_option
+from .config import GameConfig, bots_option, default_records_dir
 from .start import StartScreen
 from .table import TableScreen
+
+
+def error_log() -> Path:
+    """Where the traceback of a bug that stopped the app is written: next to the records folder."""
+    return default_records_dir().parent / "play-error.log"
+
 
 #: Below this size the table cannot show four full rows, a hand and the scores.
 MIN_WIDTH = 100
@@ -41,10 +49,15 @@ class SixNimmtApp(App[None]):
         show_start: bool = True,
         dealer: Dealer | None = None,
         resume: Game | None = None,
+        friendly_errors: bool = False,
     ) -> None:
         """``resume``: a game rebuilt from its record (``sixnimmt play --resume``), seated as in
-        ``config``; it goes on at once."""
+        ``config``; it goes on at once. ``friendly_errors`` (``sixnimmt play``): a bug ends the app
+        with one line, the traceback in a log file, instead of Textual's traceback on screen."""
         super().__init__()
+        self.friendly_errors = friendly_errors
+        #: The bug that stopped the app, if one did (kept for the caller and the tests).
+        self.error: BaseException | None = None
         self.config = config
         self.show_start_first = show_start and resume is None
         self.dealer = dealer  # fixed deals (tests, puzzles); None shuffles from the seed
@@ -94,6 +107,39 @@ class SixNimmtApp(App[None]):
                                min_width=MIN_WIDTH, min_height=MIN_HEIGHT),
                 severity="warning",
             )  # fmt: skip
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An exception no handler caught (a bug): with ``friendly_errors`` the app saves a game
+        under way and exits with one line naming the error and the log file holding its traceback.
+        Without it (the tests, ``SIXNIMMT_DEBUG=1``), Textual shows and re-raises it as usual.
+        Textual has no public hook for this: ``App._handle_exception`` is where every unhandled
+        error of a handler or a worker arrives (checked with Textual 8.2)."""
+        if not self.friendly_errors:
+            super()._handle_exception(error)
+            return
+        cause = error.error if isinstance(error, WorkerFailed) else error
+        first = self.error is None
+        self.error = self.error or cause
+        self._return_code = 1
+        if not first:
+            return  # the first error's line is the one shown
+        line = f"sixnimmt play: internal error: {type(cause).__name__}: {cause}"
+        log = error_log()
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text("".join(traceback.format_exception(cause)), encoding="utf-8")
+            line += f" (details in {log})"
+        except OSError:
+            pass
+        table = self.table
+        try:
+            saved = table.save_unfinished() if table is not None else None
+        except Exception:  # noqa: BLE001 - the game may be what is broken; the error line still goes out
+            saved = None
+        if saved is not None and table is not None:
+            line += f". Game saved: sixnimmt play --resume {shlex.quote(str(saved))} {bots_option(table.config.seats)}"
+        self.exit_message = line
+        self.exit(return_code=1, message=Text(line))
 
     def set_language(self, lang: str) -> None:
         from dataclasses import replace

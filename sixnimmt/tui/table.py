@@ -44,6 +44,7 @@ from ..core import (
     DraftPicked,
     Event,
     Game,
+    IllegalMoveError,
     Phase,
     PlayerView,
     RowTaken,
@@ -407,9 +408,16 @@ class TableScreen(Screen[None]):
             decision = self.game.decision_for(answer.seat)
             if decision is None or decision.kind is not answer.kind:
                 continue  # the game moved on (cannot happen in normal play; never act on stale input)
+            name = self.game.seats[answer.seat]
             if answer.error is not None:
-                self.notify(f"{self.game.seats[answer.seat]}: {answer.error}", severity="error")
-            self._act(answer.seat, answer.value)
+                self.notify(f"{name}: {answer.error}", severity="error")
+            try:
+                self._act(answer.seat, answer.value)
+            except IllegalMoveError as error:
+                # A bot with a bug: the engine refused its move and changed nothing. The game goes on
+                # with the first legal option, as for a bot that failed to answer.
+                self.notify(f"{name}: {error}", severity="error")
+                self._act(answer.seat, decision.options[0])
         self._play_events()
 
     # ------------------------------------------------------------------ showing events
@@ -804,7 +812,12 @@ class TableScreen(Screen[None]):
 
     @work(thread=True, group="hint", exclusive=True)
     def _advise(self, seat: int, view: PlayerView) -> None:
-        advice = advise(view, HINT_BOT, seed=view.turn)
+        try:
+            advice = advise(view, HINT_BOT, seed=view.turn)
+        except Exception as error:  # noqa: BLE001 - no hint is no reason to stop the game
+            message = self.tr.gettext("No hint: {error}").format(error=str(error) or type(error).__name__)
+            self.app.call_from_thread(self.notify, message, severity="error")
+            return
         self.app.call_from_thread(self._hint_ready, seat, (seat, view.deal, view.turn), advice)
 
     def _hint_ready(self, seat: int, key: tuple[int, int, int], advice: Advice) -> None:
