@@ -22,6 +22,7 @@ let routed = 0;
 async function route() {
   if (leave) { leave(); leave = null; }
   const turn = ++routed;
+  document.getElementById("toasts").replaceChildren(); // news from the last screen is stale here
   // Each visit draws into its own container, so a slow earlier visit can never draw over this one.
   const view = document.createElement("div");
   main.replaceChildren(view);
