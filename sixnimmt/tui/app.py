@@ -147,8 +147,13 @@ class SixNimmtApp(App[None]):
         self.config = replace(self.config, lang=lang)
 
     def start_game(self, config: GameConfig) -> None:
+        try:
+            table = TableScreen(config)
+        except ValueError as error:  # a bot that cannot be built now (an external program gone)
+            self.notify(str(error), severity="error")
+            return
         self.config = config
-        self.switch_screen(TableScreen(config))
+        self.switch_screen(table)
 
     def show_start(self, config: GameConfig) -> None:
         self.config = config

@@ -88,7 +88,12 @@ class FinalScreen(Screen[None]):
 
     def action_again(self) -> None:
         seed = None if self.config.seed is None else self.config.seed + 1
-        self.sixnimmt_app.start_game(self.config.with_seed(seed))
+        try:
+            config = self.config.with_seed(seed)  # checks the seats again: a program may be gone
+        except ValueError as error:
+            self.notify(str(error), severity="error")
+            return
+        self.sixnimmt_app.start_game(config)
 
     def action_settings(self) -> None:
         self.sixnimmt_app.show_start(self.config)

@@ -181,3 +181,23 @@ def test_the_start_screen_seats_an_external_program() -> None:
             assert table(app).config.seats[1].bot == f"cmd:{EXAMPLE}"
 
     asyncio.run(scenario())
+
+
+def test_play_again_without_the_program_is_a_message(tmp_path: Path) -> None:
+    program = tmp_path / "bot.py"
+    program.write_text(f"#!{sys.executable}\n" + (ROOT / "examples" / "bots" / "python_bot.py").read_text())
+    program.chmod(0o755)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(one_deal(str(program)), show_start=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await play_to_the_end(app, pilot)
+            ranking = app.screen
+            program.unlink()  # gone before the next game
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.screen is ranking
+            assert any("not found" in str(n.message) for n in app._notifications)
+
+    asyncio.run(scenario())
+

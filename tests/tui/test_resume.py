@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from textual.widgets import RichLog
 from typer.testing import CliRunner
 
 from sixnimmt.cli import app as cli_app
@@ -108,7 +109,7 @@ def test_a_resumed_game_goes_on_where_it_stopped_and_is_saved_whole(tmp_path: Pa
             # The table stands as it was left: the rows, the turn, and the log of what happened.
             assert screen.shown_rows == [list(row) for row in game.rows]
             assert (screen.game.deal_index, screen.game.turn) == (0, 4)
-            log = "\n".join(str(line.text) for line in screen.query_one("#log").lines)
+            log = "\n".join(str(line.text) for line in screen.query_one("#log", RichLog).lines)
             assert "Deal 1 begins" in log and "goes on where it stopped" in log
             for _ in range(80):
                 if isinstance(app.screen, FinalScreen):
