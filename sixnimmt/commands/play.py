@@ -36,6 +36,7 @@ def play(
         list[str] | None,
         typer.Option(
             "--bots", "-b",
+            metavar="LIST",
             help="The other seats, comma-separated (the option may be repeated): bot levels (easy, "
             "medium, hard, expert, random, or any registered bot), cmd:COMMAND LINE for an external "
             "program (docs/bot-protocol.md), or human[:NAME] for a friend at this keyboard. Example: "
@@ -48,6 +49,7 @@ def play(
         list[str] | None,
         typer.Option(
             "--bot",
+            metavar="SEAT",
             help="One more seat, taken whole (repeat it for more): a bot name, cmd:COMMAND LINE (any "
             "commas stay in it) or human[:NAME]. These seats come after those of --bots.",
             show_default=False,
@@ -85,11 +87,12 @@ def play(
         typer.Option(help="Folder for finished games' records (default ~/.local/share/sixnimmt/records).",
                      show_default=False),
     ] = None,
-    save: Annotated[bool, typer.Option("--save/--no-save", help="Save each finished game's record.")] = True,
+    save: Annotated[bool, typer.Option("--save/--no-save", help="Save each game's record (a game left unfinished too).")] = True,
     seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots.", show_default=False)] = None,
     resume: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help="Go on with a game left unfinished (its record, saved when you quit mid-game). The "
             "rules and names come from the record; --bots/--bot say who plays the seats after yours "
             "(default: medium bots), as the exit message of the quit game shows.",
