@@ -25,6 +25,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..bots import available
 from ..core import BULLHEADS, DraftPicked, EndRule, ProTie, Rules, RulesError, Variant
 from ..core.record import dumps, replay
+from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE, DoubleDeck
 from .config import Settings
 from .protocol import ProtocolError, RateLimiter, decode
 from .rooms import BOT_LEVELS, TIMER_CHOICES, Room, Rooms, TableError, TableOptions
@@ -52,12 +53,15 @@ class SeatSpec(_Body):
 
 class CreateTable(_Body):
     name: str = Field(max_length=200)
-    variant: Literal["standard", "tactics", "logic", "professional"] = "standard"
+    variant: Literal[
+        "standard", "tactics", "logic", "professional", "tournament", "open", "nifty", "hand", "double"
+    ] = "standard"
     seats: list[SeatSpec] = Field(min_length=1, max_length=9)
     target: int | None = Field(default=66, ge=1, le=1000)
     end: Literal["at-least", "above"] = "at-least"
     deals: int | None = Field(default=None, ge=1, le=100)
     pro_tie: Literal["choose", "left", "right"] = "choose"
+    double_deck: Literal["two-decks", "doubles"] = "two-decks"
     count: Literal["up", "down"] = "up"
     timer: int = 0
     fill_bot: Literal["easy", "medium", "hard", "expert", "random"] = "medium"
@@ -96,6 +100,8 @@ def config() -> dict[str, Any]:
     registered = available()
     return {
         "variants": list(VARIANTS),
+        # players each variant allows, so the lobby offers only those (the server checks again)
+        "player_range": {v: list(PLAYER_RANGE.get(Variant(v), (MIN_PLAYERS, MAX_PLAYERS))) for v in VARIANTS},
         "languages": list(LANGUAGES),
         "bot_levels": [{"level": lv, "ready": lv in registered} for lv in BOT_LEVELS],
         "timers": list(TIMER_CHOICES),
@@ -113,6 +119,7 @@ async def create_table(body: CreateTable, rooms: RoomsDep) -> dict[str, Any]:
             end=EndRule(body.end),
             deals=body.deals,
             pro_tie=ProTie(body.pro_tie),
+            double_deck=DoubleDeck(body.double_deck),
         )
         options = TableOptions.from_dict(
             {"rules": rules.to_dict(), "count": body.count, "timer": body.timer, "fill_bot": body.fill_bot}

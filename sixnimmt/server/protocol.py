@@ -4,14 +4,18 @@ Inbound (client -> server), one JSON object per message, at most ``Settings.max_
 
 ``{"type": "play", "card": 14}``        choose (or change) this turn's card
 ``{"type": "row", "row": 2}``           answer a row choice (too-low card, Professional tie)
-``{"type": "draft", "card": 7}``        Logic: take a card from the open draft
+``{"type": "draft", "card": 7}``        Logic, Tournament: take a card from the open draft
+``{"type": "retract"}``                 Nifty: take back this turn's chosen cards (to choose again)
+``{"type": "order", "card": 31}``       Nifty: of your two cards, place this one first
+``{"type": "keep", "card": 12}``        Hand: move this card of the row you just took into your hand
+``{"type": "pass"}``                    Hand: play no second card, or keep no more taken cards ("Done")
 ``{"type": "start"}``                   the host starts now; open seats get bots
 ``{"type": "again"}``                   play again at the same table once the game is over
 ``{"type": "sync"}``                    ask for a fresh state (after a gap, or when unsure)
 ``{"type": "hint"}``                    ask a strong bot what it would do (answered to this connection only)
 ``{"type": "ping"}``                    keep-alive
 
-``play``/``row``/``draft`` may carry ``"deal"`` and ``"turn"``: when they name a turn that is no longer
+``play``/``row``/``draft``/``order``/``keep``/``pass`` may carry ``"deal"`` and ``"turn"``: when they name a turn that is no longer
 current, the message is stale and answered with an error and a fresh state, and changes nothing.
 
 Outbound (server -> client): ``state`` (the receiver's own view plus the table), ``update`` (public
@@ -52,6 +56,24 @@ class Draft(_TurnMessage):
     card: int = Field(ge=1, le=104)
 
 
+class Order(_TurnMessage):
+    type: Literal["order"]
+    card: int = Field(ge=1, le=104)
+
+
+class Keep(_TurnMessage):
+    type: Literal["keep"]
+    card: int = Field(ge=1, le=104)
+
+
+class Pass(_TurnMessage):
+    type: Literal["pass"]
+
+
+class Retract(_TurnMessage):
+    type: Literal["retract"]
+
+
 class Start(_Message):
     type: Literal["start"]
 
@@ -72,8 +94,10 @@ class Hint(_Message):
     type: Literal["hint"]
 
 
+Move = Play | ChooseRow | Draft | Order | Keep | Pass | Retract
 Inbound = Annotated[
-    Play | ChooseRow | Draft | Start | Again | Sync | Ping | Hint, Field(discriminator="type")
+    Play | ChooseRow | Draft | Order | Keep | Pass | Retract | Start | Again | Sync | Ping | Hint,
+    Field(discriminator="type"),
 ]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)
 
@@ -84,7 +108,7 @@ class ProtocolError(ValueError):
 
 def decode(
     text: str | bytes, max_bytes: int
-) -> Play | ChooseRow | Draft | Start | Again | Sync | Ping | Hint:
+) -> Play | ChooseRow | Draft | Order | Keep | Pass | Retract | Start | Again | Sync | Ping | Hint:
     """Parse and validate one inbound message, or raise :class:`ProtocolError` with one clear line."""
     size = len(text.encode() if isinstance(text, str) else text)
     if size > max_bytes:

@@ -26,8 +26,10 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from ..bots import Bot, available, make_bot
 from ..bots.advise import advise
 from ..core import (
+    PASS,
     CardChosen,
     Decision,
+    DecisionKind,
     Event,
     Game,
     IllegalMoveError,
@@ -38,7 +40,20 @@ from ..core import (
 )
 from ..core.record import replay
 from .config import Settings
-from .protocol import Again, ChooseRow, Draft, Hint, Ping, Play, Start, Sync
+from .protocol import (
+    Again,
+    ChooseRow,
+    Draft,
+    Hint,
+    Keep,
+    Order,
+    Pass,
+    Ping,
+    Play,
+    Retract,
+    Start,
+    Sync,
+)
 from .store import Store, TableData
 
 log = logging.getLogger("sixnimmt.server")
@@ -349,7 +364,20 @@ class Room:
                 conn.push({"type": "error", "message": str(error)})
                 conn.push({"type": "state", **self.state_for(conn.seat)})
 
-    async def _on_move(self, conn: Connection, message: Play | ChooseRow | Draft) -> None:
+    #: The phase each move message answers (``pass`` answers Hand's second card or ends a keep).
+    _MOVE_PHASES: ClassVar[dict[type, tuple[Phase, ...]]] = {
+        Play: (Phase.PLAY,),
+        ChooseRow: (Phase.ROW_CHOICE,),
+        Draft: (Phase.DRAFT,),
+        Order: (Phase.ORDER,),
+        Keep: (Phase.KEEP,),
+        Pass: (Phase.PLAY, Phase.KEEP),
+        Retract: (Phase.PLAY,),
+    }
+
+    async def _on_move(
+        self, conn: Connection, message: Play | ChooseRow | Draft | Order | Keep | Pass | Retract
+    ) -> None:
         if conn.seat is None:
             raise TableError("spectators cannot play")
         game = self._require_game()
@@ -360,13 +388,35 @@ class Room:
                 f"that move was for deal {(message.deal or 0) + 1}, turn {(message.turn or 0) + 1}, "
                 f"but the game is at deal {game.deal_index + 1}, turn {game.turn + 1}"
             )
-        expected = {Play: Phase.PLAY, ChooseRow: Phase.ROW_CHOICE, Draft: Phase.DRAFT}[type(message)]
-        if game.phase is not expected:
+        if game.phase not in self._MOVE_PHASES[type(message)]:
             raise IllegalMoveError(
                 f"cannot {message.type} now: the game is in the {game.phase.value} phase"
             )
+        if isinstance(message, Retract):
+            await self._retract(conn.seat)
+            return
+        if isinstance(message, Pass):
+            decision = game.decision_for(conn.seat)
+            if decision is None or PASS not in decision.options or decision.kind not in (
+                DecisionKind.CARD,
+                DecisionKind.KEEP,
+            ):
+                raise IllegalMoveError("nothing to pass now: choose a card")
+            await self._act(conn.seat, PASS)
+            return
         value = message.row if isinstance(message, ChooseRow) else message.card
         await self._act(conn.seat, value)
+
+    async def _retract(self, seat: int) -> None:
+        """Nifty: take back this seat's unrevealed cards, so they can choose two again."""
+        game = self._require_game()
+        game.retract(seat)  # raises IllegalMoveError and changes nothing if there is nothing to take back
+        self.last_active = time.monotonic()
+        # the turn log re-applies this turn's choices after a restart: drop this seat's
+        self._turn_log = [a for a in self._turn_log if a.seat != seat]
+        await self._save(self.to_store())
+        self._publish([])
+        self._schedule()
 
     async def _on_start(self, conn: Connection, _message: Start) -> None:
         if conn.seat != 0:
@@ -421,6 +471,10 @@ class Room:
         Play: _on_move,
         ChooseRow: _on_move,
         Draft: _on_move,
+        Order: _on_move,
+        Keep: _on_move,
+        Pass: _on_move,
+        Retract: _on_move,
         Start: _on_start,
         Again: _on_again,
         Sync: _on_sync,
@@ -485,9 +539,10 @@ class Room:
     def _step_key(self) -> tuple[Any, ...]:
         game = self.game
         assert game is not None
-        # In the play phase everyone decides at once: the step is the turn. Otherwise one player
-        # decides (a row, a draft pick) and each such decision is a step of its own.
-        who = () if game.phase is Phase.PLAY else game.pending()[:1]
+        # In the play phase everyone decides at once: the step is the turn. Otherwise (and in Open
+        # and Hand, played one at a time) one player decides and each decision is a step of its own.
+        simultaneous = game.phase is Phase.PLAY and not game.rules.sequential
+        who = () if simultaneous else game.pending()[:1]
         return (self.game_number, game.deal_index, game.turn, game.phase, who)
 
     def _new_step(self) -> None:

@@ -10,11 +10,13 @@ from functools import cache
 from markdown_it import MarkdownIt
 
 from ..i18n import LANGUAGES as _LANGUAGES
+from ..i18n import MORE_VARIANTS as _MORE_VARIANTS
 from ..i18n import VARIANTS as _VARIANTS
 from ..i18n import rules_text
 
 LANGUAGES: tuple[str, ...] = tuple(_LANGUAGES)
-VARIANTS: tuple[str, ...] = _VARIANTS
+#: Every variant with a rules page: the four of the starting texts, then the five newer official ones.
+VARIANTS: tuple[str, ...] = _VARIANTS + _MORE_VARIANTS
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 

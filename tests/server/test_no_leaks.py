@@ -14,13 +14,13 @@ import pytest
 
 from sixnimmt.core import Rules
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import ChooseRow, Draft, Play
+from sixnimmt.server.protocol import ChooseRow, Draft, Keep, Order, Pass, Play, Retract
 from sixnimmt.server.rooms import Room, Rooms, TableOptions
 from sixnimmt.server.store import Store
 
 #: Keys whose values are cards (or lists of them) somewhere in the protocol.
 CARD_KEYS = {"hand", "rows", "taken", "played", "revealed", "unplaced", "options", "card", "plays",
-             "cards", "draft_pool", "my_choice", "hands"}
+             "cards", "draft_pool", "my_choice", "hands", "my_choices", "face_up"}
 
 
 def cards_in(value: Any, key: str | None = None, parent: dict[str, Any] | None = None) -> list[int]:
@@ -53,9 +53,18 @@ class CheckingConnection:
         game = self.room.game
         if game is None or game.rules.hands_public:
             return set()
-        return {c for s, hand in enumerate(game.hands) if s != self.seat for c in hand}
+        hidden = {c for s, hand in enumerate(game.hands) if s != self.seat for c in hand}
+        # Open: a card played face up is public while it still counts as in its owner's hand
+        hidden -= {c for s, cards in enumerate(game.choices) if s != self.seat for c in cards} if (
+            game.rules.variant.value == "open") else set()
+        # Hand: a card taken from a row and kept went back to a hand, but everyone saw it
+        hidden -= _ever_public(self.room)
+        # Double: a card whose twin is in the deck may be named for the twin: only single cards count
+        deck = game.rules.deck
+        return {c for c in hidden if deck.count(c) == 1}
 
     def push(self, message: dict[str, Any]) -> None:
+        _ever_public(self.room)  # note the public cards before the check
         message = json.loads(json.dumps(message))  # exactly what would go on the wire
         game = self.room.game
         deal = -1 if game is None else game.deal_index
@@ -71,6 +80,23 @@ class CheckingConnection:
             elif self.room.game is not None:
                 assert view["hand"] == sorted(self.room.game.hands[self.seat])
         self.messages.append(message)
+
+
+_PUBLIC: dict[int, tuple[int, set[int]]] = {}
+
+
+def _ever_public(room: Room) -> set[int]:
+    """Cards that have lain in a row or a pile this deal (Hand lets a player take some back)."""
+    game = room.game
+    if game is None:
+        return set()
+    deal, seen = _PUBLIC.get(id(game), (-1, set()))
+    if deal != game.deal_index:
+        seen = set()
+    seen.update(c for row in game.rows for c in row)
+    seen.update(c for pile in game.taken for c in pile)
+    _PUBLIC[id(game)] = (game.deal_index, seen)
+    return seen
 
 
 def test_the_checker_catches_a_leak(tmp_path: Path) -> None:
@@ -101,10 +127,14 @@ async def _room(tmp_path: Path, rules: Rules, humans: int) -> tuple[Rooms, Room]
 
 @pytest.mark.parametrize(
     "variant,players",
-    [("standard", 4), ("professional", 5), ("tactics", 3), ("logic", 3)],
+    [("standard", 4), ("professional", 5), ("tactics", 3), ("logic", 3),
+     ("tournament", 3), ("open", 4), ("nifty", 3), ("hand", 3), ("double", 4)],
 )
 def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: int) -> None:
-    rules = Rules(players=players, variant=variant, target=None, deals=2)
+    """In Nifty a chosen pair stays secret until the reveal (and a retracted one for ever); in Hand
+    the first of two cards stays secret until the second is chosen or passed."""
+    extra = {"double_deck": "doubles"} if variant == "double" else {}
+    rules = Rules(players=players, variant=variant, target=None, deals=2, **extra)
 
     async def scenario() -> None:
         rooms, room = await _room(tmp_path, rules, humans=2)
@@ -125,7 +155,18 @@ def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: i
                 if conn is None:
                     continue
                 choice = rng.choice(decision.options)
-                if decision.kind.value == "card":
+                if decision.kind.value == "card" and choice == 0:
+                    await room.handle(conn, Pass(type="pass"))
+                elif decision.kind.value == "card" and game.rules.cards_per_turn == 2:
+                    await room.handle(conn, Play(type="play", card=choice))
+                    if len(game.choices[decision.seat]) == 2 and rng.random() < 0.3:
+                        # a whole pair chosen, then taken back: it may reach nobody else
+                        await room.handle(conn, Retract(type="retract"))
+                        changes += 1
+                elif decision.kind.value == "card" and game.rules.sequential:
+                    await room.handle(conn, Play(type="play", card=choice))
+                    changes += 1  # one at a time: nothing to change
+                elif decision.kind.value == "card":
                     if len(decision.options) > 1 and rng.random() < 0.5:
                         # choose, then change one's mind: neither choice may reach anyone else
                         await room.handle(conn, Play(type="play", card=choice))
@@ -134,6 +175,10 @@ def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: i
                     await room.handle(conn, Play(type="play", card=choice))
                 elif decision.kind.value == "row":
                     await room.handle(conn, ChooseRow(type="row", row=choice))
+                elif decision.kind.value == "order":
+                    await room.handle(conn, Order(type="order", card=choice))
+                elif decision.kind.value == "keep":
+                    await room.handle(conn, Keep(type="keep", card=choice) if choice else Pass(type="pass"))
                 else:
                     await room.handle(conn, Draft(type="draft", card=choice))
                 acted = True
@@ -146,6 +191,7 @@ def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: i
         for conn in (*conns.values(), spectator):
             assert conn.messages[-1]["view"]["phase"] == "over"
             assert len(conn.messages) > 20
+            assert not [m for m in conn.messages if m["type"] == "error"]  # every legal move was taken
         assert changes > 0
         await rooms.close()
 
