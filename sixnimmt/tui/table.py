@@ -25,6 +25,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import RichLog, Static
@@ -376,10 +377,38 @@ class TableScreen(Screen[None]):
             except Exception as error:  # noqa: BLE001 - a broken bot must not take the game down with it
                 message = str(error) or type(error).__name__
                 answers.append(BotAnswer(seat, view.decision.kind, view.decision.options[0], message))
+        self._from_worker(self.BotsAnswered(answers))
+
+    def _from_worker(self, message: Message) -> None:
+        """Hand a worker's result to the interface without waiting for it (``post_message`` is
+        thread-safe; ``call_from_thread`` would block forever if the app stopped meanwhile)."""
         try:
-            self.app.call_from_thread(self._bots_answered, answers)
+            self.post_message(message)
         except RuntimeError:
-            pass  # the app has closed meanwhile: nobody is waiting for these answers
+            pass  # the event loop is closed: nobody is waiting for this any more
+
+    class BotsAnswered(Message):
+        """The bots' answers, from their worker."""
+
+        def __init__(self, answers: list[BotAnswer]) -> None:
+            super().__init__()
+            self.answers = answers
+
+    class HintReady(Message):
+        """The hint worker's advice for ``key`` = (seat, deal, turn), or why there is none."""
+
+        def __init__(self, key: tuple[int, int, int], advice: Advice | None, error: str | None = None) -> None:
+            super().__init__()
+            self.key, self.advice, self.error = key, advice, error
+
+    def on_table_screen_bots_answered(self, message: BotsAnswered) -> None:
+        self._bots_answered(message.answers)
+
+    def on_table_screen_hint_ready(self, message: HintReady) -> None:
+        if message.error is not None:
+            self.notify(self.tr.gettext("No hint: {error}").format(error=message.error), severity="error")
+        elif message.advice is not None:
+            self._hint_ready(message.key[0], message.key, message.advice)
 
     def release_bots(self, *, farewell: bool) -> None:
         """Close every bot once (external programs are stopped, so no process outlives the game).
@@ -812,13 +841,13 @@ class TableScreen(Screen[None]):
 
     @work(thread=True, group="hint", exclusive=True)
     def _advise(self, seat: int, view: PlayerView) -> None:
+        key = (seat, view.deal, view.turn)
         try:
             advice = advise(view, HINT_BOT, seed=view.turn)
         except Exception as error:  # noqa: BLE001 - no hint is no reason to stop the game
-            message = self.tr.gettext("No hint: {error}").format(error=str(error) or type(error).__name__)
-            self.app.call_from_thread(self.notify, message, severity="error")
+            self._from_worker(self.HintReady(key, None, str(error) or type(error).__name__))
             return
-        self.app.call_from_thread(self._hint_ready, seat, (seat, view.deal, view.turn), advice)
+        self._from_worker(self.HintReady(key, advice))
 
     def _hint_ready(self, seat: int, key: tuple[int, int, int], advice: Advice) -> None:
         decision = self._decision()
