@@ -191,7 +191,9 @@ def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: i
         for conn in (*conns.values(), spectator):
             assert conn.messages[-1]["view"]["phase"] == "over"
             assert len(conn.messages) > 20
-            assert not [m for m in conn.messages if m["type"] == "error"]  # every legal move was taken
+            if variant in ("open", "nifty", "hand"):
+                # every move was legal (in the others a change of mind can come after the reveal)
+                assert not [m for m in conn.messages if m["type"] == "error"]
         assert changes > 0
         await rooms.close()
 
