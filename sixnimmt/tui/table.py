@@ -207,6 +207,11 @@ class TableScreen(Screen[None]):
         self.shown_rows: Rows = [[] for _ in range(4)]
         self.revealed: tuple[tuple[int, int], ...] | None = None  # (seat, card) shown this turn
         self.hand_turn_seats: dict[tuple[int, int], int] = {}  # Hand: (deal, turn) -> whose turn
+        if self.resumed and self.game.rules.variant is Variant.HAND:
+            for deal, played in enumerate(self.game.record()["deals"]):  # the record says (RULES: Hand)
+                for turn, record in enumerate(played["turns"]):
+                    if "seat" in record:
+                        self.hand_turn_seats[(deal, turn)] = record["seat"]
         self.shown_deal = 0  # the deal and turn on screen, which lag the game's during the reveal
         self.shown_turn = 0
         self.placed: set[int] = set()

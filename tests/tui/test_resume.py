@@ -176,3 +176,31 @@ def test_resume_refuses_with_one_line(tmp_path: Path, args: list[str], message: 
     output = result.output.strip()
     assert result.exit_code == 2 and message in output
     assert "Traceback" not in output and len(output.splitlines()) == 1
+
+
+@pytest.mark.parametrize("variant", ["hand", "nifty", "logic"])
+def test_resuming_other_variants_shows_their_history(variant: str, tmp_path: Path) -> None:
+    """Variants whose history reads differently (Hand's turns are one player's, Nifty plays two
+    cards, Logic drafts first) resume and go on."""
+    from sixnimmt.bots import make_bot
+    from sixnimmt.core import Game, Rules
+
+    game = Game(Rules(players=3, variant=variant), ["Ana", "Ada", "Bruno"], seed=3)
+    bots = [make_bot("random", seat) for seat in range(3)]
+    for _ in range(12):  # into the deal, past a few reveals
+        for decision in game.pending():
+            game.act(decision.seat, bots[decision.seat].decide(game.view(decision.seat)))
+    path = tmp_path / "partial.json"
+    path.write_text(dumps(game.record()))
+    resumed, settings = play_command._resume(path, ["random", "random"], None, "en", 0, None, False, 1)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(settings, show_start=False, resume=resumed)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            await settle(pilot, lambda: screen.asking == 0 and not screen.queue)
+            assert screen.shown_rows == [list(row) for row in screen.game.rows]
+            log = "\n".join(str(line.text) for line in screen.query_one("#log", RichLog).lines)
+            assert "goes on where it stopped" in log and "Ada" in log
+
+    asyncio.run(scenario())
