@@ -185,7 +185,7 @@ def test_resuming_other_variants_shows_their_history(variant: str, tmp_path: Pat
     from sixnimmt.bots import make_bot
     from sixnimmt.core import Game, Rules
 
-    game = Game(Rules(players=3, variant=variant), ["Ana", "Ada", "Bruno"], seed=3)
+    game = Game(Rules.from_dict({"players": 3, "variant": variant}), ["Ana", "Ada", "Bruno"], seed=3)
     bots = [make_bot("random", seat) for seat in range(3)]
     for _ in range(12):  # into the deal, past a few reveals
         for decision in game.pending():
