@@ -159,7 +159,8 @@ def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: i
                     await room.handle(conn, Pass(type="pass"))
                 elif decision.kind.value == "card" and game.rules.cards_per_turn == 2:
                     await room.handle(conn, Play(type="play", card=choice))
-                    if len(game.choices[decision.seat]) == 2 and rng.random() < 0.3:
+                    mine = game.choices[decision.seat]
+                    if game.phase.value == "play" and len(mine) == 2 and rng.random() < 0.3:
                         # a whole pair chosen, then taken back: it may reach nobody else
                         await room.handle(conn, Retract(type="retract"))
                         changes += 1
