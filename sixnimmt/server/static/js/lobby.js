@@ -11,12 +11,33 @@ export async function showLobby(main) {
   // ---- new table form
   const name = h("input", { id: "name", name: "name", maxlength: "24", required: true, value: savedName, autocomplete: "nickname" });
   const variant = h("select", { id: "variant" }, config.variants.map((v) => h("option", { value: v }, t(`variant.${v}`))));
-  const players = h("select", { id: "players" }, Array.from({ length: 9 }, (_, i) => h("option", { value: i + 2 }, String(i + 2))));
-  players.value = "4";
+  const players = h("select", { id: "players" });
+  const rangeNote = h("p.muted.range-note", { id: "range-note" });
+  // Each variant's player range (from the server, which checks it again): offer only those counts.
+  function drawPlayerChoices() {
+    const [low, high] = config.player_range?.[variant.value] || [2, 10];
+    const wanted = Number(players.value) || 4;
+    players.replaceChildren(...Array.from({ length: high - low + 1 }, (_, i) => h("option", { value: low + i }, String(low + i))));
+    players.value = String(Math.min(high, Math.max(low, wanted)));
+    rangeNote.textContent = t("lobby.range", { variant: t(`variant.${variant.value}`), low, high });
+  }
   const seatList = h("ol.seat-list", { id: "seats", "aria-label": t("lobby.seats") });
   const target = h("input", { id: "target", type: "number", min: "1", max: "1000", value: "66", inputmode: "numeric" });
   const end = h("select", { id: "end" }, ["at-least", "above"].map((v) => h("option", { value: v }, t(`lobby.end.${v}`))));
   const count = h("select", { id: "count" }, ["up", "down"].map((v) => h("option", { value: v }, t(`lobby.count.${v}`))));
+  const deck = h("select", { id: "deck" }, ["two-decks", "doubles"].map((v) => h("option", { value: v }, t(`lobby.deck.${v}`))));
+  const deckField = h("label.field", { id: "deck-field" }, h("span", {}, t("lobby.deck")), deck);
+  const targetField = h("label.field", { id: "target-field" }, h("span", {}, t("lobby.target")), target);
+  const endField = h("label.field", { id: "end-field" }, h("span", {}, t("lobby.end")), end);
+  const noTarget = h("p.muted", { id: "no-target" }, t("lobby.noTarget"));
+  // Variant-specific options: Double's deck; Tournament and Hand end on their own (no target).
+  function drawVariantOptions() {
+    deckField.hidden = variant.value !== "double";
+    const ownEnd = variant.value === "tournament" || variant.value === "hand";
+    targetField.hidden = ownEnd;
+    endField.hidden = ownEnd;
+    noTarget.hidden = !ownEnd;
+  }
   const timer = h("select", { id: "timer" }, config.timers.map((s) => h("option", { value: s }, s ? t("lobby.timer.s", { n: s }) : t("lobby.timer.off"))));
 
   const seatChoices = () => [
@@ -35,6 +56,9 @@ export async function showLobby(main) {
     seatList.replaceChildren(...items);
   }
   players.addEventListener("change", drawSeats);
+  variant.addEventListener("change", () => { drawPlayerChoices(); drawVariantOptions(); drawSeats(); });
+  drawPlayerChoices();
+  drawVariantOptions();
   drawSeats();
 
   async function create(event) {
@@ -47,6 +71,7 @@ export async function showLobby(main) {
       const made = await api("/tables", { method: "POST", body: {
         name: name.value, variant: variant.value, seats: seatSpecs,
         target: Number(target.value) || 66, end: end.value, count: count.value, timer: Number(timer.value),
+        ...(variant.value === "double" ? { double_deck: deck.value } : {}),
       } });
       seats.set(made.code, made.seat, made.token);
       location.hash = `#/t/${made.code}`;
@@ -58,13 +83,16 @@ export async function showLobby(main) {
     h("label.field", {}, h("span", {}, t("lobby.yourName")), name),
     h("div.row-fields", {},
       h("label.field", {}, h("span", {}, t("lobby.variant")), variant),
-      h("label.field", {}, h("span", {}, t("lobby.players")), players)),
+      h("label.field", {}, h("span", {}, t("lobby.players")), players),
+      deckField),
+    rangeNote,
     h("fieldset.field", { style: "border:0;padding:0;margin:0 0 .75rem" }, h("legend", {}, t("lobby.seats")), seatList),
     h("div.row-fields", {},
-      h("label.field", {}, h("span", {}, t("lobby.target")), target),
-      h("label.field", {}, h("span", {}, t("lobby.end")), end),
+      targetField,
+      endField,
       h("label.field", {}, h("span", {}, t("lobby.count")), count),
       h("label.field", {}, h("span", {}, t("lobby.timer")), timer)),
+    noTarget,
     error,
     h("button.btn.primary", { type: "submit", id: "create-btn" }, t("lobby.create")));
 

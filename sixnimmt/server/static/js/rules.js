@@ -1,9 +1,8 @@
 // The rules of each variant, in the chosen language (the texts are rendered to HTML by the server).
-import { api, h, lang, t } from "./util.js";
-
-const VARIANTS = ["standard", "tactics", "logic", "professional"];
+import { api, getConfig, h, lang, t } from "./util.js";
 
 export async function showRules(main, variant) {
+  const VARIANTS = (await getConfig()).variants; // all nine, the four classic ones first
   if (!VARIANTS.includes(variant)) variant = "standard";
   const tabs = h("nav.tabs", { "aria-label": t("rules.title") }, VARIANTS.map((v) =>
     h("a", { href: `#/rules/${v}`, "aria-current": v === variant ? "page" : null }, t(`variant.${v}`))));

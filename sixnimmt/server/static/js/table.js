@@ -29,6 +29,27 @@ export function showTable(main, code) {
 
   // ------------------------------------------------------------------ connection
 
+  // ------------------------------------------------------------------ variants
+
+  const variant = () => current?.table.rules.variant;
+  const isNifty = () => variant() === "nifty";
+  const isSequential = () => variant() === "open" || variant() === "hand";
+  /** The seat of the i-th card of a turn's plays: Nifty lists two cards per seat; in Hand all the
+   * cards are one player's (``handSeat``); otherwise one card per seat. */
+  function playSeat(i, handSeat) {
+    if (isNifty()) return Math.floor(i / 2);
+    if (variant() === "hand") return handSeat ?? null;
+    return i;
+  }
+  function playsOf(cards, handSeat, unplaced = null) {
+    const left = unplaced ? [...unplaced] : null; // twins (Double): mark each copy once
+    return cards.map((card, i) => {
+      let placed = true;
+      if (left) { const at = left.indexOf(card); if (at >= 0) { left.splice(at, 1); placed = false; } }
+      return { seat: playSeat(i, handSeat), card, placed };
+    }).sort((a, b) => a.card - b.card);
+  }
+
   function connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     // the seat token travels as a subprotocol, never in the URL (so it is in no access log)
@@ -97,10 +118,13 @@ export function showTable(main, code) {
   }
 
   const ANIMATIONS = {
-    "deal-started": async (e) => { rows = e.rows.map((r) => [...r]); revealed = null; drawBoard(); },
+    "deal-started": async (e) => {
+      rows = e.rows.map((r) => [...r]); revealed = null; drawBoard();
+      if (variant() === "tournament" && e.deal > 0) { toast(t("table.handsPass")); await pause(600); }
+    },
     "rows-laid": async (e) => { rows = e.rows.map((r) => [...r]); drawBoard(); await pause(400); },
     "cards-revealed": async (e) => {
-      revealed = e.plays.map((card, seat) => ({ seat, card, placed: false })).sort((a, b) => a.card - b.card);
+      revealed = playsOf(e.plays, e.seat, e.plays);
       drawReveal();
       drawHand(true);
       promptNode.className = "prompt wait";
@@ -110,20 +134,33 @@ export function showTable(main, code) {
     "row-taken": async (e) => {
       const rowNode = boardNode.children[e.row];
       rowNode?.classList.add("taking");
-      toast(t("table.took", { name: current.table.seats[e.seat].name, n: e.bullheads }));
+      toast(t(e.reason === "twin" ? "table.twinTaken" : "table.took", { name: current.table.seats[e.seat].name, n: e.bullheads }));
       await pause(700);
       rows[e.row] = [];
       drawBoard();
     },
     "card-placed": async (e) => {
       if (e.side === "left") rows[e.row].unshift(e.card); else rows[e.row].push(e.card);
-      if (revealed) for (const p of revealed) if (p.card === e.card) p.placed = true;
+      const shown = revealed?.find((p) => p.card === e.card && !p.placed); // a twin is placed once each
+      if (shown) shown.placed = true;
       freshRowCard = e.card;
       drawBoard();
       drawReveal();
       await pause(550);
     },
     "deal-scored": async (e) => { dealSummary(e); await pause(300); },
+    "card-shown": async (e) => { // Open: a card goes down face up, for all to see
+      if (current?.view?.face_up) { current.view.face_up[e.seat] = e.card; drawReveal(); }
+      await pause(350);
+    },
+    "order-chosen": async (e) => {
+      toast(t("table.ordered", { name: seatName(e.seat), first: e.cards[0], second: e.cards[1] }));
+      await pause(300);
+    },
+    "cards-kept": async (e) => {
+      toast(e.cards.length ? t("table.kept", { name: seatName(e.seat), cards: e.cards.join(", ") }) : t("table.keptNone", { name: seatName(e.seat) }));
+      await pause(300);
+    },
   };
 
   // ------------------------------------------------------------------ drawing
@@ -148,12 +185,11 @@ export function showTable(main, code) {
       screen.dataset.deal = view.deal;
       screen.dataset.turn = view.turn;
       if (view.revealed) {
-        revealed = view.revealed.map((card, seat) => ({ seat, card, placed: !view.unplaced.includes(card) }))
-          .sort((a, b) => a.card - b.card);
-      } else if (view.played.length && view.phase !== "draft") {
+        revealed = playsOf(view.revealed, view.current, view.unplaced);
+      } else if (view.played.length && view.phase !== "draft" && !view.face_up?.some((c) => c != null)) {
         // between turns, the last turn's cards stay on show (faded), so nobody misses them
         const last = view.played[view.played.length - 1];
-        revealed = last.map((card, seat) => ({ seat, card, placed: true, past: true })).sort((a, b) => a.card - b.card);
+        revealed = playsOf(last, null).map((p) => ({ ...p, past: true }));
       } else revealed = null;
     }
     deadline = table.timer_left == null ? null : Date.now() + table.timer_left * 1000;
@@ -165,8 +201,12 @@ export function showTable(main, code) {
 
   function drawBar() {
     const { table, view } = current;
-    const where = view.phase === "draft" ? t("table.draft")
-      : `${t("table.deal", { d: view.deal + 1 })} · ${t("table.turn", { t: Math.min(view.turn + 1, 10) })}`;
+    const rules = table.rules;
+    const perDeal = rules.variant === "nifty" ? 7 : 10;
+    const deal = rules.deals && rules.variant !== "hand" ? t("table.dealOf", { d: view.deal + 1, n: rules.deals }) : t("table.deal", { d: view.deal + 1 });
+    const turn = rules.variant === "hand" ? t("table.round", { t: view.turn + 1 })
+      : t("table.turn", { t: Math.min(view.turn + 1, perDeal), n: perDeal });
+    const where = view.phase === "draft" ? t("table.draft") : rules.variant === "hand" ? turn : `${deal} · ${turn}`;
     bar.replaceChildren(...[
       h("span", {}, t("table.code"), " ", h("span.code", {}, table.code)),
       h("span.where", {}, view.phase === "over" ? t("table.gameOver") : where),
@@ -180,12 +220,19 @@ export function showTable(main, code) {
   function drawPlayers() {
     const { table, view } = current;
     const target = table.rules.target || 66;
+    const countDown = table.count === "down" && table.rules.target != null; // Tournament, Hand: no target
     const nodes = table.seats.map((seat, i) => {
       const classes = [];
       let status = "";
-      if (view.phase === "play") {
-        if (view.chosen[i]) { classes.push("done"); status = t("table.chosen"); }
+      if (view.phase === "play" && isSequential()) {
+        if (view.current === i) { classes.push("thinking"); status = t("table.turnNow"); }
+      } else if (view.phase === "play") {
+        if (!view.waiting_for.includes(i)) { classes.push("done"); status = t("table.chosen"); }
         else { classes.push("thinking"); status = t("table.thinking"); }
+      } else if (view.phase === "order" && view.waiting_for[0] === i) {
+        classes.push("thinking"); status = t("table.ordering");
+      } else if (view.phase === "keep" && view.waiting_for[0] === i) {
+        classes.push("thinking"); status = t("table.keeping");
       } else if (view.phase === "row-choice" && view.row_choice?.seat === i) {
         classes.push("thinking"); status = t("table.choosingRow");
       } else if (view.phase === "draft" && view.drafter === i) {
@@ -195,10 +242,10 @@ export function showTable(main, code) {
       if (view.winners.includes(i)) classes.push("winner");
       const away = seat.kind === "human" && !seat.connected;
       if (away) classes.push("away");
-      const total = table.count === "down" ? target - view.totals[i] : view.totals[i];
+      const total = countDown ? target - view.totals[i] : view.totals[i];
       return h("div.player" + classes.map((c) => "." + c).join(""), { role: "listitem", dataset: { seat: i } },
         h("span.pname", { title: seat.name }, seat.name),
-        h("span.ptotal", { title: table.count === "down" ? t("table.pointsLeft") : t("table.penalties") }, String(total)),
+        h("span.ptotal", { title: countDown ? t("table.pointsLeft") : t("table.penalties") }, String(total)),
         h("span.pstatus", {}, status,
           seat.kind === "bot" ? h("span.badge.bot", { title: t("table.bot") }, t(`level.${seat.bot}`)) : null,
           i === table.you ? h("span.badge", {}, t("table.you")) : null,
@@ -216,8 +263,19 @@ export function showTable(main, code) {
     const decision = view.decision;
     const picking = decision?.kind === "row" && !busy ? decision : null;
     const rowNodes = rows.map((row, index) => {
-      const cards = row.map((c) => cardNode(c, { extra: c === freshRowCard ? ".new" : "" }));
-      for (let k = row.length; k < 6; k++) cards.push(ghostNode(k === 5));
+      // Double: twins lie on each other at a row end, a stack taking one place of the six
+      const places = [];
+      for (const c of row) {
+        const last = places[places.length - 1];
+        if (last && last[0] === c) last.push(c); else places.push([c]);
+      }
+      const cards = places.map((place) => {
+        const face = cardNode(place[0], { extra: place[0] === freshRowCard ? ".new" : "" });
+        if (place.length === 1) return face;
+        face.setAttribute("aria-label", `${face.getAttribute("aria-label")} ×${place.length} (${t("table.stack")})`);
+        return h("div.stack", { title: t("table.stack"), dataset: { count: place.length } }, face);
+      });
+      for (let k = places.length; k < 6; k++) cards.push(ghostNode(k === 5));
       const sum = sumHeads(row);
       const attrs = { dataset: { row: index }, "aria-label": `Row ${index + 1}: ${row.join(", ")}; ${sum} bullheads` };
       const pickable = picking && picking.options.includes(index);
@@ -242,14 +300,21 @@ export function showTable(main, code) {
         : cardNode(c)));
       return;
     }
-    if (revealed) {
-      const caption = revealed[0]?.past ? h("p.caption", {}, t("table.lastTurn")) : null;
-      revealNode.replaceChildren(...(caption ? [caption] : []), ...revealed.map((p) => h("div.played" + (p.past ? ".past" : p.placed ? ".gone" : ""), { dataset: { seat: p.seat } },
+    if (view.face_up?.some((c) => c != null) && !busy) {
+      // Open: this turn's cards lie face up as they are played, in playing order
+      const down = view.face_up.map((card, seat) => ({ seat, card })).filter((p) => p.card != null);
+      revealNode.replaceChildren(h("p.caption", {}, t("table.faceUp")), ...down.map((p) => h("div.played", { dataset: { seat: p.seat } },
         cardNode(p.card, { extra: p.seat === current.table.you ? ".mine" : "" }), h("span", {}, seatName(p.seat)))));
       return;
     }
+    if (revealed) {
+      const caption = revealed[0]?.past ? h("p.caption", {}, t("table.lastTurn")) : null;
+      revealNode.replaceChildren(...(caption ? [caption] : []), ...revealed.map((p) => h("div.played" + (p.past ? ".past" : p.placed ? ".gone" : ""), { dataset: { seat: p.seat } },
+        cardNode(p.card, { extra: p.seat != null && p.seat === current.table.you ? ".mine" : "" }), h("span", {}, p.seat == null ? "" : seatName(p.seat)))));
+      return;
+    }
     const spectator = current.table.you == null;
-    revealNode.replaceChildren(h("p.hintline", {}, spectator ? t("table.spectator") : t("table.pickHelp")));
+    revealNode.replaceChildren(h("p.hintline", {}, spectator ? t("table.spectator") : t(isNifty() ? "table.pickTwoHelp" : "table.pickHelp")));
   }
 
   function drawPrompt() {
@@ -257,12 +322,40 @@ export function showTable(main, code) {
     const d = view.decision;
     let text = "";
     let wait = false;
+    const choices = [];  // buttons answering an order / keep / pass decision
+    const answer = (message) => send({ ...message, deal: view.deal, turn: view.turn });
     if (view.phase === "over") { text = t("table.gameOver"); wait = true; }
+    else if (d?.kind === "card" && d.reason === "second") {
+      text = t("table.second", { card: view.my_choices[0] });
+      choices.push(h("button.btn.small", { type: "button", id: "pass", onclick: () => answer({ type: "pass" }) }, t("table.pass")));
+    }
+    else if (d?.kind === "card" && isSequential()) text = t(variant() === "open" ? "table.yourTurnOpen" : "table.yourTurn");
+    else if (d?.kind === "card" && isNifty()) {
+      text = t("table.pickTwo", { n: view.my_choices.length });
+      if (view.my_choices.length) choices.push(h("button.btn.small", { type: "button", id: "retract", onclick: () => answer({ type: "retract" }) }, t("table.retract")));
+    }
     else if (d?.kind === "card") text = t("table.pick");
+    else if (d?.kind === "order") {
+      text = t("table.order");
+      for (const c of d.options) choices.push(cardNode(c, { tag: "button", extra: ".choice", attrs: { type: "button", onclick: () => answer({ type: "order", card: c }) } }));
+    }
+    else if (d?.kind === "keep") {
+      text = t("table.keep");
+      for (const c of d.options.filter((c) => c !== 0)) choices.push(cardNode(c, { tag: "button", extra: ".choice", attrs: { type: "button", onclick: () => answer({ type: "keep", card: c }) } }));
+      choices.push(h("button.btn.small.primary", { type: "button", id: "done", onclick: () => answer({ type: "pass" }) }, t("table.done")));
+    }
     else if (d?.kind === "row") text = t(d.reason === "tie" ? "table.rowTie" : "table.rowTooLow", { card: d.card });
     else if (d?.kind === "draft") text = t("table.draftPick");
     else if (view.phase === "row-choice") { wait = true; text = t("table.someoneRow", { name: seatName(view.row_choice.seat), card: view.row_choice.card }); }
     else if (view.phase === "draft") { wait = true; text = t("table.someoneDraft", { name: seatName(view.drafter) }); }
+    else if (view.phase === "order") { wait = true; text = t("table.someoneOrder", { name: seatName(view.waiting_for[0]) }); }
+    else if (view.phase === "keep") { wait = true; text = t("table.someoneKeep", { name: seatName(view.waiting_for[0]) }); }
+    else if (view.phase === "play" && isSequential()) { wait = true; text = t("table.someoneTurn", { name: seatName(view.current) }); }
+    else if (view.phase === "play" && isNifty() && view.my_choices.length) {
+      wait = true;
+      text = `${t("table.chosenTwo", { cards: view.my_choices.join(", ") })} ${t("table.waitOthers", { names: view.waiting_for.map(seatName).join(", ") })}`;
+      choices.push(h("button.btn.small", { type: "button", id: "retract", onclick: () => answer({ type: "retract" }) }, t("table.retract")));
+    }
     else if (view.phase === "play") {
       wait = true;
       const names = view.waiting_for.map(seatName).join(", ");
@@ -271,6 +364,7 @@ export function showTable(main, code) {
     }
     promptNode.className = "prompt" + (wait ? " wait" : "");
     promptNode.replaceChildren(h("span", {}, text));
+    if (choices.length && !busy && online()) promptNode.append(h("div.choices", { id: "choices" }, ...choices));
     if (d && !busy) {
       promptNode.append(h("button.btn.small.hint", { type: "button", id: "hint", onclick: () => send({ type: "hint" }) }, t("table.hint")));
     }
@@ -292,17 +386,35 @@ export function showTable(main, code) {
     const { table, view } = current;
     if (table.you == null) { handWrap.hidden = true; return; }
     handWrap.hidden = false;
-    const canPlay = !locked && !busy && view.phase === "play" && online();
+    // Open and Hand: only the player whose turn it is plays; elsewhere a card may be changed until
+    // the last player has chosen, so the hand stays open through the whole play phase
+    const myTurn = !isSequential() || view.decision?.kind === "card";
+    const canPlay = !locked && !busy && view.phase === "play" && myTurn && online();
     const shown = revealed && !revealed[0]?.past ? view.hand.filter((c) => !revealed.some((p) => p.card === c)) : view.hand;
+    const mine = view.my_choices || (view.my_choice ? [view.my_choice] : []);
     const nodes = shown.map((c) => {
-      const chosen = c === view.my_choice;
+      const chosen = mine.includes(c);
       return cardNode(c, { tag: "button", extra: chosen ? ".selected" : "", attrs: {
-        type: "button", disabled: !canPlay, "aria-pressed": chosen ? "true" : "false",
-        onclick: () => { send({ type: "play", card: c, deal: view.deal, turn: view.turn }); },
+        type: "button", disabled: !canPlay || (isSequential() && chosen), "aria-pressed": chosen ? "true" : "false",
+        onclick: () => choose(c, mine),
       } });
     });
     handNode.replaceChildren(...nodes);
-    handHelp.textContent = canPlay ? t("table.pickHelp") : "";
+    handHelp.textContent = canPlay ? t(isNifty() ? "table.pickTwoHelp" : "table.pickHelp") : "";
+    if (variant() === "hand" && canPlay) handHelp.textContent += ` ${t("table.handDouble")}`;
+  }
+
+  /** Play card ``c``. In Nifty two cards are chosen: tapping a chosen card takes it back, and a
+   * third card replaces the second (the server only knows "take back both", so the kept one is
+   * sent again). */
+  function choose(c, mine) {
+    const { view } = current;
+    const play = (card) => send({ type: "play", card, deal: view.deal, turn: view.turn });
+    if (!isNifty() || (!mine.includes(c) && mine.length < 2)) { play(c); return; }
+    const keep = mine.includes(c) ? mine.filter((x) => x !== c) : mine.slice(0, 1);
+    send({ type: "retract", deal: view.deal, turn: view.turn });
+    for (const card of keep) play(card);
+    if (!mine.includes(c)) play(c);
   }
 
   // arrow keys move between the cards of the hand (Enter / Space play the focused one)
@@ -329,6 +441,7 @@ export function showTable(main, code) {
     tick();
     if (focusedCard) handNode.querySelector(`[data-card="${focusedCard}"]`)?.focus();
     else if (view.decision?.kind === "row") boardNode.querySelector(".row.pickable")?.focus();
+    else if (view.decision?.kind === "order" || view.decision?.kind === "keep") promptNode.querySelector("#choices button")?.focus();
     if (view.phase === "over") gameOver();
     else if (dialog?.dataset.kind === "over") closeDialog();
   }
