@@ -20,7 +20,7 @@ register("learned", LearnedBot, "trained by reinforcement learning (MaskablePPO,
 #: The benchmark opponent, modelled on the best published bots (flat Monte-Carlo, random rollouts).
 MCS100 = SearchConfig(samples=100, relative=True, shared=False)
 #: The project's searchers: shared determinizations, SNUG rollouts, own-penalty objective.
-HARD = SearchConfig(samples=12)
+HARD = SearchConfig(samples=25)
 EXPERT = SearchConfig(samples=100, split=(0.4, 0.3, 0.3))
 
 register("mcs100", partial(MonteCarloBot, config=MCS100), "benchmark: flat Monte-Carlo, 100 random rollouts per card")
@@ -29,5 +29,5 @@ register("mcs", partial(MonteCarloBot, config=SearchConfig(samples=100)), "flat 
 # Difficulty levels for people.
 register("easy", SnugBot, "difficulty level: easy (the snug heuristic)")
 register("medium", CautiousBot, "difficulty level: medium (the cautious heuristic)")
-register("hard", partial(MonteCarloBot, config=HARD), "difficulty level: hard (Monte-Carlo search, 12 rollouts per option)")
+register("hard", partial(MonteCarloBot, config=HARD), "difficulty level: hard (Monte-Carlo search, 25 rollouts per option)")
 register("expert", partial(MonteCarloBot, config=EXPERT), "difficulty level: expert (the strongest search)")
