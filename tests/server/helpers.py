@@ -40,8 +40,12 @@ def play_out(ws: Any, first: dict[str, Any], choose: Any = None) -> dict[str, An
         decision = my_decision(message)
         if decision is not None:
             value = choose(decision) if choose else decision["options"][0]
-            key = {"card": ("play", "card"), "row": ("row", "row"), "draft": ("draft", "card")}[decision["kind"]]
-            ws.send_json({"type": key[0], key[1]: value, "deal": view["deal"], "turn": view["turn"]})
+            key = {"card": ("play", "card"), "row": ("row", "row"), "draft": ("draft", "card"),
+                   "order": ("order", "card"), "keep": ("keep", "card")}[decision["kind"]]
+            if value == 0 and decision["kind"] in ("card", "keep"):  # PASS: no second card, keep no more
+                ws.send_json({"type": "pass", "deal": view["deal"], "turn": view["turn"]})
+            else:
+                ws.send_json({"type": key[0], key[1]: value, "deal": view["deal"], "turn": view["turn"]})
             def moved_on(m: dict[str, Any], asked: Any = decision, seen: Any = view) -> bool:
                 return m.get("type") in ("update", "state", "error") and (
                     m.get("type") == "error" or m["view"] is None or m["view"].get("decision") != asked

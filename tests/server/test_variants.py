@@ -1,0 +1,225 @@
+"""The five newer official variants in the web game (tournament, open, nifty, hand, double): the
+lobby's options and player ranges, rules pages, whole games over the WebSocket with a client that
+answers ORDER, KEEP and PASS, and illegal order/keep/pass/retract messages that change nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from sixnimmt.core import Phase, Rules
+from sixnimmt.server.config import Settings
+from sixnimmt.server.protocol import Keep, Order, Pass, Play, ProtocolError, Retract, decode
+from sixnimmt.server.rooms import Room, Rooms, TableOptions
+from sixnimmt.server.store import Store
+
+from .conftest import make_client
+from .helpers import create_table, play_out, receive_until
+
+NEW = ("tournament", "open", "nifty", "hand", "double")
+
+
+def test_config_lists_every_variant_with_its_player_range(client: TestClient) -> None:
+    config = client.get("/api/config").json()
+    assert config["variants"] == ["standard", "tactics", "logic", "professional", *NEW]
+    assert config["player_range"]["nifty"] == [2, 7]
+    assert config["player_range"]["tournament"] == [2, 5]
+    assert config["player_range"]["open"] == [2, 9]
+    assert config["player_range"]["standard"] == [2, 10]
+
+
+@pytest.mark.parametrize("variant,players", [("nifty", 8), ("hand", 8), ("tournament", 6), ("open", 10)])
+def test_a_player_count_outside_the_variant_range_is_refused(
+    client: TestClient, variant: str, players: int
+) -> None:
+    seats = [{"kind": "bot", "bot": "random"}] * (players - 1)
+    response = client.post("/api/tables", json={"name": "Host", "variant": variant, "seats": seats})
+    assert response.status_code == 422
+    assert response.json()["detail"] == f"{players} players: {variant} is played by 2 to {players - 1}"
+    assert client.get("/api/tables").json() == []  # nothing was created
+
+
+def test_variant_options_reach_the_table(client: TestClient) -> None:
+    table = create_table(client, [{"kind": "open"}], variant="double", double_deck="doubles")
+    rules = client.get(f"/api/tables/{table['code']}").json()["rules"]
+    assert rules["variant"] == "double" and rules["double_deck"] == "doubles"
+    tournament = create_table(client, [{"kind": "open"}] * 2, variant="tournament", target=40)
+    rules = client.get(f"/api/tables/{tournament['code']}").json()["rules"]
+    assert rules["target"] is None and rules["deals"] == 3  # one deal per player, no target
+    bad = client.post("/api/tables", json={"name": "H", "variant": "double", "double_deck": "three",
+                                           "seats": [{"kind": "open"}]})
+    assert bad.status_code == 422 and "double_deck" in bad.json()["detail"]
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "sv"])
+def test_rules_pages_for_every_new_variant(client: TestClient, lang: str) -> None:
+    titles = set()
+    for variant in NEW:
+        page = client.get(f"/api/rules/{lang}/{variant}").json()
+        assert page["lang"] == lang and page["html"].startswith("<h1>6 nimmt! — ")
+        titles.add(page["html"].split("</h1>")[0])
+    assert len(titles) == len(NEW)
+
+
+def test_decode_new_message_types() -> None:
+    assert decode('{"type": "order", "card": 31, "turn": 2}', 2048) == Order(type="order", card=31, turn=2)
+    assert decode('{"type": "keep", "card": 12}', 2048) == Keep(type="keep", card=12)
+    assert decode('{"type": "pass"}', 2048) == Pass(type="pass")
+    assert decode('{"type": "retract"}', 2048) == Retract(type="retract")
+    for text in ('{"type": "keep", "card": 0}', '{"type": "order"}', '{"type": "pass", "card": 3}'):
+        with pytest.raises(ProtocolError):
+            decode(text, 2048)
+
+
+@pytest.mark.parametrize("variant,players", [(v, 3) for v in NEW])
+def test_a_whole_game_over_the_websocket(database_url: str, variant: str, players: int) -> None:
+    """Seat 1 is a person answering every decision (ORDER, KEEP, PASS included); bots play the rest.
+    (The rate limit is lifted: this client answers as fast as the bots, which wait for nobody.)"""
+    with make_client(database_url, rate_per_second=1000.0, rate_burst=1000) as client:
+        _whole_game(client, variant, players)
+
+
+def _whole_game(client: TestClient, variant: str, players: int) -> None:
+    rng = random.Random(7)
+    kinds: set[tuple[str, bool]] = set()
+
+    def choose(decision: dict[str, Any]) -> int:
+        kinds.add((decision["kind"], 0 in decision["options"]))
+        return rng.choice(decision["options"])
+
+    extra: dict[str, Any] = {"target": 20} if variant in ("open", "nifty", "double") else {}
+    table = create_table(client, [{"kind": "bot", "bot": "random"}] * (players - 1), variant=variant, **extra)
+    with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
+        first = receive_until(ws, lambda m: m["type"] in ("state", "update") and m["view"] is not None)
+        last = play_out(ws, first, choose)
+    view = last["view"]
+    assert view["phase"] == "over" and view["winners"]
+    assert last["table"]["status"] == "finished"
+    if variant == "nifty":
+        assert ("order", False) in kinds  # the client placed its own pairs
+    if variant == "hand":
+        assert ("card", True) in kinds  # offered a second card or PASS
+    if variant == "tournament":
+        assert ("draft", False) in kinds
+    record = client.get(f"/api/games/{last['table']['last_game_id']}/record.json").json()
+    assert record["rules"]["variant"] == variant
+
+
+# ---------------------------------------------------------------------- illegal moves, in a room
+
+
+class Spy:
+    """A connection that keeps what it is sent."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.messages: list[dict[str, Any]] = []
+
+    def push(self, message: dict[str, Any]) -> None:
+        self.messages.append(json.loads(json.dumps(message)))
+
+
+async def _humans_only(tmp_path: Path, rules: Rules) -> tuple[Rooms, Room, list[Spy]]:
+    store = Store(f"sqlite:///{tmp_path / 'variants.db'}")
+    store.migrate()
+    rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, fallback_bot="random"))
+    room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}] * (rules.players - 1))
+    for n in range(1, rules.players):
+        await room.join(f"Friend {n}")
+    spies = [Spy(seat) for seat in range(rules.players)]
+    for spy in spies:
+        await room.connect(spy)
+    return rooms, room, spies
+
+
+async def _refused(room: Room, spy: Spy, message: Any, reason: str) -> None:
+    """``message`` gets an error naming ``reason`` and a fresh state, and changes nothing."""
+    assert room.game is not None
+    before = (json.dumps(room.game.record()), [list(c) for c in room.game.choices], room.game.phase)
+    spy.messages.clear()
+    await room.handle(spy, message)
+    assert spy.messages[0]["type"] == "error" and reason in spy.messages[0]["message"], spy.messages
+    assert spy.messages[1]["type"] == "state"
+    assert (json.dumps(room.game.record()), [list(c) for c in room.game.choices], room.game.phase) == before
+
+
+def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="nifty"))
+        game = room.game
+        assert game is not None
+        await _refused(room, spies[0], Order(type="order", card=game.hands[0][0]), "cannot order now")
+        await _refused(room, spies[0], Pass(type="pass"), "nothing to pass")
+        await _refused(room, spies[0], Retract(type="retract"), "no choice to take back")
+        await _refused(room, spies[0], Keep(type="keep", card=game.hands[0][0]), "cannot keep now")
+        # a pair chosen, taken back, chosen again: only the final pair counts, also after a restart
+        first, second, third = game.hands[0][:3]
+        for card in (first, second):
+            await room.handle(spies[0], Play(type="play", card=card))
+        await room.handle(spies[0], Retract(type="retract"))
+        assert game.choices[0] == []
+        await room.handle(spies[0], Play(type="play", card=third))
+        restored = Room.from_store(room.to_store(), room.settings, rooms._save, rooms._archive)
+        assert restored.game is not None and restored.game.choices[0] == [third]
+        await room.handle(spies[0], Play(type="play", card=first))
+        for seat in (1, 2):
+            for card in game.hands[seat][:2]:
+                await room.handle(spies[seat], Play(type="play", card=card))
+        # the cards are revealed; the owner of the lowest card says which of theirs goes first
+        assert game.phase is Phase.ORDER
+        due = game.pending()[0]
+        other = spies[(due.seat + 1) % 3]
+        await _refused(room, other, Order(type="order", card=due.options[0]), "cards that are placed next")
+        not_in_pair = next(c for c in game.hands[due.seat] if c not in due.options)
+        await _refused(room, spies[due.seat], Order(type="order", card=not_in_pair), "their cards are")
+        await _refused(room, spies[due.seat], Play(type="play", card=due.options[0]), "cannot play now")
+        async with room.lock:
+            await room._act(due.seat, due.options[1])
+        assert game.phase is not Phase.ORDER or game.pending()[0].seat != due.seat
+        await rooms.close()
+
+    asyncio.run(scenario())
+
+
+def test_hand_illegal_pass_keep_and_play_change_nothing(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="hand"))
+        game = room.game
+        assert game is not None
+        rng = random.Random(3)
+        turn_seat = game.pending()[0].seat
+        waiting = spies[(turn_seat + 1) % 3]
+        await _refused(room, spies[turn_seat], Pass(type="pass"), "nothing to pass")  # a first card is due
+        await _refused(room, waiting, Play(type="play", card=game.hands[waiting.seat][0]), "turn")
+        await _refused(room, spies[turn_seat], Retract(type="retract"), "no choice to take back")
+        await _refused(room, spies[turn_seat], Order(type="order", card=game.hands[turn_seat][0]), "cannot order now")
+        checked_keep = False
+        for _ in range(5000):
+            if game.is_over or checked_keep:
+                break
+            decision = game.pending()[0]
+            spy = spies[decision.seat]
+            if decision.kind.value == "keep":
+                stranger = spies[(decision.seat + 1) % 3]
+                await _refused(room, stranger, Keep(type="keep", card=decision.options[1]), "who took the row")
+                not_taken = next(c for c in range(1, 105) if c not in decision.options)
+                await _refused(room, spy, Keep(type="keep", card=not_taken), "the row taken holds")
+                await _refused(room, spy, Play(type="play", card=game.hands[decision.seat][0]), "cannot play now")
+                await room.handle(spy, Keep(type="keep", card=decision.options[1]))
+                assert decision.options[1] in game.hands[decision.seat]
+                checked_keep = True
+            elif decision.kind.value == "card" and decision.reason == "second":
+                await room.handle(spy, Pass(type="pass") if rng.random() < 0.5 else Play(type="play", card=decision.options[1]))
+            else:
+                async with room.lock:
+                    await room._act(decision.seat, rng.choice(decision.options))
+        assert checked_keep
+        await rooms.close()
+
+    asyncio.run(scenario())
