@@ -53,7 +53,7 @@ def _danger(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) -
     # The more cards between the row end and ours, and the fuller the row, the likelier we are the
     # sixth card; a crude but monotone stand-in for the probability.
     fill = lens[r] / 5.0
-    return cost * fill * fill * fill * min(1.0, gap / 12.0) + gap * 0.01
+    return float(cost * fill * fill * fill * min(1.0, gap / 12.0) + gap * 0.01)
 
 
 @njit(cache=True)

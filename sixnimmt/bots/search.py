@@ -130,10 +130,11 @@ class MonteCarloBot(Bot):
 
     def _objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
         """Per rollout: own penalty, or own minus the others' mean (``relative``)."""
-        own = out[:, :, me]
+        own: np.ndarray = out[:, :, me]
         if not self.config.relative:
             return own
-        return own - (out.sum(axis=2) - own) / max(1, players - 1)
+        relative: np.ndarray = own - (out.sum(axis=2) - own) / max(1, players - 1)
+        return relative
 
     def explain(self, view: PlayerView) -> tuple[int, dict[int, float]]:
         """The best option and, per option, this seat's expected penalty for the whole deal."""
