@@ -184,6 +184,8 @@ export function showTable(main, code) {
       screen.dataset.phase = view.phase;
       screen.dataset.deal = view.deal;
       screen.dataset.turn = view.turn;
+      // what this seat must answer now ("card", "card-second", "order", "keep", "row", "draft"), for tests and styles
+      screen.dataset.decision = view.decision ? view.decision.kind + (view.decision.reason === "second" ? "-second" : "") : "";
       if (view.revealed) {
         revealed = playsOf(view.revealed, view.current, view.unplaced);
       } else if (view.played.length && view.phase !== "draft" && !view.face_up?.some((c) => c != null)) {
