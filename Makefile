@@ -14,8 +14,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	@touch $(STAMP)
 
+# The browser tests run on their own: Playwright's sync API keeps an event loop running in each
+# worker for the whole session, which would break the terminal game's asyncio tests beside it.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --timeout 600 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --timeout 600 --ignore=tests/browser $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --timeout 600 tests/browser $(PYTEST_ARGS)
 
 serve: $(STAMP)
 	$(BIN)/sixnimmt serve
