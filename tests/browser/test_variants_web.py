@@ -42,6 +42,8 @@ def answer(page: Any) -> str:
         page.click(".row.pickable >> nth=0")
     elif kind in ("order", "keep"):
         page.click("#choices button.card >> nth=0")
+    elif kind == "draft":
+        page.click("#reveal button.card >> nth=0")
     elif kind == "card-second":
         page.click("#pass")
     else:
@@ -114,4 +116,40 @@ def test_hand_turns_second_card_and_keeping(browser: Any, server: str, shots: An
         if not kind or {"card", "card-second", "keep"} <= seen:
             break
     assert {"card", "card-second", "keep"} <= seen, seen
+    assert not errors
+
+
+def test_open_double_and_tournament_tables(browser: Any, server: str, shots: Any) -> None:
+    """A few turns of each: Open's face-up cards and whose turn it is, Double's table, Tournament's
+    draft then play with no target shown."""
+    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + FAST + "#/")
+    page.select_option("#variant", "double")
+    assert page.is_visible("#deck-field")
+    page.select_option("#variant", "open")
+    assert page.is_hidden("#deck-field")
+
+    new_table(page, server, "open", 4, target="30")
+    page.wait_for_selector(".player.thinking")  # whoever's turn it is
+    kinds = [answer(page) for _ in range(6)]
+    assert "card" in kinds
+    page.wait_for_function(READY, timeout=30_000)
+    shots(page, "open")
+
+    new_table(page, server, "double", 3, target="30")
+    for _ in range(8):
+        answer(page)
+    page.wait_for_function(READY, timeout=30_000)
+    shots(page, "double")
+
+    new_table(page, server, "tournament", 3)
+    page.wait_for_function(READY, timeout=30_000)
+    shots(page, "tournament-draft")
+    assert page.locator(".ptotal").count() == 3
+    kinds = [answer(page) for _ in range(14)]
+    assert "draft" in kinds and "card" in kinds
+    assert "of 3" in page.inner_text(".tbar .where")  # Deal 1 of 3: one deal per player
+    shots(page, "tournament")
     assert not errors

@@ -316,7 +316,7 @@ export function showTable(main, code) {
       return;
     }
     const spectator = current.table.you == null;
-    revealNode.replaceChildren(h("p.hintline", {}, spectator ? t("table.spectator") : t(isNifty() ? "table.pickTwoHelp" : "table.pickHelp")));
+    revealNode.replaceChildren(h("p.hintline", {}, spectator ? t("table.spectator") : t(isNifty() ? "table.pickTwoHelp" : isSequential() ? "table.pickHelpTurn" : "table.pickHelp")));
   }
 
   function drawPrompt() {
@@ -376,11 +376,15 @@ export function showTable(main, code) {
     const view = current?.view;
     if (!view || hint.deal !== view.deal || hint.turn !== view.turn) return; // too late: the game moved on
     for (const node of document.querySelectorAll(".hinted")) node.classList.remove("hinted");
+    const pass = hint.choice === 0; // PASS: no second card (Hand), or keep no more
     const target = hint.kind === "row" ? boardNode.querySelector(`.row[data-row="${hint.choice}"]`)
       : hint.kind === "draft" ? revealNode.querySelector(`[data-card="${hint.choice}"]`)
+      : pass ? promptNode.querySelector(hint.kind === "keep" ? "#done" : "#pass")
+      : hint.kind === "order" || hint.kind === "keep" ? promptNode.querySelector(`#choices [data-card="${hint.choice}"]`)
       : handNode.querySelector(`[data-card="${hint.choice}"]`);
     target?.classList.add("hinted");
-    const key = { row: "table.hintRow", draft: "table.hintDraft" }[hint.kind] || "table.hintCard";
+    const key = pass ? (hint.kind === "keep" ? "table.hintDone" : "table.hintPass")
+      : { row: "table.hintRow", draft: "table.hintDraft", order: "table.hintOrder", keep: "table.hintKeep" }[hint.kind] || "table.hintCard";
     toast(t(key, { choice: hint.kind === "row" ? hint.choice + 1 : hint.choice }));
   }
 
@@ -402,7 +406,7 @@ export function showTable(main, code) {
       } });
     });
     handNode.replaceChildren(...nodes);
-    handHelp.textContent = canPlay ? t(isNifty() ? "table.pickTwoHelp" : "table.pickHelp") : "";
+    handHelp.textContent = canPlay ? t(isNifty() ? "table.pickTwoHelp" : isSequential() ? "table.pickHelpTurn" : "table.pickHelp") : "";
     if (variant() === "hand" && canPlay) handHelp.textContent += ` ${t("table.handDouble")}`;
   }
 
