@@ -243,6 +243,10 @@ def test_start_screen_language_switch_and_start() -> None:
             start.query_one("#lang", Select).value = "sv"
             await settle(pilot, lambda: start_label(app) == "Starta")
             assert app.config.lang == "sv"
+            # The redrawn form must have settled before it is changed again: a value set while its
+            # new widgets are still being mounted can be lost (this test used to fail now and then).
+            await settle(pilot, lambda: app.screen.query_one("#players", Select).is_mounted)
+            await pilot.pause()
             app.screen.query_one("#players", Select).value = 5
             await settle(pilot, lambda: len(app.screen.query(".seat-select")) == 4)
             # The language survived the redraw for five players.
