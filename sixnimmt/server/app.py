@@ -23,7 +23,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
 from ..bots import available
-from ..core import BULLHEADS, DraftPicked, EndRule, ProTie, Rules, RulesError, Variant
+from ..core import (
+    BULLHEADS,
+    CardsRevealed,
+    DraftPicked,
+    EndRule,
+    ProTie,
+    Rules,
+    RulesError,
+    Variant,
+)
 from ..core.record import dumps, replay
 from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE, DoubleDeck
 from .config import Settings
@@ -181,9 +190,15 @@ async def game_events(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
     hands: list[list[list[int]]] = []
     for deal in game["record"]["deals"]:
         hands.append([list(h) for h in deal["hands"]] if "hands" in deal else [[] for _ in replayed.seats])
+    # Tournament's later deals hold no hands in the record (the drafted hands passed round): every
+    # card of such a deal is played, one per seat per turn, so the reveals give the hands back.
+    passed = {i for i, deal in enumerate(game["record"]["deals"]) if "hands" not in deal and "draft" not in deal}
     for event in replayed.events:
         if isinstance(event, DraftPicked):
             hands[event.deal][event.seat].append(event.card)
+        elif isinstance(event, CardsRevealed) and event.deal in passed and replayed.rules.variant is Variant.TOURNAMENT:
+            for seat, card in enumerate(event.plays):
+                hands[event.deal][seat].append(card)
     return {**{k: v for k, v in game.items() if k != "record"}, "events": events, "hands": hands}
 
 

@@ -88,6 +88,14 @@ def test_a_whole_nifty_game(browser: Any, server: str, shots: Any) -> None:
     shots(page, "nifty-final")
     assert "order" in kinds
     assert page.locator("#dialog-over tbody tr").count() == 3
+    # the replay shows each turn's six cards, two under each player's name
+    page.click("#dialog-over a[href^='#/history/']")
+    page.wait_for_selector("#replay-step")
+    page.click("#next")
+    names = page.locator(".reveal .played > span").all_inner_texts()
+    assert len(names) == 6 and sorted(set(names)) == ["Ana", "Bella", "Otto"]
+    assert all(names.count(name) == 2 for name in names)
+    shots(page, "nifty-replay")
     assert not errors
 
 

@@ -223,3 +223,19 @@ def test_hand_illegal_pass_keep_and_play_change_nothing(tmp_path: Path) -> None:
         await rooms.close()
 
     asyncio.run(scenario())
+
+
+def test_replay_events_give_tournament_hands_for_every_deal(database_url: str) -> None:
+    """The history page shows each deal's starting hands: in Tournament the later deals' hands (passed
+    round, not in the record) are rebuilt from the reveals, ten cards each, the first deal's drafted."""
+    with make_client(database_url, rate_per_second=1000.0, rate_burst=1000) as client:
+        _whole_game(client, "tournament", 3)
+        game_id = client.get("/api/games").json()[0]["id"]
+        replay = client.get(f"/api/games/{game_id}/events").json()
+    assert len(replay["hands"]) == 3
+    first = sorted(c for hand in replay["hands"][0] for c in hand)
+    for deal in replay["hands"]:
+        assert [len(hand) for hand in deal] == [10, 10, 10]
+        assert sorted(c for hand in deal for c in hand) == first  # the same thirty cards, passed round
+    hands = [[sorted(hand) for hand in deal] for deal in replay["hands"]]
+    assert hands[1] != hands[0] and sorted(hands[1]) == sorted(hands[0])  # the hands moved seats

@@ -39,15 +39,25 @@ function buildFrames(data) {
       case "deal-started":
         flush();
         deal = e.deal; rows = e.rows.map((r) => [...r]); penalties = Array(players).fill(0);
-        hands = data.hands[deal].map((x) => (data.events.some((ev) => ev.type === "draft-picked") ? [] : [...x]));
+        // a drafted deal (Logic, Tournament's first) starts with empty hands that the draft fills
+        hands = data.hands[deal].map((x) => (data.events.some((ev) => ev.type === "draft-picked" && ev.deal === deal) ? [] : [...x]));
         if (e.rows.some((r) => r.length)) snap(t("history.dealStart", { d: deal + 1 }));
         break;
       case "draft-picked": hands[e.seat].push(e.card); break;
       case "rows-laid": rows = e.rows.map((r) => [...r]); snap(t("history.dealStart", { d: deal + 1 })); break;
       case "cards-revealed":
         flush();
-        turn = e.turn; plays = e.plays;
-        e.plays.forEach((card, seat) => { hands[seat] = hands[seat].filter((c) => c !== card); });
+        turn = e.turn;
+        // Nifty lists two cards per seat; in Hand every card is the one player's (e.seat)
+        plays = e.plays.map((card, i) => ({ card, seat: e.seat ?? (data.variant === "nifty" ? Math.floor(i / 2) : i) }));
+        for (const p of plays) { // one copy each (Double has twins)
+          const at = hands[p.seat].indexOf(p.card);
+          if (at >= 0) hands[p.seat].splice(at, 1);
+        }
+        break;
+      case "cards-kept": // Hand: taken cards back into the hand, off the pile
+        hands[e.seat].push(...e.cards);
+        penalties[e.seat] -= sumHeads(e.cards);
         break;
       case "row-taken": rows[e.row] = []; penalties[e.seat] += e.bullheads; taken.push(e); break;
       case "card-placed": if (e.side === "left") rows[e.row].unshift(e.card); else rows[e.row].push(e.card); break;
@@ -94,7 +104,7 @@ export async function showReplay(main, id) {
       return h("div.row", { dataset: { row: i } }, h("div.cards", {}, cards), h("div.rowsum", {}, bullIcon(), String(sumHeads(row))));
     }));
     const parts = [];
-    if (f.plays) parts.push(h("div.reveal", {}, f.plays.map((card, seat) => ({ card, seat })).sort((a, b) => a.card - b.card)
+    if (f.plays) parts.push(h("div.reveal", {}, [...f.plays].sort((a, b) => a.card - b.card)
       .map((p) => h("div.played", {}, cardNode(p.card), h("span", {}, data.seats[p.seat])))));
     for (const take of f.taken) parts.push(h("p", { style: "margin:.3rem 0" }, t("table.took", { name: data.seats[take.seat], n: take.bullheads })));
     parts.push(h("p", {}, data.seats.map((name, i) => `${name}: ${f.totals[i]}${f.penalties[i] && !f.final ? ` (+${f.penalties[i]})` : ""}`).join(" · ")));
