@@ -24,7 +24,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.fast import nb_cheapest_row, nb_place, nb_place_pro, nb_put, nb_row_cost, nb_slots_pro
+from ..core.fast import (
+    nb_charge_double,
+    nb_cheapest_row,
+    nb_place,
+    nb_place_double,
+    nb_place_pro,
+    nb_play_turn_double,
+    nb_put,
+    nb_row_cost,
+    nb_slots_pro,
+)
 
 RANDOM = 0
 SNUG = 1
@@ -80,8 +90,10 @@ def _choose(
 
 @njit(cache=True)
 def _place(
-    rows: np.ndarray, lens: np.ndarray, card: int, professional: bool, tie_mode: int
+    rows: np.ndarray, lens: np.ndarray, card: int, professional: bool, tie_mode: int, double: bool
 ) -> int:  # pragma: no cover - compiled
+    if double:
+        return nb_place_double(rows, lens, card, -1)
     if professional:
         return nb_place_pro(rows, lens, card, -1, tie_mode)
     return nb_place(rows, lens, card, -1)
@@ -95,12 +107,16 @@ def _resolve(
     penalties: np.ndarray,
     professional: bool,
     tie_mode: int,
+    double: bool,
 ) -> None:  # pragma: no cover - compiled
     """Place one turn's cards (``cards[seat]``) in ascending order, charging each owner."""
+    if double:
+        nb_play_turn_double(rows, lens, cards, penalties)
+        return
     order = np.argsort(cards)
     for k in range(cards.shape[0]):
         seat = order[k]
-        penalties[seat] += _place(rows, lens, cards[seat], professional, tie_mode)
+        penalties[seat] += _place(rows, lens, cards[seat], professional, tie_mode, False)
 
 
 @njit(cache=True)
@@ -114,6 +130,7 @@ def _play_rest(
     professional: bool,
     tie_mode: int,
     noise: float,
+    double: bool,
 ) -> None:  # pragma: no cover - compiled
     """Play every remaining turn of the deal (all hands hold the same number of cards)."""
     players = hands.shape[0]
@@ -124,7 +141,7 @@ def _play_rest(
             cards[s] = hands[s, i]
             hlen[s] -= 1
             hands[s, i] = hands[s, hlen[s]]
-        _resolve(rows, lens, cards, penalties, professional, tie_mode)
+        _resolve(rows, lens, cards, penalties, professional, tie_mode, double)
 
 
 @njit(cache=True)
@@ -166,10 +183,15 @@ def rollout_cards(
     noise: float,
     shared: bool,
     seed: int,
+    fixed: np.ndarray,
+    double: bool,
 ) -> np.ndarray:  # pragma: no cover - compiled
     """Penalties ``float64[candidates, samples, players]`` for the rest of the deal when ``me``
     plays each candidate card this turn. With ``shared`` every candidate is tried on the same
-    determinizations (common random numbers); otherwise each candidate draws its own."""
+    determinizations (common random numbers); otherwise each candidate draws its own.
+
+    ``fixed[s]`` > 0 is a card seat ``s`` has already played face up this turn (Open): it is played
+    as is, and ``hlen[s]`` counts only the cards left besides it. ``double``: Double's placement."""
     np.random.seed(seed)
     players = hands0.shape[0]
     k_count = candidates.shape[0]
@@ -191,6 +213,9 @@ def rollout_cards(
             lens[:] = lens0
             penalties[:] = 0
             for s in range(players):
+                if fixed[s] > 0:
+                    cards[s] = fixed[s]
+                    continue
                 if s == me:
                     i = 0
                     while hands[s, i] != candidates[k]:
@@ -200,8 +225,8 @@ def rollout_cards(
                 cards[s] = hands[s, i]
                 hlen[s] -= 1
                 hands[s, i] = hands[s, hlen[s]]
-            _resolve(rows, lens, cards, penalties, professional, tie_mode)
-            _play_rest(rows, lens, hands, hlen, penalties, policy, professional, tie_mode, noise)
+            _resolve(rows, lens, cards, penalties, professional, tie_mode, double)
+            _play_rest(rows, lens, hands, hlen, penalties, policy, professional, tie_mode, noise, double)
             for s in range(players):
                 out[k, j, s] = penalties[s]
     return out
@@ -227,6 +252,7 @@ def rollout_rows(
     tie_mode: int,
     noise: float,
     seed: int,
+    double: bool,
 ) -> np.ndarray:  # pragma: no cover - compiled
     """Penalties ``float64[options, samples, players]`` for the rest of the deal when ``me`` settles
     ``card``'s row choice with each option: take that row (``too_low``) or use that tied row's end.
@@ -242,6 +268,9 @@ def rollout_rows(
     rows = np.zeros_like(rows0)
     lens = np.zeros_like(lens0)
     penalties = np.zeros(players, dtype=np.int64)
+    # The settled card then the turn's queue, in placement order (for Double's shared pickups).
+    owners = np.zeros(queue_cards.shape[0] + 1, dtype=np.int64)
+    placed = np.zeros(queue_cards.shape[0] + 1, dtype=np.int64)
     for j in range(samples):
         _determinize(sample, hands0, hlen0, known, pool)
         for k in range(k_count):
@@ -252,14 +281,23 @@ def rollout_rows(
             penalties[:] = 0
             r = options[k]
             if too_low:
-                penalties[me] += nb_row_cost(rows, lens, r)
+                cost = nb_row_cost(rows, lens, r)
                 rows[r, 0] = card
                 lens[r] = 1
             else:
-                penalties[me] += nb_put(rows, lens, r, card, card < rows[r, 0])
-            for q in range(queue_cards.shape[0]):
-                penalties[queue_owners[q]] += _place(rows, lens, queue_cards[q], professional, tie_mode)
-            _play_rest(rows, lens, hands, hlen, penalties, policy, professional, tie_mode, noise)
+                cost = nb_put(rows, lens, r, card, card < rows[r, 0])
+            owners[0] = me
+            owners[1:] = queue_owners
+            placed[0] = card
+            placed[1:] = queue_cards
+            for q in range(placed.shape[0]):
+                if q > 0:
+                    cost = _place(rows, lens, placed[q], professional, tie_mode, double)
+                if double:  # a pickup forced by twins is shared
+                    nb_charge_double(penalties, cost, placed, owners, q)
+                else:
+                    penalties[owners[q]] += cost
+            _play_rest(rows, lens, hands, hlen, penalties, policy, professional, tie_mode, noise, double)
             for s in range(players):
                 out[k, j, s] = penalties[s]
     return out

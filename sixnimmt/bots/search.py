@@ -12,8 +12,10 @@
   policy instead of random play, and minimise their own expected penalty, which is what a deal is
   scored by.
 
-Variants with one simultaneous card per player (standard, Tactics, Logic, Professional, Tournament)
-are searched; the others (Open, Nifty, Hand, Double) are answered by the ``cautious`` heuristic.
+Variants with one card per player and turn (standard, Tactics, Logic, Professional, Tournament, Open,
+Double) are searched: in Open the cards already played face up this turn are fixed in every
+rollout, in Double the rollouts place by Double's rules (stacked twins, shared pickups). Nifty and
+Hand are answered by the ``cautious`` heuristic.
 
 Determinization is consistent with the view: the unseen cards (``view.unseen_cards()``) are dealt
 into the other hands at their known sizes; in Tactics that is exactly the other hands' cards, in
@@ -28,13 +30,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import HAND_SIZE, DecisionKind, PlayerView, ProTie
-from ..core.fast import TIE_CHOOSE, TIE_LEFT, TIE_RIGHT
+from ..core import HAND_SIZE, DecisionKind, PlayerView, ProTie, Variant
+from ..core.fast import DOUBLE_ROW_WIDTH, TIE_CHOOSE, TIE_LEFT, TIE_RIGHT
 from .base import Bot
 from .heuristics import SIMULTANEOUS_SINGLE, CautiousBot, draft_pick
 from .rollout import RANDOM, rollout_cards, rollout_rows
 
 _SEARCHED = frozenset({DecisionKind.CARD, DecisionKind.ROW})
+#: Variants the rollouts model exactly: one card per player and turn, placed in ascending order by
+#: the standard, Professional or Double rules (Open's face-up cards are conditioned on).
+SEARCHED_VARIANTS = SIMULTANEOUS_SINGLE | {Variant.OPEN, Variant.DOUBLE}
 _TIE_MODES = {ProTie.CHOOSE: TIE_CHOOSE, ProTie.LEFT: TIE_LEFT, ProTie.RIGHT: TIE_RIGHT}
 
 
@@ -61,6 +66,7 @@ class _Arrays:
     hlen: np.ndarray
     known: np.ndarray
     pool: np.ndarray
+    fixed: np.ndarray  # Open: the card each seat has already played face up this turn, else 0
 
 
 def _arrays(view: PlayerView) -> _Arrays:
@@ -68,12 +74,13 @@ def _arrays(view: PlayerView) -> _Arrays:
     pool of unseen cards to deal into the hidden hands."""
     assert view.seat is not None
     players = view.players
-    rows = np.zeros((4, 6), dtype=np.int64)
+    double = view.rules.variant is Variant.DOUBLE
+    rows = np.zeros((4, DOUBLE_ROW_WIDTH if double else 6), dtype=np.int64)
     lens = np.zeros(4, dtype=np.int64)
     for r, row in enumerate(view.rows):
         rows[r, : len(row)] = row
         lens[r] = len(row)
-    hands = np.zeros((players, HAND_SIZE), dtype=np.int64)
+    hands = np.zeros((players, max(HAND_SIZE, view.rules.hand_size)), dtype=np.int64)
     hlen = np.array(view.hand_sizes, dtype=np.int64)
     known = np.zeros(players, dtype=np.bool_)
     if view.hands is not None:
@@ -82,9 +89,17 @@ def _arrays(view: PlayerView) -> _Arrays:
         known[:] = True
     hands[view.seat, : len(view.hand)] = view.hand
     known[view.seat] = True
+    fixed = np.zeros(players, dtype=np.int64)
+    if view.face_up is not None and view.revealed is None:
+        # Open: cards already played face up this turn are known; their owners hold one card less
+        # besides (the view's hand sizes still count the face-up card until the reveal).
+        for s, card in enumerate(view.face_up):
+            if card is not None and s != view.seat:
+                fixed[s] = card
+                hlen[s] -= 1
     pool = np.array(view.unseen_cards() if view.hands is None else (), dtype=np.int64)
     assert len(pool) >= int(hlen[~known].sum())
-    return _Arrays(rows, lens, hands, hlen, known, pool)
+    return _Arrays(rows, lens, hands, hlen, known, pool, fixed)
 
 
 class MonteCarloBot(Bot):
@@ -110,13 +125,14 @@ class MonteCarloBot(Bot):
         a = a or _arrays(view)
         seed = self.rng.getrandbits(31)
         professional = view.rules.professional
+        double = view.rules.variant is Variant.DOUBLE
         tie_mode = _TIE_MODES[view.rules.pro_tie]
         self.rollouts += len(options) * samples
         if decision.kind is DecisionKind.CARD:
             return rollout_cards(
                 a.rows, a.lens, a.hands, a.hlen, a.known, a.pool, view.seat,
                 np.array(options, dtype=np.int64), samples, cfg.policy, professional,
-                tie_mode, cfg.noise, cfg.shared, seed,
+                tie_mode, cfg.noise, cfg.shared, seed, a.fixed, double,
             )  # fmt: skip
         assert view.revealed is not None and decision.card is not None
         queue = view.unplaced[1:]  # unplaced[0] is the card being settled
@@ -125,7 +141,7 @@ class MonteCarloBot(Bot):
             np.array(options, dtype=np.int64), decision.reason == "too-low",
             np.array(queue, dtype=np.int64),
             np.array([view.revealed.index(c) for c in queue], dtype=np.int64),
-            samples, cfg.policy, professional, tie_mode, cfg.noise, seed,
+            samples, cfg.policy, professional, tie_mode, cfg.noise, seed, double,
         )  # fmt: skip
 
     def _objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
@@ -142,7 +158,7 @@ class MonteCarloBot(Bot):
         assert decision is not None and view.seat is not None
         if decision.kind is DecisionKind.DRAFT:
             return draft_pick(view), {}
-        if view.rules.variant not in SIMULTANEOUS_SINGLE or decision.kind not in _SEARCHED:
+        if view.rules.variant not in SEARCHED_VARIANTS or decision.kind not in _SEARCHED:
             return self._fallback.explain(view)
         me, players = view.seat, view.players
         arrays = _arrays(view)

@@ -268,3 +268,78 @@ def nb_place_pro(
     if left_row >= 0:
         return nb_put(rows, lens, left_row, card, True)
     return nb_put(rows, lens, right_row, card, False)
+
+
+# Double (RULES.md §6) for the compiled tier: two decks, so a card may have a twin. Rows need room
+# for stacked twins: use rows int64[4, DOUBLE_ROW_WIDTH] (5 places of up to 2 cards, and room to
+# append before a take).
+DOUBLE_ROW_WIDTH = 12
+
+
+@njit(cache=True)
+def nb_row_size_double(rows: np.ndarray, lens: np.ndarray, r: int) -> int:  # pragma: no cover
+    """Places row ``r`` fills toward the limit of 5: a stack of twins is one place."""
+    size = 0
+    for j in range(lens[r]):
+        if j == 0 or rows[r, j - 1] != rows[r, j]:
+            size += 1
+    return size
+
+
+@njit(cache=True)
+def nb_place_double(rows: np.ndarray, lens: np.ndarray, card: int, low_row: int) -> int:  # pragma: no cover
+    """Place ``card`` by Double's rules (its owner alone); returns the bullheads of the row taken.
+
+    A card whose twin ends a row is stacked on it (no new place, never a take); otherwise standard
+    placement with places counted as stacks. A too-low card takes ``low_row`` (cheapest when -1).
+    Sharing a pickup between twins is the turn's business: :func:`nb_play_turn_double`."""
+    for r in range(4):
+        if rows[r, lens[r] - 1] == card:
+            rows[r, lens[r]] = card
+            lens[r] += 1
+            return 0
+    best = -1
+    gap = 1 << 30
+    for r in range(4):
+        d = card - rows[r, lens[r] - 1]
+        if 0 < d < gap:
+            best, gap = r, d
+    if best < 0 or nb_row_size_double(rows, lens, best) >= 5:
+        r = best
+        if r < 0:
+            r = low_row if low_row >= 0 else nb_cheapest_row(rows, lens)
+        cost = nb_row_cost(rows, lens, r)
+        rows[r, 0] = card
+        lens[r] = 1
+        return cost
+    rows[best, lens[best]] = card
+    lens[best] += 1
+    return 0
+
+
+@njit(cache=True)
+def nb_charge_double(
+    penalties: np.ndarray, cost: int, placed: np.ndarray, owners: np.ndarray, k: int
+) -> None:  # pragma: no cover - compiled
+    """Charge the pickup ``cost`` of a turn's ``k``-th placed card (``placed`` in placement order,
+    ``owners`` their seats): when its twin is placed right after it, both owners pay half, rounded
+    up (RULES.md §6); otherwise its owner pays it all."""
+    if cost > 0 and k + 1 < placed.shape[0] and placed[k + 1] == placed[k]:
+        half = (cost + 1) // 2
+        penalties[owners[k]] += half
+        penalties[owners[k + 1]] += half
+    else:
+        penalties[owners[k]] += cost
+
+
+@njit(cache=True)
+def nb_play_turn_double(
+    rows: np.ndarray, lens: np.ndarray, cards: np.ndarray, penalties: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """One Double turn: ``cards[seat]`` placed in ascending order (too-low: the cheapest row); twins
+    stack, and a pickup forced by two identical cards is shared (RULES.md §6)."""
+    owners = np.argsort(cards, kind="mergesort")  # stable: twins in seat order, as the engine
+    placed = cards[owners]
+    for k in range(cards.shape[0]):
+        cost = nb_place_double(rows, lens, placed[k], -1)
+        nb_charge_double(penalties, cost, placed, owners, k)
