@@ -144,3 +144,28 @@ def test_a_bug_in_a_worker_names_the_workers_error(monkeypatch: pytest.MonkeyPat
     assert (app.exit_message or "").startswith("sixnimmt play: internal error: KeyError: 'no such seat'")
     # Nobody had played yet: nothing to save, and no resume command.
     assert "--resume" not in (app.exit_message or "")
+
+
+def test_a_bug_stops_the_external_bots_too(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from sixnimmt.protocol.external import ExternalBot
+
+    from .test_external import is_running, one_deal
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    break_the_hint_key(monkeypatch)
+
+    async def scenario() -> tuple[SixNimmtApp, int]:
+        app = SixNimmtApp(one_deal(), show_start=False, friendly_errors=True)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = table(app)
+            bot = screen.bots[1]
+            assert isinstance(bot, ExternalBot)
+            await settle(pilot, lambda: bot._process is not None and screen.asking == 0, steps=1000)
+            assert bot._process is not None
+            pid = bot._process.pid
+            app.simulate_key("h")
+            await settle(pilot, lambda: not app.is_running)
+        return app, pid
+
+    app, pid = asyncio.run(scenario())
+    assert isinstance(app.error, RuntimeError) and not is_running(pid)
