@@ -406,6 +406,7 @@ export function showTable(main, code) {
       } });
     });
     handNode.replaceChildren(...nodes);
+    handNode.classList.toggle("many", nodes.length > 10); // Nifty and Hand: two lines on a phone
     handHelp.textContent = canPlay ? t(isNifty() ? "table.pickTwoHelp" : isSequential() ? "table.pickHelpTurn" : "table.pickHelp") : "";
     if (variant() === "hand" && canPlay) handHelp.textContent += ` ${t("table.handDouble")}`;
   }
