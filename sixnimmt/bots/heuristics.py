@@ -61,6 +61,50 @@ def keep_pick(view: PlayerView) -> int:
     return best if BULLHEADS[best] >= 2 else PASS
 
 
+def order_pick(view: PlayerView) -> tuple[int, dict[int, float]]:
+    """Nifty: which of this seat's two revealed cards to place first.
+
+    Everything left to place this turn is face up, so each order is played out exactly: this seat's
+    two cards, then the other seats' in the rules' order (the seat holding the lowest card left
+    places both, lower card first; too-low cards take the cheapest row). Scores are this seat's
+    bullheads this turn; on a tie the lower card goes first.
+    """
+    decision = view.decision
+    assert decision is not None and view.revealed is not None and view.seat is not None
+    me = view.seat
+    per_turn = view.rules.cards_per_turn
+    owner = {card: i // per_turn for i, card in enumerate(view.revealed)}
+    scores: dict[int, float] = {}
+    for first in decision.options:
+        deal = FastDeal(view.rows, view.players)
+        for card in (first, *(c for c in decision.options if c != first)):
+            deal.place(me, card)
+        left: dict[int, list[int]] = {}
+        for card in view.unplaced:
+            if owner[card] != me:
+                left.setdefault(owner[card], []).append(card)
+        while left:
+            seat = min(left, key=lambda s: (min(left[s]), s))
+            for card in sorted(left.pop(seat)):
+                deal.place(seat, card)
+        scores[first] = float(deal.penalties[me])
+    return min(scores, key=lambda c: (scores[c], c)), scores
+
+
+def hand_scores(view: PlayerView, cards: Sequence[int]) -> dict[int, float]:
+    """Hand variant: a card played is placed at once, so its cost now is exact (a too-low card takes
+    the cheapest row). A small bonus for shedding bullheads (cards left in hand score double), and
+    the snuggest fit among free cards, break ties."""
+    scores: dict[int, float] = {}
+    for card in cards:
+        deal = FastDeal(view.rows, 1)
+        deal.place(0, card)
+        r = _target(view.rows, card, False)
+        gap = card - view.rows[r][-1] if r is not None else 104
+        scores[card] = deal.penalties[0] - 0.1 * BULLHEADS[card] + gap / 1000
+    return scores
+
+
 def _target(rows: Rows, card: int, professional: bool, stack: bool = False) -> int | None:
     """The row ``card`` would join now (``None`` if too low). A Professional tie counts as its first
     slot: both tied rows are at the same distance, which is all the estimates below need."""
@@ -89,8 +133,9 @@ def expected_cost(view: PlayerView, rows: Rows, card: int, unseen: Sequence[int]
     """Card counting: expected bullheads of playing ``card`` on ``rows`` this turn.
 
     A sure sixth card or a too-low card costs its row. Otherwise the card is taken when at least
-    ``5 - len(row)`` of the other players' cards land between the row end and it; each other player
-    is modelled as playing one unseen card uniformly at random.
+    ``5 - len(row)`` of the other players' cards land between the row end and it; each card the
+    others play this turn (one each, two each in Nifty) is modelled as an unseen card drawn
+    uniformly at random.
     """
     professional = view.rules.professional
     stack = view.rules.variant is Variant.DOUBLE
@@ -108,7 +153,7 @@ def expected_cost(view: PlayerView, rows: Rows, card: int, unseen: Sequence[int]
     between = [c for c in unseen if low < c < high]
     if not unseen or not between:
         return 0.0
-    others = view.players - 1
+    others = (view.players - 1) * view.rules.cards_per_turn
     if need > others:
         return 0.0
     q = len(between) / len(unseen)
@@ -203,8 +248,15 @@ class CautiousBot(Bot):
             else:
                 scores = self.row_scores(view, decision)
             return min(scores, key=lambda r: (scores[r], r)), scores
-        # CARD, or Nifty's ORDER (which of two cards is placed first): the lowest expected cost.
+        if decision.kind is DecisionKind.ORDER:
+            return order_pick(view)
         cards = [c for c in decision.options if c != PASS]
+        if view.rules.variant is Variant.HAND:
+            scores = hand_scores(view, cards)
+            best = min(cards, key=lambda c: (scores[c], c))
+            if PASS in decision.options and scores[best] > 0:
+                return PASS, scores  # the optional second card only when it is free
+            return best, scores
         scores = self.card_scores(view, view.rows, cards)
         if PASS in decision.options:
             # Hand's optional second card: shed one only when that is (nearly) free.

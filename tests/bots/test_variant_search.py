@@ -20,6 +20,7 @@ from sixnimmt.core.fast import (
     nb_row_size_double,
 )
 from sixnimmt.core.placement import row_size
+from sixnimmt.core.views import PASS
 
 SEARCHERS = ["hard", "expert"]
 
@@ -143,3 +144,48 @@ def test_double_search_stacks_on_a_twin(name: str) -> None:
     assert choice == 55
     assert scores[56] > scores[55] + 5  # 56 then 55 takes both full rows (13 + 19)
     assert bot.rollouts > 0
+
+
+def nifty_order_position() -> Game:
+    """Nifty, turn revealed: seat 0 holds the lowest cards, 14 and 20, behind 10 11 12 13.
+
+    14 first makes 20 the sixth card: it takes 10 11 12 13 14 (11 bullheads). 20 first leaves 14 too
+    low, and it takes the cheapest row, [50] (3): 20 must go first."""
+    rows = [[10, 11, 12, 13], [50], [60], [70]]
+    hands = [[14, 20], [80, 81], [82, 83], [84, 85]]
+    game = Game.from_position(Rules(players=4, variant="nifty"), hands, rows, seed=1)
+    for seat, hand in enumerate(hands):
+        for card in hand:
+            game.act(seat, card)
+    return game
+
+
+@pytest.mark.parametrize("name", ["medium", "hard", "expert"])
+def test_nifty_order_is_played_out(name: str) -> None:
+    view = nifty_order_position().view(0)
+    assert view.decision is not None and view.decision.kind is DecisionKind.ORDER
+    assert make_bot(name, 1).decide(view) == 20
+
+
+def test_nifty_order_scores_are_this_turns_bullheads() -> None:
+    from sixnimmt.bots.heuristics import order_pick
+
+    choice, scores = order_pick(nifty_order_position().view(0))
+    assert (choice, scores) == (20, {14: 11.0, 20: 3.0})
+
+
+def hand_position(hand: list[int]) -> Game:
+    """Hand: 51 fits behind 50; 15 is a sure sixth card (11 bullheads); 99 lands behind 70."""
+    rows = [[10, 11, 12, 13, 14], [50], [60], [70]]
+    return Game.from_position(Rules(players=4, variant="hand"), [hand, [80], [81], [82]], rows, seed=1)
+
+
+@pytest.mark.parametrize("name", ["medium", "hard", "expert"])
+def test_hand_second_card_only_when_free(name: str) -> None:
+    game = hand_position([15, 51, 99])
+    assert make_bot(name, 1).decide(game.view(0)) in (51, 99)  # never the sure sixth card
+    game.act(0, 51)
+    assert make_bot(name, 1).decide(game.view(0)) == 99  # a free second card sheds 5 bullheads
+    game = hand_position([15, 51])
+    game.act(0, 51)
+    assert make_bot(name, 1).decide(game.view(0)) == PASS  # the only second card costs 11
