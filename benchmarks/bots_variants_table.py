@@ -15,6 +15,8 @@ def main(folder: Path) -> None:
           "| a − b, 95% CI | verdict | ms per decision a / b |")
     print("| --- | --- | ---: | ---: | ---: | --- | --- | ---: |")
     for path in sorted(folder.glob("*.json")):
+        if not path.stat().st_size:
+            continue  # a run still in progress
         report = json.loads(path.read_text())
         config = report["config"]
         bots = {b["label"]: b for b in report["bots"]}

@@ -8,9 +8,10 @@
   best next card), so it does not fall for the cheapest row when that row is a trap (RULES.md E3).
 
 Both draft in Logic and Tournament with :func:`draft_pick`. The helpers here are also used by the
-search bots, which fall back on ``cautious`` in the variants they do not search (Open, Nifty, Hand,
-Double): there the same estimates answer every decision kind, including Nifty's order and Hand's
-optional second card and kept cards.
+search bots, which fall back on ``cautious`` in the variants they do not search (Nifty, Hand): there
+it counts both cards each opponent plays (Nifty), plays out Nifty's order exactly
+(:func:`order_pick`), scores Hand's immediate placements exactly (:func:`hand_scores`) and
+answers Hand's optional second card and kept cards.
 """
 
 from __future__ import annotations

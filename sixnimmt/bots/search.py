@@ -110,7 +110,7 @@ class MonteCarloBot(Bot):
     def __init__(self, seed: int | None = None, config: SearchConfig | None = None) -> None:
         super().__init__(seed)
         self.config = config or SearchConfig(samples=100)
-        # Variants the rollouts do not model (Open, Nifty, Hand, Double) get the cautious heuristic.
+        # Variants the rollouts do not model (Nifty, Hand) get the cautious heuristic.
         self._fallback = CautiousBot(self.rng.getrandbits(31))
         #: Rollouts (simulated deal completions) run so far, for ``sixnimmt bench bots``.
         self.rollouts = 0
