@@ -29,7 +29,10 @@ def new_table(page: Any, server: str, variant: str, players: int, target: str | 
 
 
 def answer(page: Any) -> str:
-    """Answer this seat's decision by clicking; returns its kind ('' when the game is over)."""
+    """Answer this seat's decision by clicking; returns its kind ('' when the game is over).
+
+    A click can land just as an update redraws the table (and be lost with the old button): when
+    nothing has changed after a while and the same decision is still due, it is clicked again."""
     page.wait_for_function(READY, timeout=30_000)
     if page.query_selector("#dialog-over"):
         return ""
@@ -38,19 +41,21 @@ def answer(page: Any) -> str:
         return "deal"
     before = page.evaluate(STATE)
     kind = page.eval_on_selector("#table", "t => t.dataset.decision")
-    if kind == "row":
-        page.click(".row.pickable >> nth=0")
-    elif kind in ("order", "keep"):
-        page.click("#choices button.card >> nth=0")
-    elif kind == "draft":
-        page.click("#reveal button.card >> nth=0")
-    elif kind == "card-second":
-        page.click("#pass")
-    else:
-        page.click("#hand button.card:not([disabled]):not(.selected) >> nth=0")
-    page.wait_for_function(f"() => ({STATE})() !== {before!r} || !!document.querySelector('#dialog-over')",
-                           timeout=30_000)
-    return kind
+    selector = {"row": ".row.pickable >> nth=0", "order": "#choices button.card >> nth=0",
+                "keep": "#choices button.card >> nth=0", "card-second": "#pass",
+                "draft": "#reveal button.card >> nth=0"}.get(
+        kind, "#hand button.card:not([disabled]):not(.selected) >> nth=0")
+    changed = f"() => ({STATE})() !== {before!r} || !!document.querySelector('#dialog-over')"
+    for _ in range(6):
+        page.click(selector, timeout=10_000)
+        try:
+            page.wait_for_function(changed, timeout=5_000)
+            return kind
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: the click was lost, try again
+            page.wait_for_function(READY, timeout=30_000)
+            if page.evaluate(STATE) != before:
+                return kind
+    raise AssertionError(f"answering {kind!r} changed nothing")
 
 
 def test_a_whole_nifty_game(browser: Any, server: str, shots: Any) -> None:
