@@ -11,8 +11,10 @@ from pathlib import Path
 
 
 def main(folder: Path) -> None:
-    print("| variant | match (a vs b) | deals | a: penalty per deal | b: penalty per deal "
-          "| a − b, 95% CI | verdict | ms per decision a / b |")
+    print(
+        "| variant | match (a vs b) | deals | a: penalty per deal | b: penalty per deal "
+        "| a − b, 95% CI | verdict | ms per decision a / b |"
+    )
     print("| --- | --- | ---: | ---: | ---: | --- | --- | ---: |")
     for path in sorted(folder.glob("*.json")):
         if not path.stat().st_size:

@@ -31,6 +31,7 @@ from ..core.fast import (
     nb_place_double,
     nb_place_pro,
     nb_play_turn_double,
+    nb_play_turn_nifty,
     nb_put,
     nb_row_cost,
     nb_slots_pro,
@@ -298,6 +299,75 @@ def rollout_rows(
                 else:
                     penalties[owners[q]] += cost
             _play_rest(rows, lens, hands, hlen, penalties, policy, professional, tie_mode, noise, double)
+            for s in range(players):
+                out[k, j, s] = penalties[s]
+    return out
+
+
+@njit(cache=True)
+def _take_last_two(hands: np.ndarray, hlen: np.ndarray, s: int, out: np.ndarray) -> None:  # pragma: no cover
+    """Seat ``s`` plays its last two cards (a random pair: hands are shuffled when dealt), lower
+    card first."""
+    a = hands[s, hlen[s] - 1]
+    b = hands[s, hlen[s] - 2]
+    hlen[s] -= 2
+    out[s, 0] = min(a, b)
+    out[s, 1] = max(a, b)
+
+
+@njit(cache=True)
+def rollout_nifty(
+    rows0: np.ndarray,
+    lens0: np.ndarray,
+    hands0: np.ndarray,
+    hlen0: np.ndarray,
+    known: np.ndarray,
+    pool: np.ndarray,
+    me: int,
+    pairs: np.ndarray,
+    samples: int,
+    seed: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """Nifty: penalties ``float64[pairs, samples, players]`` for the rest of the deal when ``me``
+    plays each candidate pair (``pairs[k]``, placed in that order) this turn. Every pair is tried on
+    the same determinizations; every other player plays random pairs, lower card first."""
+    np.random.seed(seed)
+    players = hands0.shape[0]
+    k_count = pairs.shape[0]
+    out = np.zeros((k_count, samples, players), dtype=np.float64)
+    sample = np.zeros_like(hands0)
+    hands = np.zeros_like(hands0)
+    hlen = np.zeros_like(hlen0)
+    rows = np.zeros_like(rows0)
+    lens = np.zeros_like(lens0)
+    penalties = np.zeros(players, dtype=np.int64)
+    cards = np.zeros((players, 2), dtype=np.int64)
+    for j in range(samples):
+        _determinize(sample, hands0, hlen0, known, pool)
+        for k in range(k_count):
+            hands[:] = sample
+            hlen[:] = hlen0
+            rows[:] = rows0
+            lens[:] = lens0
+            penalties[:] = 0
+            first = True
+            while hlen[me] > 0:
+                for s in range(players):
+                    if first and s == me:
+                        # Remove the pair from the hand; the rest keeps its random order.
+                        n = 0
+                        for i in range(hlen[s]):
+                            c = hands[s, i]
+                            if c != pairs[k, 0] and c != pairs[k, 1]:
+                                hands[s, n] = c
+                                n += 1
+                        hlen[s] = n
+                        cards[s, 0] = pairs[k, 0]
+                        cards[s, 1] = pairs[k, 1]
+                    else:
+                        _take_last_two(hands, hlen, s, cards)
+                first = False
+                nb_play_turn_nifty(rows, lens, cards, penalties)
             for s in range(players):
                 out[k, j, s] = penalties[s]
     return out

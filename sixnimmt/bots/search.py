@@ -26,6 +26,7 @@ draft uses :func:`~sixnimmt.bots.heuristics.draft_pick`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +35,7 @@ from ..core import HAND_SIZE, DecisionKind, PlayerView, ProTie, Variant
 from ..core.fast import DOUBLE_ROW_WIDTH, TIE_CHOOSE, TIE_LEFT, TIE_RIGHT
 from .base import Bot
 from .heuristics import SIMULTANEOUS_SINGLE, CautiousBot, draft_pick
-from .rollout import RANDOM, rollout_cards, rollout_rows
+from .rollout import RANDOM, rollout_cards, rollout_nifty, rollout_rows
 
 _SEARCHED = frozenset({DecisionKind.CARD, DecisionKind.ROW})
 #: Variants the rollouts model exactly: one card per player and turn, placed in ascending order by
@@ -114,6 +115,8 @@ class MonteCarloBot(Bot):
         self._fallback = CautiousBot(self.rng.getrandbits(31))
         #: Rollouts (simulated deal completions) run so far, for ``sixnimmt bench bots``.
         self.rollouts = 0
+        #: Nifty: ((deal, turn, seat, hand), planned pair, card scores) from this turn's first decision.
+        self._nifty_plan: tuple[tuple[object, ...], tuple[int, ...], dict[int, float]] | None = None
 
     def simulate(
         self, view: PlayerView, options: tuple[int, ...], samples: int, a: _Arrays | None = None
@@ -158,12 +161,29 @@ class MonteCarloBot(Bot):
         assert decision is not None and view.seat is not None
         if decision.kind is DecisionKind.DRAFT:
             return draft_pick(view), {}
+        if view.rules.variant is Variant.NIFTY and decision.kind is DecisionKind.CARD:
+            return self._explain_nifty(view)
         if view.rules.variant not in SEARCHED_VARIANTS or decision.kind not in _SEARCHED:
             return self._fallback.explain(view)
-        me, players = view.seat, view.players
         arrays = _arrays(view)
         options = tuple(decision.options)
-        budget = self.config.samples * len(options)
+        best, own = self._search(
+            view, options, self.config.samples * len(options),
+            lambda alive, samples: self.simulate(view, alive, samples, arrays),
+        )  # fmt: skip
+        return best, own
+
+    def _search(
+        self,
+        view: PlayerView,
+        options: tuple[int, ...],
+        budget: int,
+        simulate: Callable[[tuple[int, ...], int], np.ndarray],
+    ) -> tuple[int, dict[int, float]]:
+        """Spend ``budget`` rollouts on ``options`` (successive halving by ``config.split``); the
+        best option and, per option, this seat's expected penalty for the whole deal."""
+        assert view.seat is not None
+        me, players = view.seat, view.players
         # Per option: the sum of its rollouts' objective values and own penalties, and their count.
         objective = dict.fromkeys(options, 0.0)
         own = dict.fromkeys(options, 0.0)
@@ -171,7 +191,7 @@ class MonteCarloBot(Bot):
         alive = options
         for share in self.config.split:
             samples = max(1, round(share * budget / len(alive)))
-            out = self.simulate(view, alive, samples, arrays)
+            out = simulate(alive, samples)
             values = self._objective(out, me, players).sum(axis=1)
             owns = out[:, :, me].sum(axis=1)
             for i, option in enumerate(alive):
@@ -185,6 +205,54 @@ class MonteCarloBot(Bot):
         best = min(finalists, key=lambda o: (objective[o] / count[o], o))
         already = view.penalties[me]
         return best, {o: already + own[o] / count[o] for o in options}
+
+    def _explain_nifty(self, view: PlayerView) -> tuple[int, dict[int, float]]:
+        """Nifty: search the pair of cards to play this turn (both at the first card decision; the
+        second decision plays the other card of the planned pair, or searches with the first card
+        fixed when there is no plan, e.g. after a take-back). A card's score is the best score of a
+        pair holding it."""
+        decision = view.decision
+        assert decision is not None and view.seat is not None
+        key = (
+            view.deal,
+            view.turn,
+            view.seat,
+            view.hand,
+        )  # the hand: no stale plan from another game
+        if view.my_choices:
+            first = view.my_choices[0]
+            plan = self._nifty_plan
+            if plan is not None and plan[0] == key and first in plan[1]:
+                other = plan[1][1] if plan[1][0] == first else plan[1][0]
+                if other in decision.options:
+                    return other, plan[2]
+            pairs = [tuple(sorted((first, c))) for c in decision.options]
+        else:
+            cards = decision.options
+            pairs = [(a, b) for i, a in enumerate(cards) for b in cards[i + 1 :]]
+        arrays = _arrays(view)
+        pair_array = np.array(pairs, dtype=np.int64)
+        me = view.seat
+
+        def simulate(alive: tuple[int, ...], samples: int) -> np.ndarray:
+            self.rollouts += len(alive) * samples
+            return rollout_nifty(
+                arrays.rows, arrays.lens, arrays.hands, arrays.hlen, arrays.known, arrays.pool,
+                me, pair_array[list(alive)], samples, self.rng.getrandbits(31),
+            )  # fmt: skip
+
+        # Twice the budget of a one-card decision over the same hand, spread over the pairs.
+        budget = 2 * self.config.samples * len(decision.options)
+        best, pair_scores = self._search(view, tuple(range(len(pairs))), budget, simulate)
+        scores: dict[int, float] = {}
+        for index, pair in enumerate(pairs):
+            for card in pair:
+                if card in decision.options:
+                    scores[card] = min(scores.get(card, 1e18), pair_scores[index])
+        chosen = pairs[best]
+        self._nifty_plan = (key, chosen, scores)
+        answer = chosen[0] if chosen[0] in decision.options else chosen[1]
+        return answer, scores
 
     def decide(self, view: PlayerView) -> int:
         decision = view.decision

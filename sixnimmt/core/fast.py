@@ -343,3 +343,25 @@ def nb_play_turn_double(
     for k in range(cards.shape[0]):
         cost = nb_place_double(rows, lens, placed[k], -1)
         nb_charge_double(penalties, cost, placed, owners, k)
+
+
+@njit(cache=True)
+def nb_play_turn_nifty(
+    rows: np.ndarray, lens: np.ndarray, cards: np.ndarray, penalties: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """One Nifty turn (RULES.md §6): ``cards[seat]`` holds the seat's two cards in the order it
+    places them. The seat holding the lowest card not yet placed places both, then the seat holding
+    the lowest of the rest, and so on; too-low cards take the cheapest row."""
+    players = cards.shape[0]
+    done = np.zeros(players, dtype=np.bool_)
+    for _ in range(players):
+        seat = -1
+        low = 1 << 30
+        for s in range(players):
+            if not done[s]:
+                m = min(cards[s, 0], cards[s, 1])
+                if m < low:
+                    seat, low = s, m
+        done[seat] = True
+        penalties[seat] += nb_place(rows, lens, cards[seat, 0], -1)
+        penalties[seat] += nb_place(rows, lens, cards[seat, 1], -1)

@@ -11,12 +11,13 @@ import pytest
 
 from sixnimmt.bots import make_bot
 from sixnimmt.bots.search import MonteCarloBot
-from sixnimmt.core import DecisionKind, Game, Rules
+from sixnimmt.core import DecisionKind, Game, Phase, Rules
 from sixnimmt.core.fast import (
     DOUBLE_ROW_WIDTH,
     cheapest_row,
     nb_place_double,
     nb_play_turn_double,
+    nb_play_turn_nifty,
     nb_row_size_double,
 )
 from sixnimmt.core.placement import row_size
@@ -177,7 +178,9 @@ def test_nifty_order_scores_are_this_turns_bullheads() -> None:
 def hand_position(hand: list[int]) -> Game:
     """Hand: 51 fits behind 50; 15 is a sure sixth card (11 bullheads); 99 lands behind 70."""
     rows = [[10, 11, 12, 13, 14], [50], [60], [70]]
-    return Game.from_position(Rules(players=4, variant="hand"), [hand, [80], [81], [82]], rows, seed=1)
+    return Game.from_position(
+        Rules(players=4, variant="hand"), [hand, [80], [81], [82]], rows, seed=1
+    )
 
 
 @pytest.mark.parametrize("name", ["medium", "hard", "expert"])
@@ -189,3 +192,64 @@ def test_hand_second_card_only_when_free(name: str) -> None:
     game = hand_position([15, 51])
     game.act(0, 51)
     assert make_bot(name, 1).decide(game.view(0)) == PASS  # the only second card costs 11
+
+
+def test_nifty_turn_kernel_matches_the_engine() -> None:
+    """Random Nifty games in the checked engine (each seat's order: the first card it chose first;
+    too-low cards take the cheapest row), every turn replayed with the compiled kernel."""
+    rng = random.Random(3)
+    taken = low = 0
+    for game_seed in range(20):
+        game = Game(Rules(players=5, variant="nifty", deals=1), seed=game_seed)
+        while not game.is_over:
+            before_rows = [list(r) for r in game.rows]
+            before = list(game.penalties)
+            cards = np.array([rng.sample(game.hands[s], 2) for s in range(5)], dtype=np.int64)
+            for seat in range(5):
+                for card in cards[seat]:
+                    game.act(seat, int(card))
+            while game.phase in (Phase.ORDER, Phase.ROW_CHOICE):
+                decision = game.pending()[0]
+                if decision.kind is DecisionKind.ORDER:
+                    game.act(decision.seat, int(cards[decision.seat, 0]))
+                else:
+                    low += 1
+                    game.act(decision.seat, cheapest_row([list(r) for r in game.rows]))
+            if game.is_over:
+                break  # the deal was scored: the engine reset its counters
+            array = np.zeros((4, 6), dtype=np.int64)
+            lens = np.zeros(4, dtype=np.int64)
+            for i, row in enumerate(before_rows):
+                array[i, : len(row)] = row
+                lens[i] = len(row)
+            penalties = np.zeros(5, dtype=np.int64)
+            nb_play_turn_nifty(array, lens, cards, penalties)
+            assert [int(p) for p in penalties] == [a - b for a, b in zip(game.penalties, before)]
+            assert [[int(c) for c in array[i, : lens[i]]] for i in range(4)] == [
+                list(r) for r in game.rows
+            ]
+            taken += any(a > b for a, b in zip(game.penalties, before))
+    assert taken and low
+
+
+def nifty_pair_position() -> Game:
+    """Nifty, seat 0 holds 14, 15, 61 and 62; row 0 is 10 11 12 13 (four cards, 11 bullheads).
+
+    Any pair with 14 and 15 makes the sixth card itself (14 fifth, 15 sixth); 61 and 62 land safely
+    behind 60 for now. The pair to play now is 61 62 or one of 14/15 with one of 61/62."""
+    rows = [[10, 11, 12, 13], [60], [80], [90]]
+    hands = [[14, 15, 61, 62], [91, 92, 93, 94], [95, 96, 97, 98], [99, 100, 101, 102]]
+    return Game.from_position(Rules(players=4, variant="nifty"), hands, rows, seed=1)
+
+
+@pytest.mark.parametrize("name", SEARCHERS)
+def test_nifty_search_never_plays_its_own_sixth_card(name: str) -> None:
+    game = nifty_pair_position()
+    bot = make_bot(name, 2)
+    assert isinstance(bot, MonteCarloBot)
+    first, _ = bot.explain(game.view(0))
+    assert bot.rollouts > 0
+    game.act(0, first)
+    second = bot.decide(game.view(0))
+    assert {first, second} != {14, 15}
+    assert second != first and second in game.hands[0]
