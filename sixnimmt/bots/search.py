@@ -207,7 +207,7 @@ class MonteCarloBot(Bot):
         return best, {o: already + own[o] / count[o] for o in options}
 
     def _explain_nifty(self, view: PlayerView) -> tuple[int, dict[int, float]]:
-        """Nifty: search the pair of cards to play this turn (both at the first card decision; the
+        """Nifty: search the pair of cards to play this turn (both at the first card decision, ``samples`` rollouts per pair; the
         second decision plays the other card of the planned pair, or searches with the first card
         fixed when there is no plan, e.g. after a take-back). A card's score is the best score of a
         pair holding it."""
@@ -241,8 +241,8 @@ class MonteCarloBot(Bot):
                 me, pair_array[list(alive)], samples, self.rng.getrandbits(31),
             )  # fmt: skip
 
-        # Twice the budget of a one-card decision over the same hand, spread over the pairs.
-        budget = 2 * self.config.samples * len(decision.options)
+        # ``samples`` rollouts per option, as in every decision: here the options are the pairs.
+        budget = self.config.samples * len(pairs)
         best, pair_scores = self._search(view, tuple(range(len(pairs))), budget, simulate)
         scores: dict[int, float] = {}
         for index, pair in enumerate(pairs):
