@@ -14,8 +14,9 @@
 
 Variants with one card per player and turn (standard, Tactics, Logic, Professional, Tournament, Open,
 Double) are searched: in Open the cards already played face up this turn are fixed in every
-rollout, in Double the rollouts place by Double's rules (stacked twins, shared pickups). Nifty and
-Hand are answered by the ``cautious`` heuristic.
+rollout, in Double the rollouts place by Double's rules (stacked twins, shared pickups). In Nifty
+the pair of cards is searched (every pair from the hand). Hand is answered by the ``cautious``
+heuristic, and so is Nifty's order decision (played out exactly there).
 
 Determinization is consistent with the view: the unseen cards (``view.unseen_cards()``) are dealt
 into the other hands at their known sizes; in Tactics that is exactly the other hands' cards, in

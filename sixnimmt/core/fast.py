@@ -8,7 +8,9 @@ checked engine on random deals):
 * :class:`FastDeal`, plain Python: rows as lists, a turn as a list of cards per seat. A too-low card's
   row is chosen by a callback (default: the row with the fewest bullheads).
 * ``nb_*`` functions compiled with numba for batched rollouts: rows as an ``int64[4, 6]`` array with
-  an ``int64[4]`` of lengths. Standard placement only (Tactics and Logic place the same way).
+  an ``int64[4]`` of lengths: standard placement (Tactics and Logic place the same way),
+  Professional (``nb_place_pro``), Double (``nb_place_double`` on rows ``int64[4, 12]``,
+  ``nb_play_turn_double``) and Nifty turns (``nb_play_turn_nifty``).
 """
 
 from __future__ import annotations
