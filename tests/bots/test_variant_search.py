@@ -253,3 +253,22 @@ def test_nifty_search_never_plays_its_own_sixth_card(name: str) -> None:
     second = bot.decide(game.view(0))
     assert {first, second} != {14, 15}
     assert second != first and second in game.hands[0]
+
+
+@pytest.mark.parametrize("name", SEARCHERS)
+def test_nifty_second_card_searched_when_the_first_is_not_the_plan(name: str) -> None:
+    """A first card the plan did not choose (a human's hint, a take-back): the second card is
+    searched with that first card fixed, so 14 is not paired with 15 (its own sixth card)."""
+    game = nifty_pair_position()
+    bot = make_bot(name, 2)
+    assert isinstance(bot, MonteCarloBot)
+    bot.explain(game.view(0))  # leaves a plan for this turn
+    assert bot._nifty_plan is not None
+    planned = bot._nifty_plan[1]
+    game.act(0, 14)
+    before = bot.rollouts
+    second, scores = bot.explain(game.view(0))
+    assert second in (61, 62)
+    assert scores[15] > scores[second]
+    if 14 not in planned:  # off the plan: a fresh search with 14 fixed
+        assert bot.rollouts > before
