@@ -269,8 +269,9 @@ def test_the_page_reconnects_by_itself_after_a_server_restart(browser: Any, tmp_
         server.send_signal(signal.SIGKILL)
         server.wait()
         page.wait_for_function("() => document.querySelector('#table').dataset.status === 'reconnecting'")
-        server = start_server(port, tmp_path)
+        # Checked before the restart: once the server is back the page may reconnect at once.
         assert page.locator("#hand button.card:not([disabled])").count() == 0  # locked while offline
+        server = start_server(port, tmp_path)
         page.wait_for_function(f"() => document.querySelector('#table').dataset.status === 'playing' && ({idle_at_turn_two})()",
                                timeout=20_000)  # back, by itself
         assert page.locator("#hand button.card").evaluate_all("b => b.map(x => x.dataset.card)") == hand
