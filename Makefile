@@ -14,9 +14,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	@touch $(STAMP)
 
+# The gates (ruff, mypy --strict over the whole package) run first: a red gate fails the build.
 # The browser tests run on their own: Playwright's sync API keeps an event loop running in each
 # worker for the whole session, which would break the terminal game's asyncio tests beside it.
-test: $(STAMP)
+test: lint typecheck
 	$(BIN)/python -m pytest -n 2 --timeout 600 --ignore=tests/browser $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -n 2 --timeout 600 tests/browser $(PYTEST_ARGS)
 
@@ -30,7 +31,7 @@ bench: $(STAMP)
 	$(BIN)/sixnimmt bench engine
 
 typecheck: $(STAMP)
-	$(BIN)/python -m mypy --strict sixnimmt/core
+	$(BIN)/python -m mypy --strict sixnimmt
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check sixnimmt tests

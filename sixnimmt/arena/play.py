@@ -71,7 +71,7 @@ class _Seat:
         start = time.perf_counter()
         try:
             move: Any = self.bot.decide(view)
-        except Exception as error:  # noqa: BLE001 - a bot's bug must not end the game
+        except Exception as error:
             self._fault(FaultKind.ERROR, f"{type(error).__name__}: {error}", view)
             return self.fallback.decide(view)
         finally:
@@ -90,7 +90,7 @@ class _Seat:
         for event in events:
             try:
                 self.bot.notify(event, game.view(self.seat))
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 self._fault(FaultKind.ERROR, f"notify raised {type(error).__name__}: {error}", game.view(self.seat))
 
 
@@ -131,7 +131,7 @@ def play_task(task: GameTask) -> GameResult:
         for s in seats:
             try:
                 s.bot.close()
-            except Exception as error:  # noqa: BLE001 - closing must not lose the game
+            except Exception as error:
                 log.warning("bot %r: close() raised %s", s.label, error)
     faults = [f for s in seats for f in s.faults]
     for s in seats:

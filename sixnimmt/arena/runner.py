@@ -231,7 +231,7 @@ class RayBackend:
                 options["num_cpus"] = jobs
             try:
                 ray.init(address=address, **options)
-            except Exception as error:  # noqa: BLE001 - Ray raises many types; the user needs one line
+            except Exception as error:
                 raise ArenaError(f"cannot start or reach Ray at {address or 'a local instance'}: {error}") from None
         self._play = ray.remote(play_task)
 

@@ -229,7 +229,7 @@ class CautiousBot(Bot):
         """Bullheads taken now plus the expected cost of this seat's best next card on the board the
         turn leaves: the cheapest row is not the best when it leaves only traps (RULES.md E3)."""
         scores: dict[int, float] = {}
-        rest = [c for c in view.hand]
+        rest = list(view.hand)
         for row in decision.options:
             taken, rows = after_row_choice(view, row)
             future = min(self.card_scores(view, rows, rest).values()) if rest else 0.0

@@ -18,7 +18,7 @@ from ..core.fast import FastDeal, nb_random_games
 app = typer.Typer(help="Measure speed (one core). Figures belong in docs/performance.md.", no_args_is_help=True)
 
 
-def _rate(run_one: Callable[[], None], seconds: float) -> tuple[float, int]:
+def _rate(run_one: Callable[[], object], seconds: float) -> tuple[float, int]:
     """Games per second of ``run_one`` over at least ``seconds`` of wall time."""
     count = 0
     start = time.perf_counter()

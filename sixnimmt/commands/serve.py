@@ -55,7 +55,7 @@ def serve(
         store = Store(url)
         store.migrate()
         store.close()
-    except Exception as error:  # noqa: BLE001 - any failure to open it is one line for the user
+    except Exception as error:
         typer.echo(f"error: cannot open database {url.split('@')[-1]}: {error}".splitlines()[0], err=True)
         raise typer.Exit(1) from None
     try:  # a taken port is the commonest start-up failure: say so plainly
@@ -78,6 +78,6 @@ def serve(
             # player was the largest single cost per move in the load test.
             ws_per_message_deflate=compress,
         )
-    except Exception as error:  # noqa: BLE001 - e.g. the port is taken: one line, no traceback
+    except Exception as error:
         typer.echo(f"error: {error}".splitlines()[0], err=True)
         raise typer.Exit(1) from None

@@ -29,7 +29,7 @@ def _bullheads_of(card: int) -> int:
 
 
 #: ``BULLHEADS[card]`` is the card's penalty; index 0 is unused.
-BULLHEADS: tuple[int, ...] = (0,) + tuple(_bullheads_of(c) for c in range(1, DECK_SIZE + 1))
+BULLHEADS: tuple[int, ...] = (0, *tuple(_bullheads_of(c) for c in range(1, DECK_SIZE + 1)))
 
 FULL_DECK: tuple[Card, ...] = tuple(range(1, DECK_SIZE + 1))
 

@@ -45,7 +45,7 @@ def cheapest_row(rows: list[list[int]], seat: int = 0, card: int = 0) -> int:
 class FastDeal:
     """Rows and this deal's penalties; nothing else. ``copy()`` is two list copies."""
 
-    __slots__ = ("rows", "penalties", "professional")
+    __slots__ = ("penalties", "professional", "rows")
 
     def __init__(self, rows: Sequence[Sequence[int]], players: int, professional: bool = False) -> None:
         self.rows = [list(r) for r in rows]

@@ -212,7 +212,7 @@ def replay(
                 f"{where}: the game was already over after deal {index} "
                 f"(totals {game.totals}), but the record goes on"
             )
-        if rules.drafted and order or game.phase is Phase.DRAFT:
+        if (rules.drafted and order) or game.phase is Phase.DRAFT:
             _replay_draft(game, order, where, partial and index == last)
         if not hand_variant and len(turns) > per_deal:
             raise RecordError(f"{where}: {len(turns)} turns, but a deal has {per_deal}")

@@ -718,7 +718,7 @@ class Rooms:
             self._unsaved, self._save_waiters = {}, []
             try:
                 await self.db(self.store.save_tables, list(batch.values()))
-            except Exception as error:  # noqa: BLE001 - the callers see the failure; the writer goes on
+            except Exception as error:
                 for waiter in waiters:
                     if not waiter.done():
                         waiter.set_exception(error)

@@ -134,7 +134,7 @@ class SixNimmtApp(App[None]):
         table = self.table
         try:
             saved = table.save_unfinished() if table is not None else None
-        except Exception:  # noqa: BLE001 - the game may be what is broken; the error line still goes out
+        except Exception:
             saved = None
         if saved is not None and table is not None:
             line += f". Game saved: sixnimmt play --resume {shlex.quote(str(saved))} {bots_option(table.config.seats)}"

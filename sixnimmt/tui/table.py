@@ -379,7 +379,7 @@ class TableScreen(Screen[None]):
                 value = bot.decide(view)
                 problems = [getattr(fault, "message", str(fault)) for fault in faults[known_faults:]]
                 answers.append(BotAnswer(seat, view.decision.kind, value, "; ".join(problems) or None))
-            except Exception as error:  # noqa: BLE001 - a broken bot must not take the game down with it
+            except Exception as error:
                 message = str(error) or type(error).__name__
                 answers.append(BotAnswer(seat, view.decision.kind, view.decision.options[0], message))
         self._from_worker(self.BotsAnswered(answers))
@@ -427,11 +427,11 @@ class TableScreen(Screen[None]):
                     view = self.game.view(seat)
                     for event in self._take_inbox(seat):
                         bot.notify(event, view)
-            except Exception:  # noqa: BLE001, S110 - a bot failing to listen must still be closed
+            except Exception:
                 pass
             try:
                 bot.close()
-            except Exception:  # noqa: BLE001, S110 - the others must be closed all the same
+            except Exception:
                 pass
 
     def _bots_answered(self, answers: list[BotAnswer]) -> None:
@@ -838,7 +838,7 @@ class TableScreen(Screen[None]):
 
     def action_hint(self) -> None:
         decision = self._decision()
-        if decision is None or self.viewer != decision.seat and decision.kind is not DecisionKind.ROW:
+        if decision is None or (self.viewer != decision.seat and decision.kind is not DecisionKind.ROW):
             self.notify(self.tr.gettext("No hint now: it is not your decision."))
             return
         self.notify(self.tr.gettext("Asking the {bot} bot…").format(bot=HINT_BOT), timeout=2)
@@ -849,7 +849,7 @@ class TableScreen(Screen[None]):
         key = (seat, view.deal, view.turn)
         try:
             advice = advise(view, HINT_BOT, seed=view.turn)
-        except Exception as error:  # noqa: BLE001 - no hint is no reason to stop the game
+        except Exception as error:
             self._from_worker(self.HintReady(key, None, str(error) or type(error).__name__))
             return
         self._from_worker(self.HintReady(key, advice))

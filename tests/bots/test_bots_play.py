@@ -55,7 +55,7 @@ def test_every_bot_plays_every_variant(name: str, variant: Variant) -> None:
     assert sum(game.totals) >= 0 and len(game.winners) >= 1
 
 
-@pytest.mark.parametrize("name", SEARCHERS + ["cautious", "snug"])
+@pytest.mark.parametrize("name", [*SEARCHERS, "cautious", "snug"])
 def test_row_choices_of_both_kinds_are_answered(name: str) -> None:
     """Professional with owner-chosen ties produces too-low and tie row choices; the searchers
     answer them with their rollouts (not the fallback)."""

@@ -51,7 +51,7 @@ def answer(page: Any) -> str:
         try:
             page.wait_for_function(changed, timeout=5_000)
             return kind
-        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: the click was lost, try again
+        except Exception:
             page.wait_for_function(READY, timeout=30_000)
             if page.evaluate(STATE) != before:
                 return kind

@@ -18,7 +18,7 @@ def try_click(page: Any, selector: str) -> None:
     """Click if the element is (still) there; the table may have moved on, which is fine."""
     try:
         page.click(selector, timeout=1500)
-    except Exception:  # noqa: BLE001, S110 - Playwright's TimeoutError: nothing to click now
+    except Exception:
         pass
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from sixnimmt.core import Game, IllegalMoveError, Phase, Rules, RulesError
+from sixnimmt.core import Game, IllegalMoveError, Rules, RulesError
 
 from .conftest import play_all, position
 
@@ -90,7 +90,7 @@ def test_row_choice_errors_leave_state_unchanged() -> None:
 
 def test_draft_errors() -> None:
     game = Game(Rules(players=2, variant="logic"))
-    with pytest.raises(IllegalMoveError, match="seat 1 .*seat 0 .*'s pick"):
+    with pytest.raises(IllegalMoveError, match=r"seat 1 .*seat 0 .*'s pick"):
         game.draft(1, 5)
     game.draft(0, 5)
     with pytest.raises(IllegalMoveError, match="card 5: not in the pool"):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collections import Counter
-
-from sixnimmt.core import BULLHEADS, DealScored, Game, Phase, Rules, RowChoiceRequired, row_size
+from sixnimmt.core import BULLHEADS, DealScored, Game, Phase, RowChoiceRequired, Rules, row_size
 from sixnimmt.core.record import replay
 from sixnimmt.core.rules import PLAYER_RANGE, Variant
 

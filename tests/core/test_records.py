@@ -58,7 +58,6 @@ def test_example_record_shape_from_the_issue() -> None:
 def corrupt(record: dict[str, Any], how: str) -> tuple[dict[str, Any], str]:
     bad = copy.deepcopy(record)
     if how == "card not in hand":
-        hand0 = bad["deals"][0]["hands"][0]
         foreign = bad["deals"][0]["hands"][1][0]
         bad["deals"][0]["turns"][0]["plays"][0] = foreign
         return bad, rf"deal 1, turn 1, seat 0 \(P0\), card {foreign}: not in that seat's hand"

@@ -10,8 +10,8 @@ from sixnimmt.core import (
     Game,
     IllegalMoveError,
     Phase,
-    Rules,
     RowTaken,
+    Rules,
     bullheads,
     total_bullheads,
 )

@@ -126,7 +126,7 @@ def test_open_marker_passes_after_each_turn() -> None:
 def nifty(rows: list[list[int]], pairs: list[list[int]]) -> Game:
     used = {c for r in rows for c in r} | {c for p in pairs for c in p}
     extra = iter(fillers(used, 2 * len(pairs), start=95))
-    hands = [pair + [next(extra), next(extra)] for pair in pairs]
+    hands = [[*pair, next(extra), next(extra)] for pair in pairs]
     game = Game.from_position(Rules(players=len(pairs), variant="nifty"), hands, rows, seed=3)
     for seat, pair in enumerate(pairs):
         for card in pair:
@@ -203,7 +203,7 @@ def test_hand_split_a_taken_row_between_pile_and_hand() -> None:
     assert sorted(game.taken[0]) == [11, 13, 14]
     assert game.penalties[0] == total_bullheads([11, 13, 14]) == 7
     assert game.rows[0] == [15]
-    assert game.current == 1 and game.events[-1].type != "cards-kept" or True
+    assert (game.current == 1 and game.events[-1].type != "cards-kept") or True
     kept = [e for e in game.events if e.type == "cards-kept"]
     assert kept[-1].cards == (10, 12)
 

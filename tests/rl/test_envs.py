@@ -153,7 +153,7 @@ def test_actions_of_agents_without_a_decision_are_ignored() -> None:
         if pending[0].kind is DecisionKind.ROW:
             row_choices += 1
             idle = [a for s, a in enumerate(env.possible_agents) if s != pending[0].seat]
-            actions.update({agent: 3 for agent in idle})  # nonsense from agents owing nothing
+            actions.update(dict.fromkeys(idle, 3))  # nonsense from agents owing nothing
         obs, _, _, _, infos = env.step(actions)
         assert not any("illegal_action" in info for info in infos.values())
     assert row_choices > 0
@@ -175,7 +175,7 @@ def test_max_cycles_truncates_every_agent() -> None:
     env = SixNimmtParallelEnv(players=3, max_cycles=5, seed=1)
     obs, _ = env.reset()
     rng = random.Random(1)
-    for step in range(5):
+    for _step in range(5):
         obs, _, terminations, truncations, _ = env.step(random_actions(obs, rng))
     assert all(truncations.values()) and not any(terminations.values()) and env.agents == []
     with pytest.raises(IllegalMoveError, match="reset"):

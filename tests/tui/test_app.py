@@ -38,7 +38,7 @@ def test_a_whole_game_against_bots_to_the_end_and_its_record(tmp_path: Path) -> 
         async with app.run_test(size=SIZE) as pilot:
             summaries = 0
             for _ in range(60):
-                await settle(pilot, lambda: not (app.screen is None))
+                await settle(pilot, lambda: app.screen is not None)
                 if isinstance(app.screen, FinalScreen):
                     break
                 if isinstance(app.screen, DealSummaryScreen):
@@ -530,7 +530,7 @@ def test_pass_and_play_nifty_hides_the_hand_before_ordering() -> None:
         async with app.run_test(size=SIZE) as pilot:
             screen = table(app)
             passes: list[str] = []
-            for name, first, second in (("Ana", "20", "21"), ("Ben", "34", "35")):
+            for _name, first, second in (("Ana", "20", "21"), ("Ben", "34", "35")):
                 await settle(pilot, lambda: isinstance(app.screen, PassScreen))
                 passes.append(plain(app.screen.query_one("#pass-title").content))
                 await pilot.press("enter")
