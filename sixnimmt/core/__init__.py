@@ -41,6 +41,16 @@ from .game import Dealer, DealSetup, Game, RandomDealer
 from .placement import Side, Slot, best_slots, row_size
 from .record import ReplayResult, replay
 from .rules import DoubleDeck, EndRule, ProTie, Rules, Variant
+from .variants import (
+    VARIANT_NAMES,
+    VARIANTS,
+    Dealing,
+    Deck,
+    Placement,
+    TurnOrder,
+    VariantSpec,
+    variant_spec,
+)
 from .views import PASS, Decision, DecisionKind, Phase, PlayerView
 
 __all__ = [
@@ -51,6 +61,8 @@ __all__ = [
     "PASS",
     "ROW_COUNT",
     "ROW_LIMIT",
+    "VARIANTS",
+    "VARIANT_NAMES",
     "Card",
     "CardChosen",
     "CardPlaced",
@@ -61,8 +73,10 @@ __all__ = [
     "DealSetup",
     "DealStarted",
     "Dealer",
+    "Dealing",
     "Decision",
     "DecisionKind",
+    "Deck",
     "DoubleDeck",
     "DraftPicked",
     "EndRule",
@@ -72,6 +86,7 @@ __all__ = [
     "IllegalMoveError",
     "OrderChosen",
     "Phase",
+    "Placement",
     "PlayerView",
     "ProTie",
     "RandomDealer",
@@ -85,10 +100,13 @@ __all__ = [
     "Side",
     "SixNimmtError",
     "Slot",
+    "TurnOrder",
     "Variant",
+    "VariantSpec",
     "best_slots",
     "bullheads",
     "replay",
     "row_size",
     "total_bullheads",
+    "variant_spec",
 ]

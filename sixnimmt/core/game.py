@@ -569,13 +569,14 @@ class Game:
     def record(self) -> dict[str, Any]:
         """This game as a record (docs/record-format.md); complete once the game is over.
 
-        The variants of RULES.md §6 write version 2; the others version 1, which older readers know.
+        Each variant writes its spec's ``record_version`` (the §6 variants 2; the others 1, which
+        older readers know).
         """
         if self._from_position:
             raise RulesError("a game started from a position has no record: its start is unknown")
         data: dict[str, Any] = {
             "format": "sixnimmt-record",
-            "version": 2 if self.rules.variant in _VERSION_2_VARIANTS else 1,
+            "version": self.rules.spec.record_version,
             "rules": self.rules.to_dict(),
             "seats": list(self.seats),
             "deals": [_copy_deal(d) for d in self.history],
@@ -872,11 +873,6 @@ class Game:
             self._emit(GameOver(tuple(self.totals), self.winners))
         else:
             self._start_deal()
-
-
-_VERSION_2_VARIANTS = frozenset(
-    {Variant.TOURNAMENT, Variant.OPEN, Variant.NIFTY, Variant.HAND, Variant.DOUBLE}
-)
 
 
 def _copy_deal(deal: dict[str, Any]) -> dict[str, Any]:

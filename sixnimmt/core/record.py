@@ -17,7 +17,7 @@ from typing import Any
 
 from .cards import HAND_SIZE, ROW_COUNT
 from .errors import IllegalMoveError, RecordError, RulesError
-from .game import _VERSION_2_VARIANTS, DealSetup, Game, RandomDealer
+from .game import DealSetup, Game, RandomDealer
 from .rules import Rules, Variant
 from .views import PASS, DecisionKind, Phase
 
@@ -109,8 +109,10 @@ def _parse_header(data: Mapping[str, Any]) -> tuple[Rules, list[str]]:
         rules = Rules.from_dict(data["rules"])
     except RulesError as error:
         raise RecordError(f"rules: {error}") from None
-    if version == 1 and rules.variant in _VERSION_2_VARIANTS:
-        raise RecordError(f"the {rules.variant.value} variant needs record version 2")
+    if version < rules.spec.record_version:
+        raise RecordError(
+            f"the {rules.variant.value} variant needs record version {rules.spec.record_version}"
+        )
     seats = data.get("seats")
     if seats is None:
         seats = [f"Player {i + 1}" for i in range(rules.players)]

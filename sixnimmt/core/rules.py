@@ -7,50 +7,41 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from .cards import DECK_SIZE, HAND_SIZE, ROW_COUNT, Card
+from .cards import Card
 from .errors import RulesError
+from .variants import (
+    DEFAULT_TARGET,
+    HAND_VARIANT_HAND_LIMIT,
+    HAND_VARIANT_PILE_LIMIT,
+    HAND_VARIANT_ROUND_LIMIT,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    OPEN_MARKER,
+    VARIANTS,
+    DoubleDeck,
+    Placement,
+    Variant,
+    VariantSpec,
+)
 
-MIN_PLAYERS = 2
-MAX_PLAYERS = 10
+# The variants themselves are data in variants.py; these names stay importable from here.
+__all__ = [
+    "HAND_VARIANT_HAND_LIMIT",
+    "HAND_VARIANT_PILE_LIMIT",
+    "HAND_VARIANT_ROUND_LIMIT",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "OPEN_MARKER",
+    "PLAYER_RANGE",
+    "DoubleDeck",
+    "EndRule",
+    "ProTie",
+    "Rules",
+    "Variant",
+]
 
-
-class Variant(StrEnum):
-    STANDARD = "standard"
-    TACTICS = "tactics"  # §5.1: only cards 1..10p+4, so every card reaches the table
-    LOGIC = "logic"  # §5.2: the Tactics deck drafted openly: no chance, public hands
-    PROFESSIONAL = "professional"  # §5.3: cards may go to either end of a row
-    TOURNAMENT = "tournament"  # §6: one open draft, then the hands pass round the table
-    OPEN = "open"  # §6: cards played face up one at a time, in seat order from the marker
-    NIFTY = "nifty"  # §6: 14 cards each, two played per turn
-    HAND = "hand"  # §6: one player at a time; taken cards may go back to hand
-    DOUBLE = "double"  # §6: two decks; twins stack
-
-
-class DoubleDeck(StrEnum):
-    """Double's deck (§6): two full decks, or one full deck plus the second deck's doubles."""
-
-    TWO_DECKS = "two-decks"
-    DOUBLES = "doubles"  # 1..104 plus a second 11, 22, ..., 99
-
-
-#: Player counts each variant allows (§2, §6).
-PLAYER_RANGE: dict[Variant, tuple[int, int]] = {
-    Variant.TOURNAMENT: (2, 5),
-    Variant.OPEN: (2, 9),
-    Variant.NIFTY: (2, 7),
-    Variant.HAND: (2, 7),
-}
-
-#: The new card-per-hand counts of §6 (everything else deals 10).
-HAND_SIZES: dict[Variant, int] = {Variant.NIFTY: 14, Variant.HAND: 14}
-
-#: The card that is the Open variant's first-player marker, out of play.
-OPEN_MARKER = 1
-HAND_VARIANT_HAND_LIMIT = 16  # Hand: most cards a hand may hold after keeping taken cards
-HAND_VARIANT_PILE_LIMIT = 20  # Hand: the game ends after a round in which a pile has more cards
-#: Hand: the rulebook is silent, but players who keep every card they take could play forever, so
-#: the game also ends after this many rounds (a real game lasts about 7 to 15).
-HAND_VARIANT_ROUND_LIMIT = 50
+#: Player counts each variant allows (§2, §6), from the specs.
+PLAYER_RANGE: dict[Variant, tuple[int, int]] = {v: spec.player_range for v, spec in VARIANTS.items()}
 
 
 class EndRule(StrEnum):
@@ -89,7 +80,7 @@ class Rules:
 
     players: int
     variant: Variant = Variant.STANDARD
-    target: int | None = 66
+    target: int | None = DEFAULT_TARGET
     end: EndRule = EndRule.AT_LEAST
     deals: int | None = None
     pro_tie: ProTie = ProTie.CHOOSE
@@ -105,20 +96,13 @@ class Rules:
         )
         if isinstance(self.players, bool) or not isinstance(self.players, int):
             raise RulesError(f"players must be a whole number, not {self.players!r}")
-        low, high = PLAYER_RANGE.get(self.variant, (MIN_PLAYERS, MAX_PLAYERS))
-        if not low <= self.players <= high:
-            raise RulesError(
-                f"{self.players} players: {self.variant.value} is played by {low} to {high}"
-                if self.variant in PLAYER_RANGE
-                else f"{self.players} players: 6 nimmt! is played by {low} to {high}"
-            )
-        if self.variant is Variant.TOURNAMENT:
-            # One deal per player, lowest sum wins: a target or deal count would change the variant.
-            object.__setattr__(self, "target", None)
-            object.__setattr__(self, "deals", self.players)
-        if self.variant is Variant.HAND:
-            object.__setattr__(self, "target", None)  # one long deal with its own end (§6)
-            object.__setattr__(self, "deals", 1)
+        spec = VARIANTS[self.variant]
+        spec.check_players(self.players)
+        # Tournament (one deal per player, lowest sum wins) and Hand (one long deal with its own
+        # end) fix their end: a target or deal count would change the variant.
+        target, deals = spec.game_end(self.players, self.target, self.deals)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "deals", deals)
         for name in ("target", "deals"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -129,50 +113,49 @@ class Rules:
             raise RulesError("the game needs an end: set a target, a number of deals, or both")
 
     @property
+    def spec(self) -> VariantSpec:
+        """The variant's data: deck, hand, turn order, dealing, placement (core/variants.py)."""
+        return VARIANTS[self.variant]
+
+    @property
     def deck(self) -> tuple[Card, ...]:
         """The cards in use, ascending: all 104; 1..(10 x players + 4) in Tactics, Logic and
         Tournament (§5.1); 2..104 in Open (card 1 is the marker); twice over in Double."""
-        if self.variant in (Variant.TACTICS, Variant.LOGIC, Variant.TOURNAMENT):
-            return tuple(range(1, HAND_SIZE * self.players + ROW_COUNT + 1))
-        if self.variant is Variant.OPEN:
-            return tuple(range(OPEN_MARKER + 1, DECK_SIZE + 1))
-        if self.variant is Variant.DOUBLE:
-            second = (
-                range(1, DECK_SIZE + 1)
-                if self.double_deck is DoubleDeck.TWO_DECKS
-                else range(11, 100, 11)
-            )
-            return tuple(sorted([*range(1, DECK_SIZE + 1), *second]))
-        return tuple(range(1, DECK_SIZE + 1))
+        return VARIANTS[self.variant].deck(self.players, self.double_deck)
 
     @property
     def hand_size(self) -> int:
         """Cards dealt to each player: 10, or 14 in Nifty and Hand."""
-        return HAND_SIZES.get(self.variant, HAND_SIZE)
+        return VARIANTS[self.variant].hand_size
 
     @property
     def cards_per_turn(self) -> int:
         """Cards each player plays in a simultaneous turn: 2 in Nifty, else 1."""
-        return 2 if self.variant is Variant.NIFTY else 1
+        return VARIANTS[self.variant].cards_per_turn
+
+    @property
+    def turns_per_deal(self) -> int | None:
+        """Turns in a deal (None in Hand, whose deal runs to its own end)."""
+        return VARIANTS[self.variant].turns_per_deal
 
     @property
     def professional(self) -> bool:
-        return self.variant is Variant.PROFESSIONAL
+        return VARIANTS[self.variant].placement is Placement.EITHER_END
 
     @property
     def drafted(self) -> bool:
         """Logic and Tournament deal by an open draft."""
-        return self.variant in (Variant.LOGIC, Variant.TOURNAMENT)
+        return VARIANTS[self.variant].drafted
 
     @property
     def hands_public(self) -> bool:
         """After an open draft (Logic, Tournament) every hand is public knowledge."""
-        return self.drafted
+        return VARIANTS[self.variant].hands_public
 
     @property
     def sequential(self) -> bool:
         """Players act one at a time (Open, Hand) rather than all at once."""
-        return self.variant in (Variant.OPEN, Variant.HAND)
+        return VARIANTS[self.variant].sequential
 
     def game_over_after(self, totals: tuple[int, ...] | list[int], deals_played: int) -> bool:
         """The end check, made only after a complete deal (§4)."""
@@ -193,7 +176,7 @@ class Rules:
             "deals": self.deals,
             "pro_tie": self.pro_tie.value,
         }
-        if self.variant is Variant.DOUBLE:
+        if VARIANTS[self.variant].twins:
             data["double_deck"] = self.double_deck.value
         return data
 
@@ -212,7 +195,7 @@ class Rules:
         return cls(
             players=data["players"],
             variant=data["variant"],
-            target=data.get("target", 66),
+            target=data.get("target", DEFAULT_TARGET),
             end=data.get("end", EndRule.AT_LEAST),
             deals=data.get("deals"),
             pro_tie=data.get("pro_tie", ProTie.CHOOSE),
