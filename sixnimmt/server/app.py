@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -35,10 +34,13 @@ from ..core import (
 )
 from ..core.record import dumps, replay
 from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE, DoubleDeck
+from .clock import Clock, LoopClock
 from .config import Settings
 from .protocol import ProtocolError, RateLimiter, decode
-from .rooms import BOT_LEVELS, TIMER_CHOICES, Room, Rooms, TableError, TableOptions
+from .registry import Rooms
+from .room import Room
 from .rules_pages import LANGUAGES, VARIANTS, rules_html
+from .seats import BOT_LEVELS, TIMER_CHOICES, TableError, TableOptions
 from .store import Store
 
 STATIC = Path(__file__).with_name("static")
@@ -165,11 +167,11 @@ async def list_games(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[dict[str, Any]]:
-    return await rooms.db(rooms.store.list_games, limit, offset)
+    return await rooms.db.run(rooms.store.list_games, limit, offset)
 
 
 async def _game_or_404(rooms: Rooms, game_id: int) -> dict[str, Any]:
-    game = await rooms.db(rooms.store.get_game, game_id)
+    game = await rooms.db.run(rooms.store.get_game, game_id)
     if game is None:
         raise HTTPException(404, f"no finished game {game_id}")
     return game
@@ -284,12 +286,12 @@ async def table_socket(websocket: WebSocket, code: str, token: str | None = None
         )
     client = SocketClient(websocket, seat)
     writer = asyncio.create_task(client.writer())
-    limiter = RateLimiter(settings.rate_per_second, settings.rate_burst, time.monotonic())
+    limiter = RateLimiter(settings.rate_per_second, settings.rate_burst, rooms.clock.now())
     await room.connect(client)
     try:
         while True:
             text = await websocket.receive_text()
-            if not limiter.allow(time.monotonic()):
+            if not limiter.allow(rooms.clock.now()):
                 client.push({"type": "error", "message": "too many messages: slow down", "code": "rate"})
                 continue
             try:
@@ -310,15 +312,18 @@ async def table_socket(websocket: WebSocket, code: str, token: str | None = None
 # ---------------------------------------------------------------------- the app
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """The app; ``clock`` is the time every timer and rate limit reads (real time unless a test
+    injects a :class:`~sixnimmt.server.clock.ManualClock`)."""
     settings = settings or Settings()
+    clock = clock or LoopClock()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(settings.database_url)
         await asyncio.to_thread(store.migrate)
         app.state.store = store
-        app.state.rooms = Rooms(store, settings)
+        app.state.rooms = Rooms(store, settings, clock)
         try:
             yield
         finally:

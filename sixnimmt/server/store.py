@@ -8,10 +8,12 @@ chosen this turn. Finished games are copied to ``games`` for the history pages.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -31,6 +33,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+
+T = TypeVar("T")
 
 
 class Base(DeclarativeBase):
@@ -244,6 +248,64 @@ class Store:
             if row is None:
                 return None
             return {**_game_summary(row), "record": row.record}
+
+
+class Writer:
+    """The store as the event loop uses it: every call runs on one worker thread, in order (SQLite
+    wants one writer, and each table's writes keep their order), and table saves are group-committed:
+    saves that arrive while a write is running go out together in the next transaction (only each
+    table's newest state), and every caller waits for the commit that holds its save."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._one_at_a_time = asyncio.Semaphore(1)
+        self._unsaved: dict[str, TableData] = {}
+        self._waiters: list[asyncio.Future[None]] = []
+        self._committing: list[asyncio.Future[None]] = []
+        self._wanted = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the worker thread, after the calls before it."""
+        async with self._one_at_a_time:
+            return await asyncio.to_thread(fn, *args)
+
+    async def save(self, data: TableData) -> None:
+        """Persist a table's state; returns once it is committed."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._unsaved[data.code] = data
+        self._waiters.append(done)
+        self._wanted.set()
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._write_behind())
+        await done
+
+    async def _write_behind(self) -> None:
+        while True:
+            await self._wanted.wait()
+            self._wanted.clear()
+            batch, waiters = self._unsaved, self._waiters
+            self._unsaved, self._waiters = {}, []
+            self._committing = waiters
+            try:
+                await self.run(self.store.save_tables, list(batch.values()))
+            except Exception as error:
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_exception(error)
+                continue
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+    async def close(self) -> None:
+        """Let the last saves commit, then stop the writer."""
+        pending = [w for w in self._committing + self._waiters if not w.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=5)
+        if self._task is not None:
+            self._task.cancel()
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -1,5 +1,5 @@
 """The table never stalls: a player who is away, or out of time, has their move made by a fallback
-bot; a player who comes back takes over again."""
+bot; a player who comes back takes over again. Time is a :class:`ManualClock` moved by the tests."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from sixnimmt.core import Rules
+from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import ChooseRow, Play
-from sixnimmt.server.rooms import Room, Rooms, TableOptions
+from sixnimmt.server.registry import Rooms
+from sixnimmt.server.room import Room
+from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
 
@@ -23,57 +26,64 @@ class Conn:
         self.messages.append(message)
 
 
-async def two_humans(tmp_path: Path, timer: int = 0, grace: float = 30.0) -> tuple[Rooms, Room]:
+async def two_humans(
+    tmp_path: Path, clock: ManualClock, timer: int = 0, grace: float = 30.0
+) -> tuple[Rooms, Room]:
     store = Store(f"sqlite:///{tmp_path / 'fallback.db'}")
     store.migrate()
     settings = Settings(database_url=store.url, bot_delay=0.0, absent_grace=grace, fallback_bot="random")
-    rooms = Rooms(store, settings)
+    rooms = Rooms(store, settings, clock)
     room, _ = await rooms.create(TableOptions(Rules(players=2), timer=timer), "Host", [{"kind": "open"}])
     await room.join("Friend")
     return rooms, room
 
 
-async def wait_for(predicate: Any, seconds: float) -> bool:
-    for _ in range(int(seconds / 0.02)):
-        if predicate():
-            return True
-        await asyncio.sleep(0.02)
-    return predicate()
+async def answer_rows(room: Room, host: Conn) -> None:
+    """The host answers their own row choices (the fallback answers the friend's)."""
+    game = room.game
+    assert game is not None
+    while game.phase.value == "row-choice" and game.pending()[0].seat == 0:
+        await room.handle(host, ChooseRow(type="row", row=0))
+        await room.turns.settle()
 
 
 def test_an_absent_player_is_played_for_then_takes_over(tmp_path: Path) -> None:
     async def scenario() -> None:
-        rooms, room = await two_humans(tmp_path, grace=0.3)
+        clock = ManualClock()
+        rooms, room = await two_humans(tmp_path, clock, grace=30.0)
         game = room.game
         assert game is not None
         host = Conn(0)
         await room.connect(host)  # the friend never connects: away since joining
         await room.handle(host, Play(type="play", card=game.hands[0][0]))
-        for _ in range(3):  # the fallback plays the friend's card (and any row choice of theirs)
-            assert await wait_for(lambda: game.turn >= 1 or game.pending()[0].seat == 0, 5)
-            if game.turn >= 1:
-                break
-            await room.handle(host, ChooseRow(type="row", row=0))  # the host's own row choice
-        assert game.turn == 1
-        # the friend comes back: from now on the game waits for them
+        clock.advance(29.9)
+        await room.turns.settle()
+        assert game.turn == 0 and game.chosen[1] is None  # still within the grace period
+        clock.advance(0.2)
+        await room.turns.settle()
+        await answer_rows(room, host)
+        assert game.turn == 1 and game.phase.value == "play"  # the fallback played the friend's card
+        assert game.chosen[1] is not None  # and goes on at once while they are still away
+        await room.handle(host, Play(type="play", card=game.hands[0][0]))
+        await room.turns.settle()
+        await answer_rows(room, host)
+        assert game.turn == 2
+        # the friend comes back: from now on the game waits for them, however long it takes
+        # (the card chosen for them before they came back stands: this turn ends with it)
         friend = Conn(1)
         await room.connect(friend)
-        for _ in range(100):  # a move made for them just before they came back completes its turn
-            if game.phase.value == "play" and game.chosen[1] is None:
-                break
-            decision = game.decision_for(0)
-            if decision is not None and decision.kind.value == "row":
-                await room.handle(host, ChooseRow(type="row", row=0))
-            elif decision is not None:
-                await room.handle(host, Play(type="play", card=decision.options[0]))
-            await asyncio.sleep(0.02)
-        turn = game.turn
-        if game.chosen[0] is None:
-            await room.handle(host, Play(type="play", card=game.hands[0][0]))
-        await asyncio.sleep(0.8)  # well past the grace period
-        assert game.turn == turn and game.chosen[1] is None  # nobody played for a present player
+        await room.handle(host, Play(type="play", card=game.hands[0][0]))
+        await room.turns.settle()
+        await answer_rows(room, host)
+        assert game.turn == 3
+        await room.handle(host, Play(type="play", card=game.hands[0][0]))
+        clock.advance(1000.0)
+        await room.turns.settle()
+        assert game.turn == 3 and game.chosen[1] is None  # nobody played for a present player
         await room.handle(friend, Play(type="play", card=game.hands[1][-1]))
-        assert await wait_for(lambda: game.turn == turn + 1 or game.phase.value == "row-choice", 5)
+        await room.turns.settle()
+        await answer_rows(room, host)
+        assert game.turn == 4
         await rooms.close()
 
     asyncio.run(scenario())
@@ -81,18 +91,26 @@ def test_an_absent_player_is_played_for_then_takes_over(tmp_path: Path) -> None:
 
 def test_the_turn_timer_plays_for_whoever_runs_out_of_time(tmp_path: Path) -> None:
     async def scenario() -> None:
-        rooms, room = await two_humans(tmp_path, timer=2)
+        clock = ManualClock()
+        rooms, room = await two_humans(tmp_path, clock, timer=15)
         game = room.game
         assert game is not None
         host, friend = Conn(0), Conn(1)
         await room.connect(host)
         await room.connect(friend)
-        left = host.messages[-1]["table"]["timer_left"]
-        assert left is not None and 0 < left <= 2
-        if left > 0.8:
-            await asyncio.sleep(left - 0.6)
-            assert game.turn == 0 and not any(game.chosen)  # not yet: time is not up
-        assert await wait_for(lambda: game.turn >= 1, 5)  # both ran out: both moves were made
+        assert host.messages[-1]["table"]["timer_left"] == 15
+        clock.advance(14.9)
+        await room.turns.settle()
+        assert game.turn == 0 and not any(game.chosen)  # not yet: time is not up
+        assert friend.messages[-1]["table"]["timer_left"] == 15  # nothing was sent meanwhile
+        clock.advance(0.2)
+        await room.turns.settle()
+        # both ran out: both moves were made (a row choice that follows has a timer of its own)
+        assert game.turn == 1 or game.phase.value == "row-choice"
+        if game.turn == 0:
+            clock.advance(15.0)
+            await room.turns.settle()
+        assert game.turn == 1
         await rooms.close()
 
     asyncio.run(scenario())
@@ -102,11 +120,13 @@ def test_no_connection_no_fallback(tmp_path: Path) -> None:
     """An abandoned table waits for its players instead of playing itself out."""
 
     async def scenario() -> None:
-        rooms, room = await two_humans(tmp_path, grace=0.1)
+        clock = ManualClock()
+        rooms, room = await two_humans(tmp_path, clock, timer=15, grace=30.0)
         assert room.game is not None
-        await asyncio.sleep(0.5)
-        room._schedule()
-        await asyncio.sleep(0.3)
+        assert clock.pending() == 0  # nobody is at the table: no fallback move is even scheduled
+        clock.advance(10_000.0)
+        room.turns.schedule()
+        await room.turns.settle()
         assert room.game.turn == 0 and not any(room.game.chosen)
         await rooms.close()
 
@@ -115,9 +135,10 @@ def test_no_connection_no_fallback(tmp_path: Path) -> None:
 
 def test_idle_rooms_leave_memory_and_come_back_unchanged(tmp_path: Path) -> None:
     async def scenario() -> None:
+        clock = ManualClock()
         store = Store(f"sqlite:///{tmp_path / 'evict.db'}")
         store.migrate()
-        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, idle_evict=0.1))
+        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, idle_evict=600.0), clock)
         room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "open"}])
         await room.join("Friend")
         host = Conn(0)
@@ -127,8 +148,11 @@ def test_idle_rooms_leave_memory_and_come_back_unchanged(tmp_path: Path) -> None
         await room.handle(host, Play(type="play", card=card))
         before = room.game.view(0).to_dict()
         await room.disconnect(host)
-        await asyncio.sleep(0.3)
+        clock.advance(599.0)
         other, _ = await rooms.create(TableOptions(Rules(players=2)), "Other", [{"kind": "open"}])
+        await rooms.get(other.code)
+        assert rooms.loaded() == 2  # not idle long enough yet
+        clock.advance(30.0)  # (the sweep runs at most every 30 s)
         await rooms.get(other.code)  # any use of the rooms sweeps the idle ones
         assert rooms.loaded() == 1
         again = await rooms.get(room.code)

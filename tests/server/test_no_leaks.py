@@ -15,7 +15,9 @@ import pytest
 from sixnimmt.core import Rules
 from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import ChooseRow, Draft, Keep, Order, Pass, Play, Retract
-from sixnimmt.server.rooms import Room, Rooms, TableOptions
+from sixnimmt.server.registry import Rooms
+from sixnimmt.server.room import Room
+from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
 #: Keys whose values are cards (or lists of them) somewhere in the protocol.
@@ -185,7 +187,7 @@ def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: i
                 acted = True
                 break
             if not acted:
-                await asyncio.sleep(0.001)  # let the bots move
+                await room.turns.settle()  # let the bots move
         async with room.lock:  # the last move's save and broadcast finish under the lock
             assert room.game is not None and room.game.is_over
             assert room.status == "finished"

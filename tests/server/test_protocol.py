@@ -14,7 +14,8 @@ from fastapi.testclient import TestClient
 from sixnimmt.core import DealSetup, Game, Rules
 from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import ChooseRow, Play, ProtocolError, RateLimiter, decode
-from sixnimmt.server.rooms import Rooms, TableOptions
+from sixnimmt.server.registry import Rooms
+from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
 from .helpers import create_table, receive_until

@@ -16,7 +16,9 @@ from fastapi.testclient import TestClient
 from sixnimmt.core import Phase, Rules
 from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import Keep, Order, Pass, Play, ProtocolError, Retract, decode
-from sixnimmt.server.rooms import Room, Rooms, TableOptions
+from sixnimmt.server.registry import Rooms
+from sixnimmt.server.room import Room
+from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
 from .conftest import make_client
@@ -165,7 +167,7 @@ def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> 
         await room.handle(spies[0], Retract(type="retract"))
         assert game.choices[0] == []
         await room.handle(spies[0], Play(type="play", card=third))
-        restored = Room.from_store(room.to_store(), room.settings, rooms._save, rooms._archive)
+        restored = Room.from_store(room.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
         assert restored.game is not None and restored.game.choices[0] == [third]
         await room.handle(spies[0], Play(type="play", card=first))
         for seat in (1, 2):
@@ -180,7 +182,7 @@ def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> 
         await _refused(room, spies[due.seat], Order(type="order", card=not_in_pair), "their cards are")
         await _refused(room, spies[due.seat], Play(type="play", card=due.options[0]), "cannot play now")
         async with room.lock:
-            await room._act(due.seat, due.options[1])
+            await room.act(due.seat, due.options[1])
         assert game.phase is not Phase.ORDER or game.pending()[0].seat != due.seat
         await rooms.close()
 
@@ -218,7 +220,7 @@ def test_hand_illegal_pass_keep_and_play_change_nothing(tmp_path: Path) -> None:
                 await room.handle(spy, Pass(type="pass") if rng.random() < 0.5 else Play(type="play", card=decision.options[1]))
             else:
                 async with room.lock:
-                    await room._act(decision.seat, rng.choice(decision.options))
+                    await room.act(decision.seat, rng.choice(decision.options))
         assert checked_keep
         await rooms.close()
 
@@ -258,10 +260,10 @@ def test_a_table_rebuilt_from_the_store_mid_turn_is_the_same(tmp_path: Path, var
                 break
             decision = game.pending()[0]
             async with room.lock:
-                await room._act(decision.seat, rng.choice(decision.options))
+                await room.act(decision.seat, rng.choice(decision.options))
             phases.add(game.phase.value)
             if step % 3 == 0:
-                restored = Room.from_store(room.to_store(), room.settings, rooms._save, rooms._archive)
+                restored = Room.from_store(room.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
                 assert restored.game is not None
                 for seat in (None, 0, 1, 2):
                     assert restored.game.view(seat).to_dict() == game.view(seat).to_dict(), (step, seat)

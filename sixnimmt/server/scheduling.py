@@ -1,0 +1,195 @@
+"""Who moves when nobody at the keyboard does: the table's bots, and the fallback bot that plays for a
+player who is away or out of time (the turn timer). Time comes from an injected
+:class:`~sixnimmt.server.clock.Clock`, so tests move it by hand.
+
+Bots think off the event loop (``asyncio.to_thread``); their answer is applied under the room's lock
+only if the game is still waiting for exactly that decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+from typing import Any, Protocol
+
+from ..bots import Bot, make_bot
+from ..core import Decision, Game, Phase
+from .clock import Clock, Timer
+from .config import Settings
+from .seats import Seat, bot_spec
+
+log = logging.getLogger("sixnimmt.server")
+
+
+class Table(Protocol):
+    """What the scheduler needs of a room."""
+
+    code: str
+    game: Game | None
+    game_number: int
+    seats: list[Seat]
+    status: str
+    lock: asyncio.Lock
+
+    def anyone_connected(self) -> bool: ...
+
+    async def act(self, seat: int, value: int, stand_in: str | None = None) -> None:
+        """Apply a move (the caller holds the lock); ``stand_in`` says why a bot played for a person."""
+        ...
+
+
+class Scheduler:
+    """Bot moves and the turn timer of one table."""
+
+    def __init__(self, table: Table, settings: Settings, clock: Clock) -> None:
+        self.table = table
+        self.settings = settings
+        self.clock = clock
+        self.closed = False
+        #: When the current decision's time runs out (None: no timer, or no game running).
+        self.deadline: float | None = None
+        self._step: tuple[Any, ...] | None = None
+        self._bots: dict[int, Bot] = {}
+        self._fallbacks: dict[int, Bot] = {}
+        self._thinking: dict[int, asyncio.Task[None]] = {}
+        self._timer: Timer | None = None
+        self._rng = random.Random(secrets.randbits(64))
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def busy(self) -> bool:
+        """A bot is thinking (or waiting to play)."""
+        return bool(self._thinking)
+
+    def timer_left(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return max(0.0, round(self.deadline - self.clock.now(), 1))
+
+    def make_bots(self) -> None:
+        """Fresh bots for the bot seats (a new game, or a reload)."""
+        seed = secrets.randbits(32)
+        self._bots = {
+            s.index: make_bot(bot_spec(s.bot or "random"), seed + s.index) for s in self.table.seats if s.kind == "bot"
+        }
+        self._fallbacks = {}  # made when first needed: most players never need one
+
+    def new_step(self, timer: int) -> None:
+        """Restart the turn timer (``timer`` seconds, 0 for none) when the game reaches a new decision."""
+        key = self._step_key()
+        if key != self._step:
+            self._step = key
+            self.deadline = self.clock.now() + timer if timer else None
+
+    def stop_timer(self) -> None:
+        self.deadline = None
+
+    def _step_key(self) -> tuple[Any, ...]:
+        game = self.table.game
+        assert game is not None
+        # In the play phase everyone decides at once: the step is the turn. Otherwise (and in Open
+        # and Hand, played one at a time) one player decides and each decision is a step of its own.
+        simultaneous = game.phase is Phase.PLAY and not game.rules.sequential
+        who = () if simultaneous else game.pending()[:1]
+        return (self.table.game_number, game.deal_index, game.turn, game.phase, who)
+
+    # ------------------------------------------------------------------ scheduling
+
+    def schedule(self) -> None:
+        """Start bot moves that are due and set the clock for the next fallback move."""
+        table = self.table
+        if self.closed or table.game is None or table.status != "playing":
+            return
+        now = self.clock.now()
+        next_due: float | None = None
+        for decision in table.game.pending():
+            seat = table.seats[decision.seat]
+            if decision.seat in self._thinking:
+                continue
+            if seat.kind == "bot":
+                self._think(decision, self._bots[decision.seat], self.settings.bot_delay, None)
+                continue
+            due, reason = self.fallback_due(seat)
+            if due is None:
+                continue
+            if due <= now:
+                self._think(decision, self._fallback_for(decision.seat), 0.0, reason)
+            elif next_due is None or due < next_due:
+                next_due = due
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if next_due is not None:
+            self._timer = self.clock.call_later(next_due - now, self.schedule)
+
+    def fallback_due(self, seat: Seat) -> tuple[float | None, str]:
+        """When the fallback bot plays for ``seat``, and why ("timer" or "away"): timer expiry, or the
+        end of the grace period when the player is away, but only while someone is at the table to
+        wait for them."""
+        if not self.table.anyone_connected():
+            return None, ""
+        candidates: list[tuple[float, str]] = []
+        if self.deadline is not None:
+            candidates.append((self.deadline, "timer"))
+        if seat.away_since is not None:
+            candidates.append((seat.away_since + self.settings.absent_grace, "away"))
+        if not candidates:
+            return None, ""
+        return min(candidates)
+
+    def _fallback_for(self, seat: int) -> Bot:
+        if seat not in self._fallbacks:
+            self._fallbacks[seat] = make_bot(bot_spec(self.settings.fallback_bot), secrets.randbits(32))
+        return self._fallbacks[seat]
+
+    def _think(self, decision: Decision, bot: Bot, delay: float, stand_in: str | None) -> None:
+        task = asyncio.get_running_loop().create_task(self._bot_move(decision, bot, delay, stand_in))
+        self._thinking[decision.seat] = task
+
+    async def _bot_move(self, decision: Decision, bot: Bot, delay: float, stand_in: str | None) -> None:
+        table = self.table
+        seat = decision.seat
+        try:
+            if delay:
+                await self.clock.sleep(delay)
+            game = table.game
+            if game is None or self.closed:
+                return
+            view = game.view(seat)
+            if view.decision != decision:
+                return
+            value = await asyncio.to_thread(bot.decide, view)  # think off the event loop
+            async with table.lock:
+                if table.game is not game or self.closed or game.decision_for(seat) != decision:
+                    return  # the game moved on while the bot was thinking
+                if table.seats[seat].kind == "human":
+                    due, _ = self.fallback_due(table.seats[seat])
+                    if due is None or due > self.clock.now():
+                        return  # the player came back in the meantime: it is their move again
+                await table.act(seat, value, stand_in)
+        except Exception:  # a broken bot must not take the table down: log it, play any legal option
+            log.exception("bot for seat %s at table %s failed", seat + 1, table.code)
+            async with table.lock:
+                game = table.game
+                if game is not None and game.decision_for(seat) == decision:
+                    await table.act(seat, self._rng.choice(decision.options), stand_in)
+        finally:
+            if self._thinking.get(seat) is asyncio.current_task():
+                del self._thinking[seat]
+            if not self.closed:
+                self.schedule()
+
+    async def settle(self) -> None:
+        """Wait until no bot is thinking (tests: after moving the clock, let the moves it caused land)."""
+        while self._thinking:
+            await asyncio.wait(list(self._thinking.values()))
+
+    async def close(self) -> None:
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        for task in list(self._thinking.values()):
+            task.cancel()
