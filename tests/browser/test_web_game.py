@@ -31,6 +31,22 @@ def where(page: Any) -> tuple[str, ...]:
     return tuple(page.eval_on_selector("#table", "t => [t.dataset.deal, t.dataset.turn, t.dataset.phase, t.dataset.status]"))
 
 
+def play_by_keyboard(page: Any, before: tuple[str, ...]) -> bool:
+    """Focus the first card, move right, press Enter; False when the press played nothing (an
+    update redrew the hand between the focus and the key, so the key went elsewhere)."""
+    page.focus("#hand button.card:not([disabled]) >> nth=0")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    try:
+        page.wait_for_function(
+            "(b) => !!document.querySelector('#hand button.card.selected') || !!document.querySelector('#reveal .played:not(.past)')"
+            " || [...['deal', 'turn', 'phase', 'status'].map((k) => document.querySelector('#table').dataset[k])].join() !== b.join()",
+            arg=list(before), timeout=5_000)
+    except Exception:
+        return False
+    return True
+
+
 def play_until_over(page: Any, shots: Any = None, prefix: str = "", keyboard: bool = False) -> None:
     """Answer every decision on this page (cards by click or keyboard, rows by click) to the end."""
     saw_row = saw_reveal = False
@@ -52,14 +68,12 @@ def play_until_over(page: Any, shots: Any = None, prefix: str = "", keyboard: bo
             if chosen:  # already chose: wait for the others
                 page.wait_for_function(f"() => JSON.stringify([...Object.values(document.querySelector('#table').dataset)]) !== '{before}' || !document.querySelector('#hand button.card.selected')", timeout=30_000)
                 continue
-            if keyboard:
-                page.focus("#hand button.card:not([disabled]) >> nth=0")
-                page.keyboard.press("ArrowRight")
-                page.keyboard.press("Enter")
-            else:
+            if keyboard and not play_by_keyboard(page, before):
+                continue  # the hand was redrawn under the key press: look again
+            if not keyboard:
                 page.click("#hand button.card:not([disabled]) >> nth=-1")
             if shots and not saw_reveal:
-                page.wait_for_selector("#reveal .played", timeout=10_000)
+                page.wait_for_selector("#reveal .played", timeout=30_000)  # a hard bot on a busy machine
                 page.wait_for_timeout(250)  # let the flip animation finish for the picture
                 shots(page, f"{prefix}reveal")
                 saw_reveal = True

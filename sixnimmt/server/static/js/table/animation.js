@@ -1,0 +1,61 @@
+// Animating the public events of a turn (cards revealed, rows taken, cards placed) before the
+// server's new state is applied. Each handler changes the drawn state `s` and waits a moment.
+import { t, sleep, toast } from "../util.js";
+import { drawBoard, drawHand, drawReveal, drawRevealing, seatName } from "./drawing.js";
+import { dealSummary } from "./dialogs.js";
+import { playsOf } from "./plays.js";
+
+const pause = (s, ms) => sleep(ms * s.speed);
+
+const ANIMATIONS = {
+  "deal-started": async (s, e) => {
+    s.rows = e.rows.map((r) => [...r]); s.revealed = null; drawBoard(s);
+    if (s.shape.handsPass && e.deal > 0) { toast(t("table.handsPass")); await pause(s, 600); }
+  },
+  "rows-laid": async (s, e) => { s.rows = e.rows.map((r) => [...r]); drawBoard(s); await pause(s, 400); },
+  "cards-revealed": async (s, e) => {
+    s.revealed = playsOf(s.shape, e.plays, e.seat, e.plays);
+    drawReveal(s);
+    drawHand(s, true);
+    drawRevealing(s);
+    await pause(s, 1100);
+  },
+  "row-taken": async (s, e) => {
+    s.nodes.board.children[e.row]?.classList.add("taking");
+    toast(t(e.reason === "twin" ? "table.twinTaken" : "table.took", { name: seatName(s, e.seat), n: e.bullheads }));
+    await pause(s, 700);
+    s.rows[e.row] = [];
+    drawBoard(s);
+  },
+  "card-placed": async (s, e) => {
+    if (e.side === "left") s.rows[e.row].unshift(e.card); else s.rows[e.row].push(e.card);
+    const shown = s.revealed?.find((p) => p.card === e.card && !p.placed); // a twin is placed once each
+    if (shown) shown.placed = true;
+    s.freshRowCard = e.card;
+    drawBoard(s);
+    drawReveal(s);
+    await pause(s, 550);
+  },
+  "deal-scored": async (s, e) => { dealSummary(s, e); await pause(s, 300); },
+  "card-shown": async (s, e) => { // Open: a card goes down face up, for all to see
+    if (s.current?.view?.face_up) { s.current.view.face_up[e.seat] = e.card; drawReveal(s); }
+    await pause(s, 350);
+  },
+  "order-chosen": async (s, e) => {
+    toast(t("table.ordered", { name: seatName(s, e.seat), first: e.cards[0], second: e.cards[1] }));
+    await pause(s, 300);
+  },
+  "cards-kept": async (s, e) => {
+    toast(e.cards.length ? t("table.kept", { name: seatName(s, e.seat), cards: e.cards.join(", ") }) : t("table.keptNone", { name: seatName(s, e.seat) }));
+    await pause(s, 300);
+  },
+};
+
+/** Animate `events` one after another (stops early when the table is left). */
+export async function playEvents(s, events) {
+  for (const event of events) {
+    if (s.closed) return;
+    const handler = ANIMATIONS[event.type];
+    if (handler) await handler(s, event);
+  }
+}

@@ -1,0 +1,340 @@
+// Drawing the table from the last applied state: the bar, the players, the rows, the revealed
+// cards, the prompt and the hand; and the waiting room before the game starts.
+// Every function takes the table's shared state `s` (see table.js) and draws from it only.
+import { api, h, seats, t, toast } from "../util.js";
+import { bullIcon, cardNode, ghostNode, sumHeads } from "../cards.js";
+import { pickHelpKey } from "./plays.js";
+
+/** The nodes of the table screen, made once and redrawn in place. */
+export function createNodes() {
+  const handNode = h("div.hand", { id: "hand", role: "group", "aria-label": "Your hand" });
+  const handHelp = h("p.hand-help");
+  return {
+    bar: h("div.tbar"),
+    players: h("div.players", { role: "list", "aria-label": "Players" }),
+    board: h("div.board", { id: "board", "aria-label": "Rows" }),
+    reveal: h("div.reveal", { id: "reveal", "aria-live": "polite" }),
+    prompt: h("div.prompt", { id: "prompt", role: "status" }),
+    hand: handNode,
+    handHelp,
+    handWrap: h("div.hand-wrap", {}, handNode, handHelp),
+    timer: h("span.timer", { id: "timer", hidden: true }),
+  };
+}
+
+export function seatName(s, i) { return s.current.table.seats[i]?.name ?? `#${i + 1}`; }
+
+/** Redraw everything of a game in progress (or over). */
+export function drawTable(s) {
+  const { view } = s.current;
+  const n = s.nodes;
+  if (!s.inner.contains(n.board)) {
+    s.inner.replaceChildren(n.bar, n.players, h("div.middle", {}, n.board, h("div.side", {}, n.prompt, n.reveal)), n.handWrap);
+  }
+  const focusedCard = document.activeElement?.closest?.("#hand .card")?.dataset.card;
+  drawBar(s);
+  drawPlayers(s);
+  drawBoard(s);
+  drawReveal(s);
+  drawPrompt(s);
+  drawHand(s);
+  drawTimer(s);
+  if (focusedCard) n.hand.querySelector(`[data-card="${focusedCard}"]`)?.focus();
+  else if (view.decision?.kind === "row") n.board.querySelector(".row.pickable")?.focus();
+  else if (view.decision?.kind === "order" || view.decision?.kind === "keep") n.prompt.querySelector("#choices button")?.focus();
+}
+
+export function drawBar(s) {
+  const { table, view } = s.current;
+  const shape = s.shape;
+  const rules = table.rules;
+  const perDeal = shape.turnsPerDeal;
+  const deal = rules.deals && !shape.rounds ? t("table.dealOf", { d: view.deal + 1, n: rules.deals }) : t("table.deal", { d: view.deal + 1 });
+  const turn = shape.rounds ? t("table.round", { t: view.turn + 1 })
+    : t("table.turn", { t: Math.min(view.turn + 1, perDeal), n: perDeal });
+  const where = view.phase === "draft" ? t("table.draft") : shape.rounds ? turn : `${deal} · ${turn}`;
+  s.nodes.bar.replaceChildren(...[
+    h("span", {}, t("table.code"), " ", h("span.code", {}, table.code)),
+    h("span.where", {}, view.phase === "over" ? t("table.gameOver") : where),
+    s.nodes.timer,
+    table.you == null ? h("span.badge", {}, t("table.spectator")) : null,
+    h("span.spacer"),
+    h("a.btn.small", { href: `#/rules/${rules.variant}`, target: "_blank" }, t(`variant.${rules.variant}`), " · ", t("nav.rules")),
+  ].filter(Boolean));
+}
+
+export function drawPlayers(s) {
+  const { table, view } = s.current;
+  const shape = s.shape;
+  const target = shape.target || 66;
+  const countDown = table.count === "down" && shape.target != null; // Tournament, Hand: no target
+  const nodes = table.seats.map((seat, i) => {
+    const classes = [];
+    let status = "";
+    if (view.phase === "play" && shape.sequential) {
+      if (view.current === i) { classes.push("thinking"); status = t("table.turnNow"); }
+    } else if (view.phase === "play") {
+      if (!view.waiting_for.includes(i)) { classes.push("done"); status = t("table.chosen"); }
+      else { classes.push("thinking"); status = t("table.thinking"); }
+    } else if (view.phase === "order" && view.waiting_for[0] === i) {
+      classes.push("thinking"); status = t("table.ordering");
+    } else if (view.phase === "keep" && view.waiting_for[0] === i) {
+      classes.push("thinking"); status = t("table.keeping");
+    } else if (view.phase === "row-choice" && view.row_choice?.seat === i) {
+      classes.push("thinking"); status = t("table.choosingRow");
+    } else if (view.phase === "draft" && view.drafter === i) {
+      classes.push("thinking"); status = t("table.drafting");
+    }
+    if (i === table.you) classes.push("me");
+    if (view.winners.includes(i)) classes.push("winner");
+    const away = seat.kind === "human" && !seat.connected;
+    if (away) classes.push("away");
+    const total = countDown ? target - view.totals[i] : view.totals[i];
+    return h("div.player" + classes.map((c) => "." + c).join(""), { role: "listitem", dataset: { seat: i } },
+      h("span.pname", { title: seat.name }, seat.name),
+      h("span.ptotal", { title: countDown ? t("table.pointsLeft") : t("table.penalties") }, String(total)),
+      h("span.pstatus", {}, status,
+        seat.kind === "bot" ? h("span.badge.bot", { title: t("table.bot") }, t(`level.${seat.bot}`)) : null,
+        i === table.you ? h("span.badge", {}, t("table.you")) : null,
+        away ? h("span.badge", {}, t("table.away")) : null),
+      h("span.pdeal", { title: t("table.thisDeal", { n: view.penalties[i] }) }, view.penalties[i] ? `+${view.penalties[i]}` : ""),
+      // Logic: every hand is public (the draft was open), so show the others' cards
+      view.hands && i !== table.you ? h("span.phand", { title: t("table.publicHand") }, view.hands[i].join(" ")) : null);
+  });
+  s.nodes.players.replaceChildren(...nodes);
+}
+
+export function drawBoard(s) {
+  if (!s.current?.view) return;
+  const view = s.current.view;
+  const decision = view.decision;
+  const picking = decision?.kind === "row" && !s.busy ? decision : null;
+  const choose = (index) => s.send({ type: "row", row: index, deal: view.deal, turn: view.turn });
+  const rowNodes = s.rows.map((row, index) => {
+    // Double: twins lie on each other at a row end, a stack taking one place of the six
+    const places = [];
+    for (const c of row) {
+      const last = places[places.length - 1];
+      if (last && last[0] === c) last.push(c); else places.push([c]);
+    }
+    const cards = places.map((place) => {
+      const face = cardNode(place[0], { extra: place[0] === s.freshRowCard ? ".new" : "" });
+      if (place.length === 1) return face;
+      face.setAttribute("aria-label", `${face.getAttribute("aria-label")} ×${place.length} (${t("table.stack")})`);
+      return h("div.stack", { title: t("table.stack"), dataset: { count: place.length } }, face);
+    });
+    for (let k = places.length; k < 6; k++) cards.push(ghostNode(k === 5));
+    const sum = sumHeads(row);
+    const attrs = { dataset: { row: index }, "aria-label": `Row ${index + 1}: ${row.join(", ")}; ${sum} bullheads` };
+    const pickable = picking && picking.options.includes(index);
+    if (pickable) {
+      Object.assign(attrs, { role: "button", tabindex: "0", onclick: () => choose(index),
+        onkeydown: (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); choose(index); } } });
+    }
+    const sumNode = h("div.rowsum", { dataset: pickable && picking.reason === "too-low" ? { take: t("table.rowTake", { n: sum }) } : {} }, bullIcon(), String(sum));
+    return h("div.row" + (pickable ? ".pickable" : ""), attrs, h("div.cards", {}, cards), sumNode);
+  });
+  s.nodes.board.replaceChildren(...rowNodes);
+  s.freshRowCard = null;
+}
+
+export function drawReveal(s) {
+  const view = s.current?.view;
+  if (!view) return;
+  const you = s.current.table.you;
+  const node = s.nodes.reveal;
+  if (view.phase === "draft" && !s.busy) {
+    const mine = view.decision?.kind === "draft";
+    node.replaceChildren(...view.draft_pool.map((c) => mine
+      ? cardNode(c, { tag: "button", attrs: { type: "button", onclick: () => s.send({ type: "draft", card: c }) } })
+      : cardNode(c)));
+    return;
+  }
+  if (view.face_up?.some((c) => c != null) && !s.busy) {
+    // Open: this turn's cards lie face up as they are played, in playing order
+    const down = view.face_up.map((card, seat) => ({ seat, card })).filter((p) => p.card != null);
+    node.replaceChildren(h("p.caption", {}, t("table.faceUp")), ...down.map((p) => h("div.played", { dataset: { seat: p.seat } },
+      cardNode(p.card, { extra: p.seat === you ? ".mine" : "" }), h("span", {}, seatName(s, p.seat)))));
+    return;
+  }
+  if (s.revealed) {
+    const caption = s.revealed[0]?.past ? h("p.caption", {}, t("table.lastTurn")) : null;
+    node.replaceChildren(...(caption ? [caption] : []), ...s.revealed.map((p) => h("div.played" + (p.past ? ".past" : p.placed ? ".gone" : ""), { dataset: { seat: p.seat } },
+      cardNode(p.card, { extra: p.seat != null && p.seat === you ? ".mine" : "" }), h("span", {}, p.seat == null ? "" : seatName(s, p.seat)))));
+    return;
+  }
+  node.replaceChildren(h("p.hintline", {}, you == null ? t("table.spectator") : t(pickHelpKey(s.shape))));
+}
+
+/** The prompt while the cards of a turn are being revealed (the hand is locked meanwhile). */
+export function drawRevealing(s) {
+  s.nodes.prompt.className = "prompt wait";
+  s.nodes.prompt.replaceChildren(h("span", {}, t("table.revealing")));
+}
+
+export function drawPrompt(s) {
+  const { table, view } = s.current;
+  const shape = s.shape;
+  const d = view.decision;
+  const name = (i) => seatName(s, i);
+  let text = "";
+  let wait = false;
+  const choices = []; // buttons answering an order / keep / pass decision
+  const answer = (message) => s.send({ ...message, deal: view.deal, turn: view.turn });
+  if (view.phase === "over") { text = t("table.gameOver"); wait = true; }
+  else if (d?.kind === "card" && d.reason === "second") {
+    text = t("table.second", { card: view.my_choices[0] });
+    choices.push(h("button.btn.small", { type: "button", id: "pass", onclick: () => answer({ type: "pass" }) }, t("table.pass")));
+  }
+  else if (d?.kind === "card" && shape.sequential) text = t(shape.faceUp ? "table.yourTurnOpen" : "table.yourTurn");
+  else if (d?.kind === "card" && shape.perSeat === 2) {
+    text = t("table.pickTwo", { n: view.my_choices.length });
+    if (view.my_choices.length) choices.push(h("button.btn.small", { type: "button", id: "retract", onclick: () => answer({ type: "retract" }) }, t("table.retract")));
+  }
+  else if (d?.kind === "card") text = t("table.pick");
+  else if (d?.kind === "order") {
+    text = t("table.order");
+    for (const c of d.options) choices.push(cardNode(c, { tag: "button", extra: ".choice", attrs: { type: "button", onclick: () => answer({ type: "order", card: c }) } }));
+  }
+  else if (d?.kind === "keep") {
+    text = t("table.keep");
+    for (const c of d.options.filter((c) => c !== 0)) choices.push(cardNode(c, { tag: "button", extra: ".choice", attrs: { type: "button", onclick: () => answer({ type: "keep", card: c }) } }));
+    choices.push(h("button.btn.small.primary", { type: "button", id: "done", onclick: () => answer({ type: "pass" }) }, t("table.done")));
+  }
+  else if (d?.kind === "row") text = t(d.reason === "tie" ? "table.rowTie" : "table.rowTooLow", { card: d.card });
+  else if (d?.kind === "draft") text = t("table.draftPick");
+  else if (view.phase === "row-choice") { wait = true; text = t("table.someoneRow", { name: name(view.row_choice.seat), card: view.row_choice.card }); }
+  else if (view.phase === "draft") { wait = true; text = t("table.someoneDraft", { name: name(view.drafter) }); }
+  else if (view.phase === "order") { wait = true; text = t("table.someoneOrder", { name: name(view.waiting_for[0]) }); }
+  else if (view.phase === "keep") { wait = true; text = t("table.someoneKeep", { name: name(view.waiting_for[0]) }); }
+  else if (view.phase === "play" && shape.sequential) { wait = true; text = t("table.someoneTurn", { name: name(view.current) }); }
+  else if (view.phase === "play" && shape.perSeat === 2 && view.my_choices.length) {
+    wait = true;
+    text = `${t("table.chosenTwo", { cards: view.my_choices.join(", ") })} ${t("table.waitOthers", { names: view.waiting_for.map(name).join(", ") })}`;
+    choices.push(h("button.btn.small", { type: "button", id: "retract", onclick: () => answer({ type: "retract" }) }, t("table.retract")));
+  }
+  else if (view.phase === "play") {
+    wait = true;
+    const names = view.waiting_for.map(name).join(", ");
+    text = view.my_choice ? `${t("table.changed", { card: view.my_choice })} ${t("table.waitOthers", { names })}` : t("table.waitOthers", { names });
+    if (table.you == null) text = t("table.waitOthers", { names });
+  }
+  const node = s.nodes.prompt;
+  node.className = "prompt" + (wait ? " wait" : "");
+  node.replaceChildren(h("span", {}, text));
+  if (choices.length && !s.busy && s.online()) node.append(h("div.choices", { id: "choices" }, ...choices));
+  if (d && !s.busy) {
+    node.append(h("button.btn.small.hint", { type: "button", id: "hint", onclick: () => s.send({ type: "hint" }) }, t("table.hint")));
+  }
+}
+
+/** Mark what the hint bot would do, if the game is still where the hint was asked. */
+export function showHint(s, hint) {
+  const view = s.current?.view;
+  if (!view || hint.deal !== view.deal || hint.turn !== view.turn) return; // too late: the game moved on
+  const n = s.nodes;
+  for (const node of document.querySelectorAll(".hinted")) node.classList.remove("hinted");
+  const pass = hint.choice === 0; // PASS: no second card (Hand), or keep no more
+  const target = hint.kind === "row" ? n.board.querySelector(`.row[data-row="${hint.choice}"]`)
+    : hint.kind === "draft" ? n.reveal.querySelector(`[data-card="${hint.choice}"]`)
+    : pass ? n.prompt.querySelector(hint.kind === "keep" ? "#done" : "#pass")
+    : hint.kind === "order" || hint.kind === "keep" ? n.prompt.querySelector(`#choices [data-card="${hint.choice}"]`)
+    : n.hand.querySelector(`[data-card="${hint.choice}"]`);
+  target?.classList.add("hinted");
+  const key = pass ? (hint.kind === "keep" ? "table.hintDone" : "table.hintPass")
+    : { row: "table.hintRow", draft: "table.hintDraft", order: "table.hintOrder", keep: "table.hintKeep" }[hint.kind] || "table.hintCard";
+  toast(t(key, { choice: hint.kind === "row" ? hint.choice + 1 : hint.choice }));
+}
+
+export function drawHand(s, locked = false) {
+  const { table, view } = s.current;
+  const shape = s.shape;
+  const n = s.nodes;
+  if (table.you == null) { n.handWrap.hidden = true; return; }
+  n.handWrap.hidden = false;
+  // Open and Hand: only the player whose turn it is plays; elsewhere a card may be changed until
+  // the last player has chosen, so the hand stays open through the whole play phase
+  const myTurn = !shape.sequential || view.decision?.kind === "card";
+  const canPlay = !locked && !s.busy && view.phase === "play" && myTurn && s.online();
+  const shown = s.revealed && !s.revealed[0]?.past ? view.hand.filter((c) => !s.revealed.some((p) => p.card === c)) : view.hand;
+  const mine = view.my_choices || (view.my_choice ? [view.my_choice] : []);
+  const nodes = shown.map((c) => {
+    const chosen = mine.includes(c);
+    return cardNode(c, { tag: "button", extra: chosen ? ".selected" : "", attrs: {
+      type: "button", disabled: !canPlay || (shape.sequential && chosen), "aria-pressed": chosen ? "true" : "false",
+      onclick: () => choose(s, c, mine),
+    } });
+  });
+  n.hand.replaceChildren(...nodes);
+  n.hand.classList.toggle("many", nodes.length > 10); // Nifty and Hand: two lines on a phone
+  n.handHelp.textContent = canPlay ? t(pickHelpKey(shape)) : "";
+  if (shape.doubleLeft && canPlay) n.handHelp.textContent += ` ${t("table.handDouble")}`;
+}
+
+/** Play card `c`. Where two cards are chosen, tapping a chosen card takes it back, and a third
+ * card replaces the second (the server only knows "take back both", so the kept one is sent again). */
+function choose(s, c, mine) {
+  const { view } = s.current;
+  const play = (card) => s.send({ type: "play", card, deal: view.deal, turn: view.turn });
+  if (s.shape.perSeat === 1 || (!mine.includes(c) && mine.length < 2)) { play(c); return; }
+  const keep = mine.includes(c) ? mine.filter((x) => x !== c) : mine.slice(0, 1);
+  s.send({ type: "retract", deal: view.deal, turn: view.turn });
+  for (const card of keep) play(card);
+  if (!mine.includes(c)) play(c);
+}
+
+/** Arrow keys move between the cards of the hand (Enter / Space play the focused one). */
+export function bindHandKeys(handNode) {
+  handNode.addEventListener("keydown", (ev) => {
+    if (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight") return;
+    const buttons = [...handNode.querySelectorAll("button.card:not([disabled])")];
+    const at = buttons.indexOf(document.activeElement);
+    const next = buttons[(at + (ev.key === "ArrowRight" ? 1 : -1) + buttons.length) % buttons.length];
+    if (next) { ev.preventDefault(); next.focus(); }
+  });
+}
+
+export function drawTimer(s) {
+  const node = s.nodes.timer;
+  if (s.deadline == null || s.current?.view?.phase === "over") { node.hidden = true; return; }
+  const left = Math.max(0, Math.ceil((s.deadline - Date.now()) / 1000));
+  node.hidden = false;
+  node.textContent = `${left} s`;
+  node.classList.toggle("low", left <= 5);
+}
+
+/** Before the game: the code and link to share, the seats, and Start (host) or Join (a visitor). */
+export function drawWaiting(s) {
+  const { table } = s.current;
+  const link = `${location.origin}${location.pathname}#/t/${table.code}`;
+  const linkInput = h("input", { value: link, readonly: true, "aria-label": "Link", onfocus: (e) => e.target.select() });
+  const seatsList = h("ul.seat-list", { id: "waiting-seats" }, table.seats.map((seat, i) => h("li", {},
+    h("span", {}, t("lobby.seat", { n: i + 1 })),
+    seat.kind === "open" ? h("em.muted", { style: "color:#cfe3d8" }, t("table.open")) : h("strong", {}, seat.name),
+    seat.kind === "bot" ? h("span.badge.bot", {}, t(`level.${seat.bot}`)) : null,
+    i === table.you ? h("span.badge", {}, t("table.you")) : null)));
+  const parts = [
+    h("h1", {}, t("table.waitingTitle")),
+    h("p", {}, t("table.share")),
+    h("div.share", {}, h("span.code.bigcode", { id: "big-code" }, table.code), linkInput,
+      h("button.btn.small", { type: "button", onclick: async () => { try { await navigator.clipboard.writeText(link); toast(t("table.copied")); } catch { linkInput.select(); } } }, t("table.copy"))),
+    seatsList,
+  ];
+  if (table.you === 0) parts.push(h("p", {}, h("button.btn.primary", { type: "button", id: "start", onclick: () => s.send({ type: "start" }) }, t("table.start"))));
+  else if (table.you != null) parts.push(h("p.muted", { style: "color:#cfe3d8" }, t("table.startHostOnly")));
+  else if (table.open > 0) {
+    const name = h("input", { id: "join-name", maxlength: "24", value: localStorage.getItem("sixnimmt.name") || "", "aria-label": t("lobby.yourName"), placeholder: t("lobby.yourName") });
+    const err = h("p.error", { role: "alert" });
+    parts.push(h("form.share", { onsubmit: async (ev) => {
+      ev.preventDefault();
+      try {
+        const joined = await api(`/tables/${table.code}/join`, { method: "POST", body: { name: name.value } });
+        localStorage.setItem("sixnimmt.name", name.value.trim());
+        seats.set(joined.code, joined.seat, joined.token);
+        s.leave();
+        location.reload();
+      } catch (e) { err.textContent = e.message; }
+    } }, name, h("button.btn.primary", { type: "submit" }, t("lobby.joinBtn"))), err);
+  }
+  s.inner.replaceChildren(h("div.waiting", {}, ...parts));
+}
