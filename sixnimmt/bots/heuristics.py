@@ -169,7 +169,7 @@ def after_row_choice(view: PlayerView, row: int) -> tuple[int, list[list[int]]]:
     own row choices: the cheapest row). Returns the bullheads this seat takes and the rows after."""
     decision = view.decision
     assert decision is not None and decision.kind is DecisionKind.ROW and view.revealed is not None
-    deal = FastDeal(view.rows, view.players, view.rules.professional)
+    deal = FastDeal(view.rows, view.players, view.rules.professional, view.rules.pro_tie)
     me = decision.seat
     card = decision.card
     assert card is not None

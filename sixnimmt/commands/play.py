@@ -13,6 +13,7 @@ import typer
 
 from ..bots import UnknownBotError
 from ..core import Game, RecordError, RulesError
+from ..core.record import MAX_SEAT_NAME
 from ..i18n import resolve_language, translator
 from ..tui.config import DEFAULT_NAME
 
@@ -204,6 +205,8 @@ def _config(
         raise ValueError(f"unknown --count {count!r}: choose up or down")
     if not name.strip():
         raise ValueError("--name cannot be empty")
+    if len(name) > MAX_SEAT_NAME:
+        raise ValueError(f"--name has at most {MAX_SEAT_NAME} characters (a record keeps no longer name)")
     if records is not None and records.exists() and not records.is_dir():
         raise ValueError(f"--records {records} is a file, not a folder")
     language = resolve_language(lang)

@@ -10,7 +10,7 @@ import typer
 
 from ..core import RecordError
 from ..core.record import load, replay
-from ..core.text import describe_game
+from ..core.text import describe_game, printable
 
 app = typer.Typer(help="Check or show a game record (docs/record-format.md).", no_args_is_help=True)
 
@@ -29,7 +29,7 @@ def verify(
         if as_json:
             typer.echo(json.dumps({"valid": False, "error": str(error)}))
         else:
-            typer.echo(f"invalid record {file}: {error}", err=True)
+            _invalid("verify", file, error)
         raise typer.Exit(1) from None
     if as_json:
         typer.echo(json.dumps(result.to_dict()))
@@ -38,7 +38,7 @@ def verify(
     typer.echo(f"valid record: {result.deals} deal(s), {result.game.rules.variant.value} rules")
     for seat, (name, score) in enumerate(zip(seats, result.scores)):
         mark = "  winner" if seat in result.winners else ""
-        typer.echo(f"  {name:<20} {score:>4}{mark}")
+        typer.echo(f"  {printable(name, 40):<20} {score:>4}{mark}")
 
 
 @app.command()
@@ -51,7 +51,7 @@ def show(
         data = load(file)
         result = replay(data, partial=True)
     except RecordError as error:
-        typer.echo(f"invalid record {file}: {error}", err=True)
+        _invalid("show", file, error)
         raise typer.Exit(1) from None
     if tui:
         from ..tui.replay import run_replay  # the Textual app is only loaded when asked for
@@ -59,3 +59,8 @@ def show(
         run_replay(data)
         return
     typer.echo(describe_game(result.game))
+
+
+def _invalid(command: str, file: Path, error: RecordError) -> None:
+    """The one line for a record that does not replay (the message is bounded and printable)."""
+    typer.echo(f"sixnimmt replay {command}: invalid record {printable(str(file), 100)}: {error}", err=True)

@@ -22,6 +22,7 @@ from numba import njit
 
 from .cards import BULLHEADS, DECK_SIZE, HAND_SIZE, ROW_COUNT, ROW_LIMIT
 from .placement import Side, best_slots
+from .rules import ProTie
 
 #: ``choose(rows, seat, card) -> row`` for a too-low card (or a Professional tie: then the options
 #: are the tied rows, passed as ``options``).
@@ -45,18 +46,28 @@ def cheapest_row(rows: list[list[int]], seat: int = 0, card: int = 0) -> int:
 class FastDeal:
     """Rows and this deal's penalties; nothing else. ``copy()`` is two list copies."""
 
-    __slots__ = ("penalties", "professional", "rows")
+    __slots__ = ("penalties", "pro_tie", "professional", "rows")
 
-    def __init__(self, rows: Sequence[Sequence[int]], players: int, professional: bool = False) -> None:
+    def __init__(
+        self,
+        rows: Sequence[Sequence[int]],
+        players: int,
+        professional: bool = False,
+        pro_tie: ProTie | str = ProTie.CHOOSE,
+    ) -> None:
+        """``pro_tie`` settles a Professional tie as ``Game(pro_tie=...)`` does: ``choose`` asks
+        the row chooser, ``left``/``right`` take that end."""
         self.rows = [list(r) for r in rows]
         self.penalties = [0] * players
         self.professional = professional
+        self.pro_tie = ProTie(pro_tie)
 
     def copy(self) -> FastDeal:
         clone = FastDeal.__new__(FastDeal)
         clone.rows = [r[:] for r in self.rows]
         clone.penalties = self.penalties[:]
         clone.professional = self.professional
+        clone.pro_tie = self.pro_tie
         return clone
 
     def place(self, seat: int, card: int, choose: RowChooser = cheapest_row) -> None:
@@ -87,8 +98,12 @@ class FastDeal:
             return
         slot = slots[0]
         if len(slots) == 2:
-            row = choose(rows, seat, card)
-            slot = slots[0] if slots[0].row == row else slots[1]
+            if self.pro_tie is ProTie.CHOOSE:
+                row = choose(rows, seat, card)
+                slot = slots[0] if slots[0].row == row else slots[1]
+            else:
+                side = Side.LEFT if self.pro_tie is ProTie.LEFT else Side.RIGHT
+                slot = next(s for s in slots if s.side is side)
         target = rows[slot.row]
         if len(target) >= ROW_LIMIT:
             self.penalties[seat] += row_cost(target)

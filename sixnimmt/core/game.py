@@ -14,6 +14,7 @@ game, and a record (which stores every deal) replays exactly.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -364,6 +365,7 @@ class Game:
     def act(self, seat: int, value: int) -> list[Event]:
         """Answer ``seat``'s pending decision, whatever its kind (the phase says which it is)."""
         self._check_seat(seat)
+        value = self._whole(seat, value, "move")
         handler = {
             Phase.PLAY: self.play,
             Phase.ROW_CHOICE: self.choose_row,
@@ -381,6 +383,7 @@ class Game:
         up to the first card whose owner must choose. Returns the events this caused.
         """
         self._check_seat(seat)
+        card = self._whole(seat, card, "card")
         if self.phase is not Phase.PLAY:
             raise IllegalMoveError(
                 f"{self._where()}: {self._who(seat)} cannot play card {card!r} now: "
@@ -435,6 +438,7 @@ class Game:
     def choose_row(self, seat: int, row: int) -> list[Event]:
         """``seat`` answers a row choice: the row to take (too-low card) or the tied row to use."""
         self._check_seat(seat)
+        row = self._whole(seat, row, "row")
         pending = self._pending_row
         if self.phase is not Phase.ROW_CHOICE or pending is None:
             raise IllegalMoveError(
@@ -469,6 +473,7 @@ class Game:
     def draft(self, seat: int, card: Card) -> list[Event]:
         """Logic, Tournament: ``seat`` takes ``card`` from the open draft pool."""
         self._check_seat(seat)
+        card = self._whole(seat, card, "card")
         if self.phase is not Phase.DRAFT or self.drafter is None:
             raise IllegalMoveError(
                 f"{self._where()}: {self._who(seat)} cannot draft card {card!r}: there is no draft now"
@@ -505,6 +510,7 @@ class Game:
     def order(self, seat: int, card: Card) -> list[Event]:
         """Nifty: ``seat`` places ``card`` first of their two (the other follows at once)."""
         self._check_seat(seat)
+        card = self._whole(seat, card, "card")
         if self.phase is not Phase.ORDER:
             raise IllegalMoveError(
                 f"{self._where()}: {self._who(seat)} cannot order card {card!r}: no order is due"
@@ -536,6 +542,7 @@ class Game:
         """Hand: move ``card`` of the row ``seat`` just took into their hand, or ``PASS`` (0) to
         leave the rest in their pile."""
         self._check_seat(seat)
+        card = self._whole(seat, card, "card")
         keep = self._pending_keep
         if self.phase is not Phase.KEEP or keep is None:
             raise IllegalMoveError(
@@ -592,6 +599,18 @@ class Game:
 
     def _where(self) -> str:
         return f"deal {self.deal_index + 1}, turn {self.turn + 1}"
+
+    def _whole(self, seat: int, value: object, what: str) -> int:
+        """``value`` as a plain int. A card or row is a whole number: 8.0 and True are refused
+        (the record would store what no reader accepts); numpy's integers become ints."""
+        try:
+            if isinstance(value, bool):
+                raise TypeError
+            return operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            raise IllegalMoveError(
+                f"{self._where()}: {self._who(seat)}: a {what} is a whole number, not {repr(value)[:40]}"
+            ) from None
 
     def _check_seat(self, seat: int, allow_over: bool = False) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:

@@ -4,27 +4,87 @@ A record stores the rules, the seats, every deal's cards and every turn's plays 
 that a game replays exactly. :func:`replay` rebuilds the :class:`~sixnimmt.core.game.Game` and raises
 :class:`~sixnimmt.core.errors.RecordError` naming the deal, turn, seat and card where a record goes
 wrong.
+
+Records come from outside (files, uploads, a server's store), so the reader trusts nothing: sizes
+are bounded before anything is built (:data:`MAX_RECORD_BYTES` and the other limits below), the
+first error in play order is the one reported, and every error is one short printable line
+(:func:`error_line`), whatever the record holds.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 from .cards import HAND_SIZE, ROW_COUNT
 from .errors import IllegalMoveError, RecordError, RulesError
 from .game import DealSetup, Game, RandomDealer
 from .rules import Rules, Variant
+from .text import printable
 from .views import PASS, DecisionKind, Phase
 
 FORMAT = "sixnimmt-record"
 VERSION = 2  # written for the variants of RULES.md §6; version 1 (the others) is still read
 VERSIONS = (1, 2)
 _TOP_FIELDS = {"format", "version", "rules", "seats", "deals", "scores"}
+
+# Limits on what the reader accepts (docs/record-format.md, "Limits"). Each is far above what a real
+# game writes, and each keeps a hostile file from costing more than a moment and a little memory.
+#: Largest record file: a 10-player game to 66 is about 10 kB, a 100-deal one under 1 MB.
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+#: Deepest nesting of lists and objects (a record needs 7: deals, deal, turns, turn, plays, pair).
+MAX_DEPTH = 12
+#: Most characters in a JSON number (cards and totals need a few).
+MAX_NUMBER_CHARS = 12
+#: Most characters in any string (seat names are the only free text; the web server allows 200).
+MAX_STRING_CHARS = 200
+#: Most characters in a seat name (the same bound, named for the callers that check names early).
+MAX_SEAT_NAME = MAX_STRING_CHARS
+#: Longest error line: the message is cut there, and anything unprintable in it is escaped.
+MAX_ERROR_CHARS = 300
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def error_line(message: str) -> str:
+    """One bounded, printable line for an error message (at most :data:`MAX_ERROR_CHARS`)."""
+    return printable(message[: 4 * MAX_ERROR_CHARS], MAX_ERROR_CHARS)
+
+
+def _bounded_errors(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Every :class:`RecordError` leaving ``function`` carries one bounded, printable line."""
+
+    @functools.wraps(function)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return function(*args, **kwargs)
+        except RecordError as error:
+            raise RecordError(error_line(str(error))) from None
+
+    return wrapper
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """A value from the record, as JSON, short and printable, for an error message."""
+    if isinstance(value, (list, dict)) and len(value) > limit:
+        kind = "list" if isinstance(value, list) else "object"
+        return f"a {kind} of {len(value)} entries"
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):  # pragma: no cover - values come from json.loads
+        text = repr(value)
+    return printable(text, limit)
+
+
+def _name(name: str) -> str:
+    """A seat name for an error message: printable and short."""
+    return printable(name, 40)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,25 +103,107 @@ class ReplayResult:
         }
 
 
+@_bounded_errors
 def load(path: str | Path) -> dict[str, Any]:
-    """Read a record file as JSON (not yet checked: :func:`replay` does that)."""
+    """Read a record file as JSON (not yet checked: :func:`replay` does that). Reads at most
+    :data:`MAX_RECORD_BYTES` (``/dev/zero`` or a huge file is refused, not loaded)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as file:
+            raw = file.read(MAX_RECORD_BYTES + 1)
     except OSError as error:
-        raise RecordError(f"cannot read {path}: {error.strerror or error}") from None
-    return loads(text)
+        raise RecordError(f"cannot read {printable(str(path), 100)}: {error.strerror or error}") from None
+    return loads(raw)
 
 
-def loads(text: str) -> dict[str, Any]:
+def _too_long_number(text: str) -> NoReturn:
+    raise RecordError(
+        f"not a record: a number of {len(text)} characters (at most {MAX_NUMBER_CHARS}): "
+        f"{printable(text, 20)}"
+    )
+
+
+def _parse_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        _too_long_number(text)
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        _too_long_number(text)
+    return float(text)  # kept, so that the field that holds it names it ("version": 1.0)
+
+
+def _parse_constant(text: str) -> NoReturn:
+    raise RecordError(f"not valid JSON: {text} is not a JSON number")
+
+
+def _object_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise RecordError(f"not a record: the field {_show(twice)} appears twice in one object")
+    return data
+
+
+def _check_sizes(data: Any) -> None:
+    """Nesting depth and string lengths within the limits (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = [*value.keys(), *value.values()]
+        elif isinstance(value, list):
+            children = value
+        else:
+            if isinstance(value, str) and len(value) > MAX_STRING_CHARS:
+                raise RecordError(
+                    f"not a record: a string of {len(value)} characters (at most {MAX_STRING_CHARS}): "
+                    f"{_show(value, 40)}"
+                )
+            continue
+        if depth > MAX_DEPTH:
+            raise RecordError(f"not a record: lists and objects nested more than {MAX_DEPTH} deep")
+        stack.extend((child, depth + 1) for child in children)
+
+
+@_bounded_errors
+def loads(text: str | bytes) -> dict[str, Any]:
+    """Parse a record's JSON text (UTF-8 when given bytes) within the reader's limits."""
+    if len(text) > MAX_RECORD_BYTES:
+        raise RecordError(f"not a record: more than {MAX_RECORD_BYTES // (1024 * 1024)} MiB")
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise RecordError(
+                f"not a record: not UTF-8 text (byte 0x{text[error.start]:02x} at offset {error.start})"
+            ) from None
     try:
-        data = json.loads(text)
+        data = json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_parse_constant,
+            object_pairs_hook=_object_pairs,
+        )
     except json.JSONDecodeError as error:
         raise RecordError(
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
         ) from None
+    except RecursionError:
+        raise RecordError(f"not a record: lists and objects nested more than {MAX_DEPTH} deep") from None
     if not isinstance(data, dict):
-        raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
+        raise RecordError(f"a record is a JSON object, not {_json_type(data)}")
+    _check_sizes(data)
     return data
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false", int: "a number",
+             float: "a number", type(None): "null"}  # fmt: skip
+    return names.get(type(value), type(value).__name__)
 
 
 def dumps(record: Mapping[str, Any]) -> str:
@@ -71,7 +213,7 @@ def dumps(record: Mapping[str, Any]) -> str:
 
 def _int(value: Any, where: str, low: int | None = None, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RecordError(f"{where}: expected a whole number, got {json.dumps(value)}")
+        raise RecordError(f"{where}: expected a whole number, got {_show(value)}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise RecordError(f"{where}: {value} is out of range {low}..{high}")
     return value
@@ -79,7 +221,7 @@ def _int(value: Any, where: str, low: int | None = None, high: int | None = None
 
 def _list(value: Any, where: str, length: int | None = None) -> list[Any]:
     if not isinstance(value, list):
-        raise RecordError(f"{where}: expected a list, got {json.dumps(value)[:60]}")
+        raise RecordError(f"{where}: expected a list, got {_show(value)}")
     if length is not None and len(value) != length:
         raise RecordError(f"{where}: expected {length} entries, got {len(value)}")
     return value
@@ -87,10 +229,10 @@ def _list(value: Any, where: str, length: int | None = None) -> list[Any]:
 
 def _object(value: Any, where: str, allowed: set[str], required: set[str]) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise RecordError(f"{where}: expected an object, got {json.dumps(value)[:60]}")
+        raise RecordError(f"{where}: expected an object, got {_show(value)}")
     unknown = sorted(set(value) - allowed)
     if unknown:
-        raise RecordError(f"{where}: unknown field(s) {', '.join(unknown)}")
+        raise RecordError(f"{where}: unknown field(s) {', '.join(printable(u, 30) for u in unknown[:3])}")
     missing = sorted(required - set(value))
     if missing:
         raise RecordError(f"{where}: missing field(s) {', '.join(missing)}")
@@ -100,15 +242,25 @@ def _object(value: Any, where: str, allowed: set[str], required: set[str]) -> di
 def _parse_header(data: Mapping[str, Any]) -> tuple[Rules, list[str]]:
     _object(data, "record", _TOP_FIELDS, {"format", "version", "rules", "deals"})
     if data["format"] != FORMAT:
-        raise RecordError(f"not a {FORMAT} file (format is {json.dumps(data['format'])})")
+        raise RecordError(f"not a {FORMAT} file (format is {_show(data['format'])})")
     version = data["version"]
-    if version not in VERSIONS or isinstance(version, bool):
+    if type(version) is not int or version not in VERSIONS:  # 1.0 and true are not versions
         readable = " and ".join(str(v) for v in VERSIONS)
-        raise RecordError(f"unsupported record version {json.dumps(version)} (this reads {readable})")
+        raise RecordError(f"unsupported record version {_show(version)} (this reads {readable})")
     try:
         rules = Rules.from_dict(data["rules"])
     except RulesError as error:
         raise RecordError(f"rules: {error}") from None
+    # Some variants fix fields themselves (Tournament: deals = players); a record that says
+    # otherwise is wrong, not silently corrected.
+    canonical = rules.to_dict()
+    for field in ("target", "deals"):
+        given = data["rules"].get(field, canonical[field])
+        if given != canonical[field] or type(given) is not type(canonical[field]):
+            raise RecordError(
+                f"rules: a {rules.variant.value} game has {field} {_show(canonical[field])}, "
+                f"not {_show(given)}"
+            )
     if version < rules.spec.record_version:
         raise RecordError(
             f"the {rules.variant.value} variant needs record version {rules.spec.record_version}"
@@ -119,13 +271,23 @@ def _parse_header(data: Mapping[str, Any]) -> tuple[Rules, list[str]]:
     _list(seats, "seats", rules.players)
     for i, name in enumerate(seats):
         if not isinstance(name, str):
-            raise RecordError(f"seats[{i}]: a seat name is a string, got {json.dumps(name)}")
+            raise RecordError(f"seats[{i}]: a seat name is a string, got {_show(name)}")
+        if len(name) > MAX_SEAT_NAME:
+            raise RecordError(f"seats[{i}]: a seat name has at most {MAX_SEAT_NAME} characters")
     return rules, list(seats)
 
 
-def _parse_deal(raw: Any, index: int, rules: Rules) -> tuple[DealSetup | None, list[Any], list[Any]]:
-    """Check one deal's shape; returns (setup, or None when no chance is involved; draft order;
-    turns)."""
+@dataclass(frozen=True, slots=True)
+class _Deal:
+    """One deal of a record, its shape checked."""
+
+    setup: DealSetup | None  # None when no chance is involved (a draft, or passed-on sheets)
+    order: list[Any]  # the draft's picks, in order
+    turns: list[Any]
+
+
+def _parse_deal(raw: Any, index: int, rules: Rules) -> _Deal:
+    """Check one deal's shape."""
     where = f"deal {index + 1}"
     variant = rules.variant
     order: list[Any] = []
@@ -166,75 +328,104 @@ def _parse_deal(raw: Any, index: int, rules: Rules) -> tuple[DealSetup | None, l
         except RulesError as error:
             raise RecordError(f"{where}: {error}") from None
     turns = _list(deal["turns"], f"{where} turns")
-    return setup, order, turns
+    return _Deal(setup, order, turns)
 
 
 class _RecordDealer:
     """Deals the recorded cards; past the record's end (a game resumed from a partial record) it
-    shuffles from a seed, so the resumed game can go on."""
+    shuffles from a seed, so the resumed game can go on.
 
-    def __init__(self, rules: Rules, setups: list[DealSetup | None], seed: int | None) -> None:
-        self._setups = setups
+    Each deal is checked when the game reaches it, not before, so that the error reported is the
+    first one in play order. The game asks for a deal's cards as the previous deal ends, before the
+    replay has finished checking that deal, so a malformed deal's error waits in :meth:`deal`
+    until the replay gets there (a shuffled deal stands in for it meanwhile).
+    """
+
+    def __init__(self, rules: Rules, raw_deals: list[Any], seed: int | None) -> None:
+        self._rules = rules
+        self._raw = raw_deals
+        self._parsed: dict[int, _Deal | RecordError] = {}
         self._fallback = RandomDealer(rules, random.Random(seed))
 
+    def deal(self, index: int) -> _Deal:
+        """The record's deal ``index``, checked; :class:`RecordError` if it is malformed."""
+        if index not in self._parsed:
+            try:
+                self._parsed[index] = _parse_deal(self._raw[index], index, self._rules)
+            except RecordError as error:
+                self._parsed[index] = error
+        parsed = self._parsed[index]
+        if isinstance(parsed, RecordError):
+            raise parsed
+        return parsed
+
     def __call__(self, deal_index: int) -> DealSetup:
-        if deal_index < len(self._setups):
-            setup = self._setups[deal_index]
+        if deal_index < len(self._raw):
+            try:
+                setup = self.deal(deal_index).setup
+            except RecordError:
+                setup = None  # raised when the replay reaches this deal
             if setup is not None:
                 return setup
         return self._fallback(deal_index)
 
 
+@_bounded_errors
 def replay(
     data: Mapping[str, Any], *, partial: bool = False, seed: int | None = None
 ) -> ReplayResult:
     """Replay a record and check it. With ``partial`` the record may stop anywhere (a game in
     progress); otherwise it must end exactly when the game ends. ``seed`` shuffles any deal after the
-    record's last (only a partial record needs one)."""
+    record's last (only a partial record needs one). A record that gives ``scores`` claims a
+    finished game: they must match, partial or not."""
+    if not isinstance(data, Mapping):
+        raise RecordError(f"a record is a JSON object, not {_json_type(data)}")
     rules, seats = _parse_header(data)
     raw_deals = _list(data["deals"], "deals")
     if not raw_deals:
         raise RecordError("the record has no deals")
-    parsed = [_parse_deal(raw, i, rules) for i, raw in enumerate(raw_deals)]
-    scores = data.get("scores")
-    if scores is not None:
-        scores = [_int(s, f"scores[{i}]") for i, s in enumerate(_list(scores, "scores", rules.players))]
+    dealer = _RecordDealer(rules, raw_deals, seed)
     try:
-        game = Game(rules, seats, dealer=_RecordDealer(rules, [p[0] for p in parsed], seed))
-    except RulesError as error:  # pragma: no cover - setups were validated above
+        game = Game(rules, seats, dealer=dealer)
+    except RulesError as error:  # pragma: no cover - a malformed first deal is never dealt
         raise RecordError(str(error)) from None
 
-    last = len(parsed) - 1
+    last = len(raw_deals) - 1
     hand_variant = rules.variant is Variant.HAND
     per_deal = game.turns_per_deal
-    for index, (_, order, turns) in enumerate(parsed):
+    for index in range(len(raw_deals)):
         where = f"deal {index + 1}"
         if game.is_over:
             raise RecordError(
                 f"{where}: the game was already over after deal {index} "
                 f"(totals {game.totals}), but the record goes on"
             )
-        if (rules.drafted and order) or game.phase is Phase.DRAFT:
-            _replay_draft(game, order, where, partial and index == last)
-        if not hand_variant and len(turns) > per_deal:
-            raise RecordError(f"{where}: {len(turns)} turns, but a deal has {per_deal}")
-        for t, turn in enumerate(turns):
+        deal = dealer.deal(index)
+        if (rules.drafted and deal.order) or game.phase is Phase.DRAFT:
+            _replay_draft(game, deal.order, where, partial and index == last)
+        if not hand_variant and len(deal.turns) > per_deal:
+            raise RecordError(f"{where}: {len(deal.turns)} turns, but a deal has {per_deal}")
+        for t, turn in enumerate(deal.turns):
             if game.is_over:
                 raise RecordError(f"{where}, turn {t + 1}: the game was already over")
             _replay_turn(game, turn, f"{where}, turn {t + 1}", seats)
-        if not hand_variant and len(turns) < per_deal and not (partial and index == last):
-            raise RecordError(f"{where}: only {len(turns)} of {per_deal} turns")
+        if not hand_variant and len(deal.turns) < per_deal and not (partial and index == last):
+            raise RecordError(f"{where}: only {len(deal.turns)} of {per_deal} turns")
 
-    if not partial:
+    if not partial and not game.is_over:
+        target = "none" if rules.target is None else f"{rules.end.value} {rules.target}"
+        raise RecordError(
+            f"the record ends after deal {len(raw_deals)}, but the game is not over "
+            f"(totals {game.totals}, target {target})"
+        )
+    scores = data.get("scores")
+    if scores is not None:
+        scores = [_int(s, f"scores[{i}]") for i, s in enumerate(_list(scores, "scores", rules.players))]
         if not game.is_over:
-            target = "none" if rules.target is None else f"{rules.end.value} {rules.target}"
-            raise RecordError(
-                f"the record ends after deal {len(parsed)}, but the game is not over "
-                f"(totals {game.totals}, target {target})"
-            )
-        if scores is not None and list(scores) != game.totals:
+            raise RecordError(f"scores {scores} are given, but the game is not over (totals {game.totals})")
+        if scores != game.totals:
             raise RecordError(f"scores {scores} do not match the replayed totals {game.totals}")
-    return ReplayResult(game, tuple(game.totals), game.winners, len(parsed))
+    return ReplayResult(game, tuple(game.totals), game.winners, len(raw_deals))
 
 
 def _replay_draft(game: Game, order: list[Any], where: str, may_stop: bool) -> None:
@@ -244,12 +435,13 @@ def _replay_draft(game: Game, order: list[Any], where: str, may_stop: bool) -> N
     for i, raw in enumerate(order):
         card = _int(raw, f"{where}, draft pick {i + 1}")
         seat = game.drafter
-        assert seat is not None
+        if seat is None:  # pragma: no cover - the pick count is checked above
+            raise RecordError(f"{where}, draft pick {i + 1}: the draft is over")
         try:
             game.draft(seat, card)
         except IllegalMoveError:
             raise RecordError(
-                f"{where}, draft pick {i + 1}, seat {seat} ({game.seats[seat]}), card {card}: "
+                f"{where}, draft pick {i + 1}, seat {seat} ({_name(game.seats[seat])}), card {card}: "
                 "not in the draft pool"
             ) from None
     if len(order) < expected and not may_stop:
@@ -261,13 +453,16 @@ def _play(game: Game, seat: int, card: int, where: str, seats: list[str]) -> Non
         game.play(seat, card)
     except IllegalMoveError:
         raise RecordError(
-            f"{where}, seat {seat} ({seats[seat]}), card {card}: not in that seat's hand "
+            f"{where}, seat {seat} ({_name(seats[seat])}), card {card}: not in that seat's hand "
             f"{sorted(game.hands[seat])}"
         ) from None
 
 
-def _turn_plays(game: Game, turn: dict[str, Any], where: str, seats: list[str]) -> list[int]:
-    """Play a turn's cards as the variant asks for them; returns every card played."""
+def _turn_plays(
+    game: Game, turn: dict[str, Any], where: str, seats: list[str]
+) -> tuple[list[int], dict[int, int]]:
+    """Play a turn's cards as the variant asks for them; returns every card played, and in Nifty
+    the card each seat placed first."""
     variant = game.rules.variant
     if variant is Variant.HAND:
         seat = _int(turn.get("seat"), f"{where} seat", 0, game.players - 1)
@@ -280,7 +475,7 @@ def _turn_plays(game: Game, turn: dict[str, Any], where: str, seats: list[str]) 
             _play(game, seat, card, where, seats)
         if len(cards) == 1 and game.phase is Phase.PLAY and game.current == seat and game.choices[seat]:
             game.play(seat, PASS)  # no second card
-        return cards
+        return cards, {}
     if "seat" in turn:
         raise RecordError(f"{where}: unknown field(s) seat")
     plays = _list(turn["plays"], f"{where} plays", game.players)
@@ -290,7 +485,7 @@ def _turn_plays(game: Game, turn: dict[str, Any], where: str, seats: list[str]) 
         for seat, pair in enumerate(pairs):
             for card in pair:
                 _play(game, seat, card, where, seats)
-        return cards
+        return cards, {seat: pair[0] for seat, pair in enumerate(pairs)}
     cards = [_int(c, f"{where} plays[{s}]") for s, c in enumerate(plays)]
     order: list[int] = list(range(game.players))
     if variant is Variant.OPEN:  # face up, one at a time from the marker's holder
@@ -298,7 +493,7 @@ def _turn_plays(game: Game, turn: dict[str, Any], where: str, seats: list[str]) 
         order = [(first + k) % game.players for k in range(game.players)]
     for seat in order:
         _play(game, seat, cards[seat], where, seats)
-    return cards
+    return cards, {}
 
 
 def _replay_turn(game: Game, raw: Any, where: str, seats: list[str]) -> None:
@@ -310,27 +505,27 @@ def _replay_turn(game: Game, raw: Any, where: str, seats: list[str]) -> None:
     picks_raw = turn.get("picks", {})
     if not isinstance(picks_raw, dict):
         raise RecordError(f"{where}: picks must be an object mapping a card to a row")
-    picks = {key: _int(row, f"{where} picks[{key}]") for key, row in picks_raw.items()}
+    picks = {key: _int(row, f"{where} picks[{printable(key, 20)}]") for key, row in picks_raw.items()}
     keeps_raw = turn.get("keeps", {})
     if not isinstance(keeps_raw, dict):
         raise RecordError(f"{where}: keeps must be an object mapping a card to the cards kept")
     keeps = {
-        key: [_int(c, f"{where} keeps[{key}]") for c in _list(kept, f"{where} keeps[{key}]")]
+        key: [
+            _int(c, f"{where} keeps[{printable(key, 20)}]")
+            for c in _list(kept, f"{where} keeps[{printable(key, 20)}]")
+        ]
         for key, kept in keeps_raw.items()
     }
-    nifty_orders: dict[int, list[Any]] = {}
-    if game.rules.variant is Variant.NIFTY:
-        nifty_orders = {s: p for s, p in enumerate(turn["plays"]) if isinstance(p, list)}
-    cards = _turn_plays(game, turn, where, seats)
+    cards, placed_first = _turn_plays(game, turn, where, seats)
     used: set[str] = set()
     used_keeps: set[str] = set()
     keep_progress: dict[str, int] = {}
     while (pending := game.pending()) and pending[0].kind not in (DecisionKind.CARD, DecisionKind.DRAFT):
         (decision,) = pending
         seat = decision.seat
-        who = f"{where}, seat {seat} ({seats[seat]}), card {decision.card}"
+        who = f"{where}, seat {seat} ({_name(seats[seat])}), card {decision.card}"
         if decision.kind is DecisionKind.ORDER:
-            game.order(seat, int(nifty_orders[seat][0]))
+            game.order(seat, placed_first[seat])
         elif decision.kind is DecisionKind.KEEP:
             key = str(decision.card)
             wanted = keeps.get(key, [])
@@ -366,13 +561,15 @@ def _replay_turn(game: Game, raw: Any, where: str, seats: list[str]) -> None:
         owner = next((s for s, c in enumerate(cards) if str(c) == card), None)
         if game.rules.variant in (Variant.NIFTY, Variant.HAND):
             owner = None  # cards are not one per seat
-        who = f"seat {owner} ({seats[owner]}), " if owner is not None else ""
-        raise RecordError(f"{where}, {who}card {card}: needless pick, no row choice was due")
+        who = f"seat {owner} ({_name(seats[owner])}), " if owner is not None else ""
+        raise RecordError(f"{where}, {who}card {printable(card, 20)}: needless pick, no row choice was due")
     extra_keeps = sorted(set(keeps) - used_keeps)
     if extra_keeps:
-        raise RecordError(f"{where}, card {extra_keeps[0]}: needless keeps, that card took no row")
+        raise RecordError(
+            f"{where}, card {printable(extra_keeps[0], 20)}: needless keeps, that card took no row"
+        )
     for key, wanted in keeps.items():
         if keep_progress.get(key, 0) < len(wanted):
             raise RecordError(
-                f"{where}, card {key}: keeps {wanted}, more than the hand could take"
+                f"{where}, card {printable(key, 20)}: keeps {_show(wanted)}, more than the hand could take"
             )

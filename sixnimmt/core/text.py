@@ -22,6 +22,16 @@ from .events import (
 from .game import Game
 
 
+def printable(text: str, limit: int | None = None) -> str:
+    """``text`` safe for a terminal: control and format characters (newlines, ANSI escapes...)
+    escaped as ``\\x1b``-style sequences; cut to ``limit`` characters with ``...`` when longer."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    if limit is not None and len(text) > limit:
+        text = text[: max(0, limit - 3)] + "..."
+    return text
+
+
 def card_text(card: int) -> str:
     """``55*7``: the number, with its bullheads when there is more than one."""
     heads = BULLHEADS[card]
@@ -86,11 +96,10 @@ def describe_event(event: Event, seats: Sequence[str]) -> str | None:
 
 def describe_game(game: Game) -> str:
     """The whole game so far as text, one line per event worth reading."""
-    lines = [
-        f"6 nimmt! {game.rules.variant.value}, {game.players} players: " + ", ".join(game.seats)
-    ]
+    seats = [printable(name, 40) for name in game.seats]  # names come from outside: no raw escapes
+    lines = [f"6 nimmt! {game.rules.variant.value}, {game.players} players: " + ", ".join(seats)]
     for event in game.events:
-        line = describe_event(event, game.seats)
+        line = describe_event(event, seats)
         if line is not None:
             lines.append(line)
     return "\n".join(lines)
