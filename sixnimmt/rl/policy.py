@@ -89,6 +89,13 @@ class MlpPolicy:
                 x = act(x)
         return x
 
+    def act_batch(self, observations: NDArray[np.float32], masks: NDArray[np.int8]) -> NDArray[np.int64]:
+        """The best legal action of each row of ``observations`` (shape ``[M, OBS_SIZE]``), under the
+        mask in the same row of ``masks``: :meth:`act` for many observations in one matrix product."""
+        scores = np.where(masks.astype(bool), self.logits(observations), -np.inf)
+        best: NDArray[np.int64] = np.argmax(scores, axis=-1).astype(np.int64)
+        return best
+
     def act(self, observation: NDArray[np.float32], mask: NDArray[np.int8],
             rng: np.random.Generator | None = None) -> int:
         """The best legal action (or, given ``rng``, one sampled from the masked softmax)."""
