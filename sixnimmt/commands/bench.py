@@ -92,11 +92,31 @@ def env_speed(
     variant: Annotated[str, typer.Option(help="Any variant of RULES.md (standard, tactics, ..., double).")] = "standard",
     seed: Annotated[int, typer.Option(help="Seed for the shuffles and the random moves.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    vector: Annotated[bool, typer.Option("--vector", help="The vector env (sixnimmt.rl.vector) beside the parallel env, in agent-steps/s, with its scaling over N and players.")] = False,
+    games: Annotated[int, typer.Option(min=1, max=65536, help="--vector: games stepped at once (N).")] = 1024,
 ) -> None:
     """RL environment steps per second (random legal moves), against the checked engine's (docs/rl.md)."""
     from ..core import RulesError
-    from ..rl.benchmark import measure
+    from ..rl.benchmark import measure, measure_vector
 
+    if vector:
+        try:
+            figures = measure_vector(players=players, variant=variant, games=games, seconds=seconds, seed=seed)
+        except RulesError as error:
+            raise typer.BadParameter(str(error)) from None
+        figures["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
+        figures["python"] = platform.python_version()
+        if as_json:
+            typer.echo(json.dumps(figures))
+            return
+        typer.echo(f"random legal moves, {players} players, {variant}, one core; {figures['unit']}:")
+        typer.echo(f"  vector env, N = {games:<6}      {figures['vector_steps_per_s']:>12,} agent-steps/s")
+        typer.echo(f"  PettingZoo parallel env       {figures['parallel_steps_per_s']:>12,} agent-steps/s"
+                   f"  (vector: {figures['speedup']}x)")
+        typer.echo(f"  Gymnasium vector env, learner {figures['gym_vector_learner_steps_per_s']:>12,} learner steps/s (random opponents)")
+        typer.echo("  scaling over N:       " + ", ".join(f"{n}: {v:,}" for n, v in figures["scaling_games"].items()))
+        typer.echo("  scaling over players: " + ", ".join(f"{p}: {v:,}" for p, v in figures["scaling_players"].items()))
+        return
     try:
         speed = measure(players=players, variant=variant, seconds=seconds, seed=seed)
     except RulesError as error:

@@ -4,6 +4,9 @@
   :func:`aec_env` is the same game turn by turn, through PettingZoo's conversion.
 * :class:`SixNimmtEnv`: a Gymnasium single-agent env where the other seats are built-in bots
   (also ``gymnasium.make("sixnimmt/SixNimmt-v0", ...)``).
+* :class:`SixNimmtBatch` and :class:`SixNimmtVectorEnv` (:mod:`sixnimmt.rl.vector`): N games at
+  once in compiled arrays, for self-play (observations ``[N, P, D]``) or as a Gymnasium
+  ``VectorEnv`` (one learner per game against opponents).
 * :mod:`sixnimmt.rl.encoding`: the observation vector and the action numbers all of them share.
 * :mod:`sixnimmt.rl.policy` and :mod:`sixnimmt.rl.bot`: a trained policy, run with numpy alone, as
   the ``learned`` bot.
@@ -26,6 +29,8 @@ _LAZY = {
     "parallel_env": "parallel",
     "aec_env": "parallel",
     "SixNimmtEnv": "single",
+    "SixNimmtBatch": "vector",
+    "SixNimmtVectorEnv": "vector",
     "N_ACTIONS": "encoding",
     "OBS_SIZE": "encoding",
     "PASS_ACTION": "encoding",
@@ -36,8 +41,8 @@ _LAZY = {
 }
 
 __all__ = [
-    "N_ACTIONS", "OBS_SIZE", "PASS_ACTION", "ROW_ACTION_BASE", "SEGMENTS", "SixNimmtEnv",
-    "SixNimmtParallelEnv", "aec_env", "encode", "parallel_env", "segment_slice",
+    "N_ACTIONS", "OBS_SIZE", "PASS_ACTION", "ROW_ACTION_BASE", "SEGMENTS", "SixNimmtBatch", "SixNimmtEnv",
+    "SixNimmtParallelEnv", "SixNimmtVectorEnv", "aec_env", "encode", "parallel_env", "segment_slice",
 ]
 
 

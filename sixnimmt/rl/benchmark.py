@@ -12,6 +12,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -92,3 +93,102 @@ def measure(players: int = 4, variant: str = "standard", seconds: float = 3.0, s
     gym_steps, _ = _timed(gym_game, seconds)
     return EnvSpeed(players, variant, round(engine_steps, 1), round(parallel_steps, 1), round(gym_steps, 1),
                     round(engine_games, 1), round(parallel_games, 1))
+
+
+# --------------------------------------------------------------------------------- vector envs
+
+#: Batch sizes and table sizes of the scaling tables (``sixnimmt bench env --vector``).
+SCALING_GAMES: tuple[int, ...] = (1, 16, 256, 1024, 4096)
+SCALING_PLAYERS: tuple[int, ...] = (2, 3, 4, 6, 8, 10)
+
+
+def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    actions: np.ndarray = (rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=-1)
+    return actions
+
+
+def batch_agent_steps(players: int, variant: str, games: int, seconds: float, seed: int) -> float:
+    """Agent-steps per second of CPU time of :class:`~sixnimmt.rl.vector.SixNimmtBatch` (every
+    seat's observation and mask built at every step): the clock runs inside ``step`` only, the
+    random legal actions are drawn outside it (choosing them is the agent's work, not the env's)."""
+    from .vector import SixNimmtBatch
+
+    batch = SixNimmtBatch(num_games=games, players=players, variant=variant, seed=seed)
+    _, masks = batch.reset()
+    rng = np.random.default_rng(seed)
+    batch.step(_random_legal(masks, rng))  # compile (or load the cache) outside the timing
+    _, masks = batch.reset()
+    spent, steps = 0.0, 0
+    while spent < seconds:
+        actions = _random_legal(masks, rng)
+        start = time.process_time()
+        _, masks, _, _, _ = batch.step(actions)
+        spent += time.process_time() - start
+        steps += 1
+    return steps * games * players / spent
+
+
+def vector_env_steps(players: int, variant: str, games: int, seconds: float, seed: int) -> float:
+    """Learner steps per second of :class:`~sixnimmt.rl.vector.SixNimmtVectorEnv` against compiled
+    random opponents (their moves are inside the clock, the learner's drawn outside it)."""
+    from .vector import SixNimmtVectorEnv
+
+    env = SixNimmtVectorEnv(num_envs=games, players=players, variant=variant, opponents="random", seat=None)
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    spent, steps = 0.0, 0
+    while spent < seconds:
+        actions = _random_legal(obs["action_mask"], rng)
+        start = time.process_time()
+        obs, *_ = env.step(actions)
+        spent += time.process_time() - start
+        steps += 1
+    return steps * games / spent
+
+
+def parallel_agent_steps(players: int, variant: str, seconds: float, seed: int) -> float:
+    """Agent-steps per second of CPU time of the PettingZoo parallel env (a step builds every
+    seat's observation: ``players`` agent-steps), random legal moves."""
+    rng = random.Random(seed)
+    parallel = SixNimmtParallelEnv(players=players, variant=variant, seed=seed)
+
+    def parallel_game() -> int:
+        obs, _ = parallel.reset()
+        steps = 0
+        while parallel.agents:
+            actions = {a: rng.choice(np.flatnonzero(o["action_mask"]).tolist()) for a, o in obs.items()}
+            obs, *_ = parallel.step(actions)
+            steps += 1
+        return steps
+
+    steps_per_s, _ = _timed(parallel_game, seconds)
+    return steps_per_s * players
+
+
+def measure_vector(
+    players: int = 4, variant: str = "standard", games: int = 1024, seconds: float = 3.0, seed: int = 1,
+    scaling: bool = True,
+) -> dict[str, Any]:
+    """The vector env beside the parallel env, in one run and one unit (agent-steps per second of
+    one core's CPU time, observations and masks built), and how it scales with N and players."""
+    vector = batch_agent_steps(players, variant, games, seconds, seed)
+    parallel = parallel_agent_steps(players, variant, seconds, seed)
+    result: dict[str, Any] = {
+        "players": players,
+        "variant": variant,
+        "games": games,
+        "unit": "agent-steps per second of CPU time, one core, every seat's observation and mask built",
+        "vector_steps_per_s": round(vector),
+        "parallel_steps_per_s": round(parallel),
+        "speedup": round(vector / parallel, 1),
+        "gym_vector_learner_steps_per_s": round(vector_env_steps(players, variant, games, seconds, seed)),
+    }
+    if scaling:
+        short = max(seconds / 3, 0.1)
+        result["scaling_games"] = {
+            str(n): round(batch_agent_steps(players, variant, n, short, seed)) for n in SCALING_GAMES
+        }
+        result["scaling_players"] = {
+            str(p): round(batch_agent_steps(p, variant, games, short, seed)) for p in SCALING_PLAYERS
+        }
+    return result
