@@ -6,6 +6,7 @@ from functools import partial
 
 from ..protocol.external import external_bot
 from ..rl.bot import LearnedBot
+from .grandmaster import GrandmasterBot
 from .heuristics import CautiousBot, SnugBot
 from .random_bot import RandomBot
 from .registry import register, register_prefix
@@ -31,3 +32,5 @@ register("easy", SnugBot, "difficulty level: easy (the snug heuristic)")
 register("medium", CautiousBot, "difficulty level: medium (the cautious heuristic)")
 register("hard", partial(MonteCarloBot, config=HARD), "difficulty level: hard (Monte-Carlo search, 25 rollouts per option)")
 register("expert", partial(MonteCarloBot, config=EXPERT), "difficulty level: expert (the strongest search)")
+
+register("grandmaster", GrandmasterBot, "the strongest: racing Monte-Carlo search, counted self-play, duel objective (docs/bots.md)")

@@ -17,6 +17,14 @@ Policies:
 * ``SNUG`` (1): a cheap heuristic with noise: avoid a sure sixth card or a too-low card, and
   otherwise prefer the card that lands closest to a row end in a short row. ``noise`` sets how often
   the policy deviates (a softened argmin), so opponents are neither random nor predictable.
+* ``COUNT`` (2): card counting inside the determinization (``grandmaster``): a card's expected cost
+  is its row's cost times the chance that enough of the other players' cards land in front of it
+  this turn, each other player playing a uniformly random card of the hand it holds in the sample
+  (a Poisson-binomial tail over the players); a too-low card costs the cheapest row. Plus ``noise``
+  times a uniform draw, so cards of equal risk (most often zero) are played in random order.
+
+The policy is per seat (``policies[s]``), so a searcher can play its own future turns better than it
+models its opponents.
 """
 
 from __future__ import annotations
@@ -39,6 +47,9 @@ from ..core.fast import (
 
 RANDOM = 0
 SNUG = 1
+COUNT = 2
+#: Mean bullheads of a card (171 in 104 cards): what each card landing in front of ours adds to the row.
+_MEAN_BULL = 171 / 104
 
 
 @njit(cache=True)
@@ -68,22 +79,78 @@ def _danger(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) -
 
 
 @njit(cache=True)
+def _counted_danger(
+    rows: np.ndarray, lens: np.ndarray, hands: np.ndarray, hlen: np.ndarray, s: int, card: int, professional: bool
+) -> float:  # pragma: no cover - compiled
+    """``COUNT``: the expected bullheads seat ``s`` takes this turn by playing ``card`` (see the
+    module docstring)."""
+    if professional:
+        right_row, left_row, gap = nb_slots_pro(rows, lens, card)
+        r = right_row if right_row >= 0 else left_row
+    else:
+        r = -1
+        gap = 1 << 30
+        for i in range(4):
+            d = card - rows[i, lens[i] - 1]
+            if 0 < d < gap:
+                r, gap = i, d
+    if r < 0:
+        return nb_row_cost(rows, lens, nb_cheapest_row(rows, lens)) + 0.5
+    cost = nb_row_cost(rows, lens, r)
+    need = 5 - lens[r]
+    if need <= 0:
+        return float(cost)
+    if card > rows[r, lens[r] - 1]:
+        low, high = rows[r, lens[r] - 1], card
+    else:  # Professional: the left end
+        low, high = card, rows[r, 0]
+    players = hands.shape[0]
+    if need > players - 1:
+        return 0.0
+    # tail[k]: the chance that exactly k of the players seen so far land in the gap (k < need), or
+    # at least ``need`` of them (k = need).
+    tail = np.zeros(need + 1)
+    tail[0] = 1.0
+    for t in range(players):
+        if t == s or hlen[t] == 0:
+            continue
+        inside = 0
+        for j in range(hlen[t]):
+            if low < hands[t, j] < high:
+                inside += 1
+        if inside == 0:
+            continue
+        p = inside / hlen[t]
+        tail[need] += tail[need - 1] * p
+        for k in range(need - 1, 0, -1):
+            tail[k] = tail[k] * (1.0 - p) + tail[k - 1] * p
+        tail[0] *= 1.0 - p
+    return float(tail[need] * (cost + need * _MEAN_BULL))
+
+
+@njit(cache=True)
 def _choose(
     rows: np.ndarray,
     lens: np.ndarray,
-    hand: np.ndarray,
-    n: int,
+    hands: np.ndarray,
+    hlen: np.ndarray,
+    s: int,
     policy: int,
     professional: bool,
     noise: float,
 ) -> int:  # pragma: no cover - compiled
-    """Index in ``hand[:n]`` of the card this seat plays in a rollout."""
+    """Index in ``hands[s, :hlen[s]]`` of the card seat ``s`` plays in a rollout."""
+    n = int(hlen[s])
     if policy == RANDOM or n == 1:
         return n - 1  # hands are shuffled when dealt
     best = 0
     best_score = 1e18
     for i in range(n):
-        score = _danger(rows, lens, hand[i], professional) + noise * np.random.random()
+        if policy == COUNT:
+            danger = _counted_danger(rows, lens, hands, hlen, s, hands[s, i], professional)
+        else:
+            danger = _danger(rows, lens, hands[s, i], professional)
+        score = danger + noise * np.random.random()
         if score < best_score:
             best, best_score = i, score
     return best
@@ -121,13 +188,21 @@ def _resolve(
 
 
 @njit(cache=True)
+def _take(hands: np.ndarray, hlen: np.ndarray, s: int, i: int, cards: np.ndarray) -> None:  # pragma: no cover
+    """Seat ``s`` plays ``hands[s, i]`` (into ``cards[s]``); the last card of the hand fills the gap."""
+    cards[s] = hands[s, i]
+    hlen[s] -= 1
+    hands[s, i] = hands[s, hlen[s]]
+
+
+@njit(cache=True)
 def _play_rest(
     rows: np.ndarray,
     lens: np.ndarray,
     hands: np.ndarray,
     hlen: np.ndarray,
     penalties: np.ndarray,
-    policy: int,
+    policies: np.ndarray,
     professional: bool,
     tie_mode: int,
     noise: float,
@@ -136,12 +211,13 @@ def _play_rest(
     """Play every remaining turn of the deal (all hands hold the same number of cards)."""
     players = hands.shape[0]
     cards = np.empty(players, dtype=np.int64)
+    chosen = np.empty(players, dtype=np.int64)
     while hlen[0] > 0:
+        # Every seat chooses from the same state before any card leaves a hand (simultaneous play).
         for s in range(players):
-            i = _choose(rows, lens, hands[s], hlen[s], policy, professional, noise)
-            cards[s] = hands[s, i]
-            hlen[s] -= 1
-            hands[s, i] = hands[s, hlen[s]]
+            chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise)
+        for s in range(players):
+            _take(hands, hlen, s, chosen[s], cards)
         _resolve(rows, lens, cards, penalties, professional, tie_mode, double)
 
 
@@ -178,7 +254,7 @@ def rollout_cards(
     me: int,
     candidates: np.ndarray,
     samples: int,
-    policy: int,
+    policies: np.ndarray,
     professional: bool,
     tie_mode: int,
     noise: float,
@@ -204,6 +280,7 @@ def rollout_cards(
     lens = np.zeros_like(lens0)
     penalties = np.zeros(players, dtype=np.int64)
     cards = np.zeros(players, dtype=np.int64)
+    chosen = np.zeros(players, dtype=np.int64)
     for j in range(samples):
         for k in range(k_count):
             if k == 0 or not shared:
@@ -215,19 +292,21 @@ def rollout_cards(
             penalties[:] = 0
             for s in range(players):
                 if fixed[s] > 0:
-                    cards[s] = fixed[s]
-                    continue
-                if s == me:
+                    chosen[s] = -1
+                elif s == me:
                     i = 0
                     while hands[s, i] != candidates[k]:
                         i += 1
+                    chosen[s] = i
                 else:
-                    i = _choose(rows, lens, hands[s], hlen[s], policy, professional, noise)
-                cards[s] = hands[s, i]
-                hlen[s] -= 1
-                hands[s, i] = hands[s, hlen[s]]
+                    chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise)
+            for s in range(players):
+                if chosen[s] < 0:
+                    cards[s] = fixed[s]
+                else:
+                    _take(hands, hlen, s, chosen[s], cards)
             _resolve(rows, lens, cards, penalties, professional, tie_mode, double)
-            _play_rest(rows, lens, hands, hlen, penalties, policy, professional, tie_mode, noise, double)
+            _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, double)
             for s in range(players):
                 out[k, j, s] = penalties[s]
     return out
@@ -248,7 +327,7 @@ def rollout_rows(
     queue_cards: np.ndarray,
     queue_owners: np.ndarray,
     samples: int,
-    policy: int,
+    policies: np.ndarray,
     professional: bool,
     tie_mode: int,
     noise: float,
@@ -298,7 +377,7 @@ def rollout_rows(
                     nb_charge_double(penalties, cost, placed, owners, q)
                 else:
                     penalties[owners[q]] += cost
-            _play_rest(rows, lens, hands, hlen, penalties, policy, professional, tie_mode, noise, double)
+            _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, double)
             for s in range(players):
                 out[k, j, s] = penalties[s]
     return out

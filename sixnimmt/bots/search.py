@@ -132,10 +132,11 @@ class MonteCarloBot(Bot):
         double = view.rules.variant is Variant.DOUBLE
         tie_mode = _TIE_MODES[view.rules.pro_tie]
         self.rollouts += len(options) * samples
+        policies = self.policies(view)
         if decision.kind is DecisionKind.CARD:
             return rollout_cards(
                 a.rows, a.lens, a.hands, a.hlen, a.known, a.pool, view.seat,
-                np.array(options, dtype=np.int64), samples, cfg.policy, professional,
+                np.array(options, dtype=np.int64), samples, policies, professional,
                 tie_mode, cfg.noise, cfg.shared, seed, a.fixed, double,
             )  # fmt: skip
         assert view.revealed is not None and decision.card is not None
@@ -145,8 +146,12 @@ class MonteCarloBot(Bot):
             np.array(options, dtype=np.int64), decision.reason == "too-low",
             np.array(queue, dtype=np.int64),
             np.array([view.revealed.index(c) for c in queue], dtype=np.int64),
-            samples, cfg.policy, professional, tie_mode, cfg.noise, seed, double,
+            samples, policies, professional, tie_mode, cfg.noise, seed, double,
         )  # fmt: skip
+
+    def policies(self, view: PlayerView) -> np.ndarray:
+        """The rollout policy of each seat: ``config.policy`` for everyone."""
+        return np.full(view.players, self.config.policy, dtype=np.int64)
 
     def _objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
         """Per rollout: own penalty, or own minus the others' mean (``relative``)."""

@@ -45,14 +45,24 @@ def verify(
 def show(
     file: FileArg,
     tui: Annotated[bool, typer.Option("--tui", help="Step through it in the terminal app.")] = False,
+    review_seat: Annotated[
+        int | None,
+        typer.Option("--review", min=0, help="Analyse every decision of this seat (0 = first): "
+                     "expected penalty of the move played against the best move found.", show_default=False),
+    ] = None,
+    samples: Annotated[int, typer.Option(min=1, max=100_000, help="--review: rollouts per option.")] = 300,
+    as_json: Annotated[bool, typer.Option("--json", help="--review: print the review as JSON.")] = False,
 ) -> None:
-    """Print the game in FILE turn by turn, as a person would read it."""
+    """Print the game in FILE turn by turn, as a person would read it (or review one seat's play)."""
     try:
         data = load(file)
         result = replay(data, partial=True)
     except RecordError as error:
         _invalid("show", file, error)
         raise typer.Exit(1) from None
+    if review_seat is not None:
+        _review(data, review_seat, samples, as_json)
+        return
     if tui:
         from ..tui.replay import run_replay  # the Textual app is only loaded when asked for
 
@@ -64,3 +74,15 @@ def show(
 def _invalid(command: str, file: Path, error: RecordError) -> None:
     """The one line for a record that does not replay (the message is bounded and printable)."""
     typer.echo(f"sixnimmt replay {command}: invalid record {printable(str(file), 100)}: {error}", err=True)
+
+
+def _review(data: dict[str, object], seat: int, samples: int, as_json: bool) -> None:
+    # The searcher's compiled kernels load only when a review is asked for.
+    from ..bots.review import describe_review, review
+
+    try:
+        analysis = review(data, seat, samples=samples)
+    except RecordError as error:
+        typer.echo(f"sixnimmt replay show: cannot review: {error}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(json.dumps(analysis.to_dict()) if as_json else describe_review(analysis))

@@ -10,7 +10,7 @@ from sixnimmt.bots.heuristics import after_row_choice, expected_cost
 from sixnimmt.bots.search import MonteCarloBot, SearchConfig
 from sixnimmt.core import DecisionKind, Game, PlayerView, Rules
 
-THINKERS = ["snug", "cautious", "mcs100", "mcs", "hard", "expert"]
+THINKERS = ["snug", "cautious", "mcs100", "mcs", "hard", "expert", "grandmaster"]
 
 
 def sure_sixth_position() -> Game:
@@ -43,7 +43,7 @@ def trap_position() -> PlayerView:
     return view
 
 
-@pytest.mark.parametrize("name", ["cautious", "mcs100", "mcs", "hard", "expert"])
+@pytest.mark.parametrize("name", ["cautious", "mcs100", "mcs", "hard", "expert", "grandmaster"])
 def test_cheapest_row_trap_is_avoided(name: str) -> None:
     assert make_bot(name, 5).decide(trap_position()) == 0
 

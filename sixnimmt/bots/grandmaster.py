@@ -1,0 +1,153 @@
+"""``grandmaster``: the strongest searcher, racing the options on shared determinizations.
+
+It is :class:`~sixnimmt.bots.search.MonteCarloBot` (the same determinizations consistent with the
+view, the same compiled rollouts, the same handling of every variant) with three changes, each
+measured in ``docs/bots.md``:
+
+* **Racing instead of a fixed split.** The options are played out in rounds of ``batch`` rollouts
+  each, every option on the same determinizations. After each round an option is dropped once its
+  mean is worse than the best option's by more than ``z`` standard errors of their paired difference
+  (paired by determinization, so the noise of the deal cancels). The budget goes where the decision
+  is close, and a clear decision ends early.
+* **Its own future turns are played well.** In the rollouts this seat plays by card counting
+  (the ``COUNT`` policy of :mod:`~sixnimmt.bots.rollout`), not at random, so a card is valued by what
+  the rest of the hand can still do after it; the other seats play as ``others_policy`` says.
+* **The duel objective.** With two players a deal is won by taking fewer bullheads than the one
+  opponent: it minimises its own penalty minus ``rival`` times the others' mean (``rival`` is 1 with
+  two players, 0 otherwise, unless set).
+
+Two ways to bound the thinking: a rollout budget (``samples`` per option, the default: a seeded bot
+is exactly repeatable) or a time limit (``ms`` per decision, measured on an injectable clock; the
+next round is cut to what the pace of the rounds so far says fits in the time left).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core import PlayerView
+from .rollout import COUNT, RANDOM
+from .search import MonteCarloBot, SearchConfig
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
+class GrandmasterConfig:
+    """A grandmaster's budget and character."""
+
+    #: Budget mode: at most ``samples`` rollouts per option on average (the budget is samples x options).
+    samples: int = 400
+    #: Time mode: think at most this many milliseconds per decision (then ``samples`` is ignored).
+    ms: float | None = None
+    own_policy: int = COUNT  # this seat's future turns in the rollouts
+    others_policy: int = RANDOM  # the other seats' turns in the rollouts
+    noise: float = 0.5  # COUNT/SNUG: uniform noise added to each card's estimate (bullheads)
+    #: Objective: own penalty minus ``rival`` x the others' mean penalty; None: 1 with two players, else 0.
+    rival: float | None = None
+    batch: int = 32  # rollouts per option and round (the first round: an eighth of it)
+    z: float = 3.0  # racing: drop an option worse than the best by this many standard errors, once
+    # every option has had ``batch`` rollouts
+
+
+class GrandmasterBot(MonteCarloBot):
+    """Monte-Carlo search with racing, counted self-play in the rollouts and the duel objective."""
+
+    name = "grandmaster"
+
+    def __init__(
+        self, seed: int | None = None, config: GrandmasterConfig | None = None, clock: Clock = time.perf_counter
+    ) -> None:
+        self.settings = config or GrandmasterConfig()
+        s = self.settings
+        super().__init__(seed, SearchConfig(samples=s.samples, policy=s.others_policy, noise=s.noise))
+        self.clock = clock
+
+    def policies(self, view: PlayerView) -> np.ndarray:
+        assert view.seat is not None
+        policies = np.full(view.players, self.settings.others_policy, dtype=np.int64)
+        policies[view.seat] = self.settings.own_policy
+        return policies
+
+    def _objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
+        rival = self.settings.rival
+        if rival is None:
+            rival = 1.0 if players == 2 else 0.0
+        own: np.ndarray = out[:, :, me]
+        if rival == 0.0:
+            return own
+        others: np.ndarray = (out.sum(axis=2) - own) / max(1, players - 1)
+        return own - rival * others
+
+    def _search(
+        self,
+        view: PlayerView,
+        options: tuple[int, ...],
+        budget: int,
+        simulate: Callable[[tuple[int, ...], int], np.ndarray],
+    ) -> tuple[int, dict[int, float]]:
+        """Race ``options`` in rounds of ``batch`` rollouts each until one is left or the budget (or
+        the time) is spent; the best option and, per option, this seat's expected penalty for the deal."""
+        assert view.seat is not None
+        me, players = view.seat, view.players
+        s = self.settings
+        start = self.clock()
+        deadline = None if s.ms is None else start + s.ms / 1000.0
+        # Per option: its rollouts' objective values (one block per round) and own penalties.
+        values: dict[int, list[np.ndarray]] = {o: [] for o in options}
+        own = dict.fromkeys(options, 0.0)
+        count = dict.fromkeys(options, 0)
+        alive = options
+        spent = 0
+        per_rollout = 0.0  # seconds per rollout, from the rounds so far (time mode)
+        while True:
+            # A small first round: it measures the pace before a full round is risked on the clock.
+            batch = s.batch if spent else max(2, s.batch // 8)
+            if deadline is None:
+                batch = min(batch, (budget - spent) // len(alive))
+                if batch < 1:
+                    break
+            elif spent:
+                # As many rollouts as the pace so far says fit in the time left (at most a round's).
+                left = deadline - self.clock()
+                batch = min(batch, int(left / (per_rollout * len(alive)))) if per_rollout > 0 else batch
+                if batch < 1:
+                    break
+            round_start = self.clock()
+            out = simulate(alive, batch)
+            spent += batch * len(alive)
+            per_rollout = max(per_rollout, (self.clock() - round_start) / (batch * len(alive)))
+            objective = self._objective(out, me, players)
+            owns = out[:, :, me].sum(axis=1)
+            for i, option in enumerate(alive):
+                values[option].append(objective[i])
+                own[option] += float(owns[i])
+                count[option] += batch
+            alive = self._race(alive, {o: np.concatenate(values[o]) for o in alive})
+            if len(alive) == 1:
+                break
+        means = {o: float(np.mean(np.concatenate(values[o]))) for o in alive}
+        best = min(alive, key=lambda o: (means[o], o))
+        already = view.penalties[me]
+        return best, {o: already + own[o] / count[o] for o in options}
+
+    def _race(self, alive: tuple[int, ...], values: dict[int, np.ndarray]) -> tuple[int, ...]:
+        """The options still in the race: those not worse than the leader by ``z`` standard errors
+        of the paired difference (every alive option has run on the same determinizations)."""
+        leader = min(alive, key=lambda o: (float(values[o].mean()), o))
+        n = len(values[leader])
+        if n < self.settings.batch or math.isinf(self.settings.z):  # z = infinity: nobody is dropped
+            return alive
+        kept = []
+        for option in alive:
+            diff = values[option] - values[leader]
+            mean = float(diff.mean())
+            spread = float(diff.std(ddof=1)) / math.sqrt(n)
+            if option == leader or mean <= self.settings.z * spread:
+                kept.append(option)
+        return tuple(kept)

@@ -1,0 +1,125 @@
+"""The grandmaster: repeatable with a rollout budget, within its time with a time limit, and its
+racing, self-play policy and duel objective doing what they say."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sixnimmt.bots import make_bot
+from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
+from sixnimmt.bots.rollout import COUNT, RANDOM, rollout_cards
+from sixnimmt.core import Game, PlayerView, Rules
+
+from .test_positions import sure_sixth_position
+
+
+def play_game(bots: list[GrandmasterBot], seed: int) -> dict[str, object]:
+    game = Game(Rules(players=len(bots), deals=1), seed=seed)
+    while not game.is_over:
+        for decision in game.pending():
+            game.act(decision.seat, bots[decision.seat].decide(game.view(decision.seat)))
+    return game.record()
+
+
+def test_seeded_budget_is_exactly_repeatable() -> None:
+    """The same seeds and the same rollout budget play the same game, move for move."""
+    config = GrandmasterConfig(samples=30)
+    first = play_game([GrandmasterBot(seat + 10, config) for seat in range(4)], seed=3)
+    again = play_game([GrandmasterBot(seat + 10, config) for seat in range(4)], seed=3)
+    assert first == again
+    view = Game(Rules(players=4), seed=8).view(2)
+    assert GrandmasterBot(5, config).explain(view) == GrandmasterBot(5, config).explain(view)
+    # And the seed matters: another seed explores other determinizations.
+    assert GrandmasterBot(6, config).explain(view)[1] != GrandmasterBot(5, config).explain(view)[1]
+
+
+class FakeClock:
+    """Time advances only when rollouts run: ``cost`` seconds per rollout."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TimedGrandmaster(GrandmasterBot):
+    """Charges its fake clock for every rollout it simulates."""
+
+    def __init__(self, ms: float, cost: float) -> None:
+        self.fake = FakeClock()
+        super().__init__(1, GrandmasterConfig(ms=ms, z=float("inf")), clock=self.fake)
+        self.cost = cost
+
+    def simulate(self, view: PlayerView, options: tuple[int, ...], samples: int, a: object = None) -> np.ndarray:
+        out = super().simulate(view, options, samples, a)  # type: ignore[arg-type]
+        self.fake.now += self.cost * len(options) * samples
+        return out
+
+
+@pytest.mark.parametrize(("players", "ms"), [(4, 250.0), (10, 250.0), (4, 40.0)])
+def test_time_limit_holds_on_the_slowest_positions(players: int, ms: float) -> None:
+    """The first decision of a deal is the slowest (most options, longest rollouts); with a pace of
+    0.2 ms per rollout the search stops before the limit, having used most of it (no option is
+    dropped: z = infinity keeps every option running, the worst case)."""
+    bot = TimedGrandmaster(ms, cost=0.0002)
+    view = Game(Rules(players=players), seed=4).view(0)
+    start = bot.fake.now
+    choice, scores = bot.explain(view)
+    spent = bot.fake.now - start
+    assert choice in view.decision.options  # type: ignore[union-attr]
+    assert spent <= ms / 1000
+    assert spent > 0.5 * ms / 1000  # it used its time rather than stopping at once
+    assert set(scores) == set(view.decision.options)  # type: ignore[union-attr]
+
+
+def test_racing_ends_a_clear_decision_early() -> None:
+    """15 is a sure sixth card (11 bullheads), 51 is safe: the race drops 15 after two rounds."""
+    view = sure_sixth_position().view(0)
+    bot = GrandmasterBot(3, GrandmasterConfig(samples=1000, batch=16))
+    choice, scores = bot.explain(view)
+    assert choice == 51 and scores[15] >= 11 > scores[51]
+    assert bot.rollouts < 2 * 1000 / 4  # far less than the budget of 2 options x 1000
+
+
+def test_duel_objective_counts_the_opponent_with_two_players_only() -> None:
+    bot = GrandmasterBot(1)
+    out = np.array([[[3.0, 9.0]], [[2.0, 0.0]]])  # two options, one rollout, two players
+    assert np.array_equal(bot._objective(out, 0, 2), [[-6.0], [2.0]])  # own minus the rival's
+    four = np.array([[[3.0, 9.0, 9.0, 9.0]], [[2.0, 0.0, 0.0, 0.0]]])
+    assert np.array_equal(bot._objective(four, 0, 4), [[3.0], [2.0]])  # own penalty only
+    fixed = GrandmasterBot(1, GrandmasterConfig(rival=0.5))
+    assert np.array_equal(fixed._objective(four, 0, 4), [[-1.5], [2.0]])
+
+
+def test_own_turns_are_played_by_counting_and_the_others_at_random() -> None:
+    view = Game(Rules(players=4), seed=2).view(1)
+    assert list(GrandmasterBot(1).policies(view)) == [RANDOM, COUNT, RANDOM, RANDOM]
+    everyone = GrandmasterBot(1, GrandmasterConfig(others_policy=COUNT))
+    assert list(everyone.policies(view)) == [COUNT] * 4
+
+
+def test_counting_rollouts_avoid_a_sure_sixth_card() -> None:
+    """Seat 1 holds 15 (a sure sixth card behind 10..14: 11 bullheads) and 51 (safe) while seat 0
+    plays 16. Counting, seat 1 plays 51 first every time; 16 becomes the sixth card (seat 0 takes the
+    row) and 15, too low next turn, takes the cheapest row, [16]: 1 bullhead. Playing at random,
+    seat 1 plays 15 first half the time and takes the 11 bullheads itself."""
+    rows = np.array([[10, 11, 12, 13, 14, 0], [50, 0, 0, 0, 0, 0], [60, 0, 0, 0, 0, 0], [70, 0, 0, 0, 0, 0]])
+    lens = np.array([5, 1, 1, 1])
+    hands = np.zeros((2, 10), dtype=np.int64)
+    hands[0, :2] = [16, 81]
+    hands[1, :2] = [15, 51]
+    args = (rows, lens, hands, np.array([2, 2]), np.array([True, True]), np.zeros(0, dtype=np.int64), 0,
+            np.array([16]), 200)  # fmt: skip
+    for policy, seat1_takes_the_row in ((COUNT, False), (RANDOM, True)):
+        policies = np.array([RANDOM, policy])
+        out = rollout_cards(*args, policies, False, 0, 0.5, True, 7, np.zeros(2, dtype=np.int64), False)
+        assert bool((out[0, :, 1] == 11).any()) is seat1_takes_the_row
+        if policy == COUNT:
+            assert np.all(out[0] == [11, 1])
+
+
+def test_grandmaster_is_registered() -> None:
+    bot = make_bot("grandmaster", 1)
+    assert isinstance(bot, GrandmasterBot) and bot.name == "grandmaster"
