@@ -31,10 +31,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import PlayerView
-from .rollout import COUNT, RANDOM
+from .rollout import COUNT, RANDOM, SNUG
 from .search import MonteCarloBot, SearchConfig
 
 Clock = Callable[[], float]
+#: The default budget: rollouts per option (docs/bots.md: its strength and its time per decision).
+SAMPLES = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +44,7 @@ class GrandmasterConfig:
     """A grandmaster's budget and character."""
 
     #: Budget mode: at most ``samples`` rollouts per option on average (the budget is samples x options).
-    samples: int = 400
+    samples: int = SAMPLES
     #: Time mode: think at most this many milliseconds per decision (then ``samples`` is ignored).
     ms: float | None = None
     own_policy: int = COUNT  # this seat's future turns in the rollouts
@@ -151,3 +153,28 @@ class GrandmasterBot(MonteCarloBot):
             if option == leader or mean <= self.settings.z * spread:
                 kept.append(option)
         return tuple(kept)
+
+
+#: Rollout policies by the names a bot spec uses (``grandmaster:own=random``).
+POLICIES = {"random": RANDOM, "snug": SNUG, "count": COUNT}
+#: The objective by name: ``auto`` is the duel objective with two players, own penalty otherwise.
+OBJECTIVES: dict[str, float | None] = {"auto": None, "own": 0.0, "duel": 1.0}
+
+
+def grandmaster(
+    seed: int | None,
+    *,
+    samples: int = SAMPLES,
+    ms: float = 0.0,
+    own: str = "count",
+    others: str = "random",
+    noise: float = 0.5,
+    objective: str = "auto",
+    z: float = 3.0,
+) -> GrandmasterBot:
+    """The registry's factory: a grandmaster from a spec's options (``ms`` 0: the rollout budget)."""
+    config = GrandmasterConfig(
+        samples=samples, ms=ms or None, own_policy=POLICIES[own], others_policy=POLICIES[others],
+        noise=noise, rival=OBJECTIVES[objective], z=z,
+    )  # fmt: skip
+    return GrandmasterBot(seed, config)

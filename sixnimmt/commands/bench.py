@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import platform
 import random
+import statistics
 import time
 from collections.abc import Callable
 from typing import Annotated
@@ -140,7 +141,7 @@ def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float
 
     bots = [make_bot(name, seed + seat) for seat in range(players)]
     rules = Rules(players=players, deals=1)
-    decisions, thinking, slowest = 0, 0.0, 0.0
+    times: list[float] = []
     for deal in range(deals):
         game = Game(rules, seed=seed * 7919 + deal)
         while not game.is_over:
@@ -148,18 +149,17 @@ def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float
                 view = game.view(decision.seat)
                 start = time.process_time()
                 answer = bots[decision.seat].decide(view)
-                spent = time.process_time() - start
-                thinking += spent
-                slowest = max(slowest, spent)
-                decisions += 1
+                times.append(time.process_time() - start)
                 game.act(decision.seat, answer)
     rollouts = sum(int(getattr(bot, "rollouts", 0)) for bot in bots)
+    decisions, thinking = len(times), sum(times)
     return {
         "bot": name,
         "decisions": decisions,
         "decisions_per_s": round(decisions / thinking, 1) if thinking else 0.0,
         "ms_per_decision": round(1000 * thinking / decisions, 3),
-        "max_ms_per_decision": round(1000 * slowest, 2),
+        "median_ms_per_decision": round(1000 * statistics.median(times), 3),
+        "max_ms_per_decision": round(1000 * max(times), 2),
         "rollouts": rollouts,
         "rollouts_per_s": round(rollouts / thinking, 1) if rollouts and thinking else 0.0,
     }
@@ -169,7 +169,7 @@ def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float
 def bots(
     names: Annotated[
         str, typer.Option("--bots", help="Comma-separated bot names.")
-    ] = "random,snug,cautious,mcs100,hard,expert",
+    ] = "random,snug,cautious,mcs100,hard,expert,grandmaster",
     deals: Annotated[int, typer.Option(min=1, help="Deals per bot (every seat played by the bot).")] = 20,
     players: Annotated[int, typer.Option(min=2, max=10, help="Players per game.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed for the deals and the bots.")] = 1,
@@ -191,9 +191,12 @@ def bots(
         typer.echo(json.dumps({"players": players, "deals": deals, "bots": results}))
         return
     typer.echo(f"bot speed, {players} players, standard rules, {deals} deals per bot, CPU time of one core:")
-    typer.echo(f"  {'bot':<10} {'decisions/s':>12} {'ms/decision':>12} {'max ms':>9} {'rollouts/s':>12}")
+    width = max(10, *(len(str(r["bot"])) for r in results))
+    typer.echo(
+        f"  {'bot':<{width}} {'decisions/s':>12} {'ms/decision':>12} {'median ms':>10} {'max ms':>9} {'rollouts/s':>12}"
+    )
     for r in results:
         typer.echo(
-            f"  {r['bot']:<10} {r['decisions_per_s']:>12,} {r['ms_per_decision']:>12} "
-            f"{r['max_ms_per_decision']:>9} {r['rollouts_per_s']:>12,}"
+            f"  {r['bot']:<{width}} {r['decisions_per_s']:>12,} {r['ms_per_decision']:>12} "
+            f"{r['median_ms_per_decision']:>10} {r['max_ms_per_decision']:>9} {r['rollouts_per_s']:>12,}"
         )

@@ -3,6 +3,8 @@ racing, self-play policy and duel objective doing what they say."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -123,3 +125,15 @@ def test_counting_rollouts_avoid_a_sure_sixth_card() -> None:
 def test_grandmaster_is_registered() -> None:
     bot = make_bot("grandmaster", 1)
     assert isinstance(bot, GrandmasterBot) and bot.name == "grandmaster"
+
+
+def test_bench_bots_reports_the_grandmasters_median_and_slowest_decision() -> None:
+    from typer.testing import CliRunner
+
+    from sixnimmt.cli import app
+
+    result = CliRunner().invoke(app, ["bench", "bots", "--bots", "grandmaster", "--deals", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)["bots"]
+    assert row["bot"] == "grandmaster" and row["decisions"] >= 40 and row["rollouts"] > 0
+    assert 0 < row["median_ms_per_decision"] <= row["max_ms_per_decision"]
