@@ -92,7 +92,7 @@ def test_a_whole_nifty_game(browser: Any, server: str, shots: Any) -> None:
     page.wait_for_selector("#dialog-over")
     shots(page, "nifty-final")
     assert "order" in kinds
-    assert page.locator("#dialog-over tbody tr").count() == 3
+    assert page.locator("#dialog-over #final-ranking tbody tr").count() == 3
     # the replay shows each turn's six cards, two under each player's name
     page.click("#dialog-over a[href^='#/history/']")
     page.wait_for_selector("#replay-step")

@@ -113,10 +113,10 @@ def test_whole_game_against_three_bots(browser: Any, server: str, shots: Any) ->
     shots(page, "table")
     play_until_over(page, shots, keyboard=True)
     shots(page, "final-ranking")
-    dialog = page.locator("#dialog-over")
-    assert dialog.locator("tbody tr").count() == 4
-    assert dialog.locator("tr.win").count() >= 1
-    totals = [int(x) for x in dialog.locator("tbody td.num").all_inner_texts()]
+    ranking = page.locator("#dialog-over #final-ranking")
+    assert ranking.locator("tbody tr").count() == 4
+    assert ranking.locator("tr.win").count() >= 1
+    totals = [int(x) for x in ranking.locator("tbody td.num").all_inner_texts()]
     assert totals == sorted(totals) and max(totals) >= 10
     # the replay of this game is one click away
     page.click("#dialog-over a[href^='#/history/']")

@@ -1,5 +1,5 @@
 // Drawing cards. The bullheads per card come from the server (/api/config), never recomputed here.
-import { h, getConfig } from "./util.js";
+import { h, getConfig, tn } from "./util.js";
 
 let BULLHEADS = [];
 export async function initCards() { BULLHEADS = (await getConfig()).bullheads; }
@@ -19,7 +19,7 @@ export { bullIcon };
 /** A card face; `tag` "button" for a playable card. */
 export function cardNode(card, { tag = "div", extra = "", attrs = {} } = {}) {
   const n = heads(card);
-  const label = `${card}, ${n} ${n === 1 ? "bullhead" : "bullheads"}`;
+  const label = tn("aria.card", n, { card });
   const node = h(`${tag}.card.h${n}${extra}`, { "aria-label": label, dataset: { card }, ...attrs },
     h("span.num", {}, String(card)),
     h("span.heads", { "aria-hidden": "true" }, Array.from({ length: n }, bullIcon)));

@@ -1,6 +1,7 @@
 // Finished games: a list, and a turn-by-turn replay built from the engine's events.
-import { api, h, lang, t } from "./util.js";
+import { api, h, lang, t, tn } from "./util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "./cards.js";
+import { scoring } from "./score.js";
 
 function when(iso) {
   try { return new Date(iso).toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" }); } catch { return iso; }
@@ -14,7 +15,7 @@ export async function showHistory(main) {
   const rows = games.map((g) => h("tr", { dataset: { game: g.id } },
     h("td", {}, when(g.finished_at)),
     h("td", {}, t(`variant.${g.variant}`)),
-    h("td", {}, g.seats.map((name, i) => `${name} ${g.totals[i]}`).join(" · ")),
+    h("td", {}, g.seats.map((name, i) => `${name} ${scoring(g.target ?? null).total(g.totals[i])}`).join(" · ")),
     h("td", {}, g.winners.map((i) => g.seats[i]).join(" & ")),
     h("td", {}, h("a.btn.small", { href: `#/history/${g.id}` }, t("history.open")))));
   main.append(h("div", { style: "overflow-x:auto" }, h("table.games", {},
@@ -106,8 +107,9 @@ export async function showReplay(main, id) {
     const parts = [];
     if (f.plays) parts.push(h("div.reveal", {}, [...f.plays].sort((a, b) => a.card - b.card)
       .map((p) => h("div.played", {}, cardNode(p.card), h("span", {}, data.seats[p.seat])))));
-    for (const take of f.taken) parts.push(h("p", { style: "margin:.3rem 0" }, t("table.took", { name: data.seats[take.seat], n: take.bullheads })));
-    parts.push(h("p", {}, data.seats.map((name, i) => `${name}: ${f.totals[i]}${f.penalties[i] && !f.final ? ` (+${f.penalties[i]})` : ""}`).join(" · ")));
+    for (const take of f.taken) parts.push(h("p", { style: "margin:.3rem 0" }, tn("log.took", take.bullheads, { name: data.seats[take.seat], row: take.row + 1 })));
+    const score = scoring(data.target ?? null); // the reader's display: penalties, or points left
+    parts.push(h("p", { id: "replay-totals" }, data.seats.map((name, i) => `${name}: ${score.total(f.totals[i])}${f.penalties[i] && !f.final ? ` (${score.delta(f.penalties[i])})` : ""}`).join(" · ")));
     info.replaceChildren(...parts);
     handsNode.replaceChildren(h("strong", {}, t("history.hands")), ...f.hands.map((hand, i) =>
       h("div.hrow", {}, h("span", {}, data.seats[i]), hand.map((c) => cardNode(c)))));

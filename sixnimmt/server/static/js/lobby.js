@@ -24,7 +24,6 @@ export async function showLobby(main) {
   const seatList = h("ol.seat-list", { id: "seats", "aria-label": t("lobby.seats") });
   const target = h("input", { id: "target", type: "number", min: "1", max: "1000", value: "66", inputmode: "numeric" });
   const end = h("select", { id: "end" }, ["at-least", "above"].map((v) => h("option", { value: v }, t(`lobby.end.${v}`))));
-  const count = h("select", { id: "count" }, ["up", "down"].map((v) => h("option", { value: v }, t(`lobby.count.${v}`))));
   const deck = h("select", { id: "deck" }, ["two-decks", "doubles"].map((v) => h("option", { value: v }, t(`lobby.deck.${v}`))));
   const deckField = h("label.field", { id: "deck-field" }, h("span", {}, t("lobby.deck")), deck);
   const targetField = h("label.field", { id: "target-field" }, h("span", {}, t("lobby.target")), target);
@@ -70,7 +69,7 @@ export async function showLobby(main) {
       localStorage.setItem("sixnimmt.name", name.value.trim());
       const made = await api("/tables", { method: "POST", body: {
         name: name.value, variant: variant.value, seats: seatSpecs,
-        target: Number(target.value) || 66, end: end.value, count: count.value, timer: Number(timer.value),
+        target: Number(target.value) || 66, end: end.value, timer: Number(timer.value),
         ...(variant.value === "double" ? { double_deck: deck.value } : {}),
       } });
       seats.set(made.code, made.seat, made.token);
@@ -90,7 +89,6 @@ export async function showLobby(main) {
     h("div.row-fields", {},
       targetField,
       endField,
-      h("label.field", {}, h("span", {}, t("lobby.count")), count),
       h("label.field", {}, h("span", {}, t("lobby.timer")), timer)),
     noTarget,
     error,

@@ -1,20 +1,22 @@
 // The table: one WebSocket, the server's view of this seat, and animations of the public events.
 // The server is the authority: after each batch of events the screen is redrawn from its view.
 // The work is split by job: table/socket.js (the connection), table/animation.js (events),
-// table/drawing.js (the screen), table/dialogs.js (deal summary, final ranking) and
-// table/plays.js (how a turn is played); this module holds the state they share and the loop.
-import { h, seats, t, toast } from "./util.js";
+// table/drawing.js (the screen), table/dialogs.js (deal summary, score sheet, final ranking),
+// table/log.js (the game log and the sheet's data) and table/plays.js (how a turn is played);
+// this module holds the state they share and the loop that applies the server's messages.
+import { errorText, h, prefs, seats, t, toast } from "./util.js";
 import { openSocket } from "./table/socket.js";
-import { playEvents } from "./table/animation.js";
-import { bindHandKeys, createNodes, drawHand, drawPlayers, drawPrompt, drawTable, drawTimer, drawWaiting, showHint } from "./table/drawing.js";
-import { closeDialog, dialogKind, gameOver } from "./table/dialogs.js";
-import { playShape, playsOf } from "./table/plays.js";
+import { playEvents, skipAnimations } from "./table/animation.js";
+import { SPEEDS, bindHandKeys, createNodes, createTools, drawHand, drawTools, drawPlayers, drawPrompt, drawTable, drawTimer, drawWaiting, showHint } from "./table/drawing.js";
+import { closeDialog, dealSummary, dialogKind, gameOver, showSheet } from "./table/dialogs.js";
+import { createLog, createLogPanel, logEvents } from "./table/log.js";
+import { pairsOf, playShape, playsOf } from "./table/plays.js";
 
-const SPEED = Number(new URLSearchParams(location.search).get("speed") || 1);
+// ?speed=0.05 in the address speeds every animation up (the browser tests use it)
+const URL_SPEED = Number(new URLSearchParams(location.search).get("speed")) || 1;
 
 export function showTable(main, code) {
   const screen = h("section.table-screen", { id: "table", dataset: { code, status: "connecting" } });
-  screen.style.setProperty("--speed", String(SPEED));
   const inner = h("div.table-inner");
   screen.append(inner);
   main.append(screen);
@@ -26,37 +28,67 @@ export function showTable(main, code) {
     screen,
     inner,
     nodes: createNodes(),
-    speed: SPEED,
+    speed: URL_SPEED * (SPEEDS[prefs.get("speed")] ?? 1), // a factor on every animation's pause
     current: null, // the last applied {table, view}
     shape: null, // how a turn is played at this table (table/plays.js)
     rows: [[], [], [], []], // rows as drawn (may lag the view while animating)
     revealed: null, // [{seat, card, placed}] during a reveal
     freshRowCard: null, // the card just placed, drawn with a flourish
+    preview: null, // where this seat's chosen card would go (drawing.js)
     busy: false, // animating: the hand and rows are locked
+    skipping: false, // the reader skipped this batch's animations
+    wakers: new Set(), // pauses in progress, woken by a skip
+    pendingSummary: null, // a deal-scored event, shown once the board is up to date
+    notice: null, // a message that stays until closed (the timer played for you)
+    overPutAside: false, // the final ranking was closed to look at the board
     deadline: null, // when the turn timer runs out (Date.now() clock)
     dialog: null,
     closed: false,
+    log: createLog(code),
+    extraNodes: [], // panels below the hand (the log)
+    extraTools: [], // more controls in the tools row
     send: () => {},
     online: () => false,
     leave: () => {},
+    redraw: () => { if (playing()) render(); logPanel.draw(); },
+    setSpeed: (factor) => { s.speed = URL_SPEED * factor; screen.style.setProperty("--speed", String(s.speed)); },
+    skipAnimations: () => skipAnimations(s),
+    showSheet: () => showSheet(s),
+    showOver: () => { s.overPutAside = false; gameOver(s); },
+    onDialogChange: () => { if (playing() && s.tools) drawTools(s); },
   };
+  screen.style.setProperty("--speed", String(s.speed));
   bindHandKeys(s.nodes.hand);
-  let queue = [];
+  const logPanel = createLogPanel(s);
+  s.log.onChange = () => logPanel.draw();
+  s.extraNodes.push(logPanel.node);
+  createTools(s);
+  const queue = [];
 
   function receive(message) {
     if (message.type === "error") {
-      if (message.fatal) {
+      if (message.fatal || message.code === "no-table") {
         inner.replaceChildren(h("p.prompt.wait", {}, t("table.notFound")), h("a.btn", { href: "#/" }, t("table.lobby")));
         s.leave();
         return;
       }
-      if (message.code !== "rate") toast(message.message, true);
+      if (message.code !== "rate" && message.code !== "rate-limited") toast(errorText(message), true);
       return;
     }
     if (message.type === "hint") { showHint(s, message); return; }
     if (message.type === "state" || message.type === "update" || message.type === "chosen") {
       queue.push(message);
       if (!s.busy) drain();
+    }
+  }
+
+  /** Someone's move was made for them (the timer ran out, or they were away). */
+  function playedFor(info) {
+    if (!info || !s.current) return;
+    s.log.add({ k: "timer", seat: info.seat, reason: info.reason });
+    if (info.seat === s.current.table.you) {
+      s.notice = t(info.reason === "away" ? "notice.playedAway" : "notice.playedTimer");
+      toast(s.notice, true);
     }
   }
 
@@ -72,22 +104,34 @@ export function showTable(main, code) {
           drawPlayers(s);
           drawPrompt(s);
         }
+        playedFor(update.played_for);
         continue;
       }
-      const animate = update.type === "update" && s.current && queue.length < 3;
-      if (animate) await playEvents(s, update.events || []);
+      s.log.follow(update.table.game_number);
+      if (update.type === "update") {
+        s.shape = playShape(update.table, update.view);
+        logEvents(s, update.events || []);
+        playedFor(update.played_for);
+        if (s.current && queue.length < 3 && !s.skipping) await playEvents(s, update.events || []);
+      }
       apply(update);
     }
     s.busy = false;
+    s.skipping = false;
     screen.dataset.busy = "";
-    if (playing()) render(); // unlock the hand and rows
+    if (playing()) {
+      render(); // unlock the hand and rows
+      const summary = s.pendingSummary;
+      s.pendingSummary = null;
+      if (summary && s.current.view.phase !== "over") dealSummary(s, summary);
+    }
   }
 
   const playing = () => !!s.current?.view && s.current.table.status !== "waiting";
 
   function apply(update) {
     s.current = { table: update.table, view: update.view };
-    s.shape = playShape(update.table);
+    s.shape = playShape(update.table, update.view);
     const { table, view } = s.current;
     screen.dataset.status = table.status;
     if (view) {
@@ -97,24 +141,26 @@ export function showTable(main, code) {
       screen.dataset.turn = view.turn;
       // what this seat must answer now ("card", "card-second", "order", "keep", "row", "draft"), for tests and styles
       screen.dataset.decision = view.decision ? view.decision.kind + (view.decision.reason === "second" ? "-second" : "") : "";
-      if (view.revealed) {
-        s.revealed = playsOf(s.shape, view.revealed, view.current, view.unplaced);
-      } else if (view.played.length && view.phase !== "draft" && !view.face_up?.some((c) => c != null)) {
+      const revealedBy = view.revealed ? pairsOf(s.shape, view.revealed_by, view.revealed, view.current) : null;
+      const playedBy = view.played.map((cards, i) => pairsOf(s.shape, view.played_by?.[i], cards, null));
+      if (revealedBy) {
+        s.revealed = playsOf(revealedBy, view.unplaced);
+      } else if (playedBy.length && view.phase !== "draft" && !view.face_up?.some((c) => c != null)) {
         // between turns, the last turn's cards stay on show (faded), so nobody misses them
-        const last = view.played[view.played.length - 1];
-        s.revealed = playsOf(s.shape, last, null).map((p) => ({ ...p, past: true }));
+        s.revealed = playsOf(playedBy[playedBy.length - 1]).map((p) => ({ ...p, past: true }));
       } else s.revealed = null;
+      if (view.phase !== "over") s.overPutAside = false;
     }
     s.deadline = table.timer_left == null ? null : Date.now() + table.timer_left * 1000;
     if (table.status === "waiting" || !view) drawWaiting(s);
     else render();
   }
 
-  /** Draw the game, and keep the game-over dialog in step with it. */
+  /** Draw the game, and keep the final ranking in step with it (unless put aside). */
   function render() {
     drawTable(s);
-    if (s.current.view.phase === "over") gameOver(s);
-    else if (dialogKind(s) === "over") closeDialog(s);
+    if (s.current.view.phase === "over" && !s.overPutAside) gameOver(s);
+    else if (s.current.view.phase !== "over" && dialogKind(s) === "over") closeDialog(s);
   }
 
   const own = seats.get(code);
@@ -130,5 +176,5 @@ export function showTable(main, code) {
   s.leave = () => { s.closed = true; socket.close(); };
 
   const ticker = setInterval(() => drawTimer(s), 250);
-  return () => { s.leave(); clearInterval(ticker); closeDialog(s); };
+  return () => { s.leave(); skipAnimations(s); clearInterval(ticker); closeDialog(s); };
 }

@@ -13,6 +13,7 @@ export async function loadLanguage(code) {
   document.documentElement.lang = lang;
   localStorage.setItem("sixnimmt.lang", lang);
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const node of document.querySelectorAll("[data-i18n-label]")) node.setAttribute("aria-label", t(node.dataset.i18nLabel));
 }
 
 export function preferredLanguage() {
@@ -30,6 +31,21 @@ export function t(key, vars = {}) {
   const text = strings[key] ?? fallback[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
 }
+
+/** The translation of `key` for the count `n`: the key `key.one`, `key.other` (and whatever else
+ * the language's plural rules name) that fits `n`, with `{n}` and `vars` filled in. */
+export function tn(key, n, vars = {}) {
+  let form = "other";
+  try { form = new Intl.PluralRules(lang).select(n); } catch { /* an engine without plural rules */ }
+  const wanted = `${key}.${form}`;
+  return t(wanted in strings || wanted in fallback ? wanted : `${key}.other`, { n, ...vars });
+}
+
+/** Preferences kept in this browser (localStorage "sixnimmt.NAME"). */
+export const prefs = {
+  get(name) { try { return localStorage.getItem(`sixnimmt.${name}`); } catch { return null; } },
+  set(name, value) { try { localStorage.setItem(`sixnimmt.${name}`, String(value)); } catch { /* private mode: not kept */ } },
+};
 
 /** Build an element: h("div.a.b", {attrs}, children...). Strings become text nodes (so names are
  * always shown as text, never parsed as HTML). */
@@ -56,8 +72,18 @@ export async function api(path, options = {}) {
   if (init.body && typeof init.body !== "string") init.body = JSON.stringify(init.body);
   const response = await fetch(`/api${path}`, init);
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(typeof data.detail === "string" ? data.detail : response.statusText);
+  if (!response.ok) {
+    throw new Error(errorText({ code: data.code, params: data.params, message: typeof data.detail === "string" ? data.detail : response.statusText }));
+  }
   return data;
+}
+
+/** A server error in the reader's language: by its `code` (with `params`, 1-based numbers), or the
+ * server's English `message` for a code this page does not know yet. */
+export function errorText({ code, params, message }) {
+  const key = `error.${code}`;
+  if (code && (key in strings || key in fallback)) return t(key, params || {});
+  return message || t("error.generic", { msg: "" });
 }
 
 export function toast(text, bad = false) {

@@ -1,11 +1,24 @@
 // Animating the public events of a turn (cards revealed, rows taken, cards placed) before the
 // server's new state is applied. Each handler changes the drawn state `s` and waits a moment.
-import { t, sleep, toast } from "../util.js";
+import { t, tn, toast } from "../util.js";
 import { drawBoard, drawHand, drawReveal, drawRevealing, seatName } from "./drawing.js";
-import { dealSummary } from "./dialogs.js";
-import { playsOf } from "./plays.js";
+import { pairsOf, playsOf } from "./plays.js";
 
-const pause = (s, ms) => sleep(ms * s.speed);
+/** Wait `ms` (times the speed setting), or less if the reader skips the animation. */
+function pause(s, ms) {
+  if (s.skipping) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); s.wakers.delete(done); resolve(); };
+    const timer = setTimeout(done, ms * s.speed);
+    s.wakers.add(done);
+  });
+}
+
+/** Skip the rest of the animations now running: the new state is drawn at once. */
+export function skipAnimations(s) {
+  s.skipping = true;
+  for (const wake of [...s.wakers]) wake();
+}
 
 const ANIMATIONS = {
   "deal-started": async (s, e) => {
@@ -14,7 +27,7 @@ const ANIMATIONS = {
   },
   "rows-laid": async (s, e) => { s.rows = e.rows.map((r) => [...r]); drawBoard(s); await pause(s, 400); },
   "cards-revealed": async (s, e) => {
-    s.revealed = playsOf(s.shape, e.plays, e.seat, e.plays);
+    s.revealed = playsOf(pairsOf(s.shape, e.seat_cards, e.plays, e.seat), e.plays);
     drawReveal(s);
     drawHand(s, true);
     drawRevealing(s);
@@ -22,7 +35,7 @@ const ANIMATIONS = {
   },
   "row-taken": async (s, e) => {
     s.nodes.board.children[e.row]?.classList.add("taking");
-    toast(t(e.reason === "twin" ? "table.twinTaken" : "table.took", { name: seatName(s, e.seat), n: e.bullheads }));
+    toast(tn(e.reason === "twin" ? "log.twin" : "log.took", e.bullheads, { name: seatName(s, e.seat), row: e.row + 1 }));
     await pause(s, 700);
     s.rows[e.row] = [];
     drawBoard(s);
@@ -36,7 +49,8 @@ const ANIMATIONS = {
     drawReveal(s);
     await pause(s, 550);
   },
-  "deal-scored": async (s, e) => { dealSummary(s, e); await pause(s, 300); },
+  // the deal's summary waits until the board shows the new state (table.js)
+  "deal-scored": async (s, e) => { s.pendingSummary = e; await pause(s, 300); },
   "card-shown": async (s, e) => { // Open: a card goes down face up, for all to see
     if (s.current?.view?.face_up) { s.current.view.face_up[e.seat] = e.card; drawReveal(s); }
     await pause(s, 350);

@@ -1,23 +1,30 @@
 // Drawing the table from the last applied state: the bar, the players, the rows, the revealed
 // cards, the prompt and the hand; and the waiting room before the game starts.
 // Every function takes the table's shared state `s` (see table.js) and draws from it only.
-import { api, h, seats, t, toast } from "../util.js";
+import { api, h, prefs, seats, t, tn, toast } from "../util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "../cards.js";
-import { pickHelpKey } from "./plays.js";
+import { countMode, scoring, setCountMode } from "../score.js";
+import { pickHelpKey, previewPlacement } from "./plays.js";
+
+/** Animation speeds offered (a factor on every pause; the reveal can also be skipped). */
+export const SPEEDS = { slow: 1.6, normal: 1, fast: 0.5 };
 
 /** The nodes of the table screen, made once and redrawn in place. */
 export function createNodes() {
-  const handNode = h("div.hand", { id: "hand", role: "group", "aria-label": "Your hand" });
-  const handHelp = h("p.hand-help");
+  const handNode = h("div.hand", { id: "hand", role: "group", "aria-label": t("aria.hand") });
+  const handHelp = h("p.hand-help", { id: "hand-help" });
   return {
     bar: h("div.tbar"),
-    players: h("div.players", { role: "list", "aria-label": "Players" }),
-    board: h("div.board", { id: "board", "aria-label": "Rows" }),
+    players: h("div.players", { role: "list", "aria-label": t("aria.players") }),
+    board: h("div.board", { id: "board", role: "group", "aria-label": t("aria.rows") }),
     reveal: h("div.reveal", { id: "reveal", "aria-live": "polite" }),
     prompt: h("div.prompt", { id: "prompt", role: "status" }),
+    notice: h("div.notice", { id: "notice", role: "alert", hidden: true }),
+    preview: h("p.preview-line", { id: "preview", "aria-live": "polite", hidden: true }),
     hand: handNode,
     handHelp,
     handWrap: h("div.hand-wrap", {}, handNode, handHelp),
+    tools: h("div.tools", { id: "tools" }),
     timer: h("span.timer", { id: "timer", hidden: true }),
   };
 }
@@ -29,15 +36,20 @@ export function drawTable(s) {
   const { view } = s.current;
   const n = s.nodes;
   if (!s.inner.contains(n.board)) {
-    s.inner.replaceChildren(n.bar, n.players, h("div.middle", {}, n.board, h("div.side", {}, n.prompt, n.reveal)), n.handWrap);
+    s.inner.replaceChildren(n.bar, n.players, h("div.middle", {}, n.board, h("div.side", {}, n.prompt, n.notice, n.preview, n.reveal)),
+      n.handWrap, n.tools, ...s.extraNodes);
   }
   const focusedCard = document.activeElement?.closest?.("#hand .card")?.dataset.card;
+  s.preview = computePreview(s);
   drawBar(s);
   drawPlayers(s);
   drawBoard(s);
   drawReveal(s);
   drawPrompt(s);
   drawHand(s);
+  drawPreview(s);
+  drawNotice(s);
+  drawTools(s);
   drawTimer(s);
   if (focusedCard) n.hand.querySelector(`[data-card="${focusedCard}"]`)?.focus();
   else if (view.decision?.kind === "row") n.board.querySelector(".row.pickable")?.focus();
@@ -66,8 +78,7 @@ export function drawBar(s) {
 export function drawPlayers(s) {
   const { table, view } = s.current;
   const shape = s.shape;
-  const target = shape.target || 66;
-  const countDown = table.count === "down" && shape.target != null; // Tournament, Hand: no target
+  const score = scoring(shape.target);
   const nodes = table.seats.map((seat, i) => {
     const classes = [];
     let status = "";
@@ -89,15 +100,15 @@ export function drawPlayers(s) {
     if (view.winners.includes(i)) classes.push("winner");
     const away = seat.kind === "human" && !seat.connected;
     if (away) classes.push("away");
-    const total = countDown ? target - view.totals[i] : view.totals[i];
+    if (score.past(view.totals[i])) classes.push("past");
     return h("div.player" + classes.map((c) => "." + c).join(""), { role: "listitem", dataset: { seat: i } },
       h("span.pname", { title: seat.name }, seat.name),
-      h("span.ptotal", { title: countDown ? t("table.pointsLeft") : t("table.penalties") }, String(total)),
+      h("span.ptotal", { title: score.totalTitle() }, score.total(view.totals[i])),
       h("span.pstatus", {}, status,
         seat.kind === "bot" ? h("span.badge.bot", { title: t("table.bot") }, t(`level.${seat.bot}`)) : null,
         i === table.you ? h("span.badge", {}, t("table.you")) : null,
         away ? h("span.badge", {}, t("table.away")) : null),
-      h("span.pdeal", { title: t("table.thisDeal", { n: view.penalties[i] }) }, view.penalties[i] ? `+${view.penalties[i]}` : ""),
+      h("span.pdeal", { title: tn("table.thisDeal", view.penalties[i]) }, view.penalties[i] ? score.delta(view.penalties[i]) : ""),
       // Logic: every hand is public (the draft was open), so show the others' cards
       view.hands && i !== table.you ? h("span.phand", { title: t("table.publicHand") }, view.hands[i].join(" ")) : null);
   });
@@ -110,6 +121,7 @@ export function drawBoard(s) {
   const decision = view.decision;
   const picking = decision?.kind === "row" && !s.busy ? decision : null;
   const choose = (index) => s.send({ type: "row", row: index, deal: view.deal, turn: view.turn });
+  const preview = s.busy ? null : s.preview;
   const rowNodes = s.rows.map((row, index) => {
     // Double: twins lie on each other at a row end, a stack taking one place of the six
     const places = [];
@@ -120,19 +132,21 @@ export function drawBoard(s) {
     const cards = places.map((place) => {
       const face = cardNode(place[0], { extra: place[0] === s.freshRowCard ? ".new" : "" });
       if (place.length === 1) return face;
-      face.setAttribute("aria-label", `${face.getAttribute("aria-label")} ×${place.length} (${t("table.stack")})`);
+      face.setAttribute("aria-label", `${face.getAttribute("aria-label")} ×${place.length} (${t("table.stack")})`); // "×2": no words
       return h("div.stack", { title: t("table.stack"), dataset: { count: place.length } }, face);
     });
     for (let k = places.length; k < 6; k++) cards.push(ghostNode(k === 5));
     const sum = sumHeads(row);
-    const attrs = { dataset: { row: index }, "aria-label": `Row ${index + 1}: ${row.join(", ")}; ${sum} bullheads` };
+    const attrs = { dataset: { row: index }, "aria-label": tn("aria.row", sum, { row: index + 1, cards: row.join(", ") }) };
     const pickable = picking && picking.options.includes(index);
     if (pickable) {
       Object.assign(attrs, { role: "button", tabindex: "0", onclick: () => choose(index),
         onkeydown: (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); choose(index); } } });
     }
     const sumNode = h("div.rowsum", { dataset: pickable && picking.reason === "too-low" ? { take: t("table.rowTake", { n: sum }) } : {} }, bullIcon(), String(sum));
-    return h("div.row" + (pickable ? ".pickable" : ""), attrs, h("div.cards", {}, cards), sumNode);
+    const going = preview?.filter((p) => p.rows.includes(index)) ?? [];
+    const previewed = going.length ? (going.some((p) => p.sixth) ? ".preview.preview-take" : ".preview") : "";
+    return h("div.row" + (pickable ? ".pickable" : "") + previewed, attrs, h("div.cards", {}, cards), sumNode);
   });
   s.nodes.board.replaceChildren(...rowNodes);
   s.freshRowCard = null;
@@ -163,13 +177,17 @@ export function drawReveal(s) {
       cardNode(p.card, { extra: p.seat != null && p.seat === you ? ".mine" : "" }), h("span", {}, p.seat == null ? "" : seatName(s, p.seat)))));
     return;
   }
-  node.replaceChildren(h("p.hintline", {}, you == null ? t("table.spectator") : t(pickHelpKey(s.shape))));
+  // a player's help is the line under the hand (once: a phone shows both places at a time)
+  node.replaceChildren(...(you == null ? [h("p.hintline", {}, t("table.spectator"))] : []));
 }
 
 /** The prompt while the cards of a turn are being revealed (the hand is locked meanwhile). */
 export function drawRevealing(s) {
   s.nodes.prompt.className = "prompt wait";
-  s.nodes.prompt.replaceChildren(h("span", {}, t("table.revealing")));
+  s.nodes.prompt.replaceChildren(h("span", {}, t("table.revealing")),
+    h("button.btn.small.skip-anim", { type: "button", id: "skip", onclick: () => s.skipAnimations() }, t("table.skip")));
+  s.nodes.preview.hidden = true;
+  for (const row of s.nodes.board.querySelectorAll(".preview")) row.classList.remove("preview", "preview-take");
 }
 
 export function drawPrompt(s) {
@@ -307,7 +325,7 @@ export function drawTimer(s) {
 export function drawWaiting(s) {
   const { table } = s.current;
   const link = `${location.origin}${location.pathname}#/t/${table.code}`;
-  const linkInput = h("input", { value: link, readonly: true, "aria-label": "Link", onfocus: (e) => e.target.select() });
+  const linkInput = h("input", { value: link, readonly: true, "aria-label": t("aria.link"), onfocus: (e) => e.target.select() });
   const seatsList = h("ul.seat-list", { id: "waiting-seats" }, table.seats.map((seat, i) => h("li", {},
     h("span", {}, t("lobby.seat", { n: i + 1 })),
     seat.kind === "open" ? h("em.muted", { style: "color:#cfe3d8" }, t("table.open")) : h("strong", {}, seat.name),
@@ -337,4 +355,61 @@ export function drawWaiting(s) {
     } }, name, h("button.btn.primary", { type: "submit" }, t("lobby.joinBtn"))), err);
   }
   s.inner.replaceChildren(h("div.waiting", {}, ...parts));
+}
+
+/** Where this seat's chosen card (or cards) would go if placed on the board as it is now:
+ * [{card, rows, sixth, tooLow}], or null when there is nothing to preview. */
+function computePreview(s) {
+  const { table, view } = s.current;
+  if (s.busy || table.you == null || view.phase !== "play" || s.shape.sequential) return null;
+  const mine = view.my_choices?.length ? view.my_choices : view.my_choice ? [view.my_choice] : [];
+  if (!mine.length) return null;
+  return mine.map((card) => ({ card, ...previewPlacement(s.shape, s.rows, card) }));
+}
+
+/** The preview in words, under the prompt: which row, and a warning for a sixth card or a card
+ * lower than every row. */
+export function drawPreview(s) {
+  const node = s.nodes.preview;
+  const lines = (s.preview ?? []).map((p) => {
+    if (p.tooLow) return h("span.warn", {}, t("preview.tooLow", { card: p.card }));
+    if (p.rows.length > 1) return h("span", {}, t("preview.tie", { card: p.card, a: p.rows[0] + 1, b: p.rows[1] + 1 }));
+    const row = p.rows[0];
+    if (p.sixth) return h("span.warn", {}, tn("preview.sixth", sumHeads(s.rows[row]), { card: p.card, row: row + 1 }));
+    return h("span", {}, t("preview.joins", { card: p.card, row: row + 1 }));
+  });
+  node.hidden = !lines.length;
+  node.classList.toggle("warn", lines.some((l) => l.classList.contains("warn")));
+  node.replaceChildren(...lines.flatMap((l, i) => (i ? [" ", l] : [l])));
+}
+
+/** A notice that stays until it is closed (the timer played for you). */
+export function drawNotice(s) {
+  const node = s.nodes.notice;
+  node.hidden = !s.notice;
+  if (!s.notice) { node.replaceChildren(); return; }
+  node.replaceChildren(h("span", {}, s.notice),
+    h("button.btn.small", { type: "button", id: "notice-close", "aria-label": t("dialog.close"), onclick: () => { s.notice = null; drawNotice(s); } }, "×"));
+}
+
+/** The table's own settings and sheets, under the hand: made once, kept in step by drawTools. */
+export function createTools(s) {
+  const sheet = h("button.btn.small", { type: "button", id: "sheet-btn", onclick: () => s.showSheet() }, t("sheet.open"));
+  const results = h("button.btn.small.primary", { type: "button", id: "show-over", hidden: true, onclick: () => s.showOver() }, t("table.results"));
+  const count = h("select", { id: "count-mode", onchange: () => { setCountMode(count.value); s.redraw(); } },
+    ["up", "down"].map((v) => h("option", { value: v }, t(`lobby.count.${v}`))));
+  const countField = h("label.tool", {}, h("span", {}, t("score.display")), count);
+  const speed = h("select", { id: "anim-speed", onchange: () => { prefs.set("speed", speed.value); s.setSpeed(SPEEDS[speed.value]); } },
+    Object.keys(SPEEDS).map((v) => h("option", { value: v }, t(`speed.${v}`))));
+  speed.value = SPEEDS[prefs.get("speed")] ? prefs.get("speed") : "normal";
+  const speedField = h("label.tool", {}, h("span", {}, t("table.speed")), speed);
+  s.nodes.tools.replaceChildren(results, sheet, countField, speedField, ...s.extraTools);
+  s.tools = { results, count, countField };
+}
+
+export function drawTools(s) {
+  const { results, count, countField } = s.tools;
+  results.hidden = !(s.current.view.phase === "over" && s.dialog?.dataset.kind !== "over");
+  countField.hidden = s.shape.target == null; // nothing to count down from
+  count.value = countMode();
 }

@@ -1,22 +1,29 @@
 // How a turn is played at this table, read in one place, and the decoding of a turn's revealed
 // cards into (seat, card) pairs. Everything else of the table asks these, never the variant name.
 
-/** The shape of play for the table `table` (the server's table summary). */
-export function playShape(table) {
+/** The shape of play at `table` (the server's table summary), with `view` (this seat's view). */
+export function playShape(table, view) {
   const variant = table.rules.variant;
   const perSeat = variant === "nifty" ? 2 : 1; // cards each player chooses in a turn
   const sequential = variant === "open" || variant === "hand"; // one player at a time
+  // the view says how many turns a deal has (null: no fixed length, counted in rounds) and the
+  // target that ends the game (null: the variant ends on its own); older servers did not say
+  const turnsPerDeal = view && "turns_per_deal" in view ? view.turns_per_deal : variant === "hand" ? null : variant === "nifty" ? 7 : 10;
+  const target = view && "target" in view ? view.target : table.rules.target ?? null;
   return {
     variant,
     perSeat,
     sequential,
     faceUp: variant === "open", // Open: cards go down face up as they are played
     oneActor: variant === "hand", // Hand: a turn's cards are all one player's
-    rounds: variant === "hand", // Hand: counted in rounds of turns, not deals of turns
-    turnsPerDeal: variant === "nifty" ? 7 : 10,
-    target: table.rules.target ?? null, // null: the variant ends on its own (Tournament, Hand)
+    turnsPerDeal,
+    rounds: turnsPerDeal == null,
+    target,
     handsPass: variant === "tournament", // the hands move on between deals
     doubleLeft: variant === "hand", // cards left in the hand at the end count double
+    // where a card may go: after the highest row end below it; Professional: also before the
+    // lowest row start above it; Double: on its twin, which stacks
+    placement: variant === "professional" ? "either-end" : variant === "double" ? "stacked" : "right-end",
   };
 }
 
@@ -32,13 +39,47 @@ function playSeat(shape, i, actor) {
   return Math.floor(i / shape.perSeat);
 }
 
+/** A turn's (seat, card) pairs: as the server lists them (`pairs`), or, from a server that does
+ * not, decoded from its `cards` (and the `actor` whose turn it was). */
+export function pairsOf(shape, pairs, cards, actor) {
+  if (Array.isArray(pairs)) return pairs;
+  return cards.map((card, i) => [playSeat(shape, i, actor), card]);
+}
+
 /** A turn's cards as [{seat, card, placed}], lowest first. Cards listed in `unplaced` are still
  * waiting to be placed (twins, as in Double, are matched one copy each). */
-export function playsOf(shape, cards, actor, unplaced = null) {
+export function playsOf(pairs, unplaced = null) {
   const left = unplaced ? [...unplaced] : null;
-  return cards.map((card, i) => {
+  return pairs.map(([seat, card]) => {
     let placed = true;
     if (left) { const at = left.indexOf(card); if (at >= 0) { left.splice(at, 1); placed = false; } }
-    return { seat: playSeat(shape, i, actor), card, placed };
+    return { seat, card, placed };
   }).sort((a, b) => a.card - b.card);
+}
+
+/** Row places a row holds before the next card takes it (the sixth card takes the row). */
+const ROW_LIMIT = 5;
+
+/** Where `card` would go on `rows` if it were placed now (others' cards may still come first):
+ * {rows: [index...], sixth, tooLow}. `rows` lists one index, or two for a tie (Professional). */
+export function previewPlacement(shape, rows, card) {
+  const stacked = shape.placement === "stacked";
+  if (stacked) {
+    const twin = rows.findIndex((row) => row.length && row[row.length - 1] === card);
+    if (twin >= 0) return { rows: [twin], sixth: false, tooLow: false }; // on its twin: no new place
+  }
+  let best = [];
+  let bestDistance = Infinity;
+  const consider = (index, distance) => {
+    if (distance <= 0) return;
+    if (distance < bestDistance) { bestDistance = distance; best = [index]; } else if (distance === bestDistance) best.push(index);
+  };
+  rows.forEach((row, index) => {
+    if (!row.length) return;
+    consider(index, card - row[row.length - 1]);
+    if (shape.placement === "either-end") consider(index, row[0] - card);
+  });
+  if (!best.length) return { rows: [], sixth: false, tooLow: true };
+  const places = (row) => (stacked ? row.filter((c, i) => i === 0 || row[i - 1] !== c).length : row.length);
+  return { rows: best, sixth: best.length === 1 && places(rows[best[0]]) >= ROW_LIMIT, tooLow: false };
 }
