@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import bots_duplicate
 
-from sixnimmt.bots.registry import register
 from sixnimmt.bots.rollout import SNUG
 from sixnimmt.bots.search import MonteCarloBot, SearchConfig
+from sixnimmt.seats.registry import register
 
 CONFIGS = {
     "x_half": SearchConfig(samples=100, split=(0.4, 0.3, 0.3)),  # = expert

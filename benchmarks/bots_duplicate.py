@@ -17,9 +17,10 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from sixnimmt.bots import Bot, make_bot
+from sixnimmt.bots import Bot
 from sixnimmt.core import DealSetup, Game, Rules
 from sixnimmt.core.game import RandomDealer
+from sixnimmt.seats import make_bot
 
 PLAYERS = 4
 SEATINGS = ("ABAB", "BABA")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 import time
 
-from sixnimmt.bots import make_bot
 from sixnimmt.core import Game, Rules
+from sixnimmt.seats import make_bot
 
 VARIANTS = ("open", "double", "nifty", "hand", "tournament")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sixnimmt.arena import ArenaConfig, run_arena
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
-from sixnimmt.bots.registry import register
+from sixnimmt.seats.registry import register
 from sixnimmt.bots.rollout import COUNT, RANDOM, SNUG
 from sixnimmt.bots.search import MonteCarloBot, SearchConfig
 

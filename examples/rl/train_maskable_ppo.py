@@ -31,10 +31,10 @@ try:
 except ImportError as missing:  # one clear line instead of a traceback
     sys.exit(f"training needs the rl extra (pip install -e '.[rl]'): {missing}")
 
-from sixnimmt.bots import make_bot
 from sixnimmt.rl.encoding import move_to_action
 from sixnimmt.rl.policy import MlpPolicy
 from sixnimmt.rl.single import SixNimmtEnv
+from sixnimmt.seats import make_bot
 
 
 class VectorOnly(gym.ObservationWrapper[Any, int, Any]):

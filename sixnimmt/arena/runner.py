@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from ..bots import UnknownBotError, make_bot
 from ..core import Rules, RulesError, Variant
 from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE
+from ..seats import check_bot
 from .play import GameResult, play_task
 from .report import ArenaReport, summarise
 from .schedule import GameTask, Permutations, set_tasks
@@ -130,11 +130,9 @@ class ArenaConfig:
         rules = self.rules()
         for spec in dict.fromkeys(self.bots):
             try:
-                make_bot(spec, 0).close()  # external bots start lazily: this checks the name only
-            except UnknownBotError as error:
-                raise ArenaError(str(error)) from None
+                check_bot(spec)  # names and options; an external program is found, not started
             except ValueError as error:
-                raise ArenaError(f"bot {spec!r}: {error}") from None
+                raise ArenaError(str(error)) from None
         return rules
 
     def to_dict(self) -> dict[str, Any]:

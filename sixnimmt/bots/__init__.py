@@ -1,7 +1,6 @@
-"""Bots: the interface, the registry and the built-in players."""
+"""Bots: the interface and the built-in players. Build them by spec with
+:func:`sixnimmt.seats.make_bot`, and let them play through :class:`sixnimmt.seats.GuardedSeat`."""
 
 from .base import Bot
-from .registry import UnknownBotError, available, make_bot, register, register_prefix
-from .runner import play_game
 
-__all__ = ["Bot", "UnknownBotError", "available", "make_bot", "play_game", "register", "register_prefix"]
+__all__ = ["Bot"]

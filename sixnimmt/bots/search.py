@@ -36,7 +36,7 @@ from ..core import HAND_SIZE, DecisionKind, PlayerView, ProTie, Variant
 from ..core.fast import DOUBLE_ROW_WIDTH, TIE_CHOOSE, TIE_LEFT, TIE_RIGHT
 from .base import Bot
 from .heuristics import SIMULTANEOUS_SINGLE, CautiousBot, draft_pick
-from .rollout import RANDOM, rollout_cards, rollout_nifty, rollout_rows
+from .rollout import RANDOM, SNUG, rollout_cards, rollout_nifty, rollout_rows
 
 _SEARCHED = frozenset({DecisionKind.CARD, DecisionKind.ROW})
 #: Variants the rollouts model exactly: one card per player and turn, placed in ascending order by
@@ -266,3 +266,30 @@ class MonteCarloBot(Bot):
         if len(decision.options) == 1:
             return decision.options[0]
         return self.explain(view)[0]
+
+
+#: Successive halving's rounds when a searcher's ``halving`` option is on (the expert's setting).
+HALVING_SPLIT = (0.4, 0.3, 0.3)
+
+
+def searcher(
+    seed: int | None,
+    *,
+    samples: int,
+    rollout: str = "random",
+    noise: float = 1.0,
+    relative: bool = False,
+    shared: bool = True,
+    halving: bool = False,
+) -> MonteCarloBot:
+    """The registry's factory for every searcher (``mcs100``, ``hard``, ``expert``...): one
+    :class:`SearchConfig` from a spec's options (their defaults are the registry's)."""
+    config = SearchConfig(
+        samples=samples,
+        policy=SNUG if rollout == "snug" else RANDOM,
+        noise=noise,
+        relative=relative,
+        shared=shared,
+        split=HALVING_SPLIT if halving else (1.0,),
+    )
+    return MonteCarloBot(seed, config)

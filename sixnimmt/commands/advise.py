@@ -12,6 +12,7 @@ FILE is JSON, one of:
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -73,19 +74,25 @@ def load_view(path: Path, seat: int | None) -> PlayerView:
 def advise_command(
     file: Annotated[Path, typer.Argument(help="A record, a player's view or a position (JSON).", show_default=False)],
     seat: Annotated[int | None, typer.Option(help="The seat to advise (not needed for a view file).")] = None,
-    bot: Annotated[str, typer.Option(help="The bot that advises (sixnimmt arena --list).")] = "expert",
+    bot: Annotated[str, typer.Option(help="The bot that advises: a name with optional options, e.g. expert:samples=400 (sixnimmt arena --list), or cmd:COMMAND LINE.")] = "expert",
     seed: Annotated[int, typer.Option(help="The bot's seed.")] = 1,
+    timeout: Annotated[float, typer.Option(min=0.001, help="Seconds an external bot (cmd:...) may take to answer.")] = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,
 ) -> None:
     """Print the move BOT recommends for SEAT in FILE, with the expected penalty of each option."""
-    from ..bots.advise import advise  # loads the compiled bots only for this command
+    from ..seats.advise import advise  # loads the compiled bots only for this command
 
+    quiet = logging.getLogger("sixnimmt")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # a faulty bot's incidents end in one error line below, not a log
     try:
         view = load_view(file, seat)
-        advice = advise(view, bot=bot, seed=seed)
+        advice = advise(view, bot=bot, seed=seed, timeout=timeout)
     except ValueError as error:  # every user error of the core and the bots is a ValueError
         typer.echo(f"sixnimmt advise: {error}", err=True)
         raise typer.Exit(1) from None
+    finally:
+        quiet.setLevel(level)
     decision = view.decision
     assert decision is not None
     if as_json:

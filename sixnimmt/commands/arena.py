@@ -14,8 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..arena import ArenaConfig, ArenaError, run_arena
 from ..arena.runner import FIXED_LENGTH
-from ..bots import available
 from ..core import Variant
+from ..seats import available, entries, prefixes
 
 app = typer.Typer(help="Pit bots against each other over duplicate deals (docs/arena.md).")
 
@@ -41,8 +41,9 @@ def arena(
         list[str],
         typer.Option(
             "--bots", "-b",
-            help="Bots, comma-separated (or the option repeated): registered names "
-            "(`sixnimmt arena --list`) or cmd:COMMAND LINE for an external program.",
+            help="Bots, comma-separated (or the option repeated): registered names with optional "
+            "options, NAME[:key=value...] (`sixnimmt arena --list`), or cmd:COMMAND LINE for an "
+            "external program.",
             show_default=False,
         ),
     ] = [],  # noqa: B006 - Typer reads the default; it is never mutated
@@ -62,15 +63,14 @@ def arena(
     out: Annotated[Path | None, typer.Option(help="Folder for report.json, bots.csv, pairs.csv, penalty.png.")] = None,
     save_games: Annotated[bool, typer.Option("--save-games", help="Also save every game record in OUT/games/.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON instead of tables.")] = False,
-    list_bots: Annotated[bool, typer.Option("--list", help="List the registered bots and exit.")] = False,
+    list_bots: Annotated[bool, typer.Option("--list", help="List the registered bots, their options and defaults, and exit.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any bot had a fault (the report is still written).")] = False,
 ) -> None:
     """Play every bot against the others over duplicate deals and report who is better, with 95%
     confidence intervals, head-to-head differences, OpenSkill ratings and each bot's faults."""
     console = Console(stderr=True)
     if list_bots:
-        for name, description in available().items():
-            typer.echo(f"{name:<10} {description}")
-        typer.echo("cmd:...    an external program speaking the bot protocol (docs/bot-protocol.md)")
+        _list_bots()
         return
     specs = split_bots(bots)
     if not specs:
@@ -131,6 +131,23 @@ def arena(
     if out is not None:
         console.print(f"report: {', '.join(str(p) for p in written[:4])}" + (
             f" and {len(written) - 4} game records" if len(written) > 4 else ""))
+    if strict and report.faults:
+        typer.echo(
+            f"error: --strict: {len(report.faults)} fault(s); the first: {_fault_line(report.faults[0])}", err=True
+        )
+        raise typer.Exit(1)
+
+
+def _list_bots() -> None:
+    """Each bot with its description, then its options as ``key=default`` (what a spec may set)."""
+    for name, entry in entries().items():
+        typer.echo(f"{name:<10} {entry.description}")
+        for key, option in entry.options.items():
+            allowed = f"one of {', '.join(option.choices)}" if option.choices else option.kind
+            typer.echo(f"{'':<12}{key}={option.shown():<8} {allowed}: {option.help}")
+    for prefix, description in prefixes().items():
+        typer.echo(f"{prefix + ':...':<10} {description}")
+    typer.echo("Options follow the name, each after a colon: expert:samples=400:rollout=snug.")
 
 
 def _fault_line(fault: dict[str, object]) -> str:

@@ -137,7 +137,7 @@ def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float
 
     Thinking time is CPU time of this process (the bots are single-threaded), so the figures stay
     meaningful on a machine that other jobs share."""
-    from ..bots import make_bot  # the bots import numba kernels: load them only for this command
+    from ..seats import make_bot  # the bots import numba kernels: load them only for this command
 
     bots = [make_bot(name, seed + seat) for seat in range(players)]
     rules = Rules(players=players, deals=1)
@@ -177,7 +177,7 @@ def bots(
 ) -> None:
     """Decisions per second of each bot and rollouts (simulated deal completions) per second, in CPU
     time of one core."""
-    from ..bots import available
+    from ..seats import available
 
     wanted = [n.strip() for n in names.split(",") if n.strip()]
     known = available()

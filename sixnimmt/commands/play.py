@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..bots import UnknownBotError
 from ..core import Game, RecordError, RulesError
 from ..core.record import MAX_SEAT_NAME
 from ..i18n import resolve_language, translator
+from ..seats import LEVELS, UnknownBotError
 from ..tui.config import DEFAULT_NAME
 
 if TYPE_CHECKING:
@@ -38,8 +38,9 @@ def play(
         typer.Option(
             "--bots", "-b",
             metavar="LIST",
-            help="The other seats, comma-separated (the option may be repeated): bot levels (easy, "
-            "medium, hard, expert, random, or any registered bot), cmd:COMMAND LINE for an external "
+            help="The other seats, comma-separated (the option may be repeated): bot levels "
+            f"({', '.join(LEVELS)}, or any registered bot, with options as in expert:samples=400), "
+            "cmd:COMMAND LINE for an external "
             "program (docs/bot-protocol.md), or human[:NAME] for a friend at this keyboard. Example: "
             "hard,hard,expert. A comma inside a command line stays in it when the next piece is not "
             "a bot name: 'cmd:python3 bot.py --w 1,2,hard' is two seats.",

@@ -2,9 +2,11 @@
 
 The host never trusts the program. A reply that is late, malformed or illegal, a reply to a request
 that was never made, a crash or a refusal to start each become a :class:`~.faults.Fault` (logged,
-naming the bot and the request) and a seeded random legal move; the game always goes on. A bot that
-crashes, or times out ``max_timeouts`` times in a row, is stopped and sits out the rest of the game
-on fallback moves; it is started again for the next game (at most ``max_restarts`` times).
+naming the bot and the request); when the request has no legal answer, ``decide`` raises
+:class:`~.faults.BotFaultError` and the host's :class:`~sixnimmt.seats.GuardedSeat` plays its
+seeded fallback move, so the game always goes on. A bot that crashes, or times out ``max_timeouts``
+times in a row, is stopped and sits out the rest of the game (every request raises at once); it is
+started again for the next game (at most ``max_restarts`` times).
 
 The program runs in its own process group, read by a thread (so every read has a deadline) and
 killed with its whole group on :meth:`ExternalBot.close`, so nothing hangs and no zombie is left.
@@ -27,7 +29,6 @@ import weakref
 from typing import IO, Any
 
 from ..bots.base import Bot
-from ..bots.random_bot import RandomBot
 from ..core import (
     DealScored,
     DealStarted,
@@ -36,7 +37,7 @@ from ..core import (
     PlayerView,
 )
 from . import messages
-from .faults import Fault, FaultKind
+from .faults import BotFaultError, Fault, FaultKind
 
 log = logging.getLogger("sixnimmt.protocol")
 
@@ -141,9 +142,8 @@ class ExternalBot(Bot):
         self.faults: list[Fault] = []
         self.remote_name: str | None = None  # the name the program gave in its hello
         self.protocol: int | None = None  # the protocol version the program answered hello with
-        self.fallback_moves = 0
+        self.fallback_moves = 0  # requests it gave no legal answer to (BotFaultError raised)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
-        self._fallback = RandomBot(seed)
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[object] = queue.Queue()
         self._outbox: queue.Queue[str | None] = queue.Queue()
@@ -174,7 +174,7 @@ class ExternalBot(Bot):
             if move is not None:
                 return move
         self.fallback_moves += 1
-        return self._fallback.decide(view)
+        raise BotFaultError(self.faults[-1] if self.faults else Fault(self.name, FaultKind.CRASH, "not running", seat=view.seat))
 
     def prepare(self, view: PlayerView) -> None:
         """Start the program and announce the game now, before the first decision (the arena calls

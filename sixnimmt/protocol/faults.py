@@ -48,3 +48,13 @@ class Fault:
             where.append(f"request {self.request}")
         place = f" ({', '.join(where)})" if where else ""
         return f"bot {self.bot!r}{place}: {self.kind.value}: {self.message}"
+
+
+class BotFaultError(Exception):
+    """Raised by a bot's ``decide`` when it has no move to give, after recording why in its own
+    ``faults`` (an external program that crashed, timed out or answered garbage). The host's
+    :class:`~sixnimmt.seats.GuardedSeat` plays its fallback instead: one fallback policy for all."""
+
+    def __init__(self, fault: Fault) -> None:
+        super().__init__(fault.text())
+        self.fault = fault

@@ -19,9 +19,10 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
 
-from ..bots import Bot, make_bot
+from ..bots import Bot
 from ..core import Game, IllegalMoveError
 from ..core.text import rows_text
+from ..seats import make_bot
 from .encoding import N_ACTIONS, action_mask, action_to_move, encode
 from .parallel import (
     ILLEGAL_ACTION_MODES,

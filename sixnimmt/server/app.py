@@ -21,7 +21,6 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
-from ..bots import available
 from ..core import (
     BULLHEADS,
     CardsRevealed,
@@ -34,6 +33,7 @@ from ..core import (
 )
 from ..core.record import dumps, replay
 from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE, DoubleDeck
+from ..seats import available
 from .clock import Clock, LoopClock
 from .config import Settings
 from .protocol import ProtocolError, RateLimiter, decode

@@ -17,8 +17,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from ..bots import available
-from ..bots.advise import advise
 from ..core import (
     PASS,
     CardChosen,
@@ -30,6 +28,8 @@ from ..core import (
     PlayerView,
 )
 from ..core.record import replay
+from ..seats import available
+from ..seats.advise import advise
 from .clock import Clock
 from .config import Settings
 from .protocol import (

@@ -14,8 +14,9 @@ import random
 import secrets
 from typing import Any, Protocol
 
-from ..bots import Bot, make_bot
+from ..bots import Bot
 from ..core import Decision, Game, Phase
+from ..seats import make_bot
 from .clock import Clock, Timer
 from .config import Settings
 from .seats import Seat, bot_spec

@@ -7,11 +7,11 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from ..bots import available
 from ..core import Rules, RulesError
+from ..seats import LEVELS, available
 
 NAME_LIMIT = 24
-BOT_LEVELS = ("easy", "medium", "hard", "expert", "random")
+BOT_LEVELS = LEVELS  # the registry's list, weakest first
 TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120)
 
 #: Names bots sit down with (their level is shown next to the name).

@@ -12,16 +12,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..bots import UnknownBotError, available, make_bot
 from ..core import Rules, RulesError
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_
+from ..seats import LEVELS, UnknownBotError, available
+from ..seats import check_bot as check_bot_spec
 
 #: The variants the terminal game plays: all of them.
 TUI_VARIANTS: tuple[str, ...] = (
     "standard", "tactics", "logic", "professional", "tournament", "open", "nifty", "hand", "double",
 )  # fmt: skip
-#: Bot levels offered on the start screen, weakest first.
-BOT_LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "random")
+#: Bot levels offered on the start screen, weakest first (the registry's list).
+BOT_LEVELS: tuple[str, ...] = LEVELS
 HUMAN = "human"
 #: How an external program is addressed: ``cmd:COMMAND LINE`` (docs/bot-protocol.md).
 EXTERNAL = "cmd"
@@ -126,18 +127,13 @@ def is_external(spec: str) -> bool:
 
 def check_bot(spec: str) -> None:
     """Raise ``UnknownBotError`` (a ``ValueError``) with a one-line reason unless ``spec`` names a
-    bot: a registered name, or ``cmd:COMMAND LINE`` whose program exists. Nothing is started: an
-    external program only runs once the game asks it something."""
-    if spec in available():
-        return
-    if is_external(spec):
-        try:
-            make_bot(spec, seed=0).close()
-        except ValueError as error:  # UnknownBotError, or the command line's own complaint
-            raise UnknownBotError(f"bot {spec!r}: {error}") from None
-        return
-    choices = ", ".join(BOT_LEVELS)
-    raise UnknownBotError(f"unknown bot {spec!r}: choose one of {choices}, or {EXTERNAL}:COMMAND LINE")
+    bot: a registered name with optional options (``expert:samples=400``), or ``cmd:COMMAND LINE``
+    whose program exists. Nothing is started: an external program only runs once the game asks it
+    something."""
+    if spec.partition(":")[0] not in available() and not is_external(spec):
+        choices = ", ".join(BOT_LEVELS)
+        raise UnknownBotError(f"unknown bot {spec!r}: choose one of {choices}, or {EXTERNAL}:COMMAND LINE")
+    check_bot_spec(spec)
 
 
 def split_bot_list(values: str | Iterable[str]) -> list[str]:
@@ -178,7 +174,7 @@ def parse_opponents(
     >>> parse_opponents("hard,chess")
     Traceback (most recent call last):
     ...
-    sixnimmt.bots.registry.UnknownBotError: unknown bot 'chess': choose one of easy, medium, hard, expert, random, or cmd:COMMAND LINE, or human[:NAME]
+    sixnimmt.seats.registry.UnknownBotError: unknown bot 'chess': choose one of easy, medium, hard, expert, random, or cmd:COMMAND LINE, or human[:NAME]
     """
     items = split_bot_list(spec) if isinstance(spec, str) else [item.strip() for item in spec]
     if not items or any(not item for item in items):

@@ -30,8 +30,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import RichLog, Static
 
-from ..bots import Bot, make_bot
-from ..bots.advise import Advice, advise
+from ..bots import Bot
 from ..core import (
     PASS,
     CardPlaced,
@@ -53,6 +52,8 @@ from ..core import (
 )
 from ..core.record import dumps
 from ..i18n import N_, rules_text, translator
+from ..seats import make_bot
+from ..seats.advise import Advice, advise
 from .config import HINT_BOT, GameConfig, is_external
 from .dialogs import DealSummaryScreen, HelpScreen, PassScreen
 from .final import FinalScreen

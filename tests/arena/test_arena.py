@@ -12,10 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from sixnimmt.arena import ArenaConfig, ArenaError, run_arena
-from sixnimmt.bots import Bot, available, registry
+from sixnimmt.bots import Bot
 from sixnimmt.cli import app
 from sixnimmt.commands.arena import split_bots
 from sixnimmt.core import PlayerView
+from sixnimmt.seats import available, registry
 
 MISBEHAVING = Path(__file__).resolve().parents[1] / "protocol" / "misbehaving_bot.py"
 #: Short games (one deal, two seats) keep these tests fast.
@@ -96,8 +97,8 @@ class _Cheater(Bot):
 def test_in_process_bots_that_raise_or_cheat_get_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
     # Registered only for this test (monkeypatch removes them), so other tests never meet them.
     available()  # load the built-in bots first
-    monkeypatch.setitem(registry._REGISTRY, "test-raiser", (_Raiser, "raises on every decision"))
-    monkeypatch.setitem(registry._REGISTRY, "test-cheater", (_Cheater, "answers an impossible card"))
+    monkeypatch.setitem(registry._REGISTRY, "test-raiser", registry.BotEntry(_Raiser, "raises on every decision"))
+    monkeypatch.setitem(registry._REGISTRY, "test-cheater", registry.BotEntry(_Cheater, "answers an impossible card"))
     report = run_arena(replace(QUICK, bots=("test-raiser", "test-cheater", "random"), deals=1))
     raiser, cheater, fine = report.bots
     assert set(raiser.fault_kinds) == {"error"} and raiser.faults >= 30

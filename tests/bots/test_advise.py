@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sixnimmt.bots.advise import Advice, NothingToAdviseError, advise
 from sixnimmt.cli import app
 from sixnimmt.core import Game, Rules
+from sixnimmt.seats.advise import Advice, NothingToAdviseError, advise
 
 runner = CliRunner()
 SURE_SIXTH = {"hands": [[15, 51], [80, 81], [82, 83], [84, 85]], "rows": [[10, 11, 12, 13, 14], [50], [60], [70]]}

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sixnimmt.bots import Bot, available, make_bot, play_game
+from sixnimmt.bots import Bot
 from sixnimmt.core import DecisionKind, Game, PlayerView, Rules, Variant
+from sixnimmt.seats import available, make_bot, play_game
 
 BUILTIN = ["random", "snug", "cautious", "mcs100", "mcs", "hard", "expert", "easy", "medium"]
 SEARCHERS = ["mcs100", "hard", "expert"]

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from sixnimmt.bots import make_bot
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
 from sixnimmt.bots.rollout import COUNT, RANDOM, rollout_cards
 from sixnimmt.core import Game, PlayerView, Rules
+from sixnimmt.seats import make_bot
 
 from .test_positions import sure_sixth_position
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sixnimmt.bots import make_bot
 from sixnimmt.bots.heuristics import after_row_choice, expected_cost
 from sixnimmt.bots.search import MonteCarloBot, SearchConfig
 from sixnimmt.core import DecisionKind, Game, PlayerView, Rules
+from sixnimmt.seats import make_bot
 
 THINKERS = ["snug", "cautious", "mcs100", "mcs", "hard", "expert", "grandmaster"]
 

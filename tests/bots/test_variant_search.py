@@ -9,7 +9,6 @@ import random
 import numpy as np
 import pytest
 
-from sixnimmt.bots import make_bot
 from sixnimmt.bots.search import MonteCarloBot
 from sixnimmt.core import DecisionKind, Game, Phase, Rules
 from sixnimmt.core.fast import (
@@ -22,6 +21,7 @@ from sixnimmt.core.fast import (
 )
 from sixnimmt.core.placement import row_size
 from sixnimmt.core.views import PASS
+from sixnimmt.seats import make_bot
 
 SEARCHERS = ["hard", "expert"]
 

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from sixnimmt.bots import Bot, UnknownBotError, make_bot, play_game
+from sixnimmt.bots import Bot
 from sixnimmt.bots.random_bot import RandomBot
 from sixnimmt.core import Game, Rules
 from sixnimmt.protocol.external import ExternalBot
 from sixnimmt.protocol.faults import FaultKind
+from sixnimmt.seats import UnknownBotError, make_bot, play_game
 
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = Path(__file__).with_name("misbehaving_bot.py")

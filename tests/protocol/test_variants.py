@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from sixnimmt.bots import Bot, make_bot
+from sixnimmt.bots import Bot
 from sixnimmt.bots.random_bot import RandomBot
 from sixnimmt.core import PASS, CardsKept, Game, Rules, Variant
 from sixnimmt.protocol.external import ExternalBot
 from sixnimmt.protocol.faults import FaultKind
+from sixnimmt.seats import GuardedSeat, make_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = Path(__file__).with_name("misbehaving_bot.py")
@@ -42,7 +43,7 @@ def short_rules(variant: str, players: int = 3) -> Rules:
 def play(game: Game, bot: Bot, seed: int = 1) -> Counter[tuple[str, bool]]:
     """Play ``game`` with ``bot`` in seat 0 and random bots elsewhere, every bot hearing every
     event; returns the decisions seat 0 was asked, as (kind, PASS among the options)."""
-    bots = [bot] + [RandomBot(seed + s) for s in range(1, game.players)]
+    bots = [GuardedSeat(b, fallback_seed=s) for s, b in enumerate([bot] + [RandomBot(seed + s) for s in range(1, game.players)])]
     asked: Counter[tuple[str, bool]] = Counter()
     try:
         while not game.is_over:

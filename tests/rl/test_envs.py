@@ -12,11 +12,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
-from sixnimmt.bots import UnknownBotError
 from sixnimmt.core import DecisionKind, IllegalMoveError, RulesError, replay
 from sixnimmt.core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE, Variant
 from sixnimmt.rl import N_ACTIONS, PASS_ACTION, SixNimmtEnv, SixNimmtParallelEnv, aec_env
 from sixnimmt.rl.encoding import VARIANT_NAMES, move_to_action
+from sixnimmt.seats import UnknownBotError
 
 VARIANTS = VARIANT_NAMES  # all nine of RULES.md
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sixnimmt.bots import make_bot, play_game
 from sixnimmt.core import Game, Rules
 from sixnimmt.rl.encoding import N_ACTIONS, OBS_SIZE, action_mask, encode
 from sixnimmt.rl.policy import DEFAULT_POLICY, MlpPolicy, PolicyFileError
+from sixnimmt.seats import make_bot, play_game
 
 ROOT = Path(__file__).resolve().parents[2]
 

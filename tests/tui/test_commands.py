@@ -8,11 +8,11 @@ import os
 import pytest
 from typer.testing import CliRunner
 
-from sixnimmt.bots import make_bot, play_game
 from sixnimmt.cli import app
 from sixnimmt.commands import play as play_command
 from sixnimmt.core import DealScored, Game, Rules
 from sixnimmt.i18n import translator
+from sixnimmt.seats import make_bot, play_game
 from sixnimmt.tui.config import GameConfig, parse_opponents
 from sixnimmt.tui.replay import ReplayApp, steps_of
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sixnimmt.bots import Bot, available, registry
+from sixnimmt.bots import Bot
 from sixnimmt.core import PlayerView
+from sixnimmt.seats import available, registry
 from sixnimmt.tui import GameConfig, Seat, SixNimmtApp
 from sixnimmt.tui import table as table_module
 from sixnimmt.tui.table import TableScreen
@@ -28,7 +29,7 @@ class CheatingBot(Bot):
 @pytest.fixture(autouse=True)
 def cheating_bot(monkeypatch: pytest.MonkeyPatch) -> None:
     available()
-    monkeypatch.setitem(registry._REGISTRY, "test-cheat", (CheatingBot, "test: illegal moves"))
+    monkeypatch.setitem(registry._REGISTRY, "test-cheat", registry.BotEntry(CheatingBot, "test: illegal moves"))
 
 
 def config(records: Path | None = None) -> GameConfig:

@@ -136,8 +136,8 @@ def test_resume_without_bots_seats_medium_bots_and_checks_the_count() -> None:
 
 
 def finished_record(tmp_path: Path) -> Path:
-    from sixnimmt.bots import make_bot, play_game
     from sixnimmt.core import Game, Rules
+    from sixnimmt.seats import make_bot, play_game
 
     game = play_game(Game(Rules(players=2, deals=1, target=None), ["A", "B"], seed=1),
                      [make_bot("random", 1), make_bot("random", 2)])  # fmt: skip
@@ -182,8 +182,8 @@ def test_resume_refuses_with_one_line(tmp_path: Path, args: list[str], message: 
 def test_resuming_other_variants_shows_their_history(variant: str, tmp_path: Path) -> None:
     """Variants whose history reads differently (Hand's turns are one player's, Nifty plays two
     cards, Logic drafts first) resume and go on."""
-    from sixnimmt.bots import make_bot
     from sixnimmt.core import Game, Rules
+    from sixnimmt.seats import make_bot
 
     game = Game(Rules.from_dict({"players": 3, "variant": variant}), ["Ana", "Ada", "Bruno"], seed=3)
     bots = [make_bot("random", seat) for seat in range(3)]

@@ -81,8 +81,8 @@ def test_start_screen_in_swedish(snap_compare: Compare) -> None:
 
 
 def test_replay_viewer_mid_game(snap_compare: Compare) -> None:
-    from sixnimmt.bots import make_bot, play_game
     from sixnimmt.core import Game, Rules
+    from sixnimmt.seats import make_bot, play_game
     from sixnimmt.tui.replay import ReplayApp
 
     game = Game(Rules(players=3, deals=1), ["Ana", "Ben", "Cia"], seed=8)

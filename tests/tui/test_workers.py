@@ -8,8 +8,9 @@ import threading
 
 import pytest
 
-from sixnimmt.bots import Bot, available, registry
+from sixnimmt.bots import Bot
 from sixnimmt.core import PlayerView
+from sixnimmt.seats import available, registry
 from sixnimmt.tui import GameConfig, Seat, SixNimmtApp
 
 from .conftest import SIZE, settle, table, text_of
@@ -38,8 +39,8 @@ class BrokenBot(Bot):
 def test_bots(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the two test bots for this module's tests only: other tests list every bot."""
     available()  # load the built-in bots first, so the registry is complete before we add ours
-    monkeypatch.setitem(registry._REGISTRY, "test-slow", (SlowBot, "test: waits for the test"))
-    monkeypatch.setitem(registry._REGISTRY, "test-broken", (BrokenBot, "test: always fails"))
+    monkeypatch.setitem(registry._REGISTRY, "test-slow", registry.BotEntry(SlowBot, "test: waits for the test"))
+    monkeypatch.setitem(registry._REGISTRY, "test-broken", registry.BotEntry(BrokenBot, "test: always fails"))
 
 
 def test_the_interface_answers_keys_while_a_bot_thinks() -> None:

@@ -15,11 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import PlayerView
+from .guarded import GuardedSeat
 from .registry import make_bot
 
 
 class NothingToAdviseError(ValueError):
     """The view has no pending decision for its seat."""
+
+
+class FaultyAdvisorError(ValueError):
+    """The advising bot failed (raised, answered illegally, or, for an external program, crashed,
+    timed out or sent garbage): there is no advice, as a fallback move is not one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,14 +48,22 @@ class Advice:
         }
 
 
-def advise(view: PlayerView, bot: str = "hard", seed: int | None = None) -> Advice:
-    """Ask the bot named ``bot`` (any registry name) what to answer to ``view.decision``."""
+def advise(view: PlayerView, bot: str = "hard", seed: int | None = None, *, timeout: float | None = None) -> Advice:
+    """Ask the bot ``bot`` (any spec: ``expert``, ``expert:samples=400``, ``cmd:...``) what to
+    answer to ``view.decision``; ``timeout`` is an external program's seconds per reply. A bot that
+    fails raises :class:`FaultyAdvisorError` naming the fault, rather than passing off the guard's
+    fallback move as its advice."""
     if view.decision is None:
         who = "the spectator" if view.seat is None else f"seat {view.seat}"
         raise NothingToAdviseError(f"{who} has no decision to make now")
     player = make_bot(bot, seed)
-    try:
-        choice, scores = player.explain(view)
-    finally:
-        player.close()
-    return Advice(choice=choice, scores=dict(scores), bot=bot)
+    if timeout is not None and hasattr(player, "timeout"):
+        player.timeout = timeout
+    with GuardedSeat(player, fallback_seed=seed or 0) as seat:
+        seat.prepare(view)
+        choice, scores = seat.explain(view)
+    if seat.faults:
+        more = f" (and {len(seat.faults) - 1} more)" if len(seat.faults) > 1 else ""
+        first = seat.faults[0]
+        raise FaultyAdvisorError(f"bot {seat.label!r} failed, so there is no advice: {first.kind.value}: {first.message}{more}")
+    return Advice(choice=choice, scores=scores, bot=bot)

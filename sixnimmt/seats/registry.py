@@ -1,0 +1,319 @@
+"""Bots by spec: ``make_bot("expert:samples=400", seed=1)``.
+
+A spec is a registered NAME with optional typed options, ``NAME[:key=value[:key=value...]]``
+(``expert:samples=400``, ``mcs100:samples=1000:relative=false``), or a prefix spec whose argument is
+free text (``cmd:python3 mybot.py`` for an external program). A colon separates the options, so a
+comma-separated list of specs (``--bots expert:samples=400,random``) still splits on commas.
+
+The registry sits above the bots: each entry names its factory as a ``"module:attribute"`` string,
+imported the first time that bot is built. Building ``random`` therefore loads neither the compiled
+search kernels (numba) nor the learned policy's dependencies, and no bot module imports this one.
+
+A factory is called as ``factory(seed, **options)`` with every option of its entry, defaults filled
+in: the defaults live here, once, and ``sixnimmt arena --list`` shows them. Registering a bot with
+options is one line::
+
+    register("grandmaster", "sixnimmt.bots.grandmaster:GrandmasterBot", "the strongest search",
+             options={"ms": Option(250, "milliseconds per decision", low=1), "samples": 0})
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from ..bots.base import Bot
+
+#: ``factory(seed, **options) -> Bot``
+BotFactory = Callable[..., "Bot"]
+#: Builds a bot from a ``PREFIX:ARGUMENT`` spec, e.g. ``cmd:python3 mybot.py``: (argument, seed) -> Bot
+PrefixFactory = Callable[[str, "int | None"], "Bot"]
+OptionValue = bool | int | float | str
+
+
+class UnknownBotError(ValueError):
+    """A bot spec that no registered bot answers to, or whose options are wrong (one line saying
+    what is valid)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One typed option of a bot: its default (whose type is the option's type), a short help, and
+    the allowed range (``low``/``high`` for numbers) or values (``choices`` for text)."""
+
+    default: OptionValue
+    help: str = ""
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return type(self.default).__name__
+
+    def shown(self, value: OptionValue | None = None) -> str:
+        """A value as it is written in a spec (``true``, ``400``, ``0.5``, ``snug``)."""
+        value = self.default if value is None else value
+        return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+    def parse(self, key: str, text: str) -> OptionValue:
+        """The value of ``key=text``; ``ValueError`` with the reason (without the valid keys)."""
+        default = self.default
+        if isinstance(default, bool):
+            lowered = text.lower()
+            if lowered in _TRUE:
+                return True
+            if lowered in _FALSE:
+                return False
+            raise ValueError(f"{key} is true or false, not {_short(text)}")
+        if isinstance(default, int):
+            if not _INTEGER.fullmatch(text):
+                raise ValueError(f"{key} is a whole number, not {_short(text)}")
+            number: float = int(text)
+        elif isinstance(default, float):
+            try:
+                number = float(text)
+            except ValueError:
+                raise ValueError(f"{key} is a number, not {_short(text)}") from None
+            if not math.isfinite(number):
+                raise ValueError(f"{key} is a finite number, not {_short(text)}")
+        else:
+            if self.choices and text not in self.choices:
+                raise ValueError(f"{key} is one of {', '.join(self.choices)}, not {_short(text)}")
+            return text
+        if self.low is not None and number < self.low:
+            raise ValueError(f"{key} must be at least {self.low:g}, not {text}")
+        if self.high is not None and number > self.high:
+            raise ValueError(f"{key} must be at most {self.high:g}, not {text}")
+        return number
+
+
+_TRUE = frozenset({"true", "yes", "on", "1"})
+_FALSE = frozenset({"false", "no", "off", "0"})
+_INTEGER = re.compile(r"[+-]?\d{1,15}")
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+@dataclass(frozen=True, slots=True)
+class BotEntry:
+    """A registered bot: its factory (a callable, or ``"module:attribute"`` imported on first
+    use), a one-line description and its options."""
+
+    factory: BotFactory | str
+    description: str
+    options: Mapping[str, Option] = field(default_factory=dict)
+
+    def resolve(self) -> BotFactory:
+        if callable(self.factory):
+            return self.factory
+        return cast(BotFactory, _load(self.factory))
+
+    def keys_text(self) -> str:
+        """``samples=100, relative=false``: every key with its default, as written in a spec."""
+        return ", ".join(f"{key}={option.shown()}" for key, option in self.options.items())
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixEntry:
+    factory: PrefixFactory | str
+    description: str
+
+    def resolve(self) -> PrefixFactory:
+        if callable(self.factory):
+            return self.factory
+        return cast(PrefixFactory, _load(self.factory))
+
+
+def _load(target: str) -> Any:
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+_REGISTRY: dict[str, BotEntry] = {}
+_PREFIXES: dict[str, PrefixEntry] = {}
+
+
+def register(
+    name: str,
+    factory: BotFactory | str,
+    description: str,
+    options: Mapping[str, Option | OptionValue] | None = None,
+) -> None:
+    """Register a bot under ``name``. ``factory`` is ``"module:attribute"`` (imported when the bot
+    is first built) or a callable; it is called as ``factory(seed, **options)``. Each option is an
+    :class:`Option`, or just its default value."""
+    if not name or not name.replace("-", "").replace("_", "").isalnum():
+        raise ValueError(f"a bot name is letters, digits, '-' and '_', not {name!r}")
+    typed = {key: value if isinstance(value, Option) else Option(value) for key, value in (options or {}).items()}
+    _REGISTRY[name] = BotEntry(factory, description, typed)
+
+
+def register_prefix(prefix: str, factory: PrefixFactory | str, description: str) -> None:
+    """Register a family of bots addressed as ``PREFIX:ARGUMENT`` (``cmd:`` for external programs)."""
+    _PREFIXES[prefix] = PrefixEntry(factory, description)
+
+
+def available() -> dict[str, str]:
+    """Registered names with a one-line description each."""
+    return {name: entry.description for name, entry in sorted(_REGISTRY.items())}
+
+
+def entries() -> dict[str, BotEntry]:
+    """Registered names with their entries (description, options and defaults), by name."""
+    return dict(sorted(_REGISTRY.items()))
+
+
+def prefixes() -> dict[str, str]:
+    """Registered prefixes (``cmd``) with a one-line description each."""
+    return {prefix: entry.description for prefix, entry in sorted(_PREFIXES.items())}
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """A parsed spec: a registered ``name`` with its ``options`` (every key, defaults filled in),
+    or a ``prefix`` with its free-text ``argument``."""
+
+    text: str
+    name: str
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
+    argument: str | None = None
+
+    @property
+    def is_prefix(self) -> bool:
+        return self.argument is not None
+
+
+def parse_spec(spec: str) -> BotSpec:
+    """Check ``spec`` without building anything; ``UnknownBotError`` (one line) when it is wrong.
+
+    >>> parse_spec("hard:samples=40").options["samples"]
+    40
+    >>> parse_spec("hard:bogus=1")
+    Traceback (most recent call last):
+    ...
+    sixnimmt.seats.registry.UnknownBotError: bot 'hard:bogus=1': unknown option 'bogus'; hard takes samples=25, rollout=random, noise=1.0, relative=false, shared=true, halving=false
+    """
+    text = spec.strip()
+    name, sep, rest = text.partition(":")
+    if sep and name in _PREFIXES:
+        if not rest.strip():
+            raise UnknownBotError(f"bot {_short(text)} needs something after '{name}:'")
+        return BotSpec(text, name, argument=rest)
+    entry = _REGISTRY.get(name)
+    if entry is None:
+        raise UnknownBotError(_unknown_name(text, name))
+    options: dict[str, OptionValue] = {key: option.default for key, option in entry.options.items()}
+    given: set[str] = set()
+    for piece in rest.split(":") if sep else ():
+        key, equals, value = piece.partition("=")
+        key = key.strip()
+        problem = None
+        if key not in entry.options:
+            problem = f"unknown option {_short(key)}" if key else f"an empty option in {_short(text)}"
+        elif not equals:
+            problem = f"option {key!r} needs a value: {key}=VALUE"
+        elif key in given:
+            problem = f"option {key!r} is given twice"
+        else:
+            try:
+                options[key] = entry.options[key].parse(key, value.strip())
+            except ValueError as error:
+                problem = str(error)
+        if problem is not None:
+            valid = f"{name} takes {entry.keys_text()}" if entry.options else f"{name} takes no options"
+            raise UnknownBotError(f"bot {_short(text)}: {problem}; {valid}")
+        given.add(key)
+    return BotSpec(text, name, options)
+
+
+def _unknown_name(text: str, name: str) -> str:
+    known = ", ".join(sorted(_REGISTRY))
+    families = ", ".join(f"{p}:..." for p in sorted(_PREFIXES))
+    return f"unknown bot {_short(name or text)}: choose one of {known}" + (f", or {families}" if families else "")
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """Build a bot from its spec (``expert``, ``expert:samples=400``, ``cmd:COMMAND LINE``).
+    ``UnknownBotError`` for a spec that names no bot or has wrong options; a prefix factory may
+    raise its own ``ValueError`` (``cmd:`` with a program that does not exist)."""
+    parsed = parse_spec(spec)
+    if parsed.argument is not None:
+        bot = _PREFIXES[parsed.name].resolve()(parsed.argument, seed)
+    else:
+        bot = _REGISTRY[parsed.name].resolve()(seed, **parsed.options)
+    bot.name = parsed.text
+    return bot
+
+
+def check_bot(spec: str) -> None:
+    """Raise a one-line ``ValueError`` unless ``spec`` can be built. Registered names are checked
+    without importing their bot; a prefix spec is built and closed (an external program is not
+    started: it only runs once it is asked something)."""
+    parsed = parse_spec(spec)
+    if parsed.is_prefix:
+        try:
+            make_bot(spec, seed=0).close()
+        except UnknownBotError:
+            raise
+        except ValueError as error:  # the prefix factory's own complaint (a missing program)
+            raise UnknownBotError(f"bot {_short(parsed.text)}: {error}") from None
+
+
+def starts_spec(piece: str) -> bool:
+    """Whether a piece of a comma-separated list begins a new spec (rather than continuing the
+    command line of a ``cmd:`` spec before it, which may itself contain commas)."""
+    stripped = piece.strip()
+    return stripped.partition(":")[0] in _REGISTRY or stripped.partition(":")[0] in _PREFIXES
+
+
+# ---------------------------------------------------------------------- the built-in bots
+
+_SEARCH = "sixnimmt.bots.search:searcher"
+
+
+def _search_options(samples: int, *, relative: bool = False, shared: bool = True, halving: bool = False) -> dict[str, Option]:
+    """The searchers' keys, with this searcher's defaults."""
+    return {
+        "samples": Option(samples, "rollouts per option", low=1, high=1_000_000),
+        "rollout": Option("random", "rollout policy of every player", choices=("random", "snug")),
+        "noise": Option(1.0, "snug rollouts only: how far the policy strays from its best card", low=0.0),
+        "relative": Option(relative, "score own penalty minus the others' mean (else own penalty)"),
+        "shared": Option(shared, "every option on the same determinizations"),
+        "halving": Option(halving, "successive halving: spend the rollouts where the decision is close"),
+    }
+
+
+register("random", "sixnimmt.bots.random_bot:RandomBot", "plays a uniformly random legal move")
+register_prefix("cmd", "sixnimmt.protocol.external:external_bot", "an external program speaking the bot protocol (docs/bot-protocol.md)")
+register("snug", "sixnimmt.bots.heuristics:SnugBot", "heuristic: fits cards snugly behind row ends, no card counting")
+register("cautious", "sixnimmt.bots.heuristics:CautiousBot", "heuristic: counts cards, plays the lowest expected penalty")
+register("learned", "sixnimmt.rl.bot:LearnedBot", "trained by reinforcement learning (MaskablePPO, docs/rl.md); runs on numpy alone")
+# The benchmark opponent, modelled on the best published bots (flat Monte-Carlo, random rollouts).
+register("mcs100", _SEARCH, "benchmark: flat Monte-Carlo, 100 random rollouts per card", _search_options(100, relative=True, shared=False))
+register("mcs", _SEARCH, "flat Monte-Carlo, 100 shared random rollouts per card, own penalty", _search_options(100))
+# Difficulty levels for people.
+register("easy", "sixnimmt.bots.heuristics:SnugBot", "difficulty level: easy (the snug heuristic)")
+register("medium", "sixnimmt.bots.heuristics:CautiousBot", "difficulty level: medium (the cautious heuristic)")
+register("hard", _SEARCH, "difficulty level: hard (Monte-Carlo search, 25 rollouts per option)", _search_options(25))
+register("expert", _SEARCH, "difficulty level: expert (the strongest search)", _search_options(100, halving=True))
+register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: racing Monte-Carlo search, counted self-play, duel objective (docs/bots.md)", {
+    "samples": Option(400, "rollouts per option on average (the budget; ignored when ms is set)", low=1, high=1_000_000),
+    "ms": Option(0.0, "think at most this many milliseconds per decision; 0: use the rollout budget", low=0.0),
+    "own": Option("count", "rollout policy of this seat's future turns", choices=("count", "snug", "random")),
+    "others": Option("random", "rollout policy of the other seats", choices=("random", "snug", "count")),
+    "noise": Option(0.5, "count/snug rollouts: noise added to each card's estimate (bullheads)", low=0.0),
+    "objective": Option("auto", "own penalty, duel (minus the others' mean), or auto (duel with two players)", choices=("auto", "own", "duel")),
+    "z": Option(3.0, "racing: drop an option this many standard errors worse than the best", low=0.0),
+})
+
+#: The bot levels people choose from (web lobby, terminal game, ``sixnimmt play``), weakest first;
+#: ``random`` last, as a curiosity. Every interface derives its list from this one.
+LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "random")
