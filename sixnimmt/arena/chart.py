@@ -4,13 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .report import BotStats
+from typing import Protocol
 
 
-def penalty_chart(bots: Sequence[BotStats], path: Path, title: str = "") -> Path:
+class _Estimate(Protocol):
+    @property
+    def mean(self) -> float: ...
+    @property
+    def half_width(self) -> float | None: ...
+
+
+class Charted(Protocol):
+    """What the chart needs of a bot (the report's ``BotStats`` has it): this module does not
+    import the report, which imports it."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def penalty_per_deal(self) -> _Estimate: ...
+
+
+def penalty_chart(bots: Sequence[Charted], path: Path, title: str = "") -> Path:
     """Draw horizontal error bars (best bot on top) and save them as a PNG at ``path``."""
     import matplotlib
 

@@ -168,7 +168,7 @@ def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float
 @app.command()
 def bots(
     names: Annotated[
-        str, typer.Option("--bots", help="Comma-separated bot names.")
+        str, typer.Option("--bots", help="Comma-separated bot specs (NAME[:key=value...], sixnimmt arena --list).")
     ] = "random,snug,cautious,mcs100,hard,expert,grandmaster",
     deals: Annotated[int, typer.Option(min=1, help="Deals per bot (every seat played by the bot).")] = 20,
     players: Annotated[int, typer.Option(min=2, max=10, help="Players per game.")] = 4,
@@ -177,13 +177,14 @@ def bots(
 ) -> None:
     """Decisions per second of each bot and rollouts (simulated deal completions) per second, in CPU
     time of one core."""
-    from ..seats import available
+    from ..seats import parse_spec
 
     wanted = [n.strip() for n in names.split(",") if n.strip()]
-    known = available()
     for name in wanted:
-        if name not in known:
-            raise typer.BadParameter(f"unknown bot {name!r}: choose from {', '.join(known)}", param_hint="--bots")
+        try:
+            parse_spec(name)  # a registered name with optional options (expert:samples=400)
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--bots") from None
     for name in wanted:  # compile (or load the cache) outside the timing
         bot_speed(name, 1, players, seed + 1)
     results = [bot_speed(name, deals, players, seed) for name in wanted]

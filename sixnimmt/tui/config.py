@@ -190,7 +190,7 @@ def parse_opponents(
         try:
             check_bot(item)
         except UnknownBotError as error:
-            if is_external(item):
+            if is_external(item) or kind in available():  # a known bot with a bad option
                 raise
             raise UnknownBotError(f"{error}, or {HUMAN}[:NAME]") from None
         seats.append(Seat(next(bot_names), item))

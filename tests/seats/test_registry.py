@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -114,3 +116,49 @@ def test_arena_plays_specs_with_options() -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert [b["label"] for b in report["bots"]] == ["hard:samples=3", "mcs100:samples=4:relative=false"]
+
+
+def test_registry_doctests() -> None:
+    import doctest
+
+    assert doctest.testmod(registry).failed == 0
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module a file imports (absolute names), at any depth of the file."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            module = ".".join(p for p in (base, node.module or "") if p)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("package", ["core", "bots", "protocol", "rl/bot.py"])
+def test_the_bots_do_not_import_the_seats_above_them(package: str) -> None:
+    """The registry imports bots by name when it builds one; no bot imports it back (the RL
+    environments may: they sit above the seats, building their opponents by spec)."""
+    where = ROOT / "sixnimmt" / package
+    for path in where.rglob("*.py") if where.is_dir() else [where]:
+        assert not any(m == "sixnimmt.seats" or m.startswith("sixnimmt.seats.") for m in _imports(path)), path
+
+
+def test_the_arena_chart_does_not_import_the_report() -> None:
+    assert "sixnimmt.arena.report" not in _imports(ROOT / "sixnimmt" / "arena" / "chart.py")
+
+
+def test_the_terminal_game_takes_specs_and_names_the_valid_keys() -> None:
+    from sixnimmt.tui.config import parse_opponents
+
+    assert [s.bot for s in parse_opponents("expert:samples=400,human,hard")] == [None, "expert:samples=400", None, "hard"]
+    with pytest.raises(UnknownBotError) as caught:
+        parse_opponents("hard,expert:bogus=1")
+    assert str(caught.value).endswith("expert takes samples=100, rollout=random, noise=1.0, relative=false, shared=true, halving=true")
