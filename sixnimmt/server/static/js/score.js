@@ -19,7 +19,7 @@ export function setCountMode(mode) { prefs.set("count", mode === "down" ? "down"
  * so there is nothing to count down from and totals count up). */
 export function scoring(target) {
   const down = target != null && countMode() === "down";
-  const signed = (n) => (n < 0 ? `${MINUS}${-n}` : `+${n}`);
+  const signed = (n) => (n < 0 ? `${MINUS}${-n}` : n > 0 ? `+${n}` : "0");
   return {
     down,
     /** A total of `penalty` bullheads: itself, or the points left (saying so when past zero). */

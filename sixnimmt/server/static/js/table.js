@@ -111,6 +111,8 @@ export function showTable(main, code) {
       if (update.type === "update") {
         s.shape = playShape(update.table, update.view);
         logEvents(s, update.events || []);
+        // the deal's summary waits until the board shows the new state (below)
+        s.pendingSummary = (update.events || []).find((e) => e.type === "deal-scored") ?? s.pendingSummary;
         playedFor(update.played_for);
         if (s.current && queue.length < 3 && !s.skipping) await playEvents(s, update.events || []);
       }
@@ -150,6 +152,8 @@ export function showTable(main, code) {
         s.revealed = playsOf(playedBy[playedBy.length - 1]).map((p) => ({ ...p, past: true }));
       } else s.revealed = null;
       if (view.phase !== "over") s.overPutAside = false;
+      // the game began before this page connected: its log starts with the deal under way
+      if (!s.log.entries.length && view.turn === 0 && view.phase !== "over") s.log.add({ k: "deal", deal: view.deal });
     }
     s.deadline = table.timer_left == null ? null : Date.now() + table.timer_left * 1000;
     if (table.status === "waiting" || !view) drawWaiting(s);

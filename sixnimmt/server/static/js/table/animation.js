@@ -49,8 +49,7 @@ const ANIMATIONS = {
     drawReveal(s);
     await pause(s, 550);
   },
-  // the deal's summary waits until the board shows the new state (table.js)
-  "deal-scored": async (s, e) => { s.pendingSummary = e; await pause(s, 300); },
+  "deal-scored": async (s) => { await pause(s, 300); }, // its summary follows the new board (table.js)
   "card-shown": async (s, e) => { // Open: a card goes down face up, for all to see
     if (s.current?.view?.face_up) { s.current.view.face_up[e.seat] = e.card; drawReveal(s); }
     await pause(s, 350);
