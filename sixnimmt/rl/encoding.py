@@ -30,13 +30,16 @@ from numpy.typing import NDArray
 from ..core import (
     BULLHEADS,
     DECK_SIZE,
-    HAND_SIZE,
     PASS,
     ROW_COUNT,
     ROW_LIMIT,
     Decision,
     DecisionKind,
+    Placement,
     PlayerView,
+)
+from ..core import (
+    VARIANT_NAMES as CORE_VARIANT_NAMES,
 )
 from ..core.placement import Side, best_slots, row_size
 from ..core.rules import MAX_PLAYERS, Rules
@@ -87,13 +90,15 @@ ROW_POINTS_SCALE = 20.0
 NO_TARGET_SCALE = 100.0
 PLAYER_FEATURES = 5
 ROW_FEATURES = 6
-#: Every variant of RULES.md, in the order of the observation's variant one-hot. The layout keeps a
-#: place for each, so that covering another variant does not change the vector's size.
-VARIANT_NAMES: tuple[str, ...] = (
-    "standard", "tactics", "logic", "professional", "tournament", "open", "nifty", "hand", "double",
-)
+#: The variants, in the order of the observation's variant one-hot: the core's specs, in the order
+#: of ``core.variants.VARIANTS``, so a variant added there at the end gets the next slot. The shipped
+#: policies were trained on the first nine, in this order (tests/rl pin it).
+VARIANT_NAMES: tuple[str, ...] = CORE_VARIANT_NAMES
+#: Places in the variant one-hot: the variants, and spare slots so that another variant does not
+#: change the vector's size (and a policy trained before it still loads).
+VARIANT_SLOTS = 16
 #: The variants the environments accept: those whose decisions and public information the layout
-#: describes fully.
+#: describes fully (every variant of the core so far).
 SUPPORTED_VARIANTS: tuple[str, ...] = VARIANT_NAMES
 #: Decision kinds, in the order of the observation's kind one-hot.
 KIND_NAMES: tuple[str, ...] = ("card", "row", "draft", "order", "keep")
@@ -129,9 +134,9 @@ SEGMENTS: tuple[Segment, ...] = (
     Segment("decision", len(KIND_NAMES) + 3, "kind one-hot (card, row, draft, order, keep), reason "
             "one-hot (too-low, tie), the card "
             "whose row is being chosen / 104"),
-    Segment("context", 3 + len(VARIANT_NAMES), "turn / hand size, deal / 10 (capped), players / 10, "
-            "variant one-hot (standard, tactics, logic, professional, tournament, open, nifty, hand, "
-            "double)"),
+    Segment("context", 3 + VARIANT_SLOTS, "turn / hand size, deal / 10 (capped), players / 10, "
+            f"variant one-hot ({', '.join(VARIANT_NAMES)}; then {VARIANT_SLOTS - len(VARIANT_NAMES)} "
+            "spare slots for later variants)"),
 )
 
 
@@ -145,6 +150,10 @@ def _offsets() -> dict[str, int]:
 
 _OFFSET = _offsets()
 OBS_SIZE = sum(s.size for s in SEGMENTS)
+#: Sizes of the earlier observation layouts that this one only extends at its end: the first layout
+#: had a one-hot of the nine variants and no spare slot. A policy made for one of them reads the
+#: first that-many numbers of the vector, which still mean what they meant (rl/policy.py).
+EARLIER_OBS_SIZES: tuple[int, ...] = (OBS_SIZE - VARIANT_SLOTS + 9,)
 
 # Plain ints for the hot path below: attribute and dict lookups add up at thousands of steps/s.
 _HAND = _OFFSET["hand"] - 1  # "- 1": card c sits at offset + c - 1
@@ -233,7 +242,7 @@ def encode(view: PlayerView) -> NDArray[np.float32]:
     seat = view.seat
     hand = view.hand
     rows = view.rows
-    double = rules.variant.value == "double"
+    double = rules.spec.placement is Placement.STACKED  # Double: twins stack, copies count
     on_table = [c for row in rows for c in row]
     # Cards of this turn that wait to be placed and that this seat knows: revealed ones, its own
     # chosen ones (Nifty's first card), and the face-up cards of Open and Hand.
@@ -289,7 +298,7 @@ def encode(view: PlayerView) -> NDArray[np.float32]:
             ones.append(base + 4)
 
     scale = float(rules.target) if rules.target is not None else NO_TARGET_SCALE
-    hand_size = getattr(rules, "hand_size", HAND_SIZE)  # 14 in Nifty and Hand
+    hand_size = rules.hand_size  # 14 in Nifty and Hand
     totals, penalties, sizes, chosen = view.totals, view.penalties, view.hand_sizes, view.chosen
     for slot in range(players):
         other = (seat + slot) % players

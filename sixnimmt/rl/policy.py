@@ -7,7 +7,8 @@ Masked logits pick the action: illegal actions are never chosen.
 
 The ``.npz`` holds ``w0, b0, w1, b1, ...`` (``w`` shaped ``(out, in)`` as in torch), the activation
 name, and the observation and action sizes it was trained with, which must match
-:mod:`sixnimmt.rl.encoding`'s.
+:mod:`sixnimmt.rl.encoding`'s, or one of its earlier layouts (``EARLIER_OBS_SIZES``, which this one
+extends at the end only: such a policy reads the first numbers of the vector, exactly as before).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .encoding import N_ACTIONS, OBS_SIZE
+from .encoding import EARLIER_OBS_SIZES, N_ACTIONS, OBS_SIZE
 
 #: The policies shipped in the package.
 POLICY_DIR = Path(__file__).parent / "policies"
@@ -45,13 +46,16 @@ class MlpPolicy:
             raise PolicyFileError(f"unknown activation {activation!r}: choose one of {sorted(_ACTIVATIONS)}")
         if not weights or len(weights) != len(biases):
             raise PolicyFileError("a policy needs as many bias vectors as weight matrices, at least one")
-        if weights[0].shape[1] != OBS_SIZE or weights[-1].shape[0] != N_ACTIONS:
+        if weights[0].shape[1] not in (OBS_SIZE, *EARLIER_OBS_SIZES) or weights[-1].shape[0] != N_ACTIONS:
             raise PolicyFileError(
                 f"policy maps {weights[0].shape[1]} inputs to {weights[-1].shape[0]} actions; this "
                 f"version of sixnimmt encodes {OBS_SIZE} inputs and {N_ACTIONS} actions"
             )
         self.weights = weights
         self.biases = biases
+        #: How many of the observation's numbers the network reads (fewer than OBS_SIZE for a
+        #: policy made for an earlier layout: the rest are slots it never saw set).
+        self.inputs = int(weights[0].shape[1])
         self.activation = activation
         self.meta = meta or {}
 
@@ -80,7 +84,7 @@ class MlpPolicy:
 
     def logits(self, observation: NDArray[np.float32]) -> NDArray[np.float32]:
         """The actor's raw action scores for one observation (or a batch, one per row)."""
-        x = observation
+        x = observation[..., : self.inputs] if self.inputs != observation.shape[-1] else observation
         act = _ACTIVATIONS[self.activation]
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):

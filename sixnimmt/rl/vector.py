@@ -79,6 +79,7 @@ def vector_config(rules: Rules) -> k.Config:
         deals=-1 if rules.deals is None else rules.deals,
         score_scale=float(rules.target) if rules.target is not None else 100.0,
         variant_slot=VARIANT_NAMES.index(rules.variant.value),
+        layout=k.layout(),
     )
 
 
@@ -178,7 +179,7 @@ class SixNimmtBatch:
     >>> batch = SixNimmtBatch(num_games=8, players=4, seed=1)
     >>> obs, masks = batch.reset()
     >>> obs.shape, masks.shape
-    ((8, 4, 1030), (8, 4, 109))
+    ((8, 4, 1037), (8, 4, 109))
     >>> actions = masks.argmax(axis=-1)  # every seat plays its lowest legal action
     >>> obs, masks, rewards, dones, info = batch.step(actions)
     >>> rewards.shape, dones.shape
@@ -285,7 +286,7 @@ class SixNimmtVectorEnv(VectorEnv[dict[str, NDArray[Any]], NDArray[np.int64], ND
     >>> env = SixNimmtVectorEnv(num_envs=16, players=4, opponents="random")
     >>> obs, info = env.reset(seed=3)
     >>> obs["observation"].shape, obs["action_mask"].shape
-    ((16, 1030), (16, 109))
+    ((16, 1037), (16, 109))
     >>> obs, rewards, terminations, truncations, info = env.step(obs["action_mask"].argmax(axis=1))
 
     Like :class:`~sixnimmt.rl.single.SixNimmtEnv` for every game: the learner sits at ``seat``

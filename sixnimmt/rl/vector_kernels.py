@@ -43,21 +43,11 @@ TIE_CHOOSE, TIE_LEFT, TIE_RIGHT = 0, 1, 2
 OPP_RANDOM, OPP_GREEDY = 0, 1
 
 _BULL = np.array(BULLHEADS, dtype=np.int64)
-# Offsets of the encoding's segments, as plain ints: numba folds them into the code. "- 1": card c
-# sits at offset + c - 1.
-_HAND = segment_slice("hand").start - 1
-_TABLE = segment_slice("table").start - 1
-_UNSEEN = segment_slice("unseen").start - 1
-_UNPLACED = segment_slice("unplaced").start - 1
-_TAKE = segment_slice("hand_take").start - 1
-_GAP = segment_slice("hand_gap").start - 1
-_TOO_LOW = segment_slice("hand_too_low").start - 1
-_ROWS = segment_slice("rows").start
-_PLAYERS = segment_slice("players").start
-_DECISION = segment_slice("decision").start
-_CONTEXT = segment_slice("context").start
-_REASON = _DECISION + 5  # after the kind one-hot (card, row, draft, order, keep)
-_VARIANTS = _CONTEXT + 3  # after turn, deal, players
+#: Where the encoding's segments start, in this order (``layout()``). They reach the compiled encoder
+#: as data in :class:`Config`, not as constants: numba's cache would keep a constant from another
+#: module after that module changed.
+LAYOUT_SEGMENTS = ("hand", "table", "unseen", "unplaced", "hand_take", "hand_gap", "hand_too_low", "rows",
+                   "players", "decision", "context")
 _FDECK = float(DECK_SIZE)
 _FLIMIT = float(ROW_LIMIT)
 _FPOINTS = float(ROW_POINTS_SCALE)
@@ -75,6 +65,7 @@ class Config(NamedTuple):
     deals: int  # -1: no limit
     score_scale: float  # totals are divided by this in the observation
     variant_slot: int  # the variant's place in the observation's one-hot
+    layout: np.ndarray  # int64: where the observation's segments start (layout())
 
 
 class Batch(NamedTuple):
@@ -427,6 +418,12 @@ def encode_seat(
     (the single-agent env asks the learner last)."""
     obs[:] = 0.0
     mask[:] = 0
+    at = c.layout  # segment starts; "- 1" below for card segments, where card c sits at start + c - 1
+    hand_at, table_at, unseen_at, unplaced_at = at[0] - 1, at[1] - 1, at[2] - 1, at[3] - 1
+    take_at, gap_at, too_low_at = at[4] - 1, at[5] - 1, at[6] - 1
+    rows_at, players_at, decision_at, context_at = at[7], at[8], at[9], at[10]
+    reason_at = decision_at + 5  # after the kind one-hot (card, row, draft, order, keep)
+    variants_at = context_at + 3  # after turn, deal, players
     rows, lens = b.rows[g], b.row_len[g]
     players = c.players
     phase = b.phase[g]
@@ -434,21 +431,21 @@ def encode_seat(
     # Cards: hand, table, waiting to be placed, unseen (this deck, less everything seen).
     for c_ in range(1, c.deck_top + 1):
         if not b.seen[g, c_]:
-            obs[_UNSEEN + c_] = 1.0
+            obs[unseen_at + c_] = 1.0
     for j in range(n):
         card = b.hands[g, seat, j]
-        obs[_HAND + card] = 1.0
-        obs[_UNSEEN + card] = 0.0
+        obs[hand_at + card] = 1.0
+        obs[unseen_at + card] = 0.0
     costs = np.zeros(ROW_COUNT, dtype=np.int64)
     cheapest = 1 << 30
     for r in range(ROW_COUNT):
         for j in range(lens[r]):
-            obs[_TABLE + rows[r, j]] = 1.0
+            obs[table_at + rows[r, j]] = 1.0
         costs[r] = nb_row_cost(rows, lens, r)
         cheapest = min(cheapest, costs[r])
     if phase == ROW:
         for k in range(b.queue_pos[g], players):
-            obs[_UNPLACED + b.queue_card[g, k]] = 1.0
+            obs[unplaced_at + b.queue_card[g, k]] = 1.0
     # Where each hand card would go now (encoding._hand_placement).
     for j in range(n):
         card = b.hands[g, seat, j]
@@ -462,16 +459,16 @@ def encode_seat(
                 if 0 < d < gap:
                     best, gap = r, d
         if best < 0:
-            obs[_TOO_LOW + card] = 1.0
-            obs[_GAP + card] = 1.0
+            obs[too_low_at + card] = 1.0
+            obs[gap_at + card] = 1.0
             points = cheapest
         else:
-            obs[_GAP + card] = gap / _FDECK
+            obs[gap_at + card] = gap / _FDECK
             points = costs[best] if lens[best] >= ROW_LIMIT else 0
         if points:
-            obs[_TAKE + card] = min(points / _FPOINTS, 1.0)
+            obs[take_at + card] = min(points / _FPOINTS, 1.0)
     for r in range(ROW_COUNT):
-        base = _ROWS + r * ROW_FEATURES
+        base = rows_at + r * ROW_FEATURES
         obs[base] = rows[r, 0] / _FDECK
         obs[base + 1] = rows[r, lens[r] - 1] / _FDECK
         obs[base + 2] = lens[r] / _FLIMIT
@@ -480,7 +477,7 @@ def encode_seat(
             obs[base + 4] = 1.0
     for slot in range(players):
         other = (seat + slot) % players
-        base = _PLAYERS + slot * PLAYER_FEATURES
+        base = players_at + slot * PLAYER_FEATURES
         obs[base] = 1.0
         obs[base + 1] = min(b.totals[g, other] / c.score_scale, 1.0)
         obs[base + 2] = min(b.penalties[g, other] / c.score_scale, 1.0)
@@ -488,22 +485,22 @@ def encode_seat(
         if phase == ROW or (phase == PLAY and others_chosen and other != seat):
             obs[base + 4] = 1.0
     if phase == PLAY:
-        obs[_DECISION] = 1.0
+        obs[decision_at] = 1.0
         for j in range(n):
             mask[b.hands[g, seat, j] - 1] = 1
     elif phase == ROW and b.pending[g, 0] == seat:
-        obs[_DECISION + 1] = 1.0
-        obs[_REASON + b.pending[g, 2]] = 1.0
-        obs[_REASON + 2] = b.pending[g, 1] / _FDECK
+        obs[decision_at + 1] = 1.0
+        obs[reason_at + b.pending[g, 2]] = 1.0
+        obs[reason_at + 2] = b.pending[g, 1] / _FDECK
         for r in range(ROW_COUNT):
             if b.options[g, r]:
                 mask[ROW_ACTION_BASE + r] = 1
     else:
         mask[PASS_ACTION] = 1
-    obs[_CONTEXT] = min(b.turn[g] / float(HAND_SIZE), 1.0)
-    obs[_CONTEXT + 1] = min(max(b.deal[g], 0) / 10.0, 1.0)
-    obs[_CONTEXT + 2] = players / 10.0
-    obs[_VARIANTS + c.variant_slot] = 1.0
+    obs[context_at] = min(b.turn[g] / float(HAND_SIZE), 1.0)
+    obs[context_at + 1] = min(max(b.deal[g], 0) / 10.0, 1.0)
+    obs[context_at + 2] = players / 10.0
+    obs[variants_at + c.variant_slot] = 1.0
 
 
 @njit(cache=True)
@@ -532,4 +529,11 @@ def encode_seats(
         encode_seat(b, c, g, seats[g], others_chosen, obs[g], masks[g])
 
 
-assert OBS_SIZE > _VARIANTS and N_ACTIONS == PASS_ACTION + 1
+
+
+def layout() -> np.ndarray:
+    """The encoding's segment starts, in the order of :data:`LAYOUT_SEGMENTS`."""
+    return np.array([segment_slice(name).start for name in LAYOUT_SEGMENTS], dtype=np.int64)
+
+
+assert N_ACTIONS == PASS_ACTION + 1 and OBS_SIZE > segment_slice("context").start

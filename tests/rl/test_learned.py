@@ -4,32 +4,75 @@ the rl extra is installed) exactly the network that training produced."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from sixnimmt.core import Game, Rules
-from sixnimmt.rl.encoding import N_ACTIONS, OBS_SIZE, action_mask, encode
+from sixnimmt.core import VARIANTS, Game, Rules
+from sixnimmt.rl.encoding import (
+    EARLIER_OBS_SIZES,
+    N_ACTIONS,
+    OBS_SIZE,
+    VARIANT_NAMES,
+    VARIANT_SLOTS,
+    action_mask,
+    encode,
+    segment_slice,
+)
 from sixnimmt.rl.policy import DEFAULT_POLICY, MlpPolicy, PolicyFileError
 from sixnimmt.seats import make_bot, play_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def tiny_policy(seed: int = 0, hidden: int = 8) -> MlpPolicy:
+def tiny_policy(seed: int = 0, hidden: int = 8, inputs: int = OBS_SIZE) -> MlpPolicy:
     rng = np.random.default_rng(seed)
     return MlpPolicy(
-        [rng.normal(size=(hidden, OBS_SIZE)).astype(np.float32), rng.normal(size=(N_ACTIONS, hidden)).astype(np.float32)],
+        [rng.normal(size=(hidden, inputs)).astype(np.float32), rng.normal(size=(N_ACTIONS, hidden)).astype(np.float32)],
         [rng.normal(size=hidden).astype(np.float32), rng.normal(size=N_ACTIONS).astype(np.float32)],
     )
 
 
 def test_the_shipped_policy_matches_this_encoding() -> None:
     policy = MlpPolicy.load(DEFAULT_POLICY)
-    assert policy.weights[0].shape[1] == OBS_SIZE and policy.weights[-1].shape[0] == N_ACTIONS
+    assert policy.weights[0].shape[1] in (OBS_SIZE, *EARLIER_OBS_SIZES) and policy.weights[-1].shape[0] == N_ACTIONS
     assert policy.meta["players"] == 4 and policy.meta["variant"] == "standard"
+
+
+def test_the_shipped_policy_plays_its_recorded_games_move_for_move() -> None:
+    """Games the shipped policy played (against seeded random bots) before the observation gained
+    its spare variant slots: the same seeds give the same moves, deal for deal, and the same totals."""
+    recorded = json.loads((Path(__file__).parent / "data" / "learned_games.json").read_text())
+    assert {g["variant"] for g in recorded} >= {"standard", "tactics", "professional", "logic", "nifty", "double", "hand"}
+    for entry in recorded:
+        players, seed = entry["players"], entry["seed"]
+        bots = [make_bot("learned", seed=0) if s % 2 == 0 else make_bot("random", seed=seed * 10 + s) for s in range(players)]
+        game = play_game(Game(Rules(players=players, variant=entry["variant"]), seed=seed), bots)
+        assert game.record()["deals"] == entry["deals"], (entry["variant"], players, seed)
+        assert game.totals == entry["totals"]
+
+
+def test_a_policy_for_the_earlier_layout_reads_its_prefix_of_the_vector() -> None:
+    old = tiny_policy(5, inputs=EARLIER_OBS_SIZES[0])
+    obs = np.random.default_rng(1).random((3, OBS_SIZE), dtype=np.float32)
+    assert np.array_equal(old.logits(obs), old.logits(obs[:, : EARLIER_OBS_SIZES[0]]))
+    with pytest.raises(PolicyFileError, match="this version of sixnimmt encodes"):
+        tiny_policy(5, inputs=OBS_SIZE - 1)
+
+
+def test_the_variant_one_hot_follows_the_core_specs_with_spare_slots() -> None:
+    # The shipped policy was trained with these nine, in this order: new variants go after them.
+    assert VARIANT_NAMES[:9] == ("standard", "tactics", "logic", "professional", "tournament", "open", "nifty", "hand", "double")
+    assert VARIANT_NAMES == tuple(VARIANTS)
+    assert VARIANT_SLOTS > len(VARIANT_NAMES)
+    context = segment_slice("context")
+    for name in VARIANT_NAMES:
+        game = Game(Rules(players=3, variant=name), seed=1)
+        one_hot = encode(game.view(0))[context][3:]
+        assert one_hot.shape == (VARIANT_SLOTS,) and np.flatnonzero(one_hot).tolist() == [VARIANT_NAMES.index(name)]
 
 
 @pytest.mark.parametrize(
