@@ -240,8 +240,8 @@ def test_gym_env_is_reproducible_from_its_seed() -> None:
 
 
 def test_gym_env_refuses_bad_opponents_and_illegal_actions() -> None:
-    with pytest.raises(UnknownBotError, match="unknown bot 'grandmaster'"):
-        SixNimmtEnv(players=3, opponents="grandmaster")
+    with pytest.raises(UnknownBotError, match="unknown bot 'no-such-bot'"):
+        SixNimmtEnv(players=3, opponents="no-such-bot")
     with pytest.raises(ValueError, match="3 opponent"):
         SixNimmtEnv(players=3, opponents=["random"] * 3)
     with pytest.raises(ValueError, match="seat must be"):
