@@ -21,7 +21,7 @@ from typing import Any
 from rich.table import Table
 
 from .play import GameResult
-from .stats import Interval, mean_ci, paired_differences
+from .stats import Interval, mean_ci, paired_differences, wilson_ci
 
 REPORT_FORMAT = "sixnimmt-arena-report"
 REPORT_VERSION = 1
@@ -50,7 +50,7 @@ class BotStats:
     deals: int  # seat-deals it played (two seats in one deal count twice)
     penalty_per_deal: Interval  # over duplicate sets
     penalty_per_game: Interval
-    win_share: Interval  # per game: the bot's share of the win (ties shared), averaged per set
+    win_share: Interval  # per game: the bot's share of the win (ties shared), averaged per set; Wilson
     rating: Rating
     faults: int
     fault_kinds: dict[str, int]
@@ -143,21 +143,24 @@ class ArenaReport:
     # ------------------------------------------------------------------ output
 
     def table(self) -> Table:
-        table = Table(
-            title=f"Arena: {self.games} games, {self.shuffles} duplicate deals, {self.sets} sets",
-            caption="penalty in bullheads (lower is better) and win share, with 95% intervals; "
-            "OpenSkill rating mu ± sigma; ms per decision",
+        """The per-bot table; it fits 80 columns without wrapping a cell (labels of up to ~12
+        characters), and cuts with an ellipsis rather than wrap on a narrower terminal."""
+        table = _table(
+            f"Arena: {self.games} games, {self.shuffles} duplicate deals, {self.sets} sets",
+            "penalty in bullheads (lower is better), 95% Student-t intervals over duplicate sets; "
+            "win share, 95% Wilson score interval over sets; OpenSkill rating mu ± sigma; "
+            "ms per decision",
         )
-        table.add_column("bot", no_wrap=True)
+        table.add_column("bot", no_wrap=True, overflow="ellipsis", max_width=24)
         for name in ("games", "per deal", "per game", "win share", "rating", "faults", "ms"):
-            table.add_column(name, justify="right")
+            table.add_column(name, justify="right", no_wrap=True)
         for b in self.bots:
             table.add_row(
                 b.label,
                 str(b.games),
                 b.penalty_per_deal.text(2),
                 b.penalty_per_game.text(1),
-                b.win_share.text(3),
+                b.win_share.percent_text(),
                 f"{b.rating.mu:.1f} ± {b.rating.sigma:.1f}",
                 str(b.faults),
                 f"{b.mean_decision_ms:.2f}",
@@ -165,9 +168,14 @@ class ArenaReport:
         return table
 
     def pairs_table(self) -> Table:
-        table = Table(title="Head to head: penalty per deal, a minus b (95% CI, paired by duplicate set)")
-        for name in ("a", "b", "a - b", "sets", "verdict"):
-            table.add_column(name)
+        table = _table(
+            "Head to head: penalty per deal, a minus b",
+            "95% Student-t intervals, paired by duplicate set",
+        )
+        for name in ("a", "b"):
+            table.add_column(name, no_wrap=True, overflow="ellipsis", max_width=16)
+        for name in ("a - b", "sets", "verdict"):
+            table.add_column(name, justify="left" if name == "verdict" else "right", no_wrap=True)
         for p in self.pairs:
             table.add_row(p.a, p.b, p.difference.text(3), str(p.difference.n), p.verdict)
         return table
@@ -210,6 +218,14 @@ class ArenaReport:
                     path.write_text(json.dumps(r.record) + "\n", encoding="utf-8")
                     written.append(path)
         return written
+
+
+def _table(title: str, caption: str) -> Table:
+    """A compact table whose cells never wrap (a wrapped number reads as two numbers)."""
+    from rich import box
+
+    table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, padding=0, show_edge=False)
+    return table
 
 
 def _interval_cells(interval: Interval) -> list[float | None]:
@@ -306,7 +322,7 @@ def summarise(
             deals=seat_deals[b],
             penalty_per_deal=mean_ci(known(per_deal[b])),
             penalty_per_game=mean_ci(known(per_game[b])),
-            win_share=mean_ci(known(win[b])),
+            win_share=wilson_ci(known(win[b])),
             rating=ratings[b],
             faults=sum(fault_kinds[b].values()),
             fault_kinds=dict(sorted(fault_kinds[b].items())),

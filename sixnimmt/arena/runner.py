@@ -276,9 +276,13 @@ def _shuffles(results: Sequence[GameResult]) -> int:
 def run_arena(config: ArenaConfig, progress: Progress | None = None) -> ArenaReport:
     """Play the schedule and return the report (write it with :meth:`ArenaReport.write`).
 
-    Whole duplicate sets are played in waves until the first sets use at least ``config.deals``
-    shuffles; sets beyond that prefix are dropped, so the outcome is the same whatever the backend,
-    the number of jobs or the wave sizes.
+    Whole duplicate sets are played until they use at least ``config.deals`` shuffles, and every
+    game played is in the report (none is thrown away). With a fixed game length that is exactly
+    ``ceil(deals / deals per game)`` sets, in one go. Games to a target vary in length, so the sets
+    are played in waves: each wave holds as many sets as can still be needed if no set is longer
+    than the longest so far (at least one), which keeps any overshoot to a set that was longer than
+    all before it. The waves depend only on the results so far, so the outcome is the same whatever
+    the backend or the number of jobs.
     """
     rules = config.validate()
     bots, labels = tuple(config.bots), config.labels()
@@ -291,41 +295,44 @@ def run_arena(config: ArenaConfig, progress: Progress | None = None) -> ArenaRep
         )
 
     games_per_set = len(tasks_of(0))
-    if rules.target is None:
-        assert rules.deals is not None
-        per_set_guess = float(rules.deals)
-    else:
-        # A first guess on the short side (a game to 66 rarely takes fewer than 3 deals); later
-        # waves use the average actually seen.
-        per_set_guess = float(min(3, rules.deals or 3))
-
-    by_set: dict[int, list[GameResult]] = {}
-    kept: list[int] = []
+    fixed_length = rules.deals if rules.target is None else None
+    results: list[GameResult] = []
+    set_lengths: list[int] = []
     used = 0
-    next_set = 0
-    done_count = 0
-    expected = games_per_set * math.ceil(config.deals / per_set_guess)
+
+    done = 0
 
     def on_done(_: GameResult) -> None:
-        nonlocal done_count
-        done_count += 1
+        nonlocal done
+        done += 1
         if progress is not None:
-            progress(done_count, max(expected, done_count))
+            progress(done, max(expected(), done))
+
+    def expected() -> int:
+        """Games the run will have played, as far as can be told now (the bar's total)."""
+        if fixed_length is not None:
+            return games_per_set * math.ceil(config.deals / fixed_length)
+        average = used / len(set_lengths) if set_lengths else 3.0
+        remaining = max(0, config.deals - used)
+        return games_per_set * (len(set_lengths) + math.ceil(remaining / max(1.0, average)))
 
     with open_backend(config) as backend:
         while used < config.deals:
-            wave = max(1, math.ceil((config.deals - used) / per_set_guess))
-            tasks = [t for s in range(next_set, next_set + wave) for t in tasks_of(s)]
-            next_set += wave
-            for result in backend.run(tasks, on_done):
+            remaining = config.deals - used
+            if fixed_length is not None:
+                wave = math.ceil(remaining / fixed_length)
+            else:
+                wave = max(1, remaining // max(set_lengths, default=remaining))
+            first = len(set_lengths)
+            tasks = [t for s in range(first, first + wave) for t in tasks_of(s)]
+            played = backend.run(tasks, on_done)
+            by_set: dict[int, list[GameResult]] = {}
+            for result in played:
                 by_set.setdefault(result.set_index, []).append(result)
-            while used < config.deals and len(kept) < next_set:
-                s = len(kept)
-                kept.append(s)
-                used += _shuffles(by_set[s])
-            if used < config.deals:
-                per_set_guess = max(1.0, used / len(kept))
-                expected = done_count + games_per_set * math.ceil((config.deals - used) / per_set_guess)
-    results = [r for s in kept for r in by_set[s]]
+            for s in range(first, first + wave):
+                set_lengths.append(_shuffles(by_set[s]))
+            used = sum(set_lengths)
+            results.extend(played)
+    if progress is not None:
+        progress(len(results), len(results))  # the bar ends on what the report counts
     return summarise(results, labels, bots, config.to_dict())
-

@@ -1,4 +1,5 @@
-"""The arena's statistics: means with Student-t confidence intervals, paired differences.
+"""The arena's statistics: means with Student-t confidence intervals, paired differences, and
+Wilson score intervals for shares (which must stay within 0..1).
 
 Everything here is plain arithmetic on lists of floats, so the tests can check it against small
 hand-computed cases. No scipy: the t quantile comes from the t distribution's CDF (a regularized
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from statistics import NormalDist
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +27,7 @@ class Interval:
 
     @property
     def half_width(self) -> float | None:
+        """For a symmetric interval (Student-t); a Wilson interval is not: see :meth:`bounds_text`."""
         return None if self.high is None else self.high - self.mean
 
     def to_dict(self) -> dict[str, Any]:
@@ -35,6 +38,12 @@ class Interval:
         if self.half_width is None:
             return f"{self.mean:.{digits}f}"
         return f"{self.mean:.{digits}f} ± {self.half_width:.{digits}f}"
+
+    def percent_text(self) -> str:
+        """``"58% [38, 76]"``: a share and its (possibly asymmetric) interval, in percent."""
+        if self.low is None or self.high is None:
+            return f"{100 * self.mean:.0f}%"
+        return f"{100 * self.mean:.0f}% [{100 * self.low:.0f}, {100 * self.high:.0f}]"
 
 
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:
@@ -118,6 +127,25 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> Interval:
     variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
     half = t_quantile(0.5 + confidence / 2.0, n - 1) * math.sqrt(variance / n)
     return Interval(mean, mean - half, mean + half, n)
+
+
+def wilson_ci(shares: Sequence[float], confidence: float = 0.95) -> Interval:
+    """The mean of ``shares`` (each in 0..1) with a Wilson score interval, which never leaves 0..1.
+
+    Each share counts as one trial (in the arena: one duplicate set, whose games are not independent
+    of each other); a share of 0.5 is half a success. Unlike mean ± t·s/√n, the interval stays
+    honest for a handful of trials and for shares near 0 or 1: two sets that both gave 0.25 do not
+    prove the share is exactly 0.25.
+    """
+    n = len(shares)
+    if n == 0:
+        return Interval(math.nan, None, None, 0)
+    p = math.fsum(shares) / n
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    scale = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / scale
+    half = z * math.sqrt(max(0.0, p * (1.0 - p)) / n + z * z / (4 * n * n)) / scale
+    return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n)
 
 
 def paired_differences(a: Sequence[float | None], b: Sequence[float | None]) -> list[float]:
