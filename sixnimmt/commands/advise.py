@@ -18,14 +18,15 @@ from typing import Annotated, Any
 
 import typer
 
-from ..core import DecisionKind, Game, PlayerView, Rules
-from ..core.record import replay
-from ..core.text import card_text, rows_text
+from ..core import DecisionKind, Game, PlayerView, RecordError, Rules
+from ..core.record import load, replay
+from ..core.text import card_text, printable, rows_text
 
 # A group with only a callback: let options follow the FILE argument, as in a plain command.
 app = typer.Typer(
     help="Ask a bot for the best move in a position, with its numbers.",
     context_settings={"allow_interspersed_args": True},
+    subcommand_metavar="",
 )
 
 
@@ -36,13 +37,11 @@ class PositionError(ValueError):
 def load_view(path: Path, seat: int | None) -> PlayerView:
     """The view to advise on, from a record, a view or a position file."""
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise PositionError(f"cannot read {path}: {error.strerror or error}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise PositionError(f"{path} is not valid JSON: {error}") from None
-    if not isinstance(data, dict):
-        raise PositionError(f"{path} must hold a JSON object (a record, a view or a position)")
+        # The record reader's limits (size, nesting, numbers, strings) serve any JSON input.
+        data: Any = load(path)
+    except RecordError as error:
+        message = str(error).replace("a record is a JSON object", "FILE must hold a JSON object")
+        raise PositionError(f"{printable(str(path), 100)}: {message}") from None
     if "decision" in data and "hand" in data:
         try:
             view = PlayerView.from_dict(data)
@@ -56,11 +55,12 @@ def load_view(path: Path, seat: int | None) -> PlayerView:
     if data.get("format") == "sixnimmt-record":
         game = replay(data, partial=True).game
     elif "hands" in data and "rows" in data:
-        try:
-            hands = [[int(c) for c in hand] for hand in data["hands"]]
-            rows = [[int(c) for c in row] for row in data["rows"]]
-        except (TypeError, ValueError):
-            raise PositionError(f"{path}: hands and rows must be lists of lists of cards") from None
+        if not (_card_lists(data["hands"]) and _card_lists(data["rows"])):
+            raise PositionError(f"{path}: hands and rows must be lists of lists of cards")
+        hands, rows = data["hands"], data["rows"]
+        for field in ("totals", "penalties"):
+            if data.get(field) is not None and not _whole_numbers(data[field]):
+                raise PositionError(f"{path}: {field} must be a list of whole numbers, one per seat")
         rules = Rules.from_dict(data["rules"]) if "rules" in data else Rules(players=len(hands))
         game = Game.from_position(
             rules, hands, rows, totals=data.get("totals"), penalties=data.get("penalties")
@@ -70,9 +70,17 @@ def load_view(path: Path, seat: int | None) -> PlayerView:
     return game.view(seat)
 
 
+def _whole_numbers(value: Any) -> bool:
+    return isinstance(value, list) and all(type(v) is int for v in value)  # not 8.5, not true
+
+
+def _card_lists(value: Any) -> bool:
+    return isinstance(value, list) and all(_whole_numbers(v) for v in value)
+
+
 @app.callback(invoke_without_command=True)
 def advise_command(
-    file: Annotated[Path, typer.Argument(help="A record, a player's view or a position (JSON).", show_default=False)],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A record, a player's view or a position (JSON).", show_default=False)],
     seat: Annotated[int | None, typer.Option(help="The seat to advise (not needed for a view file).")] = None,
     bot: Annotated[str, typer.Option(help="The bot that advises: a name with optional options, e.g. expert:samples=400 (sixnimmt arena --list), or cmd:COMMAND LINE.")] = "expert",
     seed: Annotated[int, typer.Option(help="The bot's seed.")] = 1,
@@ -105,7 +113,7 @@ def advise_command(
         return f"row {option}" if kind is DecisionKind.ROW else card_text(option)
 
     typer.echo(f"rows: {rows_text(view.rows)}")
-    typer.echo(f"seat {view.seat} ({view.seats[view.seat or 0]}), {kind.value} decision: {bot} plays {what} {label(advice.choice)}")
+    typer.echo(f"seat {view.seat} ({printable(view.seats[view.seat or 0], 40)}), {kind.value} decision: {bot} plays {what} {label(advice.choice)}")
     if advice.scores:
         typer.echo("expected penalty this deal (lower is better):")
         for option, score in sorted(advice.scores.items(), key=lambda item: (item[1], item[0])):

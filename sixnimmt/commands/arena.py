@@ -17,7 +17,7 @@ from ..arena.runner import FIXED_LENGTH
 from ..core import Variant
 from ..seats import available, entries, prefixes
 
-app = typer.Typer(help="Pit bots against each other over duplicate deals (docs/arena.md).")
+app = typer.Typer(help="Pit bots against each other over duplicate deals (docs/arena.md).", subcommand_metavar="")
 
 
 def split_bots(values: list[str]) -> tuple[str, ...]:
@@ -57,7 +57,7 @@ def arena(
     permutations: Annotated[str, typer.Option(help="Seatings per duplicate set: rotations, all, or single (one per set, rotated from set to set).")] = "rotations",
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel worker processes.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the whole schedule: same seed and bots, same results.")] = 1,
-    backend: Annotated[str, typer.Option(help="local (processes here) or ray (needs the ray extra: pip install sixnimmt\\[ray]).")] = "local",
+    backend: Annotated[str, typer.Option(help="local (processes here) or ray (needs the ray extra: pip install 'sixnimmt[ray]').")] = "local",
     address: Annotated[str | None, typer.Option(help="Ray cluster address (default: start a local Ray).")] = None,
     timeout: Annotated[float, typer.Option(min=0.001, help="Seconds an external bot may take per reply.")] = 5.0,
     out: Annotated[Path | None, typer.Option(help="Folder for report.json, bots.csv, pairs.csv, penalty.png.")] = None,
@@ -106,13 +106,13 @@ def arena(
         ) as bar:
             task = bar.add_task("games", total=None)
             report = run_arena(config, progress=lambda done, total: bar.update(task, completed=done, total=total))
-    except ArenaError as error:
-        _fail(str(error))
+    except ArenaError as error:  # while playing (a worker died, Ray went away): not the command line
+        _fail(str(error), status=1)
     if out is not None:
         try:
             written = report.write(out, records=save_games)
         except OSError as error:
-            _fail(f"cannot write the report in {out}: {error.strerror or error}")
+            _fail(f"cannot write the report in {out}: {error.strerror or error}", status=1)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=1))
     else:
@@ -154,6 +154,7 @@ def _fault_line(fault: dict[str, object]) -> str:
     return f"{fault['bot']} {fault['kind']}: {fault['message']}"
 
 
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+def _fail(message: str, status: int = 2) -> NoReturn:
+    """One line, ``sixnimmt arena: ...``; status 2 for a bad command line, 1 for a failed run."""
+    typer.echo(f"sixnimmt arena: {message}", err=True)
+    raise typer.Exit(status)

@@ -132,7 +132,7 @@ def env_speed(
     typer.echo(f"  Gymnasium env vs random   {speed.gym_steps_per_s:>10,.0f} learner steps/s")
 
 
-def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float | int | str]:
+def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float | int | str | None]:
     """Play ``deals`` one-deal games of ``name`` in every seat; time every decision.
 
     Thinking time is CPU time of this process (the bots are single-threaded), so the figures stay
@@ -151,7 +151,9 @@ def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float
                 answer = bots[decision.seat].decide(view)
                 times.append(time.process_time() - start)
                 game.act(decision.seat, answer)
-    rollouts = sum(int(getattr(bot, "rollouts", 0)) for bot in bots)
+    # Only search bots count rollouts; for the others the figure does not exist (None), it is not 0.
+    searches = any(hasattr(bot, "rollouts") for bot in bots)
+    rollouts = sum(int(getattr(bot, "rollouts", 0)) for bot in bots) if searches else None
     decisions, thinking = len(times), sum(times)
     return {
         "bot": name,
@@ -161,7 +163,7 @@ def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float
         "median_ms_per_decision": round(1000 * statistics.median(times), 3),
         "max_ms_per_decision": round(1000 * max(times), 2),
         "rollouts": rollouts,
-        "rollouts_per_s": round(rollouts / thinking, 1) if rollouts and thinking else 0.0,
+        "rollouts_per_s": None if rollouts is None else round(rollouts / thinking, 1) if thinking else 0.0,
     }
 
 
@@ -199,5 +201,6 @@ def bots(
     for r in results:
         typer.echo(
             f"  {r['bot']:<{width}} {r['decisions_per_s']:>12,} {r['ms_per_decision']:>12} "
-            f"{r['median_ms_per_decision']:>10} {r['max_ms_per_decision']:>9} {r['rollouts_per_s']:>12,}"
+            f"{r['median_ms_per_decision']:>10} {r['max_ms_per_decision']:>9} "
+            f"{'-' if r['rollouts_per_s'] is None else format(r['rollouts_per_s'], ','):>12}"
         )

@@ -26,9 +26,11 @@ app = typer.Typer(help="Play 6 nimmt! in the terminal.", subcommand_metavar="")
 _COUNTS = {"up": False, "down": True}
 
 
-def _fail(message: str) -> typer.Exit:
+def _fail(message: str, status: int = 2) -> typer.Exit:
+    """One line, ``sixnimmt play: ...``; status 2 for a bad command line, 1 when the game cannot
+    run here (no terminal, too small a one)."""
     typer.echo(f"sixnimmt play: {message}", err=True)
-    return typer.Exit(2)
+    return typer.Exit(status)
 
 
 @app.callback(invoke_without_command=True)
@@ -125,11 +127,12 @@ def play(
         raise _fail(str(error)) from None
     size = _terminal_size()
     if size is None:
-        raise _fail("needs a terminal (stdout is not one)")
+        raise _fail("needs a terminal (stdout is not one)", status=1)
     if size.columns < MIN_WIDTH or size.lines < MIN_HEIGHT:
         raise _fail(
             f"the terminal is {size.columns}x{size.lines}; the game needs at least "
-            f"{MIN_WIDTH}x{MIN_HEIGHT}: enlarge the window or reduce the font size"
+            f"{MIN_WIDTH}x{MIN_HEIGHT}: enlarge the window or reduce the font size",
+            status=1,
         )
     skip_start = any(v is not None for v in (seats, variant, target, end, deals, count, pro_tie))
     from ..tui.app import SixNimmtApp

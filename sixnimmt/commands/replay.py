@@ -14,7 +14,7 @@ from ..core.text import describe_game, printable
 
 app = typer.Typer(help="Check or show a game record (docs/record-format.md).", no_args_is_help=True)
 
-FileArg = Annotated[Path, typer.Argument(help="A record file (JSON).", show_default=False)]
+FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="A record file (JSON).", show_default=False)]
 
 
 @app.command()

@@ -9,7 +9,7 @@ import typer
 
 from ..server.config import Settings, default_database_url
 
-app = typer.Typer(help="Play 6 nimmt! in the browser with friends and bots.")
+app = typer.Typer(help="Play 6 nimmt! in the browser with friends and bots.", subcommand_metavar="")
 
 
 @app.callback(invoke_without_command=True)
@@ -47,7 +47,7 @@ def serve(
     try:
         make_url(url)
     except ArgumentError:
-        typer.echo(f"error: --database-url {url!r} is not a database URL (e.g. sqlite:///game.db)", err=True)
+        typer.echo(f"sixnimmt serve: --database-url {url!r} is not a database URL (e.g. sqlite:///game.db)", err=True)
         raise typer.Exit(2) from None
     from ..server.store import Store
 
@@ -56,14 +56,14 @@ def serve(
         store.migrate()
         store.close()
     except Exception as error:
-        typer.echo(f"error: cannot open database {url.split('@')[-1]}: {error}".splitlines()[0], err=True)
+        typer.echo(f"sixnimmt serve: cannot open database {url.split('@')[-1]}: {error}".splitlines()[0], err=True)
         raise typer.Exit(1) from None
     try:  # a taken port is the commonest start-up failure: say so plainly
         with socket.socket() as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))
     except OSError as error:
-        typer.echo(f"error: cannot listen on {host}:{port}: {error.strerror} (try another --port)", err=True)
+        typer.echo(f"sixnimmt serve: cannot listen on {host}:{port}: {error.strerror} (try another --port)", err=True)
         raise typer.Exit(1) from None
     settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace)
     typer.echo(f"sixnimmt: http://{host}:{port}  (database {url.split('@')[-1]})")
@@ -79,5 +79,5 @@ def serve(
             ws_per_message_deflate=compress,
         )
     except Exception as error:
-        typer.echo(f"error: {error}".splitlines()[0], err=True)
+        typer.echo(f"sixnimmt serve: {error}".splitlines()[0], err=True)
         raise typer.Exit(1) from None

@@ -193,11 +193,11 @@ def test_command_table_output() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--bots", "random,nosuch"], "error: unknown bot 'nosuch'"),
-        ([], "error: give the bots"),
-        (["--bots", "random", "--save-games"], "error: --save-games needs --out"),
-        (["--bots", "random,snug", "--variant", "chess"], "error: unknown variant"),
-        (["--bots", "random,snug", "--out", "/proc/no-such-folder"], "error: cannot write the report"),
+        (["--bots", "random,nosuch"], "sixnimmt arena: unknown bot 'nosuch'"),
+        ([], "sixnimmt arena: give the bots"),
+        (["--bots", "random", "--save-games"], "sixnimmt arena: --save-games needs --out"),
+        (["--bots", "random,snug", "--variant", "chess"], "sixnimmt arena: unknown variant"),
+        (["--bots", "random,snug", "--out", "/proc/no-such-folder"], "sixnimmt arena: cannot write the report"),
     ],
 )
 def test_command_errors_are_one_line(args: list[str], message: str) -> None:

@@ -123,10 +123,10 @@ def test_default_seats_stay_within_the_variant() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--variant", "hand", "--target", "40"], "error: hand games have no target"),
-        (["--variant", "tournament", "--game-deals", "3"], "error: a tournament game always lasts"),
-        (["--variant", "open", "--players", "10"], "error: 10 players: open is played by 2 to 9"),
-        (["--variant", "nine"], "error: unknown variant 'nine'"),
+        (["--variant", "hand", "--target", "40"], "sixnimmt arena: hand games have no target"),
+        (["--variant", "tournament", "--game-deals", "3"], "sixnimmt arena: a tournament game always lasts"),
+        (["--variant", "open", "--players", "10"], "sixnimmt arena: 10 players: open is played by 2 to 9"),
+        (["--variant", "nine"], "sixnimmt arena: unknown variant 'nine'"),
     ],
 )
 def test_command_variant_errors_are_one_line(args: list[str], message: str) -> None:

@@ -96,9 +96,18 @@ def test_bench_bots_reports_decisions_and_rollouts() -> None:
     result = runner.invoke(app, ["bench", "bots", "--bots", "snug,hard", "--deals", "1", "--json"])
     assert result.exit_code == 0, result.output
     data = {b["bot"]: b for b in json.loads(result.output)["bots"]}
-    assert data["snug"]["decisions"] >= 40 and data["snug"]["rollouts"] == 0
+    assert data["snug"]["decisions"] >= 40
+    assert data["snug"]["rollouts"] is None and data["snug"]["rollouts_per_s"] is None  # it has none
     assert data["hard"]["decisions"] >= 40 and data["hard"]["rollouts"] > 0
     assert data["hard"]["rollouts_per_s"] > 0
+
+
+def test_bench_bots_table_shows_no_rollout_rate_for_bots_without_rollouts() -> None:
+    result = runner.invoke(app, ["bench", "bots", "--bots", "random,snug", "--deals", "1", "--players", "2"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.output.splitlines() if line.split()[:1] in (["random"], ["snug"])]
+    assert len(rows) == 2 and all(row[-1] == "-" for row in rows)
+    assert "0.0" not in [row[-1] for row in rows]
 
 
 def test_bench_bots_rejects_unknown_bots() -> None:

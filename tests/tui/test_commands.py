@@ -57,10 +57,10 @@ def test_a_file_given_as_records_folder_is_refused(tmp_path: os.PathLike[str]) -
 
 def test_no_terminal_or_too_small_a_terminal_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     result = runner.invoke(app, ["play", "--bots", "easy"])  # the test runner's stdout is no terminal
-    assert result.exit_code == 2 and "needs a terminal" in result.output
+    assert result.exit_code == 1 and "needs a terminal" in result.output  # not a usage error
     monkeypatch.setattr(play_command, "_terminal_size", lambda: os.terminal_size((80, 24)))
     result = runner.invoke(app, ["play", "--bots", "easy"])
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "the terminal is 80x24; the game needs at least 100x30" in result.output
 
 
