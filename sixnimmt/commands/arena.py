@@ -133,7 +133,8 @@ def arena(
             f" and {len(written) - 4} game records" if len(written) > 4 else ""))
     if strict and report.faults:
         typer.echo(
-            f"error: --strict: {len(report.faults)} fault(s); the first: {_fault_line(report.faults[0])}", err=True
+            f"sixnimmt arena: --strict: {len(report.faults)} fault(s); the first: {_fault_line(report.faults[0])}",
+            err=True,
         )
         raise typer.Exit(1)
 

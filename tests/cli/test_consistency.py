@@ -112,3 +112,11 @@ def test_a_bug_is_one_line_not_a_traceback(
     monkeypatch.setenv("SIXNIMMT_DEBUG", "1")
     with pytest.raises(RuntimeError, match="boom"):
         run(["replay", "verify", str(path)])
+
+
+def test_no_command_prints_the_old_error_prefix() -> None:
+    """The one style is ``sixnimmt CMD: message``; a bare ``error:`` line is a leftover."""
+    commands = Path(__file__).resolve().parents[2] / "sixnimmt" / "commands"
+    for source in commands.glob("*.py"):
+        text = source.read_text(encoding="utf-8")
+        assert 'f"error: ' not in text and '"error: ' not in text, source.name
