@@ -187,35 +187,36 @@ def test_placement_preview(browser: Any, server: str, shots: Any) -> None:
     assert checked == 10 + 9 + 8 + 7 + 6 + 5  # every card of every turn was previewed
 
 
-def test_deal_summary_after_the_board_and_a_dismissable_game_over(browser: Any, server: str, shots: Any) -> None:
+def test_the_deal_summary_opens_over_the_new_board(browser: Any, server: str, shots: Any) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(server + FAST + "#/")
     page.fill("#name", "Ana")
     page.select_option("#players", "4")
-    page.fill("#target", "25")  # a few deals
+    page.fill("#target", "66")  # a first deal all but never ends the game (the loop says so if it does)
     page.click("#create-btn")
-    summaries = 0
     for _ in range(3000):
         page.wait_for_function(READY, timeout=30_000)
-        if page.query_selector("#dialog-over"):
-            break
         if page.query_selector("#dialog-deal"):
-            # the summary opens over the new deal's board, never over the last one
-            heading = page.inner_text("#dialog-deal h2")
-            deal = int(re.search(r"\d+", heading).group())  # type: ignore[union-attr]
-            assert page.eval_on_selector("#table", "t => t.dataset.deal") == str(deal)
-            assert [len(row) for row in page.evaluate(ROWS)] == [1, 1, 1, 1]
-            if not summaries:
-                shots(page, "deal-summary")
-            summaries += 1
-            try_click(page, "#dialog-deal button")
-            continue
+            break
+        assert not page.query_selector("#dialog-over"), "the game ended without a deal summary"
         if page.query_selector(".row.pickable"):
             try_click(page, ".row.pickable >> nth=0")
         elif not page.query_selector("#hand button.card.selected"):
-            try_click(page, "#hand button.card:not([disabled]) >> nth=0")
+            try_click(page, "#hand button.card:not([disabled]) >> nth=-1")
         page.wait_for_timeout(30)
-    assert summaries >= 1
+    # the summary opens over the next deal's board and prompt, never over the last deal's
+    deal = int(re.search(r"\d+", page.inner_text("#dialog-deal h2")).group())  # type: ignore[union-attr]
+    assert deal == 1
+    assert page.eval_on_selector("#table", "t => [t.dataset.deal, t.dataset.turn, t.dataset.busy]") == ["1", "0", ""]
+    assert [len(row) for row in page.evaluate(ROWS)] == [1, 1, 1, 1]
+    assert page.locator("#hand button.card").count() == 10
+    shots(page, "deal-summary")
+
+
+def test_the_final_ranking_can_be_put_aside_and_brought_back(browser: Any, server: str, shots: Any) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    create_table(page, server, "Ana", ["bot:easy", "bot:easy"], players=3)
+    play_until_over(page)
     assert page.is_hidden("#show-over")
     page.click("#close-over")  # put the ranking aside to study the last board
     assert page.locator("#dialog-over").count() == 0

@@ -10,7 +10,8 @@ const main = document.getElementById("main");
 let leave = null; // cleanup of the current screen (closes a table's socket)
 
 const routes = [
-  [/^#\/t\/([A-Za-z0-9]{1,12})$/, (view, m) => showTable(view, m[1].toUpperCase())],
+  // a friend's invitation: #/t/CODE?invite=TOKEN
+  [/^#\/t\/([A-Za-z0-9]{1,12})(?:\?invite=([\w-]{1,128}))?$/, (view, m) => showTable(view, m[1].toUpperCase(), m[2] || null)],
   [/^#\/history\/(\d+)$/, (view, m) => showReplay(view, Number(m[1]))],
   [/^#\/history$/, (view) => showHistory(view)],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],

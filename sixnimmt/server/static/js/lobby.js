@@ -37,6 +37,8 @@ export async function showLobby(main) {
     endField.hidden = ownEnd;
     noTarget.hidden = !ownEnd;
   }
+  // private by default: a table is reached by its link or code, and listed here only if public
+  const isPublic = h("input", { type: "checkbox", id: "public" });
   const timer = h("select", { id: "timer" }, config.timers.map((s) => h("option", { value: s }, s ? t("lobby.timer.s", { n: s }) : t("lobby.timer.off"))));
 
   const seatChoices = () => [
@@ -71,6 +73,7 @@ export async function showLobby(main) {
         name: name.value, variant: variant.value, seats: seatSpecs,
         target: Number(target.value) || 66, end: end.value, timer: Number(timer.value),
         ...(variant.value === "double" ? { double_deck: deck.value } : {}),
+        ...(isPublic.checked ? { public: true } : {}),
       } });
       seats.set(made.code, made.seat, made.token);
       location.hash = `#/t/${made.code}`;
@@ -91,6 +94,8 @@ export async function showLobby(main) {
       endField,
       h("label.field", {}, h("span", {}, t("lobby.timer")), timer)),
     noTarget,
+    h("label.check", { id: "public-field" }, isPublic, " ", t("lobby.public")),
+    h("p.muted.range-note", {}, t("lobby.publicHelp")),
     error,
     h("button.btn.primary", { type: "submit", id: "create-btn" }, t("lobby.create")));
 

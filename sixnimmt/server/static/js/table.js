@@ -8,14 +8,17 @@ import { errorText, h, prefs, seats, t, toast } from "./util.js";
 import { openSocket } from "./table/socket.js";
 import { playEvents, skipAnimations } from "./table/animation.js";
 import { SPEEDS, bindHandKeys, createNodes, createTools, drawHand, drawTools, drawPlayers, drawPrompt, drawTable, drawTimer, drawWaiting, showHint } from "./table/drawing.js";
-import { closeDialog, dealSummary, dialogKind, gameOver, showSheet } from "./table/dialogs.js";
+import { closeDialog, dealSummary, dialogKind, gameOver, showSeats, showSheet } from "./table/dialogs.js";
 import { createLog, createLogPanel, logEvents } from "./table/log.js";
+import { createChat } from "./table/chat.js";
+import { receiveInvite } from "./table/seats.js";
 import { pairsOf, playShape, playsOf } from "./table/plays.js";
 
 // ?speed=0.05 in the address speeds every animation up (the browser tests use it)
 const URL_SPEED = Number(new URLSearchParams(location.search).get("speed")) || 1;
 
-export function showTable(main, code) {
+/** The table `code`; `invite` is a friend's invitation token from the link (#/t/CODE?invite=...). */
+export function showTable(main, code, invite = null) {
   const screen = h("section.table-screen", { id: "table", dataset: { code, status: "connecting" } });
   const inner = h("div.table-inner");
   screen.append(inner);
@@ -25,6 +28,8 @@ export function showTable(main, code) {
   /** What every part of the table shares: the last applied server state and what is drawn. */
   const s = {
     code,
+    invite,
+    invites: new Map(), // seat -> invitation link, for the host to send
     screen,
     inner,
     nodes: createNodes(),
@@ -56,12 +61,20 @@ export function showTable(main, code) {
     showSheet: () => showSheet(s),
     showOver: () => { s.overPutAside = false; gameOver(s); },
     onDialogChange: () => { if (playing() && s.tools) drawTools(s); },
+    showSeats: () => showSeats(s),
+    redrawSeats: () => {
+      if (dialogKind(s) === "seats") showSeats(s);
+      else if (s.current?.table.status === "waiting") drawWaiting(s);
+    },
   };
   screen.style.setProperty("--speed", String(s.speed));
   bindHandKeys(s.nodes.hand);
   const logPanel = createLogPanel(s);
   s.log.onChange = () => logPanel.draw();
-  s.extraNodes.push(logPanel.node);
+  const chat = createChat(s);
+  s.chat = chat;
+  s.extraNodes.push(logPanel.node, chat.node);
+  s.extraTools.push(chat.mute);
   createTools(s);
   const queue = [];
 
@@ -76,6 +89,9 @@ export function showTable(main, code) {
       return;
     }
     if (message.type === "hint") { showHint(s, message); return; }
+    if (message.type === "chat") { chat.receive(message); return; }
+    if (message.type === "invite") { receiveInvite(s, message); return; }
+    if (message.type === "presence" || message.type === "seats") { queue.push(message); if (!s.busy) drain(); return; }
     if (message.type === "state" || message.type === "update" || message.type === "chosen") {
       queue.push(message);
       if (!s.busy) drain();
@@ -107,6 +123,7 @@ export function showTable(main, code) {
         playedFor(update.played_for);
         continue;
       }
+      if (update.type === "presence" || update.type === "seats") { seatsChanged(update); continue; }
       s.log.follow(update.table.game_number);
       if (update.type === "update") {
         s.shape = playShape(update.table, update.view);
@@ -117,6 +134,7 @@ export function showTable(main, code) {
         if (s.current && queue.length < 3 && !s.skipping) await playEvents(s, update.events || []);
       }
       apply(update);
+      chat.sync(update.table);
     }
     s.busy = false;
     s.skipping = false;
@@ -127,6 +145,18 @@ export function showTable(main, code) {
       s.pendingSummary = null;
       if (summary && s.current.view.phase !== "over") dealSummary(s, summary);
     }
+  }
+
+  /** A seat's first connection opened or its last closed, or the seats changed (a join, an invite,
+   * a release, a takeover): only the seats are redrawn. */
+  function seatsChanged(message) {
+    const table = s.current?.table;
+    if (!table) return;
+    if (message.type === "seats") table.seats = message.seats;
+    else if (table.seats[message.seat]) table.seats[message.seat].connected = message.connected;
+    if (message.spectators != null) table.spectators = message.spectators;
+    if (table.status === "waiting" || !s.current.view) drawWaiting(s);
+    else { drawPlayers(s); if (dialogKind(s) === "seats") showSeats(s); }
   }
 
   const playing = () => !!s.current?.view && s.current.table.status !== "waiting";

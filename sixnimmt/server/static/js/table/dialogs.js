@@ -4,6 +4,7 @@ import { api, h, t } from "../util.js";
 import { scoring } from "../score.js";
 import { seatName } from "./drawing.js";
 import { scoreSheet } from "./log.js";
+import { hostSeatList } from "./seats.js";
 
 export function closeDialog(s) {
   if (!s.dialog) return;
@@ -63,6 +64,18 @@ export function showSheet(s) {
   const names = s.current.table.seats.map((_, i) => seatName(s, i));
   openDialog(s, "sheet", title("sheet", t("sheet.title")), scoreSheet(names, s.log.deals, s.shape.target),
     h("div.actions", {}, h("button.btn", { type: "button", onclick: () => closeDialog(s) }, t("dialog.close"))));
+}
+
+/** The host's seats: invitation links, and releasing a seat at the next deal. */
+export function showSeats(s) {
+  const table = s.current.table;
+  const allow = h("input", { type: "checkbox", id: "spectator-chat", checked: table.spectator_chat ? true : null,
+    onchange: () => s.send({ type: "spectator-chat", allow: allow.checked }) });
+  const focused = document.activeElement?.dataset?.inviteName; // keep typing through a redraw
+  openDialog(s, "seats", title("seats", t("seats.title")), h("p.muted", {}, t("seats.help")), hostSeatList(s),
+    h("label.check", {}, allow, " ", t("seats.spectatorChat")),
+    h("div.actions", {}, h("button.btn", { type: "button", onclick: () => closeDialog(s) }, t("dialog.close"))));
+  if (focused != null) s.dialog.querySelector(`[data-invite-name="${focused}"]`)?.focus();
 }
 
 /** The final ranking and score sheet, with Play again, the replay and the way back to the lobby. */

@@ -5,6 +5,7 @@ import { api, h, prefs, seats, t, tn, toast } from "../util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "../cards.js";
 import { countMode, scoring, setCountMode } from "../score.js";
 import { pickHelpKey, previewPlacement } from "./plays.js";
+import { hostSeatList } from "./seats.js";
 
 /** Animation speeds offered (a factor on every pause; the reveal can also be skipped). */
 export const SPEEDS = { slow: 1.6, normal: 1, fast: 0.5 };
@@ -25,6 +26,7 @@ export function createNodes() {
     handHelp,
     handWrap: h("div.hand-wrap", {}, handNode, handHelp),
     tools: h("div.tools", { id: "tools" }),
+    lateJoin: h("div.late-join", { id: "late-join", hidden: true }),
     timer: h("span.timer", { id: "timer", hidden: true }),
   };
 }
@@ -37,7 +39,7 @@ export function drawTable(s) {
   const n = s.nodes;
   if (!s.inner.contains(n.board)) {
     s.inner.replaceChildren(n.bar, n.players, h("div.middle", {}, n.board, h("div.side", {}, n.prompt, n.notice, n.preview, n.reveal)),
-      n.handWrap, n.tools, ...s.extraNodes);
+      n.handWrap, n.lateJoin, n.tools, ...s.extraNodes);
   }
   const focusedCard = document.activeElement?.closest?.("#hand .card")?.dataset.card;
   s.preview = computePreview(s);
@@ -49,7 +51,9 @@ export function drawTable(s) {
   drawHand(s);
   drawPreview(s);
   drawNotice(s);
+  drawLateJoin(s);
   drawTools(s);
+  s.chat?.draw();
   drawTimer(s);
   if (focusedCard) n.hand.querySelector(`[data-card="${focusedCard}"]`)?.focus();
   else if (view.decision?.kind === "row") n.board.querySelector(".row.pickable")?.focus();
@@ -321,40 +325,62 @@ export function drawTimer(s) {
   node.classList.toggle("low", left <= 5);
 }
 
-/** Before the game: the code and link to share, the seats, and Start (host) or Join (a visitor). */
+/** Before the game: the code and link to share, the seats (the host invites friends to them),
+ * and Start (host) or Join (a visitor). */
 export function drawWaiting(s) {
   const { table } = s.current;
   const link = `${location.origin}${location.pathname}#/t/${table.code}`;
   const linkInput = h("input", { value: link, readonly: true, "aria-label": t("aria.link"), onfocus: (e) => e.target.select() });
-  const seatsList = h("ul.seat-list", { id: "waiting-seats" }, table.seats.map((seat, i) => h("li", {},
-    h("span", {}, t("lobby.seat", { n: i + 1 })),
-    seat.kind === "open" ? h("em.muted", { style: "color:#cfe3d8" }, t("table.open")) : h("strong", {}, seat.name),
-    seat.kind === "bot" ? h("span.badge.bot", {}, t(`level.${seat.bot}`)) : null,
-    i === table.you ? h("span.badge", {}, t("table.you")) : null)));
+  const host = table.you != null && table.you === (table.host ?? 0);
+  const focused = document.activeElement?.dataset?.inviteName; // keep typing through a redraw
+  const seatsList = host ? h("div", { id: "waiting-seats" }, hostSeatList(s))
+    : h("ul.seat-list", { id: "waiting-seats" }, table.seats.map((seat, i) => h("li", {},
+      h("span", {}, t("lobby.seat", { n: i + 1 })),
+      seat.kind === "open" ? h("em.muted", { style: "color:#cfe3d8" }, t("table.open")) : h("strong", {}, seat.name),
+      seat.kind === "bot" ? h("span.badge.bot", {}, t(`level.${seat.bot}`)) : null,
+      seat.kind === "invited" ? h("span.badge", {}, t("seats.invitedBadge")) : null,
+      i === table.you ? h("span.badge", {}, t("table.you")) : null)));
   const parts = [
     h("h1", {}, t("table.waitingTitle")),
-    h("p", {}, t("table.share")),
+    h("p", {}, t(table.public ? "table.sharePublic" : "table.sharePrivate")),
     h("div.share", {}, h("span.code.bigcode", { id: "big-code" }, table.code), linkInput,
       h("button.btn.small", { type: "button", onclick: async () => { try { await navigator.clipboard.writeText(link); toast(t("table.copied")); } catch { linkInput.select(); } } }, t("table.copy"))),
     seatsList,
   ];
-  if (table.you === 0) parts.push(h("p", {}, h("button.btn.primary", { type: "button", id: "start", onclick: () => s.send({ type: "start" }) }, t("table.start"))));
+  if (host) parts.push(h("p", {}, h("button.btn.primary", { type: "button", id: "start", onclick: () => s.send({ type: "start" }) }, t("table.start"))));
   else if (table.you != null) parts.push(h("p.muted", { style: "color:#cfe3d8" }, t("table.startHostOnly")));
-  else if (table.open > 0) {
-    const name = h("input", { id: "join-name", maxlength: "24", value: localStorage.getItem("sixnimmt.name") || "", "aria-label": t("lobby.yourName"), placeholder: t("lobby.yourName") });
-    const err = h("p.error", { role: "alert" });
-    parts.push(h("form.share", { onsubmit: async (ev) => {
-      ev.preventDefault();
-      try {
-        const joined = await api(`/tables/${table.code}/join`, { method: "POST", body: { name: name.value } });
-        localStorage.setItem("sixnimmt.name", name.value.trim());
-        seats.set(joined.code, joined.seat, joined.token);
-        s.leave();
-        location.reload();
-      } catch (e) { err.textContent = e.message; }
-    } }, name, h("button.btn.primary", { type: "submit" }, t("lobby.joinBtn"))), err);
-  }
-  s.inner.replaceChildren(h("div.waiting", {}, ...parts));
+  else if (table.open > 0 || s.invite) parts.push(joinForm(s, "lobby.joinBtn"));
+  s.inner.replaceChildren(h("div.waiting", {}, ...parts), ...s.extraNodes);
+  s.chat?.draw();
+  if (focused != null) s.inner.querySelector(`[data-invite-name="${focused}"]`)?.focus();
+}
+
+/** Join this table: a free seat now, or (after the start) a seat taken over at the next deal;
+ * with the friend's invitation when the page was opened from one. */
+function joinForm(s, label) {
+  const code = s.current.table.code;
+  const name = h("input", { id: "join-name", maxlength: "24", value: prefs.get("name") || "", "aria-label": t("lobby.yourName"), placeholder: t("lobby.yourName") });
+  const err = h("p.error", { role: "alert" });
+  return h("div", {}, h("form.share", { id: "join-form", onsubmit: async (ev) => {
+    ev.preventDefault();
+    try {
+      const joined = await api(`/tables/${code}/join`, { method: "POST", body: { name: name.value, ...(s.invite ? { invite: s.invite } : {}) } });
+      prefs.set("name", name.value.trim());
+      seats.set(joined.code, joined.seat, joined.token);
+      s.leave();
+      if (s.invite) location.hash = `#/t/${joined.code}`; // the table again, now with the seat
+      else location.reload();
+    } catch (e) { err.textContent = e.message; }
+  } }, name, h("button.btn.primary", { type: "submit", id: "join-btn" }, t(label))), err);
+}
+
+/** A spectator of a game under way may take a free seat (a bot's) over from the next deal. */
+export function drawLateJoin(s) {
+  const { table } = s.current;
+  const node = s.nodes.lateJoin;
+  const can = table.you == null && table.joining == null && table.status === "playing" && (table.open > 0 || !!s.invite);
+  node.hidden = !can;
+  if (can && !node.contains(document.activeElement)) node.replaceChildren(h("p", {}, t("table.lateJoinHelp")), joinForm(s, "table.lateJoin"));
 }
 
 /** Where this seat's chosen card (or cards) would go if placed on the board as it is now:
@@ -386,9 +412,12 @@ export function drawPreview(s) {
 /** A notice that stays until it is closed (the timer played for you). */
 export function drawNotice(s) {
   const node = s.nodes.notice;
-  node.hidden = !s.notice;
-  if (!s.notice) { node.replaceChildren(); return; }
-  node.replaceChildren(h("span", {}, s.notice),
+  const joining = s.current.table.joining;
+  const text = s.notice ?? (joining != null ? t("table.joiningNext", { n: joining + 1, name: seatName(s, joining) }) : null);
+  node.hidden = !text;
+  if (!text) { node.replaceChildren(); return; }
+  if (!s.notice) { node.replaceChildren(h("span", {}, text)); return; }
+  node.replaceChildren(h("span", {}, text),
     h("button.btn.small", { type: "button", id: "notice-close", "aria-label": t("dialog.close"), onclick: () => { s.notice = null; drawNotice(s); } }, "×"));
 }
 
@@ -403,12 +432,15 @@ export function createTools(s) {
     Object.keys(SPEEDS).map((v) => h("option", { value: v }, t(`speed.${v}`))));
   speed.value = SPEEDS[prefs.get("speed")] ? prefs.get("speed") : "normal";
   const speedField = h("label.tool", {}, h("span", {}, t("table.speed")), speed);
-  s.nodes.tools.replaceChildren(results, sheet, countField, speedField, ...s.extraTools);
-  s.tools = { results, count, countField };
+  const seatsButton = h("button.btn.small", { type: "button", id: "seats-btn", hidden: true, onclick: () => s.showSeats() }, t("seats.title"));
+  s.nodes.tools.replaceChildren(results, sheet, seatsButton, countField, speedField, ...s.extraTools);
+  s.tools = { results, count, countField, seatsButton };
 }
 
 export function drawTools(s) {
-  const { results, count, countField } = s.tools;
+  const { results, count, countField, seatsButton } = s.tools;
+  const table = s.current.table;
+  seatsButton.hidden = table.you == null || table.you !== (table.host ?? 0);
   results.hidden = !(s.current.view.phase === "over" && s.dialog?.dataset.kind !== "over");
   countField.hidden = s.shape.target == null; // nothing to count down from
   count.value = countMode();

@@ -5,6 +5,7 @@
 import { h, prefs, t, tn } from "../util.js";
 import { scoring } from "../score.js";
 import { pairsOf } from "./plays.js";
+import { chatMuted } from "./chat.js";
 
 const KEPT = 400; // log lines kept per table
 
@@ -17,8 +18,9 @@ export function createLog(code) {
     game: saved?.game ?? null, // the table's game number these lines belong to
     entries: Array.isArray(saved?.entries) ? saved.entries : [],
     deals: Array.isArray(saved?.deals) ? saved.deals : [], // [{deal, penalties, totals}] from deal-scored
+    chatSeen: Number(saved?.chatSeen) || 0, // the last chat line's id in the log (kept over games)
     onChange: () => {},
-    save() { prefs.set(key, JSON.stringify({ game: log.game, entries: log.entries, deals: log.deals })); },
+    save() { prefs.set(key, JSON.stringify({ game: log.game, entries: log.entries, deals: log.deals, chatSeen: log.chatSeen })); },
     /** Start afresh when the table's game changes (Play again). */
     follow(game) {
       if (log.game === game) return;
@@ -96,7 +98,7 @@ export function createLogPanel(s) {
     if (!s.current) return;
     const name = (seat) => (seat == null ? "" : s.current.table.seats[seat]?.name ?? `#${seat + 1}`);
     const target = s.shape?.target ?? null;
-    const muted = s.chatMuted?.() ?? false;
+    const muted = chatMuted();
     list.replaceChildren(...s.log.entries.filter((e) => !(muted && e.k === "chat")).map((e) =>
       h(`li.log-${e.k}`, {}, describe(e, name, target))));
     list.scrollTop = list.scrollHeight;

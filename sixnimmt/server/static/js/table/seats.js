@@ -1,0 +1,62 @@
+// The host's seats: an invitation link per seat for a named friend, and releasing a bot's or a
+// vanished player's seat (at once before the game, else at the start of the next deal).
+import { h, t, toast } from "../util.js";
+
+/** The link a friend opens to take seat `seat` (`token` from the server's `invite` reply). */
+export function inviteLink(code, token) {
+  return `${location.origin}${location.pathname}#/t/${code}?invite=${encodeURIComponent(token)}`;
+}
+
+async function copy(text, input) {
+  try { await navigator.clipboard.writeText(text); toast(t("table.copied")); } catch { input.select(); }
+}
+
+/** What a seat is now, in words: open, invited, a bot, away, leaving, or taken over next deal. */
+function seatState(seat) {
+  const parts = [];
+  if (seat.kind === "open") parts.push(t("table.open"));
+  if (seat.kind === "invited") parts.push(t("seats.invited", { name: seat.name }));
+  if (seat.kind === "bot") parts.push(t("table.bot"));
+  if (seat.kind === "human" && !seat.connected) parts.push(t("table.away"));
+  if (seat.leaving) parts.push(t("seats.leaving"));
+  if (seat.joining) parts.push(t("seats.joining", { name: seat.joining }));
+  return parts.join(" · ");
+}
+
+/** The list of seats with the host's controls (the waiting room and the Seats dialog). */
+export function hostSeatList(s) {
+  const table = s.current.table;
+  const started = table.status !== "waiting";
+  return h("ul.seat-list.host-seats", { id: "host-seats" }, table.seats.map((seat, i) => {
+    const item = h("li", { dataset: { seat: i } },
+      h("span", {}, t("lobby.seat", { n: i + 1 })),
+      seat.kind === "open" ? null : h("strong", {}, seat.name),
+      h("span.badge", {}, seatState(seat) || t("table.you")));
+    if (i === table.you) return item;
+    const free = seat.kind === "open" || seat.kind === "invited" || seat.kind === "bot" || (seat.kind === "human" && !seat.connected);
+    if (free && !seat.joining) {
+      const name = h("input", { maxlength: "24", "aria-label": t("seats.friendName", { n: i + 1 }), placeholder: t("seats.friendName", { n: i + 1 }), dataset: { inviteName: i } });
+      item.append(h("form.invite", { onsubmit: (ev) => {
+        ev.preventDefault();
+        if (name.value.trim()) s.send({ type: "invite", seat: i, name: name.value.trim() });
+      } }, name, h("button.btn.small", { type: "submit", dataset: { invite: i } }, t("seats.invite"))));
+    }
+    const link = s.invites.get(i);
+    if (link) {
+      const input = h("input.invite-link", { value: link, readonly: true, "aria-label": t("seats.link", { n: i + 1 }), dataset: { inviteLink: i }, onfocus: (e) => e.target.select() });
+      item.append(h("div.share", {}, input, h("button.btn.small", { type: "button", onclick: () => copy(link, input) }, t("table.copy"))));
+    }
+    const releasable = seat.kind === "bot" || seat.kind === "invited" || (seat.kind === "human" && !seat.connected);
+    if (releasable && !seat.leaving) {
+      item.append(h("button.btn.small.ghost", { type: "button", dataset: { release: i }, onclick: () => s.send({ type: "release", seat: i }) },
+        t(started ? "seats.releaseNext" : "seats.release")));
+    }
+    return item;
+  }));
+}
+
+/** The host's answer from the server: the link to send for seat `seat`. */
+export function receiveInvite(s, message) {
+  s.invites.set(message.seat, inviteLink(s.code, message.token));
+  s.redrawSeats();
+}
