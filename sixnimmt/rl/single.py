@@ -19,10 +19,9 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
 
-from ..bots import Bot
 from ..core import Game, IllegalMoveError
 from ..core.text import rows_text
-from ..seats import make_bot
+from ..seats import GuardedSeat, make_bot
 from .encoding import N_ACTIONS, action_mask, action_to_move, encode
 from .parallel import (
     ILLEGAL_ACTION_MODES,
@@ -88,7 +87,7 @@ class SixNimmtEnv(gym.Env[Observation, int]):
         self.action_space = spaces.Discrete(N_ACTIONS)  # type: ignore[assignment]
         self.seat = 0 if seat is None else seat
         self._game: Game | None = None
-        self._bots: dict[int, Bot] = {}
+        self._bots: dict[int, GuardedSeat] = {}  # the opponents, guarded: a failing bot cannot stop training
         self._scores: list[int] = []
 
     @property
@@ -108,7 +107,7 @@ class SixNimmtEnv(gym.Env[Observation, int]):
         for bot in self._bots.values():
             bot.close()
         others = [s for s in range(players) if s != self.seat]
-        self._bots = {s: make_bot(spec, seed=rng.getrandbits(63)) for s, spec in zip(others, self.opponent_specs)}
+        self._bots = {s: _seat(spec, rng.getrandbits(63)) for s, spec in zip(others, self.opponent_specs)}
         self._game = Game(self.rules, seed=rng.getrandbits(64))
         self._scores = scores(self._game)
         self._advance()
@@ -165,3 +164,8 @@ class SixNimmtEnv(gym.Env[Observation, int]):
     def _observation(self) -> Observation:
         view = self.game.view(self.seat)
         return {"observation": encode(view), "action_mask": action_mask(view.decision)}
+
+
+def _seat(spec: str, seed: int) -> GuardedSeat:
+    """An opponent behind the guard (its fallback moves drawn from the same seed as the bot)."""
+    return GuardedSeat(make_bot(spec, seed=seed), fallback_seed=seed)
