@@ -201,7 +201,9 @@ async def game_events(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
         elif isinstance(event, CardsRevealed) and event.deal in passed and replayed.rules.variant is Variant.TOURNAMENT:
             for seat, card in enumerate(event.plays):
                 hands[event.deal][seat].append(card)
-    return {**{k: v for k, v in game.items() if k != "record"}, "events": events, "hands": hands}
+    # the target lets a viewer who counts down show points left (None: the variant has none)
+    return {**{k: v for k, v in game.items() if k != "record"}, "events": events, "hands": hands,
+            "target": replayed.rules.target}
 
 
 @api.get("/games/{game_id}/record.json")

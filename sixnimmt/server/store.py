@@ -115,6 +115,7 @@ def _game_summary(row: GameRow) -> dict[str, Any]:
         "seats": list(row.seats),
         "totals": list(row.totals),
         "winners": list(row.winners),
+        "target": row.record.get("rules", {}).get("target"),  # for a count-down display
     }
 
 

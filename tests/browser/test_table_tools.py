@@ -53,7 +53,8 @@ def test_counting_down_in_spanish_end_to_end(browser: Any, server: str, shots: A
         assert label.endswith("cabeza de toro" if heads == "1" else "cabezas de toro"), label
     shots(page, "es-count-down")
     play_until_over(page)
-    totals = finished_game(server, code)["totals"]
+    game = finished_game(server, code)
+    totals, names = game["totals"], game["seats"]
     expected = [str(10 - x) if x <= 10 else f"{x - 10} bajo cero" for x in totals]
     ranking = {int(r.get_attribute("data-seat")): r.locator("td.total").inner_text()
                for r in page.locator("#final-ranking tbody tr").all()}
@@ -65,6 +66,17 @@ def test_counting_down_in_spanish_end_to_end(browser: Any, server: str, shots: A
     assert deltas and all(d == "0" or d.startswith(MINUS) for d in deltas)  # points lost, not penalties added
     shots(page, "es-final")
     assert english_left(page, "es") == set()
+    # the history and the replay count down too
+    page.click("#dialog-over a[href^='#/history/']")
+    page.wait_for_selector("#replay-step")
+    page.click(".replay-controls button >> nth=4")  # to the final totals
+    assert page.inner_text("#replay-totals") == " · ".join(f"{n}: {e}" for n, e in zip(names, expected, strict=True))
+    page.goto(server + FAST + "#/history")
+    row = page.locator(f"tr[data-game='{game['id']}'] td >> nth=2")
+    assert row.inner_text() == " · ".join(f"{n} {e}" for n, e in zip(names, expected, strict=True))
+    assert english_left(page, "es") == set()
+    page.goto(server + FAST + f"#/t/{code}")
+    page.wait_for_selector("#dialog-over")
     page.click("#close-over")
     assert page.locator(".player .ptotal").all_inner_texts() == expected
     page.select_option("#count-mode", "up")  # the viewer's choice, kept in this browser
