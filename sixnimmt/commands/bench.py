@@ -137,20 +137,27 @@ def bot_speed(name: str, deals: int, players: int, seed: int) -> dict[str, float
 
     Thinking time is CPU time of this process (the bots are single-threaded), so the figures stay
     meaningful on a machine that other jobs share."""
-    from ..seats import make_bot  # the bots import numba kernels: load them only for this command
+    # The bots import numba kernels: load them only for this command.
+    from ..seats import GuardedSeat, make_bot
 
     bots = [make_bot(name, seed + seat) for seat in range(players)]
+    # Guarded, so a bot that fails plays the fallback and the figures still come; the seat times the
+    # bot's own call on the CPU clock.
+    seats = [GuardedSeat(bot, fallback_seed=seed + s, clock=time.process_time) for s, bot in enumerate(bots)]
     rules = Rules(players=players, deals=1)
     times: list[float] = []
-    for deal in range(deals):
-        game = Game(rules, seed=seed * 7919 + deal)
-        while not game.is_over:
-            for decision in game.pending():
-                view = game.view(decision.seat)
-                start = time.process_time()
-                answer = bots[decision.seat].decide(view)
-                times.append(time.process_time() - start)
-                game.act(decision.seat, answer)
+    try:
+        for deal in range(deals):
+            game = Game(rules, seed=seed * 7919 + deal)
+            while not game.is_over:
+                for decision in game.pending():
+                    seat = seats[decision.seat]
+                    answer = seat.decide(game.view(decision.seat))
+                    times.append(seat.last_seconds)
+                    game.act(decision.seat, answer)
+    finally:
+        for seat in seats:
+            seat.close()
     # Only search bots count rollouts; for the others the figure does not exist (None), it is not 0.
     searches = any(hasattr(bot, "rollouts") for bot in bots)
     rollouts = sum(int(getattr(bot, "rollouts", 0)) for bot in bots) if searches else None

@@ -60,6 +60,7 @@ class GuardedSeat:
         self.decisions = 0  # decisions asked
         self.fallback_moves = 0  # decisions answered by the fallback
         self.think_seconds = 0.0  # total time spent in the bot's decide/explain
+        self.last_seconds = 0.0  # time the last decision took (the bot's call only, on ``clock``)
         self._fallback = random.Random(fallback_seed)
         self._bot_faults_seen = 0
         self._closed = False
@@ -97,6 +98,7 @@ class GuardedSeat:
         finally:
             elapsed = self.clock() - start
             self.think_seconds += elapsed
+            self.last_seconds = elapsed
             self._collect(view)
         if not failed:
             if isinstance(answer, bool) or not isinstance(answer, numbers.Integral) or int(answer) not in decision.options:

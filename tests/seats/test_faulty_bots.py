@@ -59,3 +59,11 @@ def test_arena_strict_exits_1_on_any_fault_and_still_reports(tmp_path: Path) -> 
 def test_arena_strict_exits_0_without_faults() -> None:
     result = runner.invoke(app, [*ARENA, "--bots", "random,snug", "--strict"])
     assert result.exit_code == 0, result.output
+
+
+def test_bench_bots_measures_a_faulty_external_bot_instead_of_failing() -> None:
+    result = runner.invoke(app, ["bench", "bots", "--bots", f"cmd:{sys.executable} {MISBEHAVING} illegal", "--deals", "1",
+                                 "--players", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output.strip().splitlines()[-1])["bots"]
+    assert row["decisions"] >= 20  # ten cards per seat (and any row choices), answered by the fallback

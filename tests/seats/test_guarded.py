@@ -95,7 +95,7 @@ def test_a_late_answer_is_a_timeout_on_the_injected_clock() -> None:
     legal = options()[0]
     slow = GuardedSeat(Scripted(legal), time_limit=1.0, clock=FakeClock(2.0), fallback_seed=1)
     assert slow.decide(view()) == random.Random(1).choice(options())
-    assert [f.kind for f in slow.faults] == [FaultKind.TIMEOUT] and slow.think_seconds == 2.0
+    assert [f.kind for f in slow.faults] == [FaultKind.TIMEOUT] and slow.think_seconds == slow.last_seconds == 2.0
     quick = GuardedSeat(Scripted(legal), time_limit=1.0, clock=FakeClock(0.5))
     assert quick.decide(view()) == legal and quick.faults == [] and quick.think_seconds == 0.5
 
