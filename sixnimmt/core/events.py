@@ -95,16 +95,27 @@ class CardsKept(Event):
     cards: Cards
 
 
+#: ``(seat, card)``: who played which card.
+SeatCard = tuple[int, Card]
+
+
 @dataclass(frozen=True, slots=True)
 class CardsRevealed(Event):
-    """Every player's card for the turn, ``plays[seat]``, shown together (Nifty: two per seat,
-    ``plays[2 * seat]`` and ``plays[2 * seat + 1]``; Hand: the cards of the one player's turn)."""
+    """The cards of a turn, shown together. ``seat_cards`` says who played what, the same way in
+    every variant: ``((seat, card), ...)``, by seat (Nifty: each seat's pair ascending; Hand: the one
+    player's cards in the order they are placed).
+
+    ``plays`` is the same cards without their seats, kept for readers of version 1 and 2 of the
+    bot protocol: ``plays[seat]``, in Nifty ``plays[2 * seat]`` and ``plays[2 * seat + 1]``, in Hand
+    the cards of the player named by ``seat``.
+    """
 
     type: ClassVar[str] = "cards-revealed"
     deal: int
     turn: int
     plays: Cards
     seat: int | None = None  # Hand: whose turn it is (the others play no card)
+    seat_cards: tuple[SeatCard, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

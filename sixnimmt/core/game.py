@@ -38,6 +38,7 @@ from .events import (
     RowChoiceRequired,
     RowsLaid,
     RowTaken,
+    SeatCard,
 )
 from .placement import Side, Slot, best_slots, row_size
 from .rules import (
@@ -174,6 +175,8 @@ class Game:
         self.played: list[Cards] = []  # revealed plays of finished turns this deal
         self.choices: list[list[Card]] = [[] for _ in range(players)]  # this turn, per seat
         self.revealed: Cards | None = None
+        self.revealed_by: tuple[SeatCard, ...] = ()  # who played which revealed card, by seat
+        self.played_by: list[tuple[SeatCard, ...]] = []  # the same for each finished turn this deal
         self.current: int | None = None  # Open/Hand: whose turn it is
         self._queue: list[tuple[Card, int]] = []  # revealed cards not yet placed, in order
         self._nifty_left: dict[int, list[Card]] = {}  # Nifty: pairs whose order is not chosen
@@ -344,6 +347,10 @@ class Game:
             chosen=tuple(bool(c) for c in self.choices),
             my_choice=own[0] if own else None,
             revealed=self.revealed,
+            revealed_by=self.revealed_by if self.revealed is not None else None,
+            played_by=tuple(self.played_by),
+            turns_per_deal=self.rules.turns_per_deal,
+            target=self.rules.target,
             unplaced=tuple(card for card, _ in self._queue)
             + tuple(sorted(c for cards in self._nifty_left.values() for c in cards)),
             # decision_for(seat), from the pending() computed above: RL envs build a view per seat
@@ -640,6 +647,7 @@ class Game:
         self.penalties = [0] * players
         self.taken = [[] for _ in range(players)]
         self.played = []
+        self.played_by = []
         self.choices = [[] for _ in range(players)]
         self.revealed = None
         variant = self.rules.variant
@@ -684,17 +692,19 @@ class Game:
     def _reveal(self) -> None:
         if self.rules.variant is Variant.NIFTY:
             # Each seat's pair ascending: the order they were picked in is nobody's business.
-            plays = tuple(c for cards in self.choices for c in sorted(cards))
+            seat_cards = tuple((s, c) for s, cards in enumerate(self.choices) for c in sorted(cards))
         else:  # one card each, or Hand's cards in the order their player places them
-            plays = tuple(c for cards in self.choices for c in cards)
+            seat_cards = tuple((s, c) for s, cards in enumerate(self.choices) for c in cards)
+        plays = tuple(c for _, c in seat_cards)
         for seat, cards in enumerate(self.choices):
             for card in cards:
                 self.hands[seat].remove(card)
         self.revealed = plays
+        self.revealed_by = seat_cards
         self._picks = {}
         self._keeps = {}
         hand_turn = self.current if self.rules.variant is Variant.HAND else None
-        self._emit(CardsRevealed(self.deal_index, self.turn, plays, hand_turn))
+        self._emit(CardsRevealed(self.deal_index, self.turn, plays, hand_turn, seat_cards))
         if self.rules.variant is Variant.NIFTY:
             self._queue = []
             self._orders = {}
@@ -843,7 +853,9 @@ class Game:
             turn["keeps"] = {card: list(kept) for card, kept in self._keeps.items()}
         self.history[-1]["turns"].append(turn)
         self.played.append(self.revealed)
+        self.played_by.append(self.revealed_by)
         self.revealed = None
+        self.revealed_by = ()
         self._picks = {}
         self._keeps = {}
         self.choices = [[] for _ in range(self.players)]
@@ -876,10 +888,11 @@ class Game:
                 return False
 
     def _score_deal(self) -> None:
-        if self.rules.variant is Variant.HAND:
-            # Cards left in hand score double, on top of the pile.
+        factor = self.rules.spec.left_in_hand_factor
+        if factor:  # Hand: cards left in hand score double, on top of the pile
             for seat in range(self.players):
-                self.penalties[seat] += 2 * sum(BULLHEADS[c] for c in self.hands[seat])
+                self.penalties[seat] += factor * sum(BULLHEADS[c] for c in self.hands[seat])
+        if self.rules.sequential:
             self.current = None
         for seat in range(self.players):
             self.totals[seat] += self.penalties[seat]

@@ -54,16 +54,13 @@ def describe_event(event: Event, seats: Sequence[str]) -> str | None:
     if isinstance(event, CardShown):
         return f"   {seats[event.seat]} plays {card_text(event.card)} face up"
     if isinstance(event, CardsRevealed):
-        per_seat = len(event.plays) // len(seats)
-        if event.seat is not None:  # Hand: one player's cards
-            plays = f"{seats[event.seat]} plays " + " ".join(card_text(c) for c in event.plays)
-        elif per_seat:
-            plays = ", ".join(
-                f"{seats[s]} " + " ".join(card_text(c) for c in event.plays[s * per_seat : (s + 1) * per_seat])
-                for s in range(len(seats))
-            )
+        by_seat: dict[int, list[str]] = {}
+        for seat, card in event.seat_cards:
+            by_seat.setdefault(seat, []).append(card_text(card))
+        if event.seat is not None:  # Hand: one player's turn
+            plays = f"{seats[event.seat]} plays " + " ".join(by_seat.get(event.seat, []))
         else:
-            plays = " ".join(card_text(c) for c in event.plays)
+            plays = ", ".join(f"{seats[s]} " + " ".join(cards) for s, cards in by_seat.items())
         return f"-- Turn {event.turn + 1}: {plays}"
     if isinstance(event, OrderChosen):
         return f"   {seats[event.seat]} places " + " then ".join(card_text(c) for c in event.cards)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from .cards import DECK_SIZE, HAND_SIZE, ROW_COUNT, Card
 from .errors import RulesError
@@ -102,6 +103,9 @@ class VariantSpec:
     deals_per_player: bool = False
     fixed_deals: int | None = None
     keeps_taken: bool = False  # §6 Hand: a player who takes a row may move its cards to their hand
+    #: Cards still in hand when a deal ends score this many times their bullheads (§6 Hand: twice);
+    #: 0 where every card is played.
+    left_in_hand_factor: int = 0
     in_starting_texts: bool = False  # §5: one of the four variants of the starting texts
 
     @property
@@ -143,6 +147,25 @@ class VariantSpec:
     def supports_positions(self) -> bool:
         """Whether a game may start mid-deal from a given position (a draft depends on the past)."""
         return not self.drafted
+
+    def to_dict(self) -> dict[str, Any]:
+        """What interfaces need to know about how this variant is played (JSON-ready)."""
+        return {
+            "name": self.name.value,
+            "title": self.title,
+            "hand_size": self.hand_size,
+            "players": list(self.player_range),
+            "cards_per_turn": self.cards_per_turn,
+            "turn_order": self.turn_order.value,
+            "turns_per_deal": self.turns_per_deal,
+            "dealing": self.dealing.value,
+            "hands_public": self.hands_public,
+            "placement": self.placement.value,
+            "has_target": self.has_target,
+            "keeps_taken": self.keeps_taken,
+            "left_in_hand_factor": self.left_in_hand_factor,
+            "twins": self.twins,
+        }
 
     def deck(self, players: int, double_deck: DoubleDeck = DoubleDeck.TWO_DECKS) -> tuple[Card, ...]:
         """The cards in use for ``players`` players, ascending."""
@@ -198,7 +221,7 @@ def _spec(
     dealing: Dealing = Dealing.SHUFFLE,
     placement: Placement = Placement.RIGHT_END,
     new: bool = True,
-    **end: bool | int | None,
+    **more: bool | int | None,
 ) -> VariantSpec:
     return VariantSpec(
         name=name,
@@ -216,7 +239,7 @@ def _spec(
         record_version=2 if new else 1,
         protocol_version=2 if new else 1,
         in_starting_texts=not new,
-        **end,  # type: ignore[arg-type]
+        **more,  # type: ignore[arg-type]
     )
 
 
@@ -252,6 +275,7 @@ VARIANTS: dict[Variant, VariantSpec] = {
             has_target=False,
             fixed_deals=1,
             keeps_taken=True,
+            left_in_hand_factor=2,
         ),
         _spec(Variant.DOUBLE, "Double", "§6", deck=Deck.DOUBLED, placement=Placement.STACKED),
     )

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from .cards import Card
+from .events import SeatCard
 from .rules import Rules
 
 Cards = tuple[Card, ...]
@@ -88,6 +89,12 @@ class PlayerView:
     my_choices: Cards = ()  # every card the viewer has chosen this turn (two in Nifty)
     face_up: tuple[Card | None, ...] | None = None  # Open/Hand: this turn's cards, played face up
     current: int | None = None  # Open/Hand: the seat whose turn it is
+    #: ``((seat, card), ...)``: who played which card of ``revealed`` (as in ``CardsRevealed``).
+    revealed_by: tuple[SeatCard, ...] | None = None
+    #: The same for each finished turn of this deal (``played``'s cards with their seats).
+    played_by: tuple[tuple[SeatCard, ...], ...] = ()
+    turns_per_deal: int | None = None  # turns in a deal; None where a deal has no fixed length (Hand)
+    target: int | None = None  # the total that ends the game, once the variant has fixed its end
 
     @property
     def players(self) -> int:
@@ -172,6 +179,10 @@ class PlayerView:
             "my_choices": list(self.my_choices),
             "face_up": None if self.face_up is None else list(self.face_up),
             "current": self.current,
+            "revealed_by": None if self.revealed_by is None else [list(p) for p in self.revealed_by],
+            "played_by": [[list(p) for p in turn] for turn in self.played_by],
+            "turns_per_deal": self.turns_per_deal,
+            "target": self.target,
         }
 
     @classmethod
@@ -180,6 +191,9 @@ class PlayerView:
 
         def cards(value: Any) -> Cards:
             return tuple(int(c) for c in value)
+
+        def seat_cards(value: Any) -> tuple[SeatCard, ...]:
+            return tuple((int(seat), int(card)) for seat, card in value)
 
         def decision(value: Any) -> Decision | None:
             if value is None:
@@ -192,10 +206,11 @@ class PlayerView:
                 reason=value.get("reason"),
             )
 
+        rules = Rules.from_dict(data["rules"])
         return cls(
             seat=data["seat"],
             seats=tuple(data["seats"]),
-            rules=Rules.from_dict(data["rules"]),
+            rules=rules,
             phase=Phase(data["phase"]),
             deal=int(data["deal"]),
             turn=int(data["turn"]),
@@ -220,4 +235,9 @@ class PlayerView:
             my_choices=cards(data.get("my_choices", ())),
             face_up=None if data.get("face_up") is None else tuple(data["face_up"]),
             current=data.get("current"),
+            revealed_by=None if data.get("revealed_by") is None else seat_cards(data["revealed_by"]),
+            played_by=tuple(seat_cards(turn) for turn in data.get("played_by", ())),
+            # a view from before these fields: what the rules say
+            turns_per_deal=data.get("turns_per_deal", rules.turns_per_deal),
+            target=data.get("target", rules.target),
         )

@@ -11,8 +11,9 @@ game-start     no      ``seat``, ``seats``, ``rules``
 deal-start     no      ``deal``, ``rows``
 decide         yes     ``view``: the complete :meth:`PlayerView.to_dict` (``view.decision`` says
                        what is asked and lists the legal ``options``)
-turn-result    no      ``deal``, ``turn``, ``plays`` (as in the ``cards-revealed`` event), ``seat``
-                       (Hand: whose turn it was), ``events`` (every public event of the turn)
+turn-result    no      ``deal``, ``turn``, ``seat_cards`` (``[seat, card]`` pairs: who played what),
+                       ``plays`` and ``seat`` (as in the ``cards-revealed`` event), ``events``
+                       (every public event of the turn)
 deal-end       no      ``deal``, ``penalties``, ``totals``
 game-end       no      ``totals``, ``winners``
 bye            no      the host is done: exit
@@ -73,9 +74,10 @@ def decide(request_id: int, view: PlayerView) -> dict[str, Any]:
 def turn_result(events: list[dict[str, Any]]) -> dict[str, Any]:
     """A finished turn's public events, in order, with the turn's cards up front.
 
-    ``plays`` is the ``cards-revealed`` event's: one card per seat, two per seat in Nifty
-    (``plays[2 * seat]``, ``plays[2 * seat + 1]``), and in Hand the cards of the one player whose
-    turn it was, named by ``seat``.
+    ``seat_cards`` says who played which card, the same way in every variant. ``plays`` and
+    ``seat`` are the ``cards-revealed`` event's, for bots written before ``seat_cards``: one card
+    per seat, two per seat in Nifty (``plays[2 * seat]``, ``plays[2 * seat + 1]``), and in Hand the
+    cards of the one player whose turn it was, named by ``seat``.
     """
     first = events[0]
     revealed = next((e for e in events if e["type"] == "cards-revealed"), None)
@@ -83,6 +85,7 @@ def turn_result(events: list[dict[str, Any]]) -> dict[str, Any]:
         "type": "turn-result",
         "deal": first["deal"],
         "turn": first["turn"],
+        "seat_cards": [list(p) for p in revealed["seat_cards"]] if revealed is not None else [],
         "plays": list(revealed["plays"]) if revealed is not None else [],
     }
     if revealed is not None and revealed.get("seat") is not None:

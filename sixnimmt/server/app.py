@@ -198,8 +198,8 @@ async def game_events(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
     for event in replayed.events:
         if isinstance(event, DraftPicked):
             hands[event.deal][event.seat].append(event.card)
-        elif isinstance(event, CardsRevealed) and event.deal in passed and replayed.rules.variant is Variant.TOURNAMENT:
-            for seat, card in enumerate(event.plays):
+        elif isinstance(event, CardsRevealed) and event.deal in passed:
+            for seat, card in event.seat_cards:
                 hands[event.deal][seat].append(card)
     # the target lets a viewer who counts down show points left (None: the variant has none)
     return {**{k: v for k, v in game.items() if k != "record"}, "events": events, "hands": hands,

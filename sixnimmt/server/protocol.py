@@ -18,10 +18,15 @@ Inbound (client -> server), one JSON object per message, at most ``Settings.max_
 ``play``/``row``/``draft``/``order``/``keep``/``pass`` may carry ``"deal"`` and ``"turn"``: when they name a turn that is no longer
 current, the message is stale and answered with an error and a fresh state, and changes nothing.
 
-Outbound (server -> client): ``state`` (the receiver's own view plus the table), ``update`` (public
+Outbound (server -> client), version :data:`WIRE_VERSION` (``table.wire`` in every state): ``state`` (the receiver's own view plus the table), ``update`` (public
 events to animate, then the new state), ``chosen`` (someone chose a card: the public ``chosen`` flags
 and ``waiting_for``, sent instead of an update when nothing else changed for the receiver), ``error`` (a one-line message; nothing changed), ``hint``
 (``choice`` and per-option ``scores``, expected penalty), ``pong``.
+
+Version 2 says who played what without any variant arithmetic: a ``cards-revealed`` event carries
+``seat_cards`` (``[seat, card]`` pairs), a view carries ``revealed_by`` and ``played_by`` (the same
+for the turn on show and the deal's finished turns), ``turns_per_deal`` (null when a deal has no fixed
+length) and ``target`` (null when the variant has none). Version 1's fields are all still sent.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+#: The outbound format's version (see above).
+WIRE_VERSION = 2
 
 
 class _Message(BaseModel):

@@ -33,6 +33,7 @@ from ..seats.advise import advise
 from .clock import Clock
 from .config import Settings
 from .protocol import (
+    WIRE_VERSION,
     Again,
     ChooseRow,
     Draft,
@@ -170,6 +171,7 @@ class Room:
             "code": self.code,
             "status": self.status,
             "rules": self.options.rules.to_dict(),
+            "spec": self.options.rules.spec.to_dict(),  # how the variant is played, as data
             "count": self.options.count,
             "timer": self.options.timer,
             "seats": [s.public() for s in self.seats],
@@ -182,7 +184,13 @@ class Room:
         """The full picture for one seat (or a spectator): the table and that seat's own view.
         ``summary`` may be passed in when many seats are served at once (it is the same for all)."""
         return {
-            "table": {**(summary or self.summary()), "you": seat, "host": 0, "timer_left": self.turns.timer_left()},
+            "table": {
+                **(summary or self.summary()),
+                "you": seat,
+                "host": 0,
+                "timer_left": self.turns.timer_left(),
+                "wire": WIRE_VERSION,
+            },
             "view": None if self.game is None else self.game.view(seat).to_dict(),
         }
 

@@ -29,8 +29,6 @@ from ..core import (
     RowChoiceRequired,
     RowsLaid,
     RowTaken,
-    Rules,
-    Variant,
 )
 
 Rows = list[list[int]]
@@ -63,17 +61,6 @@ def option_chip(option: int, tr: gettext.NullTranslations, *, selected: bool = F
     if option == PASS:
         return Text(f" {tr.gettext('pass')} ", style="bold black on cyan1" if selected else "bold black on grey62")
     return card(option, selected=selected)
-
-
-def plays_by_seat(plays: Sequence[int], rules: Rules, hand_seat: int | None = None) -> list[tuple[int, int]]:
-    """Who played which card of a reveal: ``plays[seat]``; two per seat in Nifty
-    (``plays[2 * seat]`` and ``plays[2 * seat + 1]``); in Hand every card is the one player's."""
-    if rules.cards_per_turn == 2:
-        return [(index // 2, number) for index, number in enumerate(plays)]
-    if rules.variant is Variant.HAND:
-        assert hand_seat is not None, "Hand's reveal needs the seat whose turn it was"
-        return [(hand_seat, number) for number in plays]
-    return list(enumerate(plays))
 
 
 def cards_line(numbers: Sequence[int]) -> Text:
@@ -152,12 +139,8 @@ def event_line(
     event: Event,
     seats: Sequence[str],
     _: gettext.NullTranslations,
-    owners: Sequence[tuple[int, int]] | None = None,
 ) -> Text | None:
-    """One log line for an event worth reading, in the player's language (None for the rest).
-
-    ``owners`` says who played each revealed card (:func:`plays_by_seat`); by default one per seat.
-    """
+    """One log line for an event worth reading, in the player's language (None for the rest)."""
     g, n = _.gettext, _.ngettext
     if isinstance(event, DealStarted):
         return Text(g("Deal {number} begins").format(number=event.deal + 1), style="bold underline")
@@ -181,7 +164,7 @@ def event_line(
         return Text(g("The draft is over: the rows are laid"))
     if isinstance(event, CardsRevealed):
         line = Text(g("Turn {number}:").format(number=event.turn + 1) + " ", style="bold")
-        for seat, number in sorted(owners or enumerate(event.plays), key=lambda p: p[1]):
+        for seat, number in sorted(event.seat_cards, key=lambda p: p[1]):
             line.append(f"{seats[seat]} ")
             line.append_text(card(number))
             line.append("  ")

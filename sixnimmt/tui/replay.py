@@ -34,7 +34,7 @@ from ..core import (
 )
 from ..core.record import replay
 from ..i18n import N_, resolve_language, translator
-from .render import apply_event, cards_line, event_line, legend, plays_by_seat, row_line
+from .render import apply_event, cards_line, event_line, legend, row_line
 from .table import key_bar, variant_name
 
 KEYS_REPLAY = (("→", N_("next")), ("←", N_("back")), ("Home", N_("first step")), ("End", N_("last step")), ("q", N_("quit")))
@@ -75,7 +75,6 @@ def steps_of(game: Game, tr: gettext.NullTranslations) -> list[Step]:
     for event in game.events:
         if isinstance(event, (DealStarted, CardsRevealed, DealScored, GameOver)):
             flush()
-        owners = None
         if isinstance(event, DealStarted):
             deal, turn = event.deal, None
             penalties = [0] * players
@@ -84,10 +83,7 @@ def steps_of(game: Game, tr: gettext.NullTranslations) -> list[Step]:
             hands[event.seat].append(event.card)
         elif isinstance(event, CardsRevealed):
             turn = event.turn
-            turns = game.history[event.deal]["turns"]
-            hand_seat = turns[event.turn].get("seat") if event.turn < len(turns) else None
-            owners = plays_by_seat(event.plays, game.rules, hand_seat)
-            for seat, number in owners:
+            for seat, number in event.seat_cards:
                 hands[seat].remove(number)
         elif isinstance(event, CardsKept):
             hands[event.seat].extend(event.cards)
@@ -98,7 +94,7 @@ def steps_of(game: Game, tr: gettext.NullTranslations) -> list[Step]:
             turn = None
             totals = list(event.totals)
         apply_event(rows, event)
-        line = event_line(event, game.seats, tr, owners)
+        line = event_line(event, game.seats, tr)
         if line is not None:
             lines.append(line)
     flush()

@@ -65,7 +65,6 @@ from .render import (
     event_line,
     legend,
     option_chip,
-    plays_by_seat,
     row_bullheads,
     row_line,
     score_value,
@@ -207,12 +206,6 @@ class TableScreen(Screen[None]):
         self.unfinished_saved_to: Path | None = None
         self.shown_rows: Rows = [[] for _ in range(4)]
         self.revealed: tuple[tuple[int, int], ...] | None = None  # (seat, card) shown this turn
-        self.hand_turn_seats: dict[tuple[int, int], int] = {}  # Hand: (deal, turn) -> whose turn
-        if self.resumed and self.game.rules.variant is Variant.HAND:
-            for deal, played in enumerate(self.game.record()["deals"]):  # the record says (RULES: Hand)
-                for turn, record in enumerate(played["turns"]):
-                    if "seat" in record:
-                        self.hand_turn_seats[(deal, turn)] = record["seat"]
         self.shown_deal = 0  # the deal and turn on screen, which lag the game's during the reveal
         self.shown_turn = 0
         self.placed: set[int] = set()
@@ -348,13 +341,10 @@ class TableScreen(Screen[None]):
         self._play_events()
 
     def _act(self, seat: int, value: int) -> list[Event]:
-        """``game.act``, queueing the events to show; remembers whose turn a Hand reveal was."""
+        """``game.act``, queueing the events to show."""
         events = self.game.act(seat, value)
         for inbox in self.inbox.values():
             inbox.extend(events)
-        for event in events:
-            if isinstance(event, CardsRevealed) and self.game.rules.variant is Variant.HAND:
-                self.hand_turn_seats[(event.deal, event.turn)] = seat
         self.queue.extend(events)
         return events
 
@@ -504,12 +494,8 @@ class TableScreen(Screen[None]):
 
     def _follow(self, event: Event) -> None:
         apply_event(self.shown_rows, event)
-        owners = None
         if isinstance(event, CardsRevealed):
-            owners = plays_by_seat(
-                event.plays, self.game.rules, self.hand_turn_seats.get((event.deal, event.turn))
-            )
-            self.revealed = tuple(owners)
+            self.revealed = event.seat_cards
             self.placed = set()
             self.shown_turn = event.turn
         elif isinstance(event, CardPlaced):
@@ -519,7 +505,7 @@ class TableScreen(Screen[None]):
         elif isinstance(event, DealStarted):
             self.revealed = None
             self.shown_deal, self.shown_turn = event.deal, 0
-        line = event_line(event, self.game.seats, self.tr, owners)
+        line = event_line(event, self.game.seats, self.tr)
         if line is not None and self.is_mounted:
             self.query_one("#log", RichLog).write(line)
 

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import random
+from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sixnimmt.core import (
     VARIANT_NAMES,
     VARIANTS,
+    CardPlaced,
+    CardsRevealed,
     Game,
+    PlayerView,
     Rules,
     RulesError,
     TurnOrder,
@@ -69,3 +76,46 @@ def test_a_deal_has_the_specs_turns(variant: Variant) -> None:
         for decision in game.pending():
             game.act(decision.seat, decision.options[0])
     assert len(game.record()["deals"][0]["turns"]) == spec.turns_per_deal
+
+
+# ---------------------------------------------------------------- who played what
+
+
+@settings(max_examples=60, deadline=None)
+@given(variant=st.sampled_from(list(Variant)), seed=st.integers(0, 2**32 - 1))
+def test_every_placed_card_was_revealed_as_its_owners(variant: Variant, seed: int) -> None:
+    """A reveal's ``(seat, card)`` pairs name each card's owner in every variant: each card placed
+    afterwards is placed by the seat the reveal names, and the pairs hold exactly the plays."""
+    spec = VARIANTS[variant]
+    rng = random.Random(seed)
+    game = Game(Rules(players=rng.randint(*spec.player_range), variant=variant, deals=1), seed=seed)
+    owed: Counter[tuple[int, int]] = Counter()
+    while not game.is_over:
+        for decision in game.pending():
+            for event in game.act(decision.seat, rng.choice(decision.options)):
+                if isinstance(event, CardsRevealed):
+                    assert not owed, "a turn's cards were all placed before the next reveal"
+                    assert tuple(card for _, card in event.seat_cards) == event.plays
+                    owed = Counter(event.seat_cards)
+                    view = game.view(None)
+                    if view.revealed is not None:
+                        assert view.revealed_by == event.seat_cards
+                elif isinstance(event, CardPlaced):
+                    assert owed[(event.seat, event.card)] > 0, f"{event} was not revealed as theirs"
+                    owed[(event.seat, event.card)] -= 1
+                    owed += Counter()  # drop zero counts
+    assert not owed
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_views_carry_turns_per_deal_and_the_effective_target(variant: Variant) -> None:
+    spec = VARIANTS[variant]
+    game = Game(Rules(players=spec.min_players, variant=variant, target=50), seed=2)
+    view = game.view(0)
+    assert view.turns_per_deal == spec.turns_per_deal
+    assert view.target == (50 if spec.has_target else None)
+    assert PlayerView.from_dict(view.to_dict()) == view
+    old = view.to_dict()
+    for field in ("turns_per_deal", "target", "revealed_by", "played_by"):
+        del old[field]  # a view from before these fields still reads, with what the rules say
+    assert PlayerView.from_dict(old) == view

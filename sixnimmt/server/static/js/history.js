@@ -49,8 +49,7 @@ function buildFrames(data) {
       case "cards-revealed":
         flush();
         turn = e.turn;
-        // Nifty lists two cards per seat; in Hand every card is the one player's (e.seat)
-        plays = e.plays.map((card, i) => ({ card, seat: e.seat ?? (data.variant === "nifty" ? Math.floor(i / 2) : i) }));
+        plays = e.seat_cards.map(([seat, card]) => ({ card, seat }));
         for (const p of plays) { // one copy each (Double has twins)
           const at = hands[p.seat].indexOf(p.card);
           if (at >= 0) hands[p.seat].splice(at, 1);

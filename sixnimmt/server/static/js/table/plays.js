@@ -1,29 +1,28 @@
-// How a turn is played at this table, read in one place, and the decoding of a turn's revealed
-// cards into (seat, card) pairs. Everything else of the table asks these, never the variant name.
+// How a turn is played at this table, read in one place from the variant's spec (the server's
+// `table.spec`, from sixnimmt/core/variants.py), and the decoding of a turn's revealed cards into
+// (seat, card) pairs. Everything else of the table asks these, never the variant name.
 
 /** The shape of play at `table` (the server's table summary), with `view` (this seat's view). */
 export function playShape(table, view) {
-  const variant = table.rules.variant;
-  const perSeat = variant === "nifty" ? 2 : 1; // cards each player chooses in a turn
-  const sequential = variant === "open" || variant === "hand"; // one player at a time
-  // the view says how many turns a deal has (null: no fixed length, counted in rounds) and the
-  // target that ends the game (null: the variant ends on its own); older servers did not say
-  const turnsPerDeal = view && "turns_per_deal" in view ? view.turns_per_deal : variant === "hand" ? null : variant === "nifty" ? 7 : 10;
-  const target = view && "target" in view ? view.target : table.rules.target ?? null;
+  const spec = table.spec;
+  // the view says the turns of a deal (null: no fixed length, counted in rounds) and the target
+  // that ends the game (null: the variant ends on its own), once the variant has fixed them
+  const turnsPerDeal = view ? view.turns_per_deal : spec.turns_per_deal;
+  const target = view ? view.target : table.rules.target ?? null;
   return {
-    variant,
-    perSeat,
-    sequential,
-    faceUp: variant === "open", // Open: cards go down face up as they are played
-    oneActor: variant === "hand", // Hand: a turn's cards are all one player's
+    variant: spec.name,
+    perSeat: spec.cards_per_turn, // cards each player chooses in a turn
+    sequential: spec.turn_order === "sequence" || spec.turn_order === "solo", // one player at a time
+    faceUp: spec.turn_order === "sequence", // cards go down face up as they are played (Open)
+    oneActor: spec.turn_order === "solo", // a turn's cards are all one player's (Hand)
     turnsPerDeal,
     rounds: turnsPerDeal == null,
     target,
-    handsPass: variant === "tournament", // the hands move on between deals
-    doubleLeft: variant === "hand", // cards left in the hand at the end count double
+    handsPass: spec.dealing === "draft-once", // the drafted hands move on between deals (Tournament)
+    doubleLeft: spec.left_in_hand_factor === 2, // cards left in the hand at the end count double (Hand)
     // where a card may go: after the highest row end below it; Professional: also before the
     // lowest row start above it; Double: on its twin, which stacks
-    placement: variant === "professional" ? "either-end" : variant === "double" ? "stacked" : "right-end",
+    placement: spec.placement,
   };
 }
 
