@@ -39,6 +39,9 @@ IllegalActionMode = Literal["raise", "random"]
 REWARD_MODES: tuple[str, ...] = ("penalty", "relative")
 ILLEGAL_ACTION_MODES: tuple[str, ...] = ("raise", "random")
 RENDER_MODES: tuple[str, ...] = ("ansi", "human")
+#: Frames per second a viewer of ``render_mode="human"`` would want (Gymnasium's ``render_fps``):
+#: a text line per step, a few a second to follow a game by eye.
+RENDER_FPS = 4
 
 Observation = dict[str, NDArray[Any]]
 
@@ -102,7 +105,12 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[m
     True
     """
 
-    metadata = {"name": "sixnimmt_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True}  # noqa: RUF012 - PettingZoo's convention
+    metadata = {  # noqa: RUF012 - PettingZoo's convention
+        "name": "sixnimmt_v0",
+        "render_modes": list(RENDER_MODES),
+        "render_fps": RENDER_FPS,
+        "is_parallelizable": True,
+    }
 
     def __init__(
         self,
@@ -161,6 +169,8 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[m
         self._game = Game(self.rules, seats=self.possible_agents, seed=self._rng.getrandbits(64))
         self.agents = list(self.possible_agents)
         self._cycles = 0
+        if self.render_mode == "human":
+            self.render()
         return self._observations(), {agent: {} for agent in self.agents}
 
     def step(
@@ -198,16 +208,21 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[m
         if over or cut:
             self.agents = []
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
         return observations, rewards, terminations, truncations, infos
 
     def render(self) -> str | None:
-        """The rows and the scores as text (``render_mode`` ``"ansi"`` returns it, ``"human"`` prints)."""
+        """The rows and the scores as text: ``render_mode="ansi"`` returns it, ``"human"`` prints it
+        and returns None (``reset`` and ``step`` render by themselves in that mode)."""
         if self.render_mode is None or self._game is None:
             return None
         game = self._game
         where = "game over" if game.is_over else f"deal {game.deal_index + 1}, turn {game.turn + 1}"
-        return f"{where}: rows {rows_text(game.rows)}; bullheads {scores(game)}"
+        text = f"{where}: rows {rows_text(game.rows)}; bullheads {scores(game)}"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         self._game = None

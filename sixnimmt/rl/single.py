@@ -6,6 +6,12 @@ its own view. ``step`` answers the learner's decision, then lets the bots play u
 the next decision or the game ends. Observation, action and reward conventions are those of
 :mod:`sixnimmt.rl.encoding` and :mod:`sixnimmt.rl.parallel`; the learner always owes a decision when
 it gets an observation, so ``PASS_ACTION`` is never legal here.
+
+Unlike the PettingZoo environments, an illegal action is by default answered with a seeded random
+legal one (``info["illegal_action"]`` says what was sent) rather than an error: generic Gymnasium
+tools step with unmasked ``action_space.sample()``s (``check_env`` even samples before ``reset``, so
+no mask could help), and nearly every unmasked action is illegal. A learner that uses the action
+mask never sees the difference; ``illegal_action="raise"`` makes an illegal action an error.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from ..seats import GuardedSeat, make_bot
 from .encoding import N_ACTIONS, action_mask, action_to_move, encode
 from .parallel import (
     ILLEGAL_ACTION_MODES,
+    RENDER_FPS,
     RENDER_MODES,
     REWARD_MODES,
     IllegalActionMode,
@@ -48,7 +55,7 @@ class SixNimmtEnv(gym.Env[Observation, int]):
     10
     """
 
-    metadata = {"render_modes": list(RENDER_MODES)}  # noqa: RUF012 - Gymnasium's convention
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS}  # noqa: RUF012 - Gymnasium's convention
 
     def __init__(
         self,
@@ -62,7 +69,7 @@ class SixNimmtEnv(gym.Env[Observation, int]):
         deals: int | None = None,
         pro_tie: str = "choose",
         reward: RewardMode = "penalty",
-        illegal_action: IllegalActionMode = "raise",
+        illegal_action: IllegalActionMode = "random",
         render_mode: str | None = None,
     ) -> None:
         self.rules = make_rules(players, variant, target, end, deals, pro_tie)
@@ -111,6 +118,8 @@ class SixNimmtEnv(gym.Env[Observation, int]):
         self._game = Game(self.rules, seed=rng.getrandbits(64))
         self._scores = scores(self._game)
         self._advance()
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), {"seat": self.seat}
 
     def step(self, action: int) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
@@ -130,7 +139,7 @@ class SixNimmtEnv(gym.Env[Observation, int]):
         if game.is_over:
             info.update(totals=list(game.totals), won=self.seat in game.winners)
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
         return self._observation(), reward, game.is_over, False, info
 
     def action_masks(self) -> NDArray[np.int8]:
@@ -138,10 +147,16 @@ class SixNimmtEnv(gym.Env[Observation, int]):
         return action_mask(self.game.decision_for(self.seat))
 
     def render(self) -> str | None:
+        """The rows and the scores as text: ``render_mode="ansi"`` returns it, ``"human"`` prints it
+        (and returns None, as Gymnasium expects; ``reset`` and ``step`` render by themselves)."""
         if self.render_mode is None or self._game is None:
             return None
         game = self._game
-        return f"seat {self.seat}; rows {rows_text(game.rows)}; bullheads {scores(game)}"
+        text = f"seat {self.seat}; rows {rows_text(game.rows)}; bullheads {scores(game)}"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         for bot in self._bots.values():

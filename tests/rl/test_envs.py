@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -61,9 +62,41 @@ def test_aec_conversion_passes_api_and_seed_tests(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_gymnasium_check_env_passes(variant: str) -> None:
-    # check_env samples unmasked actions too.
-    check_env(SixNimmtEnv(players=3, variant=variant, seat=None, illegal_action="random"), skip_render_check=True)
+def test_gymnasium_check_env_passes_with_the_default_settings(variant: str) -> None:
+    # check_env steps with unmasked samples, one of them drawn before reset: the default answers an
+    # illegal action with a random legal one (and says so in info).
+    check_env(SixNimmtEnv(players=3, variant=variant, seat=None), skip_render_check=True)
+
+
+def test_check_env_passes_with_the_render_check_and_warnings_as_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(gymnasium.make("sixnimmt/SixNimmt-v0").unwrapped, skip_render_check=False)
+    assert "bullheads" in capsys.readouterr().out  # the "human" mode it tried printed
+
+
+@pytest.mark.parametrize("make", [lambda mode: SixNimmtEnv(players=3, render_mode=mode),
+                                  lambda mode: SixNimmtParallelEnv(players=3, render_mode=mode)])
+def test_render_modes_follow_gymnasium(make: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    ansi, human = make("ansi"), make("human")
+    for env in (ansi, human):
+        assert env.metadata["render_fps"] > 0 and set(env.metadata["render_modes"]) == {"ansi", "human"}
+    ansi.reset(seed=2)
+    assert capsys.readouterr().out == ""
+    text = ansi.render()
+    assert isinstance(text, str) and "bullheads" in text
+    human.reset(seed=2)
+    assert capsys.readouterr().out.strip() == text  # reset renders by itself in "human" mode
+    assert human.render() is None
+    assert capsys.readouterr().out.strip() == text
+
+
+def test_the_gym_env_replaces_an_illegal_action_by_default() -> None:
+    default = SixNimmtEnv(players=3)
+    obs, _ = default.reset(seed=1)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    _, _, _, _, info = default.step(illegal)
+    assert info["illegal_action"] == illegal
 
 
 def test_registered_with_gymnasium() -> None:
@@ -246,7 +279,7 @@ def test_gym_env_refuses_bad_opponents_and_illegal_actions() -> None:
         SixNimmtEnv(players=3, opponents=["random"] * 3)
     with pytest.raises(ValueError, match="seat must be"):
         SixNimmtEnv(players=3, seat=3)
-    env = SixNimmtEnv(players=3)
+    env = SixNimmtEnv(players=3, illegal_action="raise")
     _obs, _ = env.reset(seed=1)
     with pytest.raises(IllegalMoveError, match="legal actions are"):
         env.step(N_ACTIONS - 1)
