@@ -188,9 +188,9 @@ def test_placement_preview(browser: Any, server: str, shots: Any) -> None:
                 warned = ana.locator("#board .row.preview-take").count() == 1 and "6th card" in text
                 assert warned == is_sixth, (card, rows, text)
                 sixth += is_sixth
+            if row is not None and (checked == too_low or (is_sixth and sixth == 1)):  # the first row outlined
+                shots(ana, "preview-sixth" if is_sixth else "preview")
             checked += 1
-            if is_sixth and sixth == 1:
-                shots(ana, "preview-sixth")
         bo.wait_for_function("() => !!document.querySelector('#hand button.card:not([disabled])')", timeout=30_000)
         before = ana.eval_on_selector("#table", "t => t.dataset.turn")
         bo.click("#hand button.card:not([disabled]) >> nth=0")
@@ -242,7 +242,7 @@ def test_the_final_ranking_can_be_put_aside_and_brought_back(browser: Any, serve
     assert page.is_visible("#dialog-over #again")
 
 
-def test_one_help_line_on_a_phone(browser: Any, server: str) -> None:
+def test_one_help_line_on_a_phone(browser: Any, server: str, shots: Any) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
     page = context.new_page()
     create_table(page, server, "Pia", ["bot:medium"], players=2)
@@ -250,6 +250,18 @@ def test_one_help_line_on_a_phone(browser: Any, server: str) -> None:
     help_text = "You can change it until everyone has chosen"
     assert page.evaluate("(t) => document.body.innerText.split(t).length - 1", help_text) == 1
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    # the tools, the log and the score sheet fit the phone too
+    page.tap("#hand button.card:not([disabled]) >> nth=0")
+    page.wait_for_function(READY, timeout=30_000)
+    page.click("#log summary")
+    page.wait_for_selector("#log-lines li")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    page.locator("#log").scroll_into_view_if_needed()
+    shots(page, "phone-log")
+    page.click("#sheet-btn")
+    box = page.locator("#dialog-sheet").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    shots(page, "phone-sheet")
 
 
 def test_no_english_on_the_swedish_table(browser: Any, server: str, shots: Any) -> None:

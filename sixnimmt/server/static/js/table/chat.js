@@ -27,6 +27,7 @@ export function createChat(s) {
       type: "button", dataset: { emoji }, "aria-label": t("chat.react", { emoji }), onclick: () => s.send({ type: "react", emoji }),
     }, emoji)));
     form.hidden = !config.reactions; // a server without chat
+    mute.hidden = !config.reactions;
     draw();
   });
 
