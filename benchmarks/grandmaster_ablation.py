@@ -17,8 +17,8 @@ from pathlib import Path
 
 from sixnimmt.arena import ArenaConfig, run_arena
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
+from sixnimmt.bots.rollout import CAUTIOUS, COUNT, RANDOM, SNUG
 from sixnimmt.seats.registry import register
-from sixnimmt.bots.rollout import COUNT, RANDOM, SNUG
 from sixnimmt.bots.search import MonteCarloBot, SearchConfig
 
 #: Each grandmaster setting alone, at expert's budget (100 rollouts per option) unless named otherwise.
@@ -29,6 +29,9 @@ GM = {
     "g_allsnug": GrandmasterConfig(samples=100, own_policy=SNUG, others_policy=SNUG, noise=1.0),
     "g_self_n2": GrandmasterConfig(samples=100, noise=2.0),
     "g_self_n0": GrandmasterConfig(samples=100, noise=0.05),
+    "g_cau": GrandmasterConfig(samples=100, own_policy=CAUTIOUS),  # racing + fair counting self-play
+    "g_cau_own": GrandmasterConfig(samples=100, own_policy=CAUTIOUS, rival=0.0),
+    "g_race_own": GrandmasterConfig(samples=100, own_policy=RANDOM, rival=0.0),
     "g_rel": GrandmasterConfig(samples=100, rival=1.0),
     "g_own": GrandmasterConfig(samples=100, rival=0.0),
     "g_400": GrandmasterConfig(samples=400),

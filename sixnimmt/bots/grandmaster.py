@@ -31,12 +31,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import PlayerView
-from .rollout import COUNT, RANDOM, SNUG
+from .rollout import CAUTIOUS, COUNT, RANDOM, SNUG
 from .search import MonteCarloBot, SearchConfig
 
 Clock = Callable[[], float]
 #: The default budget: rollouts per option (docs/bots.md: its strength and its time per decision).
-SAMPLES = 400
+SAMPLES = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +156,7 @@ class GrandmasterBot(MonteCarloBot):
 
 
 #: Rollout policies by the names a bot spec uses (``grandmaster:own=random``).
-POLICIES = {"random": RANDOM, "snug": SNUG, "count": COUNT}
+POLICIES = {"random": RANDOM, "snug": SNUG, "count": COUNT, "cautious": CAUTIOUS}
 #: The objective by name: ``auto`` is the duel objective with two players, own penalty otherwise.
 OBJECTIVES: dict[str, float | None] = {"auto": None, "own": 0.0, "duel": 1.0}
 

@@ -21,7 +21,11 @@ Policies:
   is its row's cost times the chance that enough of the other players' cards land in front of it
   this turn, each other player playing a uniformly random card of the hand it holds in the sample
   (a Poisson-binomial tail over the players); a too-low card costs the cheapest row. Plus ``noise``
-  times a uniform draw, so cards of equal risk (most often zero) are played in random order.
+  times a uniform draw, so cards of equal risk (most often zero) are played in random order. It
+  peeks: it knows what each other seat holds in the sample, which no player knows.
+* ``CAUTIOUS`` (3): the same estimate without peeking, as the ``cautious`` bot makes it: each other
+  player's card is any card this seat has not seen (the other hands and the cards dealt to nobody,
+  in the sample), a binomial tail.
 
 The policy is per seat (``policies[s]``), so a searcher can play its own future turns better than it
 models its opponents.
@@ -48,6 +52,7 @@ from ..core.fast import (
 RANDOM = 0
 SNUG = 1
 COUNT = 2
+CAUTIOUS = 3
 #: Mean bullheads of a card (171 in 104 cards): what each card landing in front of ours adds to the row.
 _MEAN_BULL = 171 / 104
 
@@ -80,10 +85,18 @@ def _danger(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) -
 
 @njit(cache=True)
 def _counted_danger(
-    rows: np.ndarray, lens: np.ndarray, hands: np.ndarray, hlen: np.ndarray, s: int, card: int, professional: bool
+    rows: np.ndarray,
+    lens: np.ndarray,
+    hands: np.ndarray,
+    hlen: np.ndarray,
+    s: int,
+    card: int,
+    professional: bool,
+    undealt: np.ndarray,
+    fair: bool,
 ) -> float:  # pragma: no cover - compiled
-    """``COUNT``: the expected bullheads seat ``s`` takes this turn by playing ``card`` (see the
-    module docstring)."""
+    """``COUNT`` (``fair`` false) and ``CAUTIOUS`` (``fair``): the expected bullheads seat ``s``
+    takes this turn by playing ``card`` (see the module docstring)."""
     if professional:
         right_row, left_row, gap = nb_slots_pro(rows, lens, card)
         r = right_row if right_row >= 0 else left_row
@@ -111,16 +124,31 @@ def _counted_danger(
     # at least ``need`` of them (k = need).
     tail = np.zeros(need + 1)
     tail[0] = 1.0
+    if fair:  # CAUTIOUS: each other player's card is any card seat s has not seen
+        inside = 0
+        unseen = undealt.shape[0]
+        for c in undealt:
+            if low < c < high:
+                inside += 1
+        for t in range(players):
+            if t != s:
+                unseen += hlen[t]
+                for j in range(hlen[t]):
+                    if low < hands[t, j] < high:
+                        inside += 1
     for t in range(players):
         if t == s or hlen[t] == 0:
             continue
-        inside = 0
-        for j in range(hlen[t]):
-            if low < hands[t, j] < high:
-                inside += 1
-        if inside == 0:
+        if fair:
+            p = inside / unseen if unseen else 0.0
+        else:
+            peek = 0
+            for j in range(hlen[t]):
+                if low < hands[t, j] < high:
+                    peek += 1
+            p = peek / hlen[t]
+        if p == 0.0:
             continue
-        p = inside / hlen[t]
         tail[need] += tail[need - 1] * p
         for k in range(need - 1, 0, -1):
             tail[k] = tail[k] * (1.0 - p) + tail[k - 1] * p
@@ -138,16 +166,18 @@ def _choose(
     policy: int,
     professional: bool,
     noise: float,
+    undealt: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
-    """Index in ``hands[s, :hlen[s]]`` of the card seat ``s`` plays in a rollout."""
+    """Index in ``hands[s, :hlen[s]]`` of the card seat ``s`` plays in a rollout (``undealt``: the
+    cards of this determinization in nobody's hand, for ``CAUTIOUS``)."""
     n = int(hlen[s])
     if policy == RANDOM or n == 1:
         return n - 1  # hands are shuffled when dealt
     best = 0
     best_score = 1e18
     for i in range(n):
-        if policy == COUNT:
-            danger = _counted_danger(rows, lens, hands, hlen, s, hands[s, i], professional)
+        if policy == COUNT or policy == CAUTIOUS:
+            danger = _counted_danger(rows, lens, hands, hlen, s, hands[s, i], professional, undealt, policy == CAUTIOUS)
         else:
             danger = _danger(rows, lens, hands[s, i], professional)
         score = danger + noise * np.random.random()
@@ -207,6 +237,7 @@ def _play_rest(
     tie_mode: int,
     noise: float,
     double: bool,
+    undealt: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """Play every remaining turn of the deal (all hands hold the same number of cards)."""
     players = hands.shape[0]
@@ -215,7 +246,7 @@ def _play_rest(
     while hlen[0] > 0:
         # Every seat chooses from the same state before any card leaves a hand (simultaneous play).
         for s in range(players):
-            chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise)
+            chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise, undealt)
         for s in range(players):
             _take(hands, hlen, s, chosen[s], cards)
         _resolve(rows, lens, cards, penalties, professional, tie_mode, double)
@@ -241,6 +272,16 @@ def _determinize(
                 out[s, j] = pool[taken]
                 taken += 1
         np.random.shuffle(out[s, : hlen[s]])
+
+
+@njit(cache=True)
+def _dealt(hlen: np.ndarray, known: np.ndarray) -> int:  # pragma: no cover - compiled
+    """How many pool cards a determinization deals (the hidden hands' sizes)."""
+    total = 0
+    for s in range(hlen.shape[0]):
+        if not known[s]:
+            total += hlen[s]
+    return total
 
 
 @njit(cache=True)
@@ -281,6 +322,7 @@ def rollout_cards(
     penalties = np.zeros(players, dtype=np.int64)
     cards = np.zeros(players, dtype=np.int64)
     chosen = np.zeros(players, dtype=np.int64)
+    undealt = pool[_dealt(hlen0, known) :]  # a view: after each deal, the cards left in the pool
     for j in range(samples):
         for k in range(k_count):
             if k == 0 or not shared:
@@ -299,14 +341,14 @@ def rollout_cards(
                         i += 1
                     chosen[s] = i
                 else:
-                    chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise)
+                    chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise, undealt)
             for s in range(players):
                 if chosen[s] < 0:
                     cards[s] = fixed[s]
                 else:
                     _take(hands, hlen, s, chosen[s], cards)
             _resolve(rows, lens, cards, penalties, professional, tie_mode, double)
-            _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, double)
+            _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, double, undealt)
             for s in range(players):
                 out[k, j, s] = penalties[s]
     return out
@@ -351,6 +393,7 @@ def rollout_rows(
     # The settled card then the turn's queue, in placement order (for Double's shared pickups).
     owners = np.zeros(queue_cards.shape[0] + 1, dtype=np.int64)
     placed = np.zeros(queue_cards.shape[0] + 1, dtype=np.int64)
+    undealt = pool[_dealt(hlen0, known) :]
     for j in range(samples):
         _determinize(sample, hands0, hlen0, known, pool)
         for k in range(k_count):
@@ -377,7 +420,7 @@ def rollout_rows(
                     nb_charge_double(penalties, cost, placed, owners, q)
                 else:
                     penalties[owners[q]] += cost
-            _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, double)
+            _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, double, undealt)
             for s in range(players):
                 out[k, j, s] = penalties[s]
     return out

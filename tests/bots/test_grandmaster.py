@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
-from sixnimmt.bots.rollout import COUNT, RANDOM, rollout_cards
+from sixnimmt.bots.rollout import CAUTIOUS, COUNT, RANDOM, rollout_cards
 from sixnimmt.core import Game, PlayerView, Rules
 from sixnimmt.seats import make_bot
 
@@ -114,11 +114,11 @@ def test_counting_rollouts_avoid_a_sure_sixth_card() -> None:
     hands[1, :2] = [15, 51]
     args = (rows, lens, hands, np.array([2, 2]), np.array([True, True]), np.zeros(0, dtype=np.int64), 0,
             np.array([16]), 200)  # fmt: skip
-    for policy, seat1_takes_the_row in ((COUNT, False), (RANDOM, True)):
+    for policy, seat1_takes_the_row in ((COUNT, False), (CAUTIOUS, False), (RANDOM, True)):
         policies = np.array([RANDOM, policy])
         out = rollout_cards(*args, policies, False, 0, 0.5, True, 7, np.zeros(2, dtype=np.int64), False)
         assert bool((out[0, :, 1] == 11).any()) is seat1_takes_the_row
-        if policy == COUNT:
+        if policy != RANDOM:
             assert np.all(out[0] == [11, 1])
 
 
