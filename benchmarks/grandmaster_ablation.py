@@ -18,8 +18,8 @@ from pathlib import Path
 from sixnimmt.arena import ArenaConfig, run_arena
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
 from sixnimmt.bots.rollout import CAUTIOUS, COUNT, RANDOM, SNUG
-from sixnimmt.seats.registry import register
 from sixnimmt.bots.search import MonteCarloBot, SearchConfig
+from sixnimmt.seats.registry import register
 
 #: Each grandmaster setting alone, at expert's budget (100 rollouts per option) unless named otherwise.
 GM = {

@@ -98,6 +98,7 @@ class GrandmasterBot(MonteCarloBot):
         assert view.seat is not None
         me, players = view.seat, view.players
         s = self.settings
+        options = tuple(dict.fromkeys(options))  # Double: two copies of a card are one option
         start = self.clock()
         deadline = None if s.ms is None else start + s.ms / 1000.0
         # Per option: its rollouts' objective values (one block per round) and own penalties.

@@ -8,8 +8,8 @@ from sixnimmt.bots import Bot
 from sixnimmt.core import DecisionKind, Game, PlayerView, Rules, Variant
 from sixnimmt.seats import available, make_bot, play_game
 
-BUILTIN = ["random", "snug", "cautious", "mcs100", "mcs", "hard", "expert", "easy", "medium"]
-SEARCHERS = ["mcs100", "hard", "expert"]
+BUILTIN = ["random", "snug", "cautious", "mcs100", "mcs", "hard", "expert", "easy", "medium", "grandmaster:samples=30"]
+SEARCHERS = ["mcs100", "hard", "expert", "grandmaster:samples=30"]
 
 
 class Checked(Bot):
