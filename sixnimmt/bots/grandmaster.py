@@ -12,9 +12,9 @@ measured in ``docs/bots.md``:
 * **Its own future turns are played well.** In the rollouts this seat plays by card counting
   (the ``COUNT`` policy of :mod:`~sixnimmt.bots.rollout`), not at random, so a card is valued by what
   the rest of the hand can still do after it; the other seats play as ``others_policy`` says.
-* **The duel objective.** With two players a deal is won by taking fewer bullheads than the one
-  opponent: it minimises its own penalty minus ``rival`` times the others' mean (``rival`` is 1 with
-  two players, 0 otherwise, unless set).
+* **Its own penalty.** A deal is scored by each player's own penalty. The duel objective (own
+  penalty minus ``rival`` times the others' mean) is an option; with two players, where it looked
+  right, it measured worse (docs/bots.md).
 
 Two ways to bound the thinking: a rollout budget (``samples`` per option, the default: a seeded bot
 is exactly repeatable) or a time limit (``ms`` per decision, measured on an injectable clock; the
@@ -50,15 +50,18 @@ class GrandmasterConfig:
     own_policy: int = COUNT  # this seat's future turns in the rollouts
     others_policy: int = RANDOM  # the other seats' turns in the rollouts
     noise: float = 0.5  # COUNT/SNUG: uniform noise added to each card's estimate (bullheads)
-    #: Objective: own penalty minus ``rival`` x the others' mean penalty; None: 1 with two players, else 0.
-    rival: float | None = None
+    #: Objective: own penalty minus ``rival`` x the others' mean penalty (1: the duel objective).
+    rival: float = 0.0
+    #: At most this many rollouts per decision whatever the number of options (Nifty's first card
+    #: searches up to 91 pairs of cards: without it that decision could take over a second).
+    cap: int = 40_000
     batch: int = 32  # rollouts per option and round (the first round: an eighth of it)
     z: float = 3.0  # racing: drop an option worse than the best by this many standard errors, once
     # every option has had ``batch`` rollouts
 
 
 class GrandmasterBot(MonteCarloBot):
-    """Monte-Carlo search with racing, counted self-play in the rollouts and the duel objective."""
+    """Monte-Carlo search with racing and counted self-play in the rollouts."""
 
     name = "grandmaster"
 
@@ -78,8 +81,6 @@ class GrandmasterBot(MonteCarloBot):
 
     def _objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
         rival = self.settings.rival
-        if rival is None:
-            rival = 1.0 if players == 2 else 0.0
         own: np.ndarray = out[:, :, me]
         if rival == 0.0:
             return own
@@ -99,6 +100,7 @@ class GrandmasterBot(MonteCarloBot):
         me, players = view.seat, view.players
         s = self.settings
         options = tuple(dict.fromkeys(options))  # Double: two copies of a card are one option
+        budget = min(budget, max(s.cap, len(options)))
         start = self.clock()
         deadline = None if s.ms is None else start + s.ms / 1000.0
         # Per option: its rollouts' objective values (one block per round) and own penalties.
@@ -158,8 +160,8 @@ class GrandmasterBot(MonteCarloBot):
 
 #: Rollout policies by the names a bot spec uses (``grandmaster:own=random``).
 POLICIES = {"random": RANDOM, "snug": SNUG, "count": COUNT, "cautious": CAUTIOUS}
-#: The objective by name: ``auto`` is the duel objective with two players, own penalty otherwise.
-OBJECTIVES: dict[str, float | None] = {"auto": None, "own": 0.0, "duel": 1.0}
+#: The objective by name: own penalty, or own penalty minus the others' mean (the duel objective).
+OBJECTIVES = {"own": 0.0, "duel": 1.0}
 
 
 def grandmaster(
@@ -170,7 +172,7 @@ def grandmaster(
     own: str = "count",
     others: str = "random",
     noise: float = 0.5,
-    objective: str = "auto",
+    objective: str = "own",
     z: float = 3.0,
 ) -> GrandmasterBot:
     """The registry's factory: a grandmaster from a spec's options (``ms`` 0: the rollout budget)."""

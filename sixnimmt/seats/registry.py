@@ -304,13 +304,13 @@ register("easy", "sixnimmt.bots.heuristics:SnugBot", "difficulty level: easy (th
 register("medium", "sixnimmt.bots.heuristics:CautiousBot", "difficulty level: medium (the cautious heuristic)")
 register("hard", _SEARCH, "difficulty level: hard (Monte-Carlo search, 25 rollouts per option)", _search_options(25))
 register("expert", _SEARCH, "difficulty level: expert (the strongest search)", _search_options(100, halving=True))
-register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: racing Monte-Carlo search, counted self-play, duel objective (docs/bots.md)", {
+register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: Monte-Carlo search racing its options, 1000 rollouts per option, counted self-play (docs/bots.md)", {
     "samples": Option(1000, "rollouts per option at most (the budget; ignored when ms is set)", low=1, high=1_000_000),
     "ms": Option(0.0, "think at most this many milliseconds per decision; 0: use the rollout budget", low=0.0),
     "own": Option("count", "rollout policy of this seat's future turns", choices=("count", "cautious", "snug", "random")),
     "others": Option("random", "rollout policy of the other seats", choices=("random", "cautious", "snug", "count")),
     "noise": Option(0.5, "count/cautious/snug rollouts: noise added to each card's estimate (bullheads)", low=0.0),
-    "objective": Option("auto", "own penalty, duel (minus the others' mean), or auto (duel with two players)", choices=("auto", "own", "duel")),
+    "objective": Option("own", "own penalty, or duel: own minus the others' mean (measured worse with two players)", choices=("own", "duel")),
     "z": Option(3.0, "racing: drop an option this many standard errors worse than the best", low=0.0),
 })
 

@@ -85,14 +85,16 @@ def test_racing_ends_a_clear_decision_early() -> None:
     assert bot.rollouts < 2 * 1000 / 4  # far less than the budget of 2 options x 1000
 
 
-def test_duel_objective_counts_the_opponent_with_two_players_only() -> None:
-    bot = GrandmasterBot(1)
-    out = np.array([[[3.0, 9.0]], [[2.0, 0.0]]])  # two options, one rollout, two players
-    assert np.array_equal(bot._objective(out, 0, 2), [[-6.0], [2.0]])  # own minus the rival's
+def test_objective_is_own_penalty_unless_the_duel_is_asked_for() -> None:
+    two = np.array([[[3.0, 9.0]], [[2.0, 0.0]]])  # two options, one rollout, two players
     four = np.array([[[3.0, 9.0, 9.0, 9.0]], [[2.0, 0.0, 0.0, 0.0]]])
-    assert np.array_equal(bot._objective(four, 0, 4), [[3.0], [2.0]])  # own penalty only
-    fixed = GrandmasterBot(1, GrandmasterConfig(rival=0.5))
-    assert np.array_equal(fixed._objective(four, 0, 4), [[-1.5], [2.0]])
+    bot = GrandmasterBot(1)
+    assert np.array_equal(bot._objective(two, 0, 2), [[3.0], [2.0]])
+    assert np.array_equal(bot._objective(four, 0, 4), [[3.0], [2.0]])
+    duel = GrandmasterBot(1, GrandmasterConfig(rival=1.0))
+    assert np.array_equal(duel._objective(two, 0, 2), [[-6.0], [2.0]])  # own minus the rival's
+    assert np.array_equal(duel._objective(four, 0, 4), [[-6.0], [2.0]])  # own minus the others' mean
+    assert make_bot("grandmaster:objective=duel", 1).settings.rival == 1.0  # type: ignore[attr-defined]
 
 
 def test_own_turns_are_played_by_counting_and_the_others_at_random() -> None:
@@ -137,3 +139,11 @@ def test_bench_bots_reports_the_grandmasters_median_and_slowest_decision() -> No
     (row,) = json.loads(result.output)["bots"]
     assert row["bot"] == "grandmaster" and row["decisions"] >= 40 and row["rollouts"] > 0
     assert 0 < row["median_ms_per_decision"] <= row["max_ms_per_decision"]
+
+
+def test_a_decision_never_spends_more_than_the_cap() -> None:
+    """Nifty's first card searches every pair of cards (45 here): the cap bounds the whole decision."""
+    view = Game(Rules(players=4, variant="nifty", deals=1), seed=1).view(0)
+    bot = GrandmasterBot(2, GrandmasterConfig(samples=1000, cap=3000, z=float("inf")))
+    assert bot.decide(view) in view.decision.options  # type: ignore[union-attr]
+    assert 2000 < bot.rollouts <= 3000
