@@ -33,6 +33,7 @@ from ..core import (
 )
 from ..core.record import dumps, replay
 from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE, DoubleDeck
+from ..core.variants import variant_spec
 from ..seats import available
 from .clock import Clock, LoopClock
 from .config import Settings
@@ -113,6 +114,8 @@ def config() -> dict[str, Any]:
         "variants": list(VARIANTS),
         # players each variant allows, so the lobby offers only those (the server checks again)
         "player_range": {v: list(PLAYER_RANGE.get(Variant(v), (MIN_PLAYERS, MAX_PLAYERS))) for v in VARIANTS},
+        # how each variant is played, as data, so the pages keep no list of what differs
+        "specs": {v: variant_spec(v).to_dict() for v in VARIANTS},
         "languages": list(LANGUAGES),
         "bot_levels": [{"level": lv, "ready": lv in registered} for lv in BOT_LEVELS],
         "timers": list(TIMER_CHOICES),

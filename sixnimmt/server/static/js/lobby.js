@@ -29,10 +29,12 @@ export async function showLobby(main) {
   const targetField = h("label.field", { id: "target-field" }, h("span", {}, t("lobby.target")), target);
   const endField = h("label.field", { id: "end-field" }, h("span", {}, t("lobby.end")), end);
   const noTarget = h("p.muted", { id: "no-target" }, t("lobby.noTarget"));
-  // Variant-specific options: Double's deck; Tournament and Hand end on their own (no target).
+  // What the variant's spec asks for: a choice of deck where twins are dealt (Double); no target
+  // where the variant ends on its own (Tournament, Hand).
+  const spec = () => config.specs[variant.value];
   function drawVariantOptions() {
-    deckField.hidden = variant.value !== "double";
-    const ownEnd = variant.value === "tournament" || variant.value === "hand";
+    deckField.hidden = !spec().twins;
+    const ownEnd = !spec().has_target;
     targetField.hidden = ownEnd;
     endField.hidden = ownEnd;
     noTarget.hidden = !ownEnd;
@@ -72,7 +74,7 @@ export async function showLobby(main) {
       const made = await api("/tables", { method: "POST", body: {
         name: name.value, variant: variant.value, seats: seatSpecs,
         target: Number(target.value) || 66, end: end.value, timer: Number(timer.value),
-        ...(variant.value === "double" ? { double_deck: deck.value } : {}),
+        ...(spec().twins ? { double_deck: deck.value } : {}),
         ...(isPublic.checked ? { public: true } : {}),
       } });
       seats.set(made.code, made.seat, made.token);

@@ -12,7 +12,7 @@ import { closeDialog, dealSummary, dialogKind, gameOver, showSeats, showSheet } 
 import { createLog, createLogPanel, logEvents } from "./table/log.js";
 import { createChat } from "./table/chat.js";
 import { receiveInvite } from "./table/seats.js";
-import { pairsOf, playShape, playsOf } from "./table/plays.js";
+import { playShape, playsOf } from "./table/plays.js";
 
 // ?speed=0.05 in the address speeds every animation up (the browser tests use it)
 const URL_SPEED = Number(new URLSearchParams(location.search).get("speed")) || 1;
@@ -173,10 +173,9 @@ export function showTable(main, code, invite = null) {
       screen.dataset.turn = view.turn;
       // what this seat must answer now ("card", "card-second", "order", "keep", "row", "draft"), for tests and styles
       screen.dataset.decision = view.decision ? view.decision.kind + (view.decision.reason === "second" ? "-second" : "") : "";
-      const revealedBy = view.revealed ? pairsOf(s.shape, view.revealed_by, view.revealed, view.current) : null;
-      const playedBy = view.played.map((cards, i) => pairsOf(s.shape, view.played_by?.[i], cards, null));
-      if (revealedBy) {
-        s.revealed = playsOf(revealedBy, view.unplaced);
+      const playedBy = view.played_by;
+      if (view.revealed_by) {
+        s.revealed = playsOf(view.revealed_by, view.unplaced);
       } else if (playedBy.length && view.phase !== "draft" && !view.face_up?.some((c) => c != null)) {
         // between turns, the last turn's cards stay on show (faded), so nobody misses them
         s.revealed = playsOf(playedBy[playedBy.length - 1]).map((p) => ({ ...p, past: true }));

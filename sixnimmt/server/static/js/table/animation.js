@@ -2,7 +2,7 @@
 // server's new state is applied. Each handler changes the drawn state `s` and waits a moment.
 import { t, tn, toast } from "../util.js";
 import { drawBoard, drawHand, drawReveal, drawRevealing, seatName } from "./drawing.js";
-import { pairsOf, playsOf } from "./plays.js";
+import { playsOf } from "./plays.js";
 
 /** Wait `ms` (times the speed setting), or less if the reader skips the animation. */
 function pause(s, ms) {
@@ -27,7 +27,7 @@ const ANIMATIONS = {
   },
   "rows-laid": async (s, e) => { s.rows = e.rows.map((r) => [...r]); drawBoard(s); await pause(s, 400); },
   "cards-revealed": async (s, e) => {
-    s.revealed = playsOf(pairsOf(s.shape, e.seat_cards, e.plays, e.seat), e.plays);
+    s.revealed = playsOf(e.seat_cards, e.plays);
     drawReveal(s);
     drawHand(s, true);
     drawRevealing(s);

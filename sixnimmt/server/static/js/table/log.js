@@ -4,7 +4,6 @@
 // so a refresh does not empty them.
 import { h, prefs, t, tn } from "../util.js";
 import { scoring } from "../score.js";
-import { pairsOf } from "./plays.js";
 import { chatMuted } from "./chat.js";
 
 const KEPT = 400; // log lines kept per table
@@ -54,7 +53,7 @@ export function logEvents(s, events) {
   for (const e of events) {
     switch (e.type) {
       case "deal-started": log.add({ k: "deal", deal: e.deal }); break;
-      case "cards-revealed": log.add({ k: "reveal", turn: e.turn, pairs: pairsOf(s.shape, e.seat_cards, e.plays, e.seat) }); break;
+      case "cards-revealed": log.add({ k: "reveal", turn: e.turn, pairs: e.seat_cards }); break;
       case "card-shown": log.add({ k: "shown", seat: e.seat, card: e.card }); break;
       case "card-placed": log.placed(e.card, e.row); break;
       case "row-taken": log.add({ k: "take", seat: e.seat, row: e.row, n: e.bullheads, twin: e.reason === "twin" }); break;

@@ -1,6 +1,6 @@
 // How a turn is played at this table, read in one place from the variant's spec (the server's
-// `table.spec`, from sixnimmt/core/variants.py), and the decoding of a turn's revealed cards into
-// (seat, card) pairs. Everything else of the table asks these, never the variant name.
+// `table.spec`, from sixnimmt/core/variants.py), a turn's (seat, card) pairs as cards on show, and
+// where a card would go. Everything else of the table asks these, never the variant name.
 
 /** The shape of play at `table` (the server's table summary), with `view` (this seat's view). */
 export function playShape(table, view) {
@@ -14,7 +14,6 @@ export function playShape(table, view) {
     perSeat: spec.cards_per_turn, // cards each player chooses in a turn
     sequential: spec.turn_order === "sequence" || spec.turn_order === "solo", // one player at a time
     faceUp: spec.turn_order === "sequence", // cards go down face up as they are played (Open)
-    oneActor: spec.turn_order === "solo", // a turn's cards are all one player's (Hand)
     turnsPerDeal,
     rounds: turnsPerDeal == null,
     target,
@@ -31,21 +30,7 @@ export function pickHelpKey(shape) {
   return shape.perSeat === 2 ? "table.pickTwoHelp" : shape.sequential ? "table.pickHelpTurn" : "table.pickHelp";
 }
 
-/** The seat of the i-th card of a turn's plays: two cards per seat are listed together; when one
- * player plays the whole turn, every card is theirs (`actor`); otherwise one card per seat. */
-function playSeat(shape, i, actor) {
-  if (shape.oneActor) return actor ?? null;
-  return Math.floor(i / shape.perSeat);
-}
-
-/** A turn's (seat, card) pairs: as the server lists them (`pairs`), or, from a server that does
- * not, decoded from its `cards` (and the `actor` whose turn it was). */
-export function pairsOf(shape, pairs, cards, actor) {
-  if (Array.isArray(pairs)) return pairs;
-  return cards.map((card, i) => [playSeat(shape, i, actor), card]);
-}
-
-/** A turn's cards as [{seat, card, placed}], lowest first. Cards listed in `unplaced` are still
+/** A turn's (seat, card) pairs (the server says who played what) as [{seat, card, placed}], lowest first. Cards listed in `unplaced` are still
  * waiting to be placed (twins, as in Double, are matched one copy each). */
 export function playsOf(pairs, unplaced = null) {
   const left = unplaced ? [...unplaced] : null;
