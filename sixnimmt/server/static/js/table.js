@@ -7,7 +7,7 @@
 import { errorText, h, prefs, seats, t, toast } from "./util.js";
 import { openSocket } from "./table/socket.js";
 import { playEvents, skipAnimations } from "./table/animation.js";
-import { SPEEDS, bindHandKeys, createNodes, createTools, drawHand, drawTools, drawPlayers, drawPrompt, drawTable, drawTimer, drawWaiting, showHint } from "./table/drawing.js";
+import { SPEEDS, bindHandKeys, createNodes, createTools, drawBar, drawHand, drawLateJoin, drawTools, drawPlayers, drawPrompt, drawTable, drawTimer, drawWaiting, showHint } from "./table/drawing.js";
 import { closeDialog, dealSummary, dialogKind, gameOver, showSeats, showSheet } from "./table/dialogs.js";
 import { createLog, createLogPanel, logEvents } from "./table/log.js";
 import { createChat } from "./table/chat.js";
@@ -156,7 +156,7 @@ export function showTable(main, code, invite = null) {
     else if (table.seats[message.seat]) table.seats[message.seat].connected = message.connected;
     if (message.spectators != null) table.spectators = message.spectators;
     if (table.status === "waiting" || !s.current.view) drawWaiting(s);
-    else { drawPlayers(s); if (dialogKind(s) === "seats") showSeats(s); }
+    else { drawBar(s); drawPlayers(s); drawLateJoin(s); if (dialogKind(s) === "seats") showSeats(s); }
   }
 
   const playing = () => !!s.current?.view && s.current.table.status !== "waiting";

@@ -4,7 +4,7 @@ import { api, h, t } from "../util.js";
 import { scoring } from "../score.js";
 import { seatName } from "./drawing.js";
 import { scoreSheet } from "./log.js";
-import { hostSeatList } from "./seats.js";
+import { hostSeatList, keepTyping } from "./seats.js";
 
 export function closeDialog(s) {
   if (!s.dialog) return;
@@ -71,11 +71,9 @@ export function showSeats(s) {
   const table = s.current.table;
   const allow = h("input", { type: "checkbox", id: "spectator-chat", checked: table.spectator_chat ? true : null,
     onchange: () => s.send({ type: "spectator-chat", allow: allow.checked }) });
-  const focused = document.activeElement?.dataset?.inviteName; // keep typing through a redraw
-  openDialog(s, "seats", title("seats", t("seats.title")), h("p.muted", {}, t("seats.help")), hostSeatList(s),
+  keepTyping(() => openDialog(s, "seats", title("seats", t("seats.title")), h("p.muted", {}, t("seats.help")), hostSeatList(s),
     h("label.check", {}, allow, " ", t("seats.spectatorChat")),
-    h("div.actions", {}, h("button.btn", { type: "button", onclick: () => closeDialog(s) }, t("dialog.close"))));
-  if (focused != null) s.dialog.querySelector(`[data-invite-name="${focused}"]`)?.focus();
+    h("div.actions", {}, h("button.btn", { type: "button", onclick: () => closeDialog(s) }, t("dialog.close")))));
 }
 
 /** The final ranking and score sheet, with Play again, the replay and the way back to the lobby. */

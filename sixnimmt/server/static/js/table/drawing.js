@@ -5,7 +5,7 @@ import { api, h, prefs, seats, t, tn, toast } from "../util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "../cards.js";
 import { countMode, scoring, setCountMode } from "../score.js";
 import { pickHelpKey, previewPlacement } from "./plays.js";
-import { hostSeatList } from "./seats.js";
+import { hostSeatList, keepTyping } from "./seats.js";
 
 /** Animation speeds offered (a factor on every pause; the reveal can also be skipped). */
 export const SPEEDS = { slow: 1.6, normal: 1, fast: 0.5 };
@@ -27,6 +27,7 @@ export function createNodes() {
     handWrap: h("div.hand-wrap", {}, handNode, handHelp),
     tools: h("div.tools", { id: "tools" }),
     lateJoin: h("div.late-join", { id: "late-join", hidden: true }),
+    waiting: h("div.waiting"),
     timer: h("span.timer", { id: "timer", hidden: true }),
   };
 }
@@ -74,6 +75,7 @@ export function drawBar(s) {
     h("span.where", {}, view.phase === "over" ? t("table.gameOver") : where),
     s.nodes.timer,
     table.you == null ? h("span.badge", {}, t("table.spectator")) : null,
+    table.spectators ? h("span.badge", { id: "spectators" }, tn("table.watching", table.spectators)) : null,
     h("span.spacer"),
     h("a.btn.small", { href: `#/rules/${rules.variant}`, target: "_blank" }, t(`variant.${rules.variant}`), " · ", t("nav.rules")),
   ].filter(Boolean));
@@ -332,7 +334,6 @@ export function drawWaiting(s) {
   const link = `${location.origin}${location.pathname}#/t/${table.code}`;
   const linkInput = h("input", { value: link, readonly: true, "aria-label": t("aria.link"), onfocus: (e) => e.target.select() });
   const host = table.you != null && table.you === (table.host ?? 0);
-  const focused = document.activeElement?.dataset?.inviteName; // keep typing through a redraw
   const seatsList = host ? h("div", { id: "waiting-seats" }, hostSeatList(s))
     : h("ul.seat-list", { id: "waiting-seats" }, table.seats.map((seat, i) => h("li", {},
       h("span", {}, t("lobby.seat", { n: i + 1 })),
@@ -350,9 +351,10 @@ export function drawWaiting(s) {
   if (host) parts.push(h("p", {}, h("button.btn.primary", { type: "button", id: "start", onclick: () => s.send({ type: "start" }) }, t("table.start"))));
   else if (table.you != null) parts.push(h("p.muted", { style: "color:#cfe3d8" }, t("table.startHostOnly")));
   else if (table.open > 0 || s.invite) parts.push(joinForm(s, "lobby.joinBtn"));
-  s.inner.replaceChildren(h("div.waiting", {}, ...parts), ...s.extraNodes);
+  // the waiting room is redrawn in place: the chat below it keeps what is being typed
+  keepTyping(() => s.nodes.waiting.replaceChildren(...parts));
+  if (!s.inner.contains(s.nodes.waiting)) s.inner.replaceChildren(s.nodes.waiting, ...s.extraNodes);
   s.chat?.draw();
-  if (focused != null) s.inner.querySelector(`[data-invite-name="${focused}"]`)?.focus();
 }
 
 /** Join this table: a free seat now, or (after the start) a seat taken over at the next deal;

@@ -55,6 +55,17 @@ export function hostSeatList(s) {
   }));
 }
 
+/** Redraw with `draw()` without losing what the host is typing into an invitation's name field. */
+export function keepTyping(draw) {
+  const typed = new Map([...document.querySelectorAll("[data-invite-name]")].map((n) => [n.dataset.inviteName, n.value]));
+  const focused = document.activeElement?.dataset?.inviteName;
+  draw();
+  for (const node of document.querySelectorAll("[data-invite-name]")) {
+    if (typed.has(node.dataset.inviteName)) node.value = typed.get(node.dataset.inviteName);
+  }
+  if (focused != null) document.querySelector(`[data-invite-name="${focused}"]`)?.focus();
+}
+
 /** The host's answer from the server: the link to send for seat `seat`. */
 export function receiveInvite(s, message) {
   s.invites.set(message.seat, inviteLink(s.code, message.token));
