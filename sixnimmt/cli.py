@@ -19,6 +19,7 @@ from .commands import bench as bench_commands
 from .commands import play as play_commands
 from .commands import replay as replay_commands
 from .commands import serve as serve_commands
+from .commands import train as train_commands
 
 app = typer.Typer(
     help="6 nimmt! done right: rules engine, bots, arena, terminal and web game.",
@@ -35,6 +36,7 @@ app.add_typer(advise_commands.app, name="advise")
 app.add_typer(arena_commands.app, name="arena")
 app.add_typer(play_commands.app, name="play")
 app.add_typer(serve_commands.app, name="serve")
+app.add_typer(train_commands.app, name="train")
 
 #: Exit statuses: a command line that cannot be run, and a run that failed.
 USAGE_ERROR = 2

@@ -7,7 +7,11 @@ the actor network is exported to ``OUT.npz`` (what the ``learned`` bot loads, nu
 whole model to ``--checkpoint`` (an sb3 .zip, to resume training with ``--resume``).
 
     nice python examples/rl/train_maskable_ppo.py --timesteps 1000000 \\
-        --opponents random,easy,medium --out sixnimmt/rl/policies/standard4
+        --opponents random,easy,medium --out examples/rl/runs/standard4
+
+It writes into ``examples/rl/runs/`` by default; the shipped policy (``sixnimmt/rl/policies/``) is
+replaced only with ``--overwrite-shipped``. ``sixnimmt train`` (the vector env, self-play with a
+league) is the faster way to train; this script is kept for sb3-contrib users.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ except ImportError as missing:  # one clear line instead of a traceback
     sys.exit(f"training needs the rl extra (pip install -e '.[rl]'): {missing}")
 
 from sixnimmt.rl.encoding import move_to_action
-from sixnimmt.rl.policy import MlpPolicy
+from sixnimmt.rl.policy import POLICY_DIR, MlpPolicy
 from sixnimmt.rl.single import SixNimmtEnv
 from sixnimmt.seats import make_bot
 
@@ -180,8 +184,12 @@ def main() -> None:
     parser.add_argument("--export-every", type=int, default=50_000)
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     parser.add_argument("--checkpoint", type=Path, default=Path("examples/rl/runs/standard4.zip"))
-    parser.add_argument("--out", type=Path, default=Path("sixnimmt/rl/policies/standard4"))
+    parser.add_argument("--out", type=Path, default=Path("examples/rl/runs/standard4"))
+    parser.add_argument("--overwrite-shipped", action="store_true",
+                        help="allow --out to replace a policy shipped in sixnimmt/rl/policies/")
     args = parser.parse_args()
+    if args.out.with_suffix(".npz").resolve().parent == POLICY_DIR.resolve() and not args.overwrite_shipped:
+        sys.exit(f"--out {args.out} would replace a shipped policy: add --overwrite-shipped to mean it")
 
     torch.set_num_threads(1)  # the machine is shared; the env, not the network, is the bottleneck
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]

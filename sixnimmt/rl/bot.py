@@ -33,7 +33,8 @@ class LearnedBot(Bot):
 
     def __init__(self, seed: int | None = None, policy: str | Path = DEFAULT_POLICY) -> None:
         super().__init__(seed)
-        self.policy = _shared_policy(str(policy))
+        # "shipped" (the spec's default, ``learned:policy=runs/x/policy.npz`` otherwise): the default.
+        self.policy = _shared_policy(str(DEFAULT_POLICY if str(policy) == "shipped" else policy))
 
     def decide(self, view: PlayerView) -> int:
         decision = view.decision

@@ -253,6 +253,17 @@ class SixNimmtBatch:
         obs, masks = self._observe()
         return obs, masks, _rewards(taken, games.reward_mode), dones, {"totals": totals, "_totals": dones}
 
+    def compiled_actions(self, kinds: NDArray[np.int64], actions: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
+        """Moves of the compiled opponents for the decisions owed now: ``kinds[g, seat]`` is
+        ``COMPILED_OPPONENTS[name]`` for a seat they play, -1 for any other (left as it is in
+        ``actions``, default ``PASS_ACTION``). For leagues that mix the built-in players with
+        policies in one batch."""
+        out = np.full((self.num_games, self.players), PASS_ACTION, dtype=np.int64) if actions is None else actions
+        learner = np.full(self.num_games, -1, dtype=np.int64)  # no seat is skipped
+        k.opponent_actions(self._games.state, self._games.config, out, self._games.all_games, learner,
+                           np.ascontiguousarray(kinds, dtype=np.int64))
+        return out
+
     def _observe(self) -> tuple[NDArray[np.float32], NDArray[np.int8]]:
         # Fresh arrays each step: a learner may keep the previous ones (a rollout buffer).
         obs = np.empty((self.num_games, self.players, OBS_SIZE), dtype=np.float32)

@@ -24,6 +24,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ class Option:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
+    #: For text: raises ``ValueError`` (with the reason) for a value it refuses, e.g. a missing file.
+    check: Callable[[str], None] | None = None
 
     @property
     def kind(self) -> str:
@@ -85,6 +88,8 @@ class Option:
         else:
             if self.choices and text not in self.choices:
                 raise ValueError(f"{key} is one of {', '.join(self.choices)}, not {_short(text)}")
+            if self.check is not None:
+                self.check(text)
             return text
         if self.low is not None and number < self.low:
             raise ValueError(f"{key} must be at least {self.low:g}, not {text}")
@@ -295,7 +300,15 @@ register("random", "sixnimmt.bots.random_bot:RandomBot", "plays a uniformly rand
 register_prefix("cmd", "sixnimmt.protocol.external:external_bot", "an external program speaking the bot protocol (docs/bot-protocol.md)")
 register("snug", "sixnimmt.bots.heuristics:SnugBot", "heuristic: fits cards snugly behind row ends, no card counting")
 register("cautious", "sixnimmt.bots.heuristics:CautiousBot", "heuristic: counts cards, plays the lowest expected penalty")
-register("learned", "sixnimmt.rl.bot:LearnedBot", "trained by reinforcement learning (MaskablePPO, docs/rl.md); runs on numpy alone")
+def _policy_file(text: str) -> None:
+    """The learned bot's ``policy``: ``shipped``, or a file that exists (read when the bot is built)."""
+    if text != "shipped" and not Path(text).is_file():
+        raise ValueError(f"policy is 'shipped' or a policy file (.npz); there is no file {_short(text)}")
+
+
+register("learned", "sixnimmt.rl.bot:LearnedBot", "trained by reinforcement learning (docs/rl.md); runs on numpy alone",
+         options={"policy": Option("shipped", "a policy file (.npz) from sixnimmt train, or the shipped one",
+                                   check=_policy_file)})
 # The benchmark opponent, modelled on the best published bots (flat Monte-Carlo, random rollouts).
 register("mcs100", _SEARCH, "benchmark: flat Monte-Carlo, 100 random rollouts per card", _search_options(100, relative=True, shared=False))
 register("mcs", _SEARCH, "flat Monte-Carlo, 100 shared random rollouts per card, own penalty", _search_options(100))

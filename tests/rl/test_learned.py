@@ -171,3 +171,14 @@ def test_exported_policy_equals_the_trained_network(tmp_path: Path) -> None:
         obs, _, done, _, _ = env.step(rng.choice([int(a) for a in np.flatnonzero(mask)]))
         if done:
             obs, _ = env.reset()
+
+
+def test_the_learned_spec_takes_a_policy_file(tmp_path: Path) -> None:
+    from sixnimmt.seats.registry import UnknownBotError
+
+    tiny_policy(4).save(tmp_path / "mine.npz")
+    bot = make_bot(f"learned:policy={tmp_path / 'mine.npz'}", seed=0)
+    assert bot.policy.weights[0].shape == (8, OBS_SIZE)
+    assert make_bot("learned", seed=0).policy is make_bot("learned:policy=shipped", seed=1).policy
+    with pytest.raises(UnknownBotError, match="there is no file"):
+        make_bot(f"learned:policy={tmp_path / 'missing.npz'}", seed=0)

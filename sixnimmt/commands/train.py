@@ -1,0 +1,58 @@
+"""``sixnimmt train``: self-play PPO with a league on the vector env (docs/rl.md; needs the rl extra)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(help="Train a policy by self-play (docs/rl.md; needs the rl extra: torch).")
+
+
+def _numbers(text: str, what: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(piece) for piece in text.split(",") if piece.strip())
+    except ValueError:
+        raise typer.BadParameter(f"{what} must be whole numbers separated by commas, not {text!r}") from None
+    if not values:
+        raise typer.BadParameter(f"give at least one {what}")
+    return values
+
+
+@app.callback(invoke_without_command=True)
+def train(
+    out: Annotated[str, typer.Option(help="Run folder: log.jsonl, curve.png, policy.npz, checkpoint.pt.")] = "runs/selfplay",
+    players: Annotated[str, typer.Option(help="Player counts to train on, e.g. 4 or 2,3,4,6,10 (one policy for all).")] = "4",
+    variant: Annotated[str, typer.Option(help="standard, tactics or professional.")] = "standard",
+    agent_steps: Annotated[int, typer.Option(min=1, help="Stop after this many learner decisions (in all).")] = 1_000_000,
+    games: Annotated[int, typer.Option(min=1, help="Games at once per player count.")] = 256,
+    steps: Annotated[int, typer.Option(min=1, help="Steps of every game per iteration.")] = 32,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the games, the league draws and the network.")] = 0,
+    init: Annotated[str, typer.Option(help="Start from: learned (the shipped policy), none, or a policy file.")] = "learned",
+    hidden: Annotated[str, typer.Option(help="Hidden layer sizes.")] = "256,256",
+    lr: Annotated[float, typer.Option(min=0.0, help="Adam learning rate.")] = 1e-4,
+    self_play: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of games where the learner takes every seat.")] = 0.4,
+    league_bots: Annotated[str, typer.Option(help="Built-in league players (compiled): greedy, random.")] = "greedy,random",
+    eval_every: Annotated[int, typer.Option(min=1, help="Iterations between evaluations and checkpoints.")] = 5,
+    eval_games: Annotated[int, typer.Option(min=2, help="Games per evaluation (vs compiled greedy).")] = 256,
+    resume: Annotated[bool, typer.Option("--resume", help="Go on with the run in --out from its checkpoint.")] = False,
+    ship: Annotated[bool, typer.Option("--ship", help="At the end, replace the shipped policy (sixnimmt/rl/policies/standard4.npz).")] = False,
+) -> None:
+    """Self-play PPO against a league of past selves and built-in players, on CPU."""
+    from ..core import RulesError
+    from ..rl.train import TrainConfig, TrainingError
+    from ..rl.train import train as run
+
+    config = TrainConfig(
+        out=out, players=_numbers(players, "player counts"), variant=variant, agent_steps=agent_steps,
+        games=games, steps=steps, seed=seed, init=init, hidden=_numbers(hidden, "layer sizes"), lr=lr,
+        self_play=self_play, league_bots=tuple(b.strip() for b in league_bots.split(",") if b.strip()),
+        eval_every=eval_every, eval_games=eval_games,
+    )
+    try:
+        result = run(config, resume=resume, ship=ship, echo=typer.echo)
+    except (TrainingError, RulesError) as error:
+        typer.echo(f"Error: {error}", err=True)  # one line, unwrapped: it often names a long path
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(result))

@@ -1,0 +1,410 @@
+"""Self-play PPO with a league, on the vector env (``sixnimmt train``; docs/rl.md, "Training at scale").
+
+Needs the optional ``rl`` extra (torch); the policy it exports plays on numpy alone (the ``learned``
+bot's :class:`~sixnimmt.rl.policy.MlpPolicy`).
+
+Every iteration plays ``steps`` steps of ``games`` games at each player count given (one
+:class:`~sixnimmt.rl.vector.SixNimmtBatch` each: one policy for every table size), then runs PPO
+epochs over the learner's decisions. Each game, when it starts, draws who sits where:
+
+* with probability ``self_play``, the learner takes every seat (all of them learn);
+* otherwise one seat is the learner's and the other seats are one league member: a past self (a
+  snapshot of the actor, taken every ``snapshot_every`` iterations, the last ``league_size`` kept)
+  or a built-in compiled player (``greedy``, ``random``).
+
+Output, all in the run folder ``out``: ``log.jsonl`` (one line per iteration), ``curve.png`` (the
+learning curve: the greedy policy's margin against compiled ``greedy`` opponents, and the training
+games' margin), ``policy.npz`` (the actor, for the ``learned`` bot or the arena) and
+``checkpoint.pt`` (learner, critic, optimiser, league, counters and generators: ``resume=True``
+goes on from it). The shipped policy is written only with ``ship=True``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .encoding import N_ACTIONS, OBS_SIZE, PASS_ACTION
+from .policy import DEFAULT_POLICY, MlpPolicy
+from .vector import COMPILED_OPPONENTS, SixNimmtBatch, SixNimmtVectorEnv
+
+LEARNER = -1  # role of a seat the learner plays; roles >= 0 index the league
+
+
+@dataclass
+class TrainConfig:
+    """Every setting of a run (saved in the checkpoint and the log's first line)."""
+
+    out: str = "runs/selfplay"
+    players: tuple[int, ...] = (4,)
+    variant: str = "standard"
+    games: int = 256  # per player count
+    steps: int = 32  # batch steps per iteration
+    agent_steps: int = 1_000_000  # stop once the learner has made this many decisions
+    seed: int = 0
+    hidden: tuple[int, ...] = (256, 256)
+    init: str = "learned"  # "learned" (the shipped policy), "none", or a policy file
+    lr: float = 1e-4
+    epochs: int = 3
+    minibatch: int = 2048
+    clip: float = 0.2
+    entropy: float = 0.003
+    value_coef: float = 0.5
+    gamma: float = 0.995
+    lam: float = 0.95
+    reward_scale: float = 0.1
+    critic_warmup: int = 2  # first iterations: train the critic only (the actor may be pretrained)
+    self_play: float = 0.4
+    league_bots: tuple[str, ...] = ("greedy", "random")
+    bot_share: float = 0.3  # of the league games, how many go to the built-in players
+    snapshot_every: int = 5
+    league_size: int = 8
+    eval_every: int = 5
+    eval_games: int = 256
+    threads: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class TrainingError(ValueError):
+    """A run that cannot start: a bad option, a missing extra, a run folder in the way."""
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise TrainingError("training needs the rl extra: pip install 'sixnimmt[rl]' (torch)") from None
+    return torch
+
+
+def _mlp(torch: Any, sizes: list[int]) -> Any:
+    layers: list[Any] = []
+    for i in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(torch.nn.Tanh())
+    return torch.nn.Sequential(*layers)
+
+
+def _linears(net: Any) -> list[Any]:
+    return [m for m in net if hasattr(m, "weight")]
+
+
+def export_actor(actor: Any, meta: dict[str, Any]) -> MlpPolicy:
+    """The actor as a numpy policy (what the ``learned`` bot loads)."""
+    layers = _linears(actor)
+    return MlpPolicy([layer.weight.detach().cpu().numpy().copy() for layer in layers],
+                     [layer.bias.detach().cpu().numpy().copy() for layer in layers], "tanh", meta)
+
+
+def _load_into(torch: Any, actor: Any, policy: MlpPolicy) -> None:
+    """Start the actor from ``policy``: same hidden sizes; a policy made for an earlier, shorter
+    observation gets zero weights for the numbers it never read (so it plays exactly as before)."""
+    layers = _linears(actor)
+    if [w.shape[0] for w in policy.weights] != [layer.weight.shape[0] for layer in layers]:
+        raise TrainingError(f"--init policy has layers {[w.shape[0] for w in policy.weights]}, the run "
+                            f"{[layer.weight.shape[0] for layer in layers]}: give --hidden to match")
+    with torch.no_grad():
+        for layer, w, b in zip(layers, policy.weights, policy.biases):
+            full = np.zeros(tuple(layer.weight.shape), dtype=np.float32)
+            full[:, : w.shape[1]] = w
+            layer.weight.copy_(torch.as_tensor(full))
+            layer.bias.copy_(torch.as_tensor(b))
+
+
+class _Table:
+    """One player count's games, and who plays each seat of each."""
+
+    def __init__(self, config: TrainConfig, players: int, rng: np.random.Generator) -> None:
+        self.players = players
+        self.batch = SixNimmtBatch(num_games=config.games, players=players, variant=config.variant,
+                                   reward="relative", seed=int(rng.integers(2**62)))
+        self.obs, self.masks = self.batch.reset()
+        self.roles = np.full((config.games, players), LEARNER, dtype=np.int64)
+
+    def draw_roles(self, games: NDArray[np.int64], league: _League, rng: np.random.Generator, self_play: float) -> None:
+        for g in games:
+            self.roles[g] = LEARNER
+            if rng.random() < self_play:
+                continue
+            member = league.draw(rng)
+            others = np.arange(self.players) != rng.integers(self.players)
+            self.roles[g, others] = member
+
+
+class _League:
+    """The opponents: built-in compiled players and snapshots of the learner."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.config = config
+        self.bots = list(config.league_bots)
+        self.snapshots: list[MlpPolicy] = []
+
+    @property
+    def size(self) -> int:
+        return len(self.bots) + len(self.snapshots)
+
+    def draw(self, rng: np.random.Generator) -> int:
+        """A member's index: bots first, then snapshots (newer ones a little likelier)."""
+        if not self.snapshots or (self.bots and rng.random() < self.config.bot_share):
+            return int(rng.integers(len(self.bots))) if self.bots else len(self.bots)
+        weights = np.arange(1, len(self.snapshots) + 1, dtype=np.float64)
+        return len(self.bots) + int(rng.choice(len(self.snapshots), p=weights / weights.sum()))
+
+    def add(self, policy: MlpPolicy) -> None:
+        self.snapshots.append(policy)
+        del self.snapshots[: -self.config.league_size]
+
+    def act(self, table: _Table, actions: NDArray[np.int64]) -> None:
+        """The league members' moves in ``table``, into ``actions``."""
+        roles = table.roles
+        kinds = np.full(roles.shape, -1, dtype=np.int64)
+        for i, name in enumerate(self.bots):
+            kinds[roles == i] = COMPILED_OPPONENTS[name]
+        table.batch.compiled_actions(kinds, actions)
+        owes = table.masks[..., PASS_ACTION] == 0
+        for j, policy in enumerate(self.snapshots):
+            where = (roles == len(self.bots) + j) & owes
+            if where.any():
+                actions[where] = policy.act_batch(table.obs[where], table.masks[where])
+
+
+def evaluate(policy: MlpPolicy, players: int, variant: str, games: int, seed: int,
+             opponents: str = "greedy") -> tuple[float, float]:
+    """The policy (greedy) in one seat against ``opponents`` over ``games`` whole games: mean of
+    (own total - the others' mean) per game, and its 95% half-width (lower is better)."""
+    env = SixNimmtVectorEnv(num_envs=games, players=players, variant=variant, opponents=opponents, seat=None)
+    obs, _ = env.reset(seed=seed)
+    margins = np.full(games, np.nan)
+    while np.isnan(margins).any():
+        obs, _, terminated, _, info = env.step(policy.act_batch(obs["observation"], obs["action_mask"]))
+        for g in np.flatnonzero(terminated & np.isnan(margins)):
+            totals = info["totals"][g].astype(np.float64)
+            mine = totals[info["seat"][g]]
+            margins[g] = mine - (totals.sum() - mine) / (players - 1)
+    return float(margins.mean()), float(1.96 * margins.std(ddof=1) / np.sqrt(games))
+
+
+def draw_curve(log: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    evals = [e for e in log if "eval_vs_greedy" in e]
+    if evals:
+        x = [e["agent_steps"] for e in evals]
+        y = np.array([e["eval_vs_greedy"] for e in evals])
+        half = np.array([e["eval_half_width"] for e in evals])
+        ax.plot(x, y, marker="o", label="evaluation: the policy vs compiled greedy players")
+        ax.fill_between(x, y - half, y + half, alpha=0.2)
+    train = [e for e in log if e.get("train_margin") is not None]
+    if train:
+        ax.plot([e["agent_steps"] for e in train], [e["train_margin"] for e in train], alpha=0.6,
+                label="training games (league)")
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("learner decisions")
+    ax.set_ylabel("bullheads per game (lower is better)")
+    ax.set_title("own total minus the others' mean, per game")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
+          echo: Any = print) -> dict[str, Any]:
+    """Run (or, with ``resume``, go on with) the training run in ``config.out``."""
+    torch = _torch()
+    out = Path(config.out)
+    checkpoint_path = out / "checkpoint.pt"
+    if resume:
+        if not checkpoint_path.exists():
+            raise TrainingError(f"nothing to resume: no {checkpoint_path}")
+        saved = torch.load(checkpoint_path, weights_only=False)
+        config = TrainConfig(**{**saved["config"], "agent_steps": config.agent_steps, "out": config.out})
+        config.players, config.hidden, config.league_bots = (tuple(config.players), tuple(config.hidden),
+                                                             tuple(config.league_bots))
+    elif checkpoint_path.exists():
+        raise TrainingError(f"{out} already holds a run: --resume to go on with it, or choose another --out")
+    if out.resolve() == DEFAULT_POLICY.parent.resolve():
+        raise TrainingError("--out must not be the shipped policies' folder: use --ship to replace the shipped policy")
+    for bot in config.league_bots:
+        if bot not in COMPILED_OPPONENTS:
+            raise TrainingError(f"unknown league bot {bot!r}: choose from {', '.join(COMPILED_OPPONENTS)}")
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    actor = _mlp(torch, [OBS_SIZE, *config.hidden, N_ACTIONS])
+    critic = _mlp(torch, [OBS_SIZE, *config.hidden, 1])
+    optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=config.lr)
+    league = _League(config)
+    log: list[dict[str, Any]] = []
+    iteration = agent_steps = 0
+    seconds = 0.0
+    if resume:
+        actor.load_state_dict(saved["actor"])
+        critic.load_state_dict(saved["critic"])
+        optimizer.load_state_dict(saved["optimizer"])
+        league.snapshots = [MlpPolicy(s["weights"], s["biases"], "tanh", s["meta"]) for s in saved["league"]]
+        iteration, agent_steps, seconds = saved["iteration"], saved["agent_steps"], saved["seconds"]
+        rng.bit_generator.state = saved["rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        log = saved["log"]
+    elif config.init != "none":
+        _load_into(torch, actor, MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init))
+    meta = {"players": list(config.players), "variant": config.variant, "algorithm": "self-play PPO with a league",
+            "net": list(config.hidden), "init": config.init, "seed": config.seed}
+    tables = [_Table(config, p, rng) for p in config.players]
+    for table in tables:
+        table.draw_roles(np.arange(config.games), league, rng, config.self_play)
+    if not resume:
+        (out / "log.jsonl").write_text(json.dumps({"config": asdict(config)}) + "\n")
+        echo(f"training into {out}: players {list(config.players)}, {config.variant}, {config.games} games each")
+    margins: list[float] = []
+
+    def save() -> None:
+        policy = export_actor(actor, {**meta, "agent_steps": agent_steps})
+        policy.save(out / "policy.npz")
+        torch.save({"config": asdict(config), "actor": actor.state_dict(), "critic": critic.state_dict(),
+                    "optimizer": optimizer.state_dict(), "iteration": iteration, "agent_steps": agent_steps,
+                    "seconds": seconds, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+                    "league": [{"weights": p.weights, "biases": p.biases, "meta": p.meta} for p in league.snapshots],
+                    "log": log}, out / "checkpoint.tmp")
+        (out / "checkpoint.tmp").replace(checkpoint_path)  # never a half-written checkpoint
+        draw_curve(log, out / "curve.png")
+
+    while agent_steps < config.agent_steps:
+        start = time.process_time()
+        samples = _collect(torch, config, tables, actor, critic, league, rng, margins)
+        agent_steps += len(samples["actions"])
+        stats = _update(torch, config, actor, critic, optimizer, samples, policy_on=iteration >= config.critic_warmup)
+        iteration += 1
+        seconds += time.process_time() - start
+        entry: dict[str, Any] = {"iteration": iteration, "agent_steps": agent_steps, "cpu_seconds": round(seconds, 1),
+                                 "train_margin": round(float(np.mean(margins)), 3) if margins else None,
+                                 "league": league.size, **stats}
+        margins.clear()
+        if iteration % config.snapshot_every == 0:
+            league.add(export_actor(actor, {**meta, "iteration": iteration}))
+        if iteration % config.eval_every == 0 or agent_steps >= config.agent_steps:
+            policy = export_actor(actor, meta)
+            mean, half = evaluate(policy, config.players[0], config.variant, config.eval_games, seed=12345)
+            entry.update(eval_vs_greedy=round(mean, 3), eval_half_width=round(half, 3))
+        log.append(entry)
+        with (out / "log.jsonl").open("a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+        echo(" ".join(f"{key} {value}" for key, value in entry.items()))
+        if iteration % config.eval_every == 0 or agent_steps >= config.agent_steps:
+            save()
+    save()
+    if ship:
+        shutil.copyfile(out / "policy.npz", DEFAULT_POLICY)
+        echo(f"shipped: {out / 'policy.npz'} -> {DEFAULT_POLICY}")
+    return {"iterations": iteration, "agent_steps": agent_steps, "cpu_seconds": round(seconds, 1),
+            "policy": str(out / "policy.npz"), "log": log[-1] if log else {}}
+
+
+def _collect(torch: Any, config: TrainConfig, tables: list[_Table], actor: Any, critic: Any, league: _League,
+             rng: np.random.Generator, margins: list[float]) -> dict[str, Any]:
+    """``config.steps`` steps of every table; the learner's decisions with their advantages."""
+    chunks: dict[str, list[Any]] = {key: [] for key in ("obs", "masks", "actions", "logp", "advantages", "returns")}
+    for table in tables:
+        n, p, steps = config.games, table.players, config.steps
+        values = np.zeros((steps + 1, n, p), dtype=np.float32)
+        rewards = np.zeros((steps, n, p), dtype=np.float32)
+        dones = np.zeros((steps, n), dtype=np.float32)
+        learner_at = np.zeros((steps + 1, n, p), dtype=bool)
+        kept: list[tuple[int, NDArray[np.bool_], NDArray[np.float32], NDArray[np.int8], NDArray[np.int64], NDArray[np.float32]]] = []
+        for t in range(steps + 1):
+            mine = table.roles == LEARNER
+            learner_at[t] = mine
+            x = torch.as_tensor(table.obs[mine])
+            with torch.no_grad():
+                values[t][mine] = critic(x).squeeze(-1).numpy()
+                if t == steps:
+                    break
+                logits = actor(x).masked_fill(torch.as_tensor(table.masks[mine] == 0), -1e9)
+                dist = torch.distributions.Categorical(logits=logits)
+                chosen = dist.sample()
+                logp = dist.log_prob(chosen).numpy()
+            actions = np.full((n, p), PASS_ACTION, dtype=np.int64)
+            actions[mine] = chosen.numpy()
+            league.act(table, actions)
+            deciding = mine & (table.masks[..., PASS_ACTION] == 0)
+            pick = deciding[mine]
+            kept.append((t, deciding, table.obs[deciding], table.masks[deciding], actions[deciding], logp[pick]))
+            table.obs, table.masks, step_rewards, done, info = table.batch.step(actions)
+            rewards[t] = step_rewards * config.reward_scale
+            dones[t] = done
+            finished = np.flatnonzero(done)
+            for g in finished:
+                totals = info["totals"][g].astype(np.float64)
+                for s in np.flatnonzero(table.roles[g] == LEARNER):
+                    margins.append(totals[s] - (totals.sum() - totals[s]) / (p - 1))
+            table.draw_roles(finished, league, rng, config.self_play)
+        advantages = np.zeros((steps, n, p), dtype=np.float32)
+        running = np.zeros((n, p), dtype=np.float32)
+        for t in range(steps - 1, -1, -1):
+            alive = (1.0 - dones[t])[:, None]
+            delta = rewards[t] + config.gamma * values[t + 1] * alive - values[t]
+            running = delta + config.gamma * config.lam * alive * running
+            running = np.where(learner_at[t], running, 0.0).astype(np.float32)
+            advantages[t] = running
+        returns = advantages + values[:steps]
+        for t, deciding, obs, masks, acts, logp in kept:
+            chunks["obs"].append(obs)
+            chunks["masks"].append(masks)
+            chunks["actions"].append(acts)
+            chunks["logp"].append(logp)
+            chunks["advantages"].append(advantages[t][deciding])
+            chunks["returns"].append(returns[t][deciding])
+    return {key: np.concatenate(parts) for key, parts in chunks.items()}
+
+
+def _update(torch: Any, config: TrainConfig, actor: Any, critic: Any, optimizer: Any, samples: dict[str, Any],
+            policy_on: bool) -> dict[str, float]:
+    obs = torch.as_tensor(samples["obs"])
+    illegal = torch.as_tensor(samples["masks"] == 0)
+    actions = torch.as_tensor(samples["actions"])
+    old_logp = torch.as_tensor(samples["logp"])
+    advantages = torch.as_tensor(samples["advantages"])
+    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    returns = torch.as_tensor(samples["returns"])
+    total = len(actions)
+    sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clipped": 0.0}
+    batches = 0
+    for _ in range(config.epochs):
+        order = torch.randperm(total)
+        for begin in range(0, total, config.minibatch):
+            idx = order[begin : begin + config.minibatch]
+            logits = actor(obs[idx]).masked_fill(illegal[idx], -1e9)
+            dist = torch.distributions.Categorical(logits=logits)
+            logp = dist.log_prob(actions[idx])
+            ratio = torch.exp(logp - old_logp[idx])
+            adv = advantages[idx]
+            policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - config.clip, 1 + config.clip) * adv).mean()
+            entropy = dist.entropy().mean()
+            value_loss = ((critic(obs[idx]).squeeze(-1) - returns[idx]) ** 2).mean()
+            loss = config.value_coef * value_loss
+            if policy_on:
+                loss = loss + policy_loss - config.entropy * entropy
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_([*actor.parameters(), *critic.parameters()], 0.5)
+            optimizer.step()
+            sums["policy_loss"] += float(policy_loss.detach())
+            sums["value_loss"] += float(value_loss.detach())
+            sums["entropy"] += float(entropy.detach())
+            sums["clipped"] += float(((ratio.detach() - 1).abs() > config.clip).float().mean())
+            batches += 1
+    return {key: round(value / max(batches, 1), 4) for key, value in sums.items()} | {"samples": total}

@@ -1,0 +1,80 @@
+"""``sixnimmt train``: a tiny self-play run writes its log, curve, policy and checkpoint, resumes
+where it stopped, and never touches the shipped policy unless told to (needs the rl extra)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from sixnimmt.cli import app
+from sixnimmt.rl.encoding import N_ACTIONS, OBS_SIZE
+from sixnimmt.rl.policy import DEFAULT_POLICY, MlpPolicy
+
+torch = pytest.importorskip("torch")
+
+TINY = ["--games", "8", "--steps", "6", "--eval-every", "2", "--eval-games", "8", "--hidden", "16",
+        "--init", "none", "--players", "3,5"]
+
+
+def shipped_digest() -> str:
+    return hashlib.sha256(DEFAULT_POLICY.read_bytes()).hexdigest()
+
+
+def test_a_tiny_run_writes_everything_and_resumes(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "run"
+    before = shipped_digest()
+    first = runner.invoke(app, ["train", "--out", str(out), "--agent-steps", "300", *TINY])
+    assert first.exit_code == 0, first.output
+    lines = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert lines[0]["config"]["players"] == [3, 5]
+    iterations = [line["iteration"] for line in lines[1:]]
+    assert iterations == list(range(1, len(iterations) + 1)) and lines[-1]["agent_steps"] >= 300
+    assert any("eval_vs_greedy" in line for line in lines[1:])
+    assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    policy = MlpPolicy.load(out / "policy.npz")
+    assert policy.weights[0].shape == (16, OBS_SIZE) and policy.weights[-1].shape[0] == N_ACTIONS
+    # The same run folder again: refused without --resume; with it, the counters go on.
+    again = runner.invoke(app, ["train", "--out", str(out), "--agent-steps", "300", *TINY])
+    assert again.exit_code != 0 and "already holds a run" in again.output
+    more = runner.invoke(app, ["train", "--out", str(out), "--agent-steps", "600", "--resume"])
+    assert more.exit_code == 0, more.output
+    resumed = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()][1:]
+    assert [line["iteration"] for line in resumed] == list(range(1, len(resumed) + 1))
+    assert resumed[-1]["agent_steps"] >= 600 > resumed[len(iterations) - 1]["agent_steps"]
+    assert shipped_digest() == before  # no --ship: the shipped policy is untouched
+
+
+def test_the_exported_policy_is_the_trained_actor(tmp_path: Path) -> None:
+    from sixnimmt.rl.train import _load_into, _mlp, export_actor
+
+    actor = _mlp(torch, [OBS_SIZE, 16, N_ACTIONS])
+    policy = export_actor(actor, {})
+    obs = np.random.default_rng(0).random((5, OBS_SIZE), dtype=np.float32)
+    with torch.no_grad():
+        expected = actor(torch.as_tensor(obs)).numpy()
+    assert np.allclose(policy.logits(obs), expected, atol=1e-5)
+    # Starting from the shipped policy (made for the shorter, earlier layout) plays as it does.
+    shipped = MlpPolicy.load()
+    big = _mlp(torch, [OBS_SIZE, 256, 256, N_ACTIONS])
+    _load_into(torch, big, shipped)
+    with torch.no_grad():
+        assert np.allclose(big(torch.as_tensor(obs)).numpy(), shipped.logits(obs), atol=1e-4)
+
+
+def test_bad_runs_are_refused_clearly(tmp_path: Path) -> None:
+    runner = CliRunner()
+    shipped_dir = runner.invoke(app, ["train", "--out", str(DEFAULT_POLICY.parent), *TINY])
+    assert shipped_dir.exit_code != 0 and "--ship" in shipped_dir.output
+    nothing = runner.invoke(app, ["train", "--out", str(tmp_path / "none"), "--resume"])
+    assert nothing.exit_code != 0 and "nothing to resume" in nothing.output
+    bot = runner.invoke(app, ["train", "--out", str(tmp_path / "b"), "--league-bots", "grandmaster", *TINY])
+    assert bot.exit_code != 0 and "unknown league bot 'grandmaster'" in bot.output
+    variant = runner.invoke(app, ["train", "--out", str(tmp_path / "v"), "--variant", "nifty", *TINY])
+    assert variant.exit_code != 0 and "do not cover the nifty variant" in variant.output
+    assert "Traceback" not in shipped_dir.output + nothing.output + bot.output + variant.output
