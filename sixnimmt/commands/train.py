@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Train a policy by self-play (docs/rl.md; needs the rl extra: torch).")
+app = typer.Typer(help="Train a policy by self-play (docs/rl.md; needs the rl extra: torch).", subcommand_metavar="")
 
 
 def _numbers(text: str, what: str) -> tuple[int, ...]:
@@ -53,6 +53,6 @@ def train(
     try:
         result = run(config, resume=resume, ship=ship, echo=typer.echo)
     except (TrainingError, RulesError) as error:
-        typer.echo(f"Error: {error}", err=True)  # one line, unwrapped: it often names a long path
+        typer.echo(f"sixnimmt train: {error}", err=True)  # one line, as every command's errors
         raise typer.Exit(2) from None
     typer.echo(json.dumps(result))
