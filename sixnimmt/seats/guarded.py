@@ -117,7 +117,15 @@ class GuardedSeat:
         if failed:
             self.fallback_moves += 1
             return self._fallback.choice(decision.options), {}
-        return int(answer), {int(option): float(score) for option, score in scores.items()}
+        try:
+            numbers_given = {int(option): float(score) for option, score in scores.items()}
+        except (AttributeError, TypeError, ValueError):
+            # The move stands; only the explanation is unusable.
+            self._fault(
+                FaultKind.ILLEGAL, f"explained its move with {_excerpt(repr(scores))}, not numbers", view, fallback=False
+            )
+            numbers_given = {}
+        return int(answer), numbers_given
 
     # ------------------------------------------------------------------ the bot's other hooks
 
@@ -132,7 +140,9 @@ class GuardedSeat:
         try:
             self.bot.notify(event, view)
         except Exception as error:
-            self._fault(FaultKind.ERROR, f"notify raised {type(error).__name__}: {_excerpt(str(error))}", view)
+            self._fault(
+                FaultKind.ERROR, f"notify raised {type(error).__name__}: {_excerpt(str(error))}", view, fallback=False
+            )
         self._collect(view)
 
     def prepare(self, view: PlayerView) -> None:
@@ -143,7 +153,9 @@ class GuardedSeat:
             try:
                 prepare(view)
             except Exception as error:
-                self._fault(FaultKind.ERROR, f"prepare raised {type(error).__name__}: {_excerpt(str(error))}", view)
+                self._fault(
+                    FaultKind.ERROR, f"prepare raised {type(error).__name__}: {_excerpt(str(error))}", view, fallback=False
+                )
             self._collect(view)
 
     def close(self) -> None:
@@ -169,7 +181,7 @@ class GuardedSeat:
 
     # ------------------------------------------------------------------ faults
 
-    def _fault(self, kind: FaultKind, message: str, view: PlayerView | None) -> None:
+    def _fault(self, kind: FaultKind, message: str, view: PlayerView | None, *, fallback: bool = True) -> None:
         fault = Fault(
             bot=self.label,
             kind=kind,
@@ -178,7 +190,7 @@ class GuardedSeat:
             turn=view.turn if view is not None else None,
             seat=view.seat if view is not None else None,
         )
-        log.warning("%s; a random legal move is played instead", fault.text())
+        log.warning("%s%s", fault.text(), "; a random legal move is played instead" if fallback else "")
         self._record(fault)
 
     def _collect(self, view: PlayerView | None) -> None:

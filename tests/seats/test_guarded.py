@@ -133,3 +133,15 @@ def test_play_game_finishes_with_a_bot_that_always_fails() -> None:
     broken = GuardedSeat(Scripted(*[RuntimeError("no")] * 200), fallback_seed=2)
     game = play_game(Game(Rules(players=3, target=None, deals=1), seed=5), [broken, RandomBot(1), RandomBot(2)])
     assert game.is_over and broken.fallback_moves == broken.decisions == len(broken.faults) >= 10
+
+
+def test_an_explanation_that_is_not_numbers_keeps_the_move_and_is_a_fault() -> None:
+    legal = options()[2]
+
+    class Muddled(Scripted):
+        def explain(self, view: PlayerView) -> tuple[int, dict[int, float]]:
+            return legal, {"a card": "good"}  # type: ignore[dict-item]
+
+    seat = GuardedSeat(Muddled())
+    assert seat.explain(view()) == (legal, {})
+    assert [f.kind for f in seat.faults] == [FaultKind.ILLEGAL] and seat.fallback_moves == 0
