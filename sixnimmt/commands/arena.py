@@ -141,13 +141,17 @@ def arena(
 
 def _list_bots() -> None:
     """Each bot with its description, then its options as ``key=default`` (what a spec may set)."""
-    for name, entry in entries().items():
-        typer.echo(f"{name:<10} {entry.description}")
+    bots = entries()
+    width = max(len(name) for name in [*bots, *(p + ":..." for p in prefixes())])
+    for name, entry in bots.items():
+        typer.echo(f"{name:<{width}}  {entry.description}")
+        shown = {key: f"{key}={option.shown()}" for key, option in entry.options.items()}
+        key_width = max(map(len, shown.values()), default=0)
         for key, option in entry.options.items():
             allowed = f"one of {', '.join(option.choices)}" if option.choices else option.kind
-            typer.echo(f"{'':<12}{key}={option.shown():<8} {allowed}: {option.help}")
+            typer.echo(f"{'':<{width + 4}}{shown[key]:<{key_width}}  {allowed}: {option.help}")
     for prefix, description in prefixes().items():
-        typer.echo(f"{prefix + ':...':<10} {description}")
+        typer.echo(f"{prefix + ':...':<{width}}  {description}")
     typer.echo("Options follow the name, each after a colon: expert:samples=400:rollout=snug.")
 
 
