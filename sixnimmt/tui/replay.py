@@ -181,7 +181,7 @@ class ReplayApp(App[None]):
         hands.add_column(g("Player"))
         hands.add_column(g("Hand"))
         for seat, hand in enumerate(step.hands):
-            hands.add_row(game.seats[seat], cards_line(hand))
+            hands.add_row(Text(game.seats[seat]), cards_line(hand))  # a name is text, never markup
         self.query_one("#hands", Static).update(hands)
         self.query_one("#scores", Static).update(_scores(game.seats, step, self.tr))
         self.query_one("#steplog", Static).update(Group(*step.lines))
@@ -194,7 +194,7 @@ def _scores(seats: Sequence[str], step: Step, tr: gettext.NullTranslations) -> T
     table.add_column(g("Deal"), justify="right")
     table.add_column(g("Total"), justify="right")
     for seat, name in enumerate(seats):
-        table.add_row(name, str(step.penalties[seat]), str(step.totals[seat]))
+        table.add_row(Text(name), str(step.penalties[seat]), str(step.totals[seat]))  # not markup
     return table
 
 

@@ -6,6 +6,7 @@ import asyncio
 import os
 
 import pytest
+from rich.table import Table as RichTable
 from typer.testing import CliRunner
 
 from sixnimmt.cli import app
@@ -185,3 +186,20 @@ def test_config_doctests() -> None:
     import sixnimmt.tui.config
 
     assert doctest.testmod(sixnimmt.tui.config).failed == 0
+
+
+def test_replay_viewer_shows_seat_names_as_text_not_markup() -> None:
+    """A record's seat names come from anywhere: "[/]" is a name, not a closing tag that crashes."""
+    game = Game(Rules(players=3, deals=1), ["[/]", "[bold]Ben", "Cia\x1b[31m"], seed=2)
+    play_game(game, [make_bot("random", 2 + i) for i in range(3)])
+
+    async def scenario() -> None:
+        viewer = ReplayApp(game, "en")
+        async with viewer.run_test(size=SIZE) as pilot:
+            await pilot.press("right", "right")
+            scores = viewer.query_one("#scores").content
+            assert isinstance(scores, RichTable)
+            names = [plain(cell).strip() for cell in scores.columns[0].cells]
+            assert names[:2] == ["[/]", "[bold]Ben"]
+
+    asyncio.run(scenario())
