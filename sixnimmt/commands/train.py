@@ -36,6 +36,8 @@ def train(
     league_bots: Annotated[str, typer.Option(help="Built-in league players (compiled): greedy, random.")] = "greedy,random",
     eval_every: Annotated[int, typer.Option(min=1, help="Iterations between evaluations and checkpoints.")] = 5,
     eval_games: Annotated[int, typer.Option(min=2, help="Games per evaluation (vs compiled greedy).")] = 256,
+    clone: Annotated[str, typer.Option(help="First imitate this compiled player (greedy), then PPO; empty: no cloning.")] = "",
+    clone_decisions: Annotated[int, typer.Option(min=1, help="Decisions of the player to imitate.")] = 400_000,
     resume: Annotated[bool, typer.Option("--resume", help="Go on with the run in --out from its checkpoint.")] = False,
     ship: Annotated[bool, typer.Option("--ship", help="At the end, replace the shipped policy (sixnimmt/rl/policies/standard4.npz).")] = False,
 ) -> None:
@@ -48,7 +50,7 @@ def train(
         out=out, players=_numbers(players, "player counts"), variant=variant, agent_steps=agent_steps,
         games=games, steps=steps, seed=seed, init=init, hidden=_numbers(hidden, "layer sizes"), lr=lr,
         self_play=self_play, league_bots=tuple(b.strip() for b in league_bots.split(",") if b.strip()),
-        eval_every=eval_every, eval_games=eval_games,
+        eval_every=eval_every, eval_games=eval_games, clone=clone, clone_decisions=clone_decisions,
     )
     try:
         result = run(config, resume=resume, ship=ship, echo=typer.echo)

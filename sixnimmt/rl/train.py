@@ -61,6 +61,9 @@ class TrainConfig:
     lam: float = 0.95
     reward_scale: float = 0.1
     critic_warmup: int = 2  # first iterations: train the critic only (the actor may be pretrained)
+    clone: str = ""  # a compiled player to imitate before PPO ("greedy"), or none
+    clone_decisions: int = 400_000
+    clone_epochs: int = 4
     self_play: float = 0.4
     league_bots: tuple[str, ...] = ("greedy", "random")
     bot_share: float = 0.3  # of the league games, how many go to the built-in players
@@ -200,11 +203,12 @@ def draw_curve(log: list[dict[str, Any]], path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     evals = [e for e in log if "eval_vs_greedy" in e]
-    if evals:
-        x = [e["agent_steps"] for e in evals]
-        y = np.array([e["eval_vs_greedy"] for e in evals])
-        half = np.array([e["eval_half_width"] for e in evals])
-        ax.plot(x, y, marker="o", label="evaluation: the policy vs compiled greedy players")
+    for count in sorted({c for e in evals for c in e["eval_vs_greedy"]}, key=int):
+        points = [e for e in evals if count in e["eval_vs_greedy"]]
+        x = [e["agent_steps"] for e in points]
+        y = np.array([e["eval_vs_greedy"][count][0] for e in points])
+        half = np.array([e["eval_vs_greedy"][count][1] for e in points])
+        ax.plot(x, y, marker="o", label=f"evaluation, {count} players: the policy vs compiled greedy")
         ax.fill_between(x, y - half, y + half, alpha=0.2)
     train = [e for e in log if e.get("train_margin") is not None]
     if train:
@@ -262,13 +266,19 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         log = saved["log"]
     elif config.init != "none":
         _load_into(torch, actor, MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init))
+    if config.clone and not resume:
+        if config.clone not in COMPILED_OPPONENTS:
+            raise TrainingError(f"unknown player to clone {config.clone!r}: choose from {', '.join(COMPILED_OPPONENTS)}")
+        echo(f"imitating {config.clone}: {config.clone_decisions} decisions, {config.clone_epochs} epochs")
+        agreement = _clone(torch, config, actor, rng, echo)
+        log.append({"iteration": 0, "agent_steps": 0, "cloned": config.clone, "agreement": round(agreement, 4)})
     meta = {"players": list(config.players), "variant": config.variant, "algorithm": "self-play PPO with a league",
             "net": list(config.hidden), "init": config.init, "seed": config.seed}
     tables = [_Table(config, p, rng) for p in config.players]
     for table in tables:
         table.draw_roles(np.arange(config.games), league, rng, config.self_play)
     if not resume:
-        (out / "log.jsonl").write_text(json.dumps({"config": asdict(config)}) + "\n")
+        (out / "log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [{"config": asdict(config)}, *log]))
         echo(f"training into {out}: players {list(config.players)}, {config.variant}, {config.games} games each")
     margins: list[float] = []
 
@@ -298,8 +308,10 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
             league.add(export_actor(actor, {**meta, "iteration": iteration}))
         if iteration % config.eval_every == 0 or agent_steps >= config.agent_steps:
             policy = export_actor(actor, meta)
-            mean, half = evaluate(policy, config.players[0], config.variant, config.eval_games, seed=12345)
-            entry.update(eval_vs_greedy=round(mean, 3), eval_half_width=round(half, 3))
+            entry["eval_vs_greedy"] = {
+                str(count): [round(v, 3) for v in evaluate(policy, count, config.variant, config.eval_games, seed=12345)]
+                for count in config.players
+            }
         log.append(entry)
         with (out / "log.jsonl").open("a") as handle:
             handle.write(json.dumps(entry) + "\n")
@@ -312,6 +324,47 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         echo(f"shipped: {out / 'policy.npz'} -> {DEFAULT_POLICY}")
     return {"iterations": iteration, "agent_steps": agent_steps, "cpu_seconds": round(seconds, 1),
             "policy": str(out / "policy.npz"), "log": log[-1] if log else {}}
+
+
+def _clone(torch: Any, config: TrainConfig, actor: Any, rng: np.random.Generator, echo: Any) -> float:
+    """Behaviour cloning: fit the actor to a compiled player's decisions (every seat of games it
+    plays against itself, at every player count), cross-entropy over the legal actions. Returns the
+    share of decisions where the actor then agrees with it."""
+    obs_parts, mask_parts, action_parts = [], [], []
+    per_count = config.clone_decisions // len(config.players) + 1
+    for players in config.players:
+        batch = SixNimmtBatch(num_games=config.games, players=players, variant=config.variant,
+                              seed=int(rng.integers(2**62)))
+        obs, masks = batch.reset()
+        kinds = np.full((config.games, players), COMPILED_OPPONENTS[config.clone], dtype=np.int64)
+        taken = 0
+        while taken < per_count:
+            actions = batch.compiled_actions(kinds)
+            deciding = masks[..., PASS_ACTION] == 0
+            obs_parts.append(obs[deciding])
+            mask_parts.append(masks[deciding])
+            action_parts.append(actions[deciding])
+            taken += int(deciding.sum())
+            obs, masks, *_ = batch.step(actions)
+    observations = torch.as_tensor(np.concatenate(obs_parts))
+    illegal = torch.as_tensor(np.concatenate(mask_parts) == 0)
+    targets = torch.as_tensor(np.concatenate(action_parts))
+    optimizer = torch.optim.Adam(actor.parameters(), lr=1e-3)
+    agreement = 0.0
+    for epoch in range(config.clone_epochs):
+        order = torch.randperm(len(targets))
+        right = 0
+        for begin in range(0, len(order), 512):
+            idx = order[begin : begin + 512]
+            logits = actor(observations[idx]).masked_fill(illegal[idx], -1e9)
+            loss = torch.nn.functional.cross_entropy(logits, targets[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            right += int((logits.detach().argmax(-1) == targets[idx]).sum())
+        agreement = right / len(order)
+        echo(f"cloning epoch {epoch + 1}/{config.clone_epochs}: agrees on {agreement:.1%} of {len(order)} decisions")
+    return agreement
 
 
 def _collect(torch: Any, config: TrainConfig, tables: list[_Table], actor: Any, critic: Any, league: _League,

@@ -29,13 +29,16 @@ def test_a_tiny_run_writes_everything_and_resumes(tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "run"
     before = shipped_digest()
-    first = runner.invoke(app, ["train", "--out", str(out), "--agent-steps", "300", *TINY])
+    first = runner.invoke(app, ["train", "--out", str(out), "--agent-steps", "300", "--clone", "greedy",
+                                "--clone-decisions", "200", *TINY])
     assert first.exit_code == 0, first.output
     lines = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
     assert lines[0]["config"]["players"] == [3, 5]
-    iterations = [line["iteration"] for line in lines[1:]]
+    assert lines[1]["cloned"] == "greedy" and 0 < lines[1]["agreement"] <= 1
+    iterations = [line["iteration"] for line in lines[2:]]
     assert iterations == list(range(1, len(iterations) + 1)) and lines[-1]["agent_steps"] >= 300
-    assert any("eval_vs_greedy" in line for line in lines[1:])
+    evaluated = [line["eval_vs_greedy"] for line in lines[1:] if "eval_vs_greedy" in line]
+    assert evaluated and set(evaluated[0]) == {"3", "5"}  # every player count trained on
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     policy = MlpPolicy.load(out / "policy.npz")
     assert policy.weights[0].shape == (16, OBS_SIZE) and policy.weights[-1].shape[0] == N_ACTIONS
@@ -44,7 +47,7 @@ def test_a_tiny_run_writes_everything_and_resumes(tmp_path: Path) -> None:
     assert again.exit_code != 0 and "already holds a run" in again.output
     more = runner.invoke(app, ["train", "--out", str(out), "--agent-steps", "600", "--resume"])
     assert more.exit_code == 0, more.output
-    resumed = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()][1:]
+    resumed = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()][2:]
     assert [line["iteration"] for line in resumed] == list(range(1, len(resumed) + 1))
     assert resumed[-1]["agent_steps"] >= 600 > resumed[len(iterations) - 1]["agent_steps"]
     assert shipped_digest() == before  # no --ship: the shipped policy is untouched
