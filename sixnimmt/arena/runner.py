@@ -279,9 +279,9 @@ def run_arena(config: ArenaConfig, progress: Progress | None = None) -> ArenaRep
     Whole duplicate sets are played until they use at least ``config.deals`` shuffles, and every
     game played is in the report (none is thrown away). With a fixed game length that is exactly
     ``ceil(deals / deals per game)`` sets, in one go. Games to a target vary in length, so the sets
-    are played in waves: each wave holds as many sets as can still be needed if no set is longer
-    than the longest so far (at least one), which keeps any overshoot to a set that was longer than
-    all before it. The waves depend only on the results so far, so the outcome is the same whatever
+    are played in waves: each wave holds the sets that are sure to be needed if no set is longer
+    than the longest so far (the shuffles still missing divided by that length, rounded down, at
+    least one), so a wave can pass ``deals`` only when one of its sets is longer than all before it. The waves depend only on the results so far, so the outcome is the same whatever
     the backend or the number of jobs.
     """
     rules = config.validate()
