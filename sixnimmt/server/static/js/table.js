@@ -7,7 +7,7 @@
 import { errorText, h, prefs, seats, t, toast } from "./util.js";
 import { openSocket } from "./table/socket.js";
 import { playEvents, skipAnimations } from "./table/animation.js";
-import { SPEEDS, bindHandKeys, createNodes, createTools, drawBar, drawHand, drawLateJoin, drawTools, drawPlayers, drawPrompt, drawTable, drawTimer, drawWaiting, showHint } from "./table/drawing.js";
+import { SPEEDS, bindHandKeys, createNodes, createTools, drawBar, drawHand, drawLateJoin, drawNotice, drawTools, drawPlayers, drawPrompt, drawTable, drawTimer, drawWaiting, showHint } from "./table/drawing.js";
 import { closeDialog, dealSummary, dialogKind, gameOver, showSeats, showSheet } from "./table/dialogs.js";
 import { createLog, createLogPanel, logEvents } from "./table/log.js";
 import { createChat } from "./table/chat.js";
@@ -105,6 +105,7 @@ export function showTable(main, code, invite = null) {
     if (info.seat === s.current.table.you) {
       s.notice = t(info.reason === "away" ? "notice.playedAway" : "notice.playedTimer");
       toast(s.notice, true);
+      if (playing()) drawNotice(s);
     }
   }
 
