@@ -42,6 +42,15 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
+@pytest.fixture(autouse=True)
+def close_pages(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test's pages are closed after it, so no table of an earlier test plays on meanwhile."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
