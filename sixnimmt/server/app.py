@@ -14,11 +14,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, WebSocket
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from ..core import (
@@ -37,7 +38,8 @@ from ..core.variants import variant_spec
 from ..seats import available
 from .clock import Clock, LoopClock
 from .config import Settings
-from .protocol import ProtocolError, RateLimiter, decode
+from .limits import AddressCount, ApiError, BodyLimit, RateLimits, too_many
+from .protocol import ProtocolError, decode
 from .registry import Rooms
 from .room import Room
 from .rules_pages import LANGUAGES, VARIANTS, rules_html
@@ -98,7 +100,20 @@ async def room_or_404(rooms: Rooms, code: str) -> Room:
     try:
         return await rooms.get(code)
     except LookupError as error:
-        raise HTTPException(404, str(error)) from None
+        raise ApiError(404, str(error), "no-table", table=code[:8]) from None
+
+
+def client_address(request: Request | WebSocket) -> str:
+    """The peer's address (behind a proxy, run uvicorn with ``--proxy-headers`` so this is the client's)."""
+    return request.client.host if request.client else "unknown"
+
+
+def table_error(status: int, error: TableError) -> ApiError:
+    return ApiError(status, str(error), error.code, **error.params)
+
+
+#: Largest id a game can have (PostgreSQL's ``integer``); larger ones are simply not found.
+MAX_ID = 2**31 - 1
 
 
 # ---------------------------------------------------------------------- routes
@@ -124,7 +139,10 @@ def config() -> dict[str, Any]:
 
 
 @api.post("/tables", status_code=201)
-async def create_table(body: CreateTable, rooms: RoomsDep) -> dict[str, Any]:
+async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> dict[str, Any]:
+    wait = request.app.state.create_limits.retry_after(client_address(request), rooms.clock.now())
+    if wait:
+        raise too_many(wait, "new tables")
     try:
         rules = Rules(
             players=len(body.seats) + 1,
@@ -139,8 +157,10 @@ async def create_table(body: CreateTable, rooms: RoomsDep) -> dict[str, Any]:
             {"rules": rules.to_dict(), "count": body.count, "timer": body.timer, "fill_bot": body.fill_bot}
         )
         room, token = await rooms.create(options, body.name, [s.model_dump() for s in body.seats])
-    except (RulesError, TableError) as error:
-        raise HTTPException(422, str(error)) from None
+    except RulesError as error:
+        raise ApiError(422, str(error), "bad-rules", detail=str(error)) from None
+    except TableError as error:
+        raise table_error(422, error) from None
     return {"code": room.code, "seat": 0, "token": token}
 
 
@@ -155,12 +175,15 @@ async def get_table(code: str, rooms: RoomsDep) -> dict[str, Any]:
 
 
 @api.post("/tables/{code}/join")
-async def join_table(code: str, body: JoinTable, rooms: RoomsDep) -> dict[str, Any]:
+async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Request) -> dict[str, Any]:
+    wait = request.app.state.join_limits.retry_after(client_address(request), rooms.clock.now())
+    if wait:
+        raise too_many(wait, "joins")
     room = await room_or_404(rooms, code)
     try:
         seat, token = await room.join(body.name)
     except TableError as error:
-        raise HTTPException(409, str(error)) from None
+        raise table_error(409, error) from None
     return {"code": room.code, "seat": seat, "token": token}
 
 
@@ -174,9 +197,10 @@ async def list_games(
 
 
 async def _game_or_404(rooms: Rooms, game_id: int) -> dict[str, Any]:
-    game = await rooms.db.run(rooms.store.get_game, game_id)
+    game = await rooms.db.run(rooms.store.get_game, game_id) if 1 <= game_id <= MAX_ID else None
     if game is None:
-        raise HTTPException(404, f"no finished game {game_id}")
+        shown = str(game_id) if len(str(game_id)) <= 20 else str(game_id)[:20] + "..."
+        raise ApiError(404, f"no finished game {shown}", "no-game", id=shown)
     return game
 
 
@@ -222,7 +246,7 @@ async def download_record(game_id: int, rooms: RoomsDep) -> Response:
 @api.get("/rules/{lang}/{variant}")
 def get_rules(lang: str, variant: str) -> dict[str, Any]:
     if lang not in LANGUAGES or variant not in VARIANTS:
-        raise HTTPException(404, f"no rules page for {lang[:8]!r}/{variant[:16]!r}")
+        raise ApiError(404, f"no rules page for {lang[:8]!r}/{variant[:16]!r}", "no-page")
     html, found_lang = rules_html(lang, variant)
     return {"lang": found_lang, "variant": variant, "html": html}
 
@@ -269,44 +293,76 @@ def _token_from_subprotocols(websocket: WebSocket) -> str | None:
     return None
 
 
+async def _refuse(websocket: WebSocket, error: dict[str, Any], close_code: int) -> None:
+    await websocket.send_text(json.dumps(error))
+    await websocket.close(code=close_code)
+
+
 async def table_socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
     """One player or spectator. The seat token comes as the ``token.<TOKEN>`` subprotocol (browsers)
     or the ``token`` query parameter (scripts); without one, the connection watches."""
     rooms: Rooms = websocket.app.state.rooms
     settings: Settings = websocket.app.state.settings
+    addresses: AddressCount = websocket.app.state.socket_addresses
     header_token = _token_from_subprotocols(websocket)
     token = header_token or token
     await websocket.accept(subprotocol=SUBPROTOCOL if header_token or SUBPROTOCOL in
                            websocket.headers.get("sec-websocket-protocol", "") else None)
+    address = client_address(websocket)
+    if not addresses.acquire(address):
+        limit = settings.max_connections_per_address
+        log.warning("refused a WebSocket from %s: %d already open", address, limit)
+        await _refuse(websocket, TableError(
+            f"too many connections from your address (limit {limit})", "too-many-connections", limit=limit
+        ).to_message(), 4429)
+        return
+    try:
+        await _serve_socket(websocket, rooms, settings, code, token, address)
+    finally:
+        addresses.release(address)
+
+
+async def _serve_socket(
+    websocket: WebSocket, rooms: Rooms, settings: Settings, code: str, token: str | None, address: str
+) -> None:
     try:
         room = await rooms.get(code)
     except LookupError as error:
-        await websocket.send_text(json.dumps({"type": "error", "message": str(error), "fatal": True}))
-        await websocket.close(code=4404)
+        await _refuse(websocket, {**TableError(str(error), "no-table", table=code[:8]).to_message(), "fatal": True}, 4404)
         return
     seat = room.seat_for_token(token)
     if token and seat is None:
-        await websocket.send_text(
-            json.dumps({"type": "error", "message": "unknown seat token: watching", "code": "token"})
-        )
+        await websocket.send_text(json.dumps(TableError("unknown seat token: watching", "unknown-token").to_message()))
     client = SocketClient(websocket, seat)
-    writer = asyncio.create_task(client.writer())
-    limiter = RateLimiter(settings.rate_per_second, settings.rate_burst, rooms.clock.now())
-    await room.connect(client)
     try:
-        while True:
-            text = await websocket.receive_text()
-            if not limiter.allow(rooms.clock.now()):
-                client.push({"type": "error", "message": "too many messages: slow down", "code": "rate"})
+        await room.connect(client)
+    except TableError as error:
+        log.warning("refused a WebSocket from %s at table %s: %s", address, room.code, error)
+        await _refuse(websocket, error.to_message(), 4429)
+        return
+    writer = asyncio.create_task(client.writer())
+    try:
+        while not writer.done():
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            wait = room.retry_after(client)
+            if wait:
+                seconds = round(wait, 1)
+                client.push(ProtocolError(
+                    f"too many messages: slow down ({seconds} s)", "rate-limited", retry_after=seconds
+                ).to_message())
                 continue
+            text = frame.get("text")
             try:
-                message = decode(text, settings.max_message_bytes)
+                if text is None:
+                    raise ProtocolError("binary frames are not part of the protocol: send JSON text", "binary-frame")
+                message = decode(text, settings.max_message_bytes, settings.max_json_depth)
             except ProtocolError as error:
-                client.push({"type": "error", "message": str(error), "code": "protocol"})
+                log.info("table %s, %s: %s", room.code, address, error)
+                client.push(error.to_message())
                 continue
             await room.handle(client, message)
-            if writer.done():
-                break
     except (WebSocketDisconnect, RuntimeError):
         pass  # closed by the client (or by our writer after an overflow)
     finally:
@@ -337,12 +393,28 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     app = FastAPI(title="sixnimmt", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.settings = settings
+    app.state.create_limits = RateLimits(settings.create_per_minute / 60, settings.create_burst)
+    app.state.join_limits = RateLimits(settings.join_per_minute / 60, settings.join_burst)
+    app.state.socket_addresses = AddressCount(settings.max_connections_per_address)
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
 
     @app.exception_handler(RequestValidationError)
     async def one_line_errors(_request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())[1:]) or "request"
-        return JSONResponse({"detail": f"{where}: {first.get('msg', 'invalid')}"}, status_code=422)
+        detail = f"{where}: {first.get('msg', 'invalid')}"
+        return JSONResponse(
+            {"detail": detail, "code": "invalid", "params": {"field": where, "detail": first.get("msg", "invalid")}},
+            status_code=422,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def coded_errors(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc, ApiError):
+            body = exc.body()
+        else:
+            body = {"detail": exc.detail, "code": f"http-{exc.status_code}", "params": {}}
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
     app.include_router(api)
     app.add_api_websocket_route("/ws/{code}", table_socket)

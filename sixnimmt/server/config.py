@@ -33,11 +33,31 @@ class Settings:
     absent_grace: float = 20.0
     #: Pause before a bot answers, so people can follow the table (0 in tests and load runs).
     bot_delay: float = 0.6
-    #: Largest inbound WebSocket message, in bytes.
+    #: Largest inbound WebSocket message, in bytes, and how deeply its JSON may nest.
     max_message_bytes: int = 2048
-    #: Inbound messages per second a connection may send (token bucket), and the burst it may save up.
+    max_json_depth: int = 8
+    #: Inbound messages per second a seat may send over all its sockets (a spectator: per socket;
+    #: token bucket), and the burst it may save up.
     rate_per_second: float = 10.0
     rate_burst: int = 30
+    #: Open WebSockets from one client address (all tables), holding one seat, watching one table.
+    max_connections_per_address: int = 32
+    max_connections_per_seat: int = 4
+    max_spectators_per_table: int = 100
+    #: Largest HTTP request body, in bytes (413 before the rest is read).
+    max_body_bytes: int = 16 * 1024
+    #: Tables one client address may create per minute, and the burst it may save up (429 beyond).
+    create_per_minute: float = 6.0
+    create_burst: int = 10
+    #: Joins one client address may make per minute, and its burst.
+    join_per_minute: float = 20.0
+    join_burst: int = 20
+    #: Chat lines and reactions per minute per seat (spectators: per socket), and the burst.
+    chat_per_minute: float = 12.0
+    chat_burst: int = 5
+    #: Longest chat line (characters), and how many lines a table keeps.
+    chat_max_chars: int = 200
+    chat_kept: int = 50
     #: Bot that plays for a player who is away or out of time.
     fallback_bot: str = "medium"
     #: Seconds a room with nobody connected stays in memory (it is reloaded from the store on demand).

@@ -111,48 +111,71 @@ _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)
 
 
 class ProtocolError(ValueError):
-    """An inbound message that is not well formed; the text is safe to send back."""
+    """An inbound message that is not well formed; the text is safe to send back. ``code`` and
+    ``params`` name the reason for the client to translate (see docs/web.md, "Error codes")."""
+
+    def __init__(self, message: str, code: str, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+    def to_message(self) -> dict[str, Any]:
+        return {"type": "error", "code": self.code, "params": self.params, "message": str(self)}
+
+
+def json_depth_over(text: str, limit: int) -> bool:
+    """Whether ``text`` nests JSON arrays/objects deeper than ``limit`` (checked before parsing, so a
+    thousand nested brackets cost a scan, not a recursion)."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
 
 
 def decode(
-    text: str | bytes, max_bytes: int
+    text: str, max_bytes: int, max_depth: int = 8
 ) -> Play | ChooseRow | Draft | Order | Keep | Pass | Retract | Start | Again | Sync | Ping | Hint:
     """Parse and validate one inbound message, or raise :class:`ProtocolError` with one clear line."""
-    size = len(text.encode() if isinstance(text, str) else text)
+    size = len(text.encode())
     if size > max_bytes:
-        raise ProtocolError(f"message too large: {size} bytes (limit {max_bytes})")
+        raise ProtocolError(
+            f"message too large: {size} bytes (limit {max_bytes})", "too-large", size=size, limit=max_bytes
+        )
+    if json_depth_over(text, max_depth):
+        raise ProtocolError(f"message nested too deeply (limit {max_depth})", "too-deep", limit=max_depth)
     try:
         data: Any = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ProtocolError("message is not valid JSON") from None
+    except (json.JSONDecodeError, RecursionError):
+        raise ProtocolError("message is not valid JSON", "bad-json") from None
     if not isinstance(data, dict):
-        raise ProtocolError("a message is a JSON object with a \"type\"")
+        raise ProtocolError("a message is a JSON object with a \"type\"", "not-an-object")
     kind = data.get("type")
     if not isinstance(kind, str):
-        raise ProtocolError("a message needs a \"type\" string")
+        raise ProtocolError("a message needs a \"type\" string", "not-an-object")
     try:
         return _INBOUND.validate_python(data)
     except ValidationError as error:
         first = error.errors()[0]
         if first["type"] == "union_tag_invalid":
-            raise ProtocolError(f"unknown message type {kind[:40]!r}") from None
+            raise ProtocolError(f"unknown message type {kind[:40]!r}", "unknown-type", type=kind[:40]) from None
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
-        raise ProtocolError(f"bad {kind} message: {where}: {first['msg']}") from None
-
-
-class RateLimiter:
-    """A token bucket: ``rate`` messages per second on average, bursts up to ``burst``."""
-
-    def __init__(self, rate: float, burst: int, now: float) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self.tokens = float(burst)
-        self.stamp = now
-
-    def allow(self, now: float) -> bool:
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
+        raise ProtocolError(
+            f"bad {kind} message: {where}: {first['msg']}", "bad-field", type=kind, field=where
+        ) from None

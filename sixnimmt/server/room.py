@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Protocol
 from ..core import (
     PASS,
     CardChosen,
+    Decision,
     DecisionKind,
     Event,
     Game,
@@ -32,6 +33,7 @@ from ..seats import available
 from ..seats.advise import advise
 from .clock import Clock
 from .config import Settings
+from .limits import RateLimiter
 from .protocol import (
     WIRE_VERSION,
     Again,
@@ -104,6 +106,8 @@ class Room:
         self.turns = Scheduler(self, settings, clock)
         self._turn_log: list[_Action] = []
         self._hinting: set[int] = set()
+        self._seat_limits: dict[int | None, RateLimiter] = {}
+        self._watcher_limits: dict[int | None, RateLimiter] = {}
         self.last_active = clock.now()
         self.closed = False
 
@@ -175,6 +179,7 @@ class Room:
             "count": self.options.count,
             "timer": self.options.timer,
             "seats": [s.public() for s in self.seats],
+            "spectators": self.spectators(),
             "open": len(self.open_seats()),
             "game_number": self.game_number,
             "last_game_id": self.last_game_id,
@@ -201,10 +206,10 @@ class Room:
         name = clean_name(name)
         async with self.lock:
             if self.status != "waiting":
-                raise TableError("this game has already started: you can watch it")
+                raise TableError("this game has already started: you can watch it", "game-started")
             free = self.open_seats()
             if not free:
-                raise TableError("this table is full: you can watch it")
+                raise TableError("this table is full: you can watch it", "table-full")
             token = secrets.token_urlsafe(24)
             seat = self.seats[free[0]]
             seat.kind, seat.name, seat.token_hash = "human", name, hash_token(token)
@@ -223,29 +228,73 @@ class Room:
     def anyone_connected(self) -> bool:
         return bool(self.connections)
 
+    def spectators(self) -> int:
+        return sum(1 for c in self.connections if c.seat is None)
+
     async def connect(self, conn: Connection) -> None:
+        """Seat ``conn`` at the table (or let it watch), send it the whole state, and tell the others
+        only what changed: a ``presence`` delta when a seat's first socket opens, nothing when one
+        more socket of a seat or a spectator arrives. Raises :class:`TableError` past a cap."""
         async with self.lock:
+            if conn.seat is not None:
+                seat = self.seats[conn.seat]
+                if seat.connections >= self.settings.max_connections_per_seat:
+                    limit = self.settings.max_connections_per_seat
+                    raise TableError(
+                        f"too many connections for this seat (limit {limit})", "too-many-connections", limit=limit
+                    )
+            elif self.spectators() >= self.settings.max_spectators_per_table:
+                limit = self.settings.max_spectators_per_table
+                raise TableError(
+                    f"too many spectators at this table (limit {limit})", "too-many-connections", limit=limit
+                )
             self.last_active = self.clock.now()
             self.connections.add(conn)
             if conn.seat is not None:
-                seat = self.seats[conn.seat]
                 seat.connections += 1
                 seat.away_since = None
+                if seat.connections == 1:
+                    self._presence(seat, skip=conn)
             conn.push({"type": "state", **self.state_for(conn.seat)})
-            self._publish([], skip=conn)
             self.turns.schedule()
 
     async def disconnect(self, conn: Connection) -> None:
         async with self.lock:
+            if conn not in self.connections:
+                return
             self.last_active = self.clock.now()
             self.connections.discard(conn)
+            self._watcher_limits.pop(id(conn), None)
             if conn.seat is not None:
                 seat = self.seats[conn.seat]
                 seat.connections = max(0, seat.connections - 1)
                 if seat.connections == 0:
                     seat.away_since = self.clock.now()
-            self._publish([])
+                    self._presence(seat)
             self.turns.schedule()
+
+    def _presence(self, seat: Seat, skip: Connection | None = None) -> None:
+        message = {
+            "type": "presence",
+            "seat": seat.index,
+            "connected": seat.connections > 0,
+            "spectators": self.spectators(),
+        }
+        for other in list(self.connections):
+            if other is not skip:
+                other.push(message)
+
+    def retry_after(self, conn: Connection) -> float:
+        """Take one message from ``conn``'s allowance: 0 if allowed, else seconds to wait. A seat has
+        one allowance over all its sockets; each spectator socket has its own."""
+        now = self.clock.now()
+        limits, key = (
+            (self._seat_limits, conn.seat) if conn.seat is not None else (self._watcher_limits, id(conn))
+        )
+        limiter = limits.get(key)
+        if limiter is None:
+            limiter = limits[key] = RateLimiter(self.settings.rate_per_second, self.settings.rate_burst, now)
+        return 0.0 if limiter.allow(now) else limiter.retry_after(now)
 
     # ------------------------------------------------------------------ inbound messages
 
@@ -255,9 +304,12 @@ class Room:
         async with self.lock:
             try:
                 await handler(self, conn, message)
-            except (IllegalMoveError, TableError) as error:
+            except TableError as error:
                 # Nothing changed; the client gets the reason and a fresh state to resync from.
-                conn.push({"type": "error", "message": str(error)})
+                conn.push(error.to_message())
+                conn.push({"type": "state", **self.state_for(conn.seat)})
+            except IllegalMoveError as error:  # what the checks below do not foresee, the engine refuses
+                conn.push(TableError(str(error), "illegal-move", detail=str(error)).to_message())
                 conn.push({"type": "state", **self.state_for(conn.seat)})
 
     #: The phase each move message answers (``pass`` answers Hand's second card or ends a keep).
@@ -275,37 +327,79 @@ class Room:
         self, conn: Connection, message: Play | ChooseRow | Draft | Order | Keep | Pass | Retract
     ) -> None:
         if conn.seat is None:
-            raise TableError("spectators cannot play")
+            raise TableError("spectators cannot play", "spectator", action="play")
         game = self._require_game()
         if (message.deal is not None and message.deal != game.deal_index) or (
             message.turn is not None and message.turn != game.turn
         ):
-            raise IllegalMoveError(
+            raise TableError(
                 f"that move was for deal {(message.deal or 0) + 1}, turn {(message.turn or 0) + 1}, "
-                f"but the game is at deal {game.deal_index + 1}, turn {game.turn + 1}"
+                f"but the game is at deal {game.deal_index + 1}, turn {game.turn + 1}",
+                "stale-move",
+                deal=game.deal_index + 1,
+                turn=game.turn + 1,
             )
         if game.phase not in self._MOVE_PHASES[type(message)]:
-            raise IllegalMoveError(
-                f"cannot {message.type} now: the game is in the {game.phase.value} phase"
+            raise TableError(
+                f"cannot {message.type} now: the game is in the {game.phase.value} phase",
+                "wrong-phase",
+                action=message.type,
+                phase=game.phase.value,
             )
         if isinstance(message, Retract):
             await self._retract(conn.seat)
             return
+        if isinstance(message, Play) and self._changes_choice(conn.seat, message.card):
+            await self.act(conn.seat, message.card)
+            return
+        decision = self._decision_of(conn.seat)
         if isinstance(message, Pass):
-            decision = game.decision_for(conn.seat)
-            if decision is None or PASS not in decision.options or decision.kind not in (
-                DecisionKind.CARD,
-                DecisionKind.KEEP,
-            ):
-                raise IllegalMoveError("nothing to pass now: choose a card")
+            if PASS not in decision.options or decision.kind not in (DecisionKind.CARD, DecisionKind.KEEP):
+                raise TableError("nothing to pass now: choose a card", "nothing-to-pass")
             await self.act(conn.seat, PASS)
             return
         value = message.row if isinstance(message, ChooseRow) else message.card
+        if value not in decision.options:
+            what = f"row {value + 1}" if isinstance(message, ChooseRow) else f"card {value}"
+            raise TableError(f"{what} is not one of your options now", "not-an-option", value=what)
         await self.act(conn.seat, value)
+
+    def _changes_choice(self, seat: int, card: int) -> bool:
+        """A card played again in a simultaneous turn after choosing one: a change of mind, allowed
+        until everyone has chosen (with one card a turn; with more, the cards are taken back first)."""
+        game = self._require_game()
+        if game.phase is not Phase.PLAY or game.chosen[seat] is None:
+            return False
+        if game.decision_for(seat) is not None:
+            return False  # still choosing (Nifty's second card)
+        if game.rules.cards_per_turn > 1:
+            raise TableError("you have already chosen: take your cards back to change them", "already-chosen")
+        if card not in game.hands[seat]:
+            raise TableError(f"card {card} is not one of your options now", "not-an-option", value=f"card {card}")
+        return True
+
+    def _decision_of(self, seat: int) -> Decision:
+        """What ``seat`` must decide now, or a :class:`TableError` saying why it has nothing to decide."""
+        game = self._require_game()
+        decision = game.decision_for(seat)
+        if decision is not None:
+            return decision
+        pending = game.pending()
+        if pending:
+            other = self.seats[pending[0].seat]
+            raise TableError(
+                f"it is not your turn: {other.name} (seat {other.index + 1}) decides now",
+                "not-your-turn",
+                seat=other.index + 1,
+                name=other.name,
+            )
+        raise TableError("nothing to decide now", "nothing-to-decide")
 
     async def _retract(self, seat: int) -> None:
         """Nifty: take back this seat's unrevealed cards, so they can choose two again."""
         game = self._require_game()
+        if game.chosen[seat] is None:
+            raise TableError("no choice to take back: you have not chosen yet", "nothing-to-retract")
         game.retract(seat)  # raises IllegalMoveError and changes nothing if there is nothing to take back
         self.last_active = self.clock.now()
         # the turn log re-applies this turn's choices after a restart: drop this seat's
@@ -316,9 +410,9 @@ class Room:
 
     async def _on_start(self, conn: Connection, _message: Start) -> None:
         if conn.seat != 0:
-            raise TableError("only the host (seat 1) can start the game")
+            raise TableError("only the host (seat 1) can start the game", "not-host")
         if self.status != "waiting":
-            raise TableError("the game has already started")
+            raise TableError("the game has already started", "already-started")
         level = self.options.fill_bot
         for seat in self.seats:
             if seat.kind == "open":
@@ -329,9 +423,9 @@ class Room:
 
     async def _on_again(self, conn: Connection, _message: Again) -> None:
         if conn.seat is None:
-            raise TableError("spectators cannot start a new game")
+            raise TableError("spectators cannot start a new game", "spectator", action="again")
         if self.status != "finished":
-            raise TableError("the game is not over yet")
+            raise TableError("the game is not over yet", "not-over")
         await self.start_game()
         self._publish([])
 
@@ -343,10 +437,10 @@ class Room:
 
     async def _on_hint(self, conn: Connection, _message: Hint) -> None:
         if conn.seat is None:
-            raise TableError("spectators get no hints")
+            raise TableError("spectators get no hints", "spectator", action="hint")
         view = self._require_game().view(conn.seat)
         if view.decision is None:
-            raise TableError("nothing to decide now: no hint needed")
+            raise TableError("nothing to decide now: no hint needed", "nothing-to-decide")
         if id(conn) in self._hinting:
             return  # one hint at a time per connection; the answer is on its way
         self._hinting.add(id(conn))
@@ -382,7 +476,7 @@ class Room:
 
     def _require_game(self) -> Game:
         if self.game is None or self.status == "waiting":
-            raise TableError("the game has not started yet")
+            raise TableError("the game has not started yet", "not-started")
         return self.game
 
     async def start_game(self) -> None:

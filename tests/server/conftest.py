@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from sixnimmt.server.app import create_app
+from sixnimmt.server.clock import Clock
 from sixnimmt.server.config import Settings
 
 POSTGRES_URL = os.environ.get("SIXNIMMT_TEST_POSTGRES_URL")
@@ -40,11 +41,11 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return fresh_postgres_url()
 
 
-def make_client(url: str, **overrides: Any) -> TestClient:
+def make_client(url: str, clock: Clock | None = None, **overrides: Any) -> TestClient:
     settings = Settings(database_url=url, bot_delay=0.0, absent_grace=30.0, fallback_bot="random")
     for key, value in overrides.items():
         setattr(settings, key, value)
-    return TestClient(create_app(settings))
+    return TestClient(create_app(settings, clock))
 
 
 @pytest.fixture

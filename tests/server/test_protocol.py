@@ -12,8 +12,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from sixnimmt.core import DealSetup, Game, Rules
+from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import ChooseRow, Play, ProtocolError, RateLimiter, decode
+from sixnimmt.server.limits import RateLimiter
+from sixnimmt.server.protocol import ChooseRow, Play, ProtocolError, decode
 from sixnimmt.server.registry import Rooms
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
@@ -35,6 +37,8 @@ from .helpers import create_table, receive_until
         ('{"type": "row", "row": 4}', "row"),
         ('{"type": "sync", "extra": 1}', "extra"),
         ('{"type": "play", "card": 5, "pad": "' + "x" * 3000 + '"}', "too large"),
+        ("[" * 1000 + "]" * 1000, "nested too deeply"),
+        ('{"type": "play", "card": 5, "deal": ' + "[" * 9 + "]" * 9 + "}", "nested too deeply"),
     ],
 )
 def test_decode_rejects_bad_messages(text: str, reason: str) -> None:
@@ -74,49 +78,62 @@ def test_bad_and_illegal_messages_get_errors_and_change_nothing(client: TestClie
         hand = view["hand"]
         not_mine = next(c for c in range(1, 105) if c not in hand and all(c not in r for r in view["rows"]))
         bad = [
-            "{oops",
-            json.dumps({"type": "play", "card": not_mine}),          # card not in hand
-            json.dumps({"type": "row", "row": 0}),                   # wrong phase
-            json.dumps({"type": "draft", "card": hand[0]}),          # wrong phase
-            json.dumps({"type": "play", "card": hand[0], "turn": 7}),  # stale turn
-            json.dumps({"type": "again"}),                            # game not over
-            json.dumps({"type": "start"}),                            # already started
-            "x" * 5000,                                               # too large
+            ("{oops", "bad-json"),
+            (json.dumps({"type": "play", "card": not_mine}), "not-an-option"),  # card not in hand
+            (json.dumps({"type": "row", "row": 0}), "wrong-phase"),
+            (json.dumps({"type": "draft", "card": hand[0]}), "wrong-phase"),
+            (json.dumps({"type": "play", "card": hand[0], "turn": 7}), "stale-move"),
+            (json.dumps({"type": "again"}), "not-over"),
+            (json.dumps({"type": "start"}), "already-started"),
+            ("x" * 5000, "too-large"),
         ]
-        for text in bad:
+        for text, code in bad:
             ws.send_text(text)
             error = receive_until(ws, lambda m: m["type"] == "error")
-            assert error["message"]
+            assert error["code"] == code and error["message"] and isinstance(error["params"], dict)
         ws.send_json({"type": "sync"})
         after = receive_until(ws, lambda m: m["type"] == "state")["view"]
         assert after["hand"] == hand and after["my_choice"] is None
         assert after["turn"] == view["turn"] and after["rows"] == view["rows"]
-        # the table still works: a legal move is accepted
+        # the table still works: a legal move is accepted, and may be changed until all have chosen
         ws.send_json({"type": "play", "card": hand[0], "deal": view["deal"], "turn": view["turn"]})
         moved = receive_until(ws, lambda m: m["type"] == "update" and m["view"]["my_choice"] == hand[0])
         assert moved["view"]["chosen"][0] is True
+        ws.send_json({"type": "play", "card": hand[1], "deal": view["deal"], "turn": view["turn"]})
+        changed = receive_until(ws, lambda m: m["type"] in ("update", "error"))
+        assert changed["type"] == "update" and changed["view"]["my_choice"] == hand[1]
     # a spectator cannot play
     with client.websocket_connect(f"/ws/{table['code']}") as ws:
         spectator = _first_state(ws)
         assert spectator["table"]["you"] is None and spectator["view"]["hand"] == []
         ws.send_json({"type": "play", "card": hand[1]})
-        assert "spectators" in receive_until(ws, lambda m: m["type"] == "error")["message"]
+        refusal = receive_until(ws, lambda m: m["type"] == "error")
+        assert refusal["code"] == "spectator" and "spectators" in refusal["message"]
     assert friend["seat"] == 1
 
 
-def test_rate_limit_per_connection(tmp_path: Path) -> None:
+def test_rate_limit_per_seat_across_its_sockets(tmp_path: Path) -> None:
     from .conftest import make_client
 
-    with make_client(f"sqlite:///{tmp_path / 'r.db'}", rate_per_second=1.0, rate_burst=3) as client:
+    clock = ManualClock()
+    with make_client(f"sqlite:///{tmp_path / 'r.db'}", clock, rate_per_second=1.0, rate_burst=3) as client:
         table = create_table(client, [{"kind": "bot", "bot": "random"}])
-        with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
-            _first_state(ws)
-            for _ in range(6):
+        url = f"/ws/{table['code']}?token={table['token']}"
+        with client.websocket_connect(url) as first, client.websocket_connect(url) as second:
+            _first_state(first)
+            _first_state(second)
+            replies = []
+            for ws in (first, second, first, second, first, second):  # one seat, two sockets: one allowance
                 ws.send_json({"type": "ping"})
-            replies = [receive_until(ws, lambda m: m["type"] in ("pong", "error")) for _ in range(6)]
+                replies.append(receive_until(ws, lambda m: m["type"] in ("pong", "error")))
             kinds = [m["type"] for m in replies]
-            assert kinds.count("pong") == 3 and kinds.count("error") == 3
-            assert any("too many" in m.get("message", "") for m in replies)
+            assert kinds == ["pong"] * 3 + ["error"] * 3
+            assert replies[-1]["code"] == "rate-limited" and replies[-1]["params"]["retry_after"] == 1.0
+            clock.advance(1.0)  # one message's worth of allowance comes back
+            second.send_json({"type": "ping"})
+            assert receive_until(second, lambda m: m["type"] in ("pong", "error"))["type"] == "pong"
+            first.send_json({"type": "ping"})
+            assert receive_until(first, lambda m: m["type"] in ("pong", "error"))["code"] == "rate-limited"
 
 
 def test_someone_elses_row_choice_is_refused(tmp_path: Path) -> None:
@@ -144,7 +161,9 @@ def test_someone_elses_row_choice_is_refused(tmp_path: Path) -> None:
         await room.handle(friend, Play(type="play", card=1))
         assert room.game.phase.value == "row-choice"
         await room.handle(host, ChooseRow(type="row", row=2))
-        assert host.messages[-2]["type"] == "error" and "seat 0" in host.messages[-2]["message"]
+        refusal = host.messages[-2]
+        assert refusal["type"] == "error" and refusal["code"] == "not-your-turn"
+        assert refusal["params"] == {"seat": 2, "name": "Friend"} and "seat 2" in refusal["message"]
         assert room.game.phase.value == "row-choice" and room.game.pending()[0].seat == 1
         await room.handle(friend, ChooseRow(type="row", row=2))
         assert room.game.phase.value == "play" and room.game.penalties[1] == 3  # took [90]
@@ -177,7 +196,7 @@ def test_seat_token_as_subprotocol_keeps_it_out_of_the_url(client: TestClient) -
         assert ws.accepted_subprotocol == "sixnimmt"
         assert _first_state(ws)["table"]["you"] == 0
     with client.websocket_connect(f"/ws/{table['code']}", subprotocols=["sixnimmt", "token.forged"]) as ws:
-        assert receive_until(ws, lambda m: m["type"] == "error")["code"] == "token"
+        assert receive_until(ws, lambda m: m["type"] == "error")["code"] == "unknown-token"
         assert _first_state(ws)["table"]["you"] is None  # an unknown token only watches
 
 

@@ -177,9 +177,9 @@ def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> 
         assert game.phase is Phase.ORDER
         due = game.pending()[0]
         other = spies[(due.seat + 1) % 3]
-        await _refused(room, other, Order(type="order", card=due.options[0]), "cards that are placed next")
+        await _refused(room, other, Order(type="order", card=due.options[0]), "not your turn")
         not_in_pair = next(c for c in game.hands[due.seat] if c not in due.options)
-        await _refused(room, spies[due.seat], Order(type="order", card=not_in_pair), "their cards are")
+        await _refused(room, spies[due.seat], Order(type="order", card=not_in_pair), "not one of your options")
         await _refused(room, spies[due.seat], Play(type="play", card=due.options[0]), "cannot play now")
         async with room.lock:
             await room.act(due.seat, due.options[1])
@@ -209,9 +209,9 @@ def test_hand_illegal_pass_keep_and_play_change_nothing(tmp_path: Path) -> None:
             spy = spies[decision.seat]
             if decision.kind.value == "keep":
                 stranger = spies[(decision.seat + 1) % 3]
-                await _refused(room, stranger, Keep(type="keep", card=decision.options[1]), "who took the row")
+                await _refused(room, stranger, Keep(type="keep", card=decision.options[1]), "not your turn")
                 not_taken = next(c for c in range(1, 105) if c not in decision.options)
-                await _refused(room, spy, Keep(type="keep", card=not_taken), "the row taken holds")
+                await _refused(room, spy, Keep(type="keep", card=not_taken), "not one of your options")
                 await _refused(room, spy, Play(type="play", card=game.hands[decision.seat][0]), "cannot play now")
                 await room.handle(spy, Keep(type="keep", card=decision.options[1]))
                 assert decision.options[1] in game.hands[decision.seat]

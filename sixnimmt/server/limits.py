@@ -1,0 +1,160 @@
+"""The limits that keep one client from hurting the others: token buckets (per seat, per address),
+the cap on HTTP request bodies, the count of open WebSockets per address, and the error type that
+carries a code for the client to translate. Every number comes from :class:`Settings`."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from typing import Any
+
+from fastapi import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class ApiError(HTTPException):
+    """An HTTP error with a translatable ``code`` and its ``params`` besides the English detail."""
+
+    def __init__(
+        self, status: int, message: str, code: str, headers: dict[str, str] | None = None, **params: Any
+    ) -> None:
+        super().__init__(status, message, headers)
+        self.code = code
+        self.params = params
+
+    def body(self) -> dict[str, Any]:
+        return {"detail": self.detail, "code": self.code, "params": self.params}
+
+
+def too_many(retry_after: float, what: str) -> ApiError:
+    seconds = max(1, math.ceil(retry_after))
+    return ApiError(
+        429,
+        f"too many {what} from your address: try again in {seconds} s",
+        "rate-limited",
+        headers={"Retry-After": str(seconds)},
+        retry_after=seconds,
+    )
+
+
+class RateLimiter:
+    """A token bucket: ``rate`` messages per second on average, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = now
+
+    def _refill(self, now: float) -> None:
+        self.tokens = min(self.burst, self.tokens + max(0.0, now - self.stamp) * self.rate)
+        self.stamp = now
+
+    def allow(self, now: float) -> bool:
+        self._refill(now)
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def retry_after(self, now: float) -> float:
+        """Seconds until the next message would be allowed (0 if it would be now)."""
+        self._refill(now)
+        return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
+
+    def full(self, now: float) -> bool:
+        """Saved up to the whole burst again (a bucket in this state can be forgotten)."""
+        self._refill(now)
+        return self.tokens >= self.burst
+
+
+class RateLimits:
+    """One token bucket per key (a client address), forgetting buckets that are full again so the
+    table stays small however many addresses come and go."""
+
+    def __init__(self, rate: float, burst: int, most: int = 10_000) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.most = most
+        self._buckets: dict[str, RateLimiter] = {}
+
+    def retry_after(self, key: str, now: float) -> float:
+        """Take one token for ``key``: 0 if allowed, else the seconds to wait (nothing taken)."""
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= self.most:
+                self._buckets = {k: b for k, b in self._buckets.items() if not b.full(now)}
+            bucket = self._buckets[key] = RateLimiter(self.rate, self.burst, now)
+        if bucket.allow(now):
+            return 0.0
+        return bucket.retry_after(now)
+
+
+class BodyLimit:
+    """ASGI middleware: refuse an HTTP request body over ``limit`` bytes with 413, from its
+    ``Content-Length`` before reading any of it, or as soon as a streamed body passes the limit."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    def _error(self) -> ApiError:
+        return ApiError(
+            413, f"request body too large (limit {self.limit} bytes)", "body-too-large", limit=self.limit
+        )
+
+    async def _refuse(self, send: Send) -> None:
+        error = self._error()
+        body = json.dumps(error.body()).encode()
+        await send({"type": "http.response.start", "status": 413, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = self.limit + 1
+                if declared > self.limit:
+                    await self._refuse(send)
+                    return
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    # an HTTPException, so FastAPI's body reader passes it on as the 413 it is
+                    raise self._error()
+            return message
+
+        await self.app(scope, counted, send)
+
+
+class AddressCount:
+    """Open WebSockets per client address."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: Counter[str] = Counter()
+
+    def acquire(self, address: str) -> bool:
+        if self._open[address] >= self.limit:
+            return False
+        self._open[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        self._open[address] -= 1
+        if self._open[address] <= 0:
+            del self._open[address]
