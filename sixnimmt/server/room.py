@@ -506,7 +506,7 @@ class Room:
             self._turn_log.clear()  # the turn is complete: the record now holds it
         if game.is_over:
             self.status = "finished"
-            self.turns.stop_timer()
+            self.turns.finish()
             record = game.record()
             self.last_game_id = await self._archive(
                 self.code, self.game_number, record, list(game.winners)

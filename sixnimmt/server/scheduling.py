@@ -2,26 +2,23 @@
 player who is away or out of time (the turn timer). Time comes from an injected
 :class:`~sixnimmt.server.clock.Clock`, so tests move it by hand.
 
-Bots think off the event loop (``asyncio.to_thread``); their answer is applied under the room's lock
-only if the game is still waiting for exactly that decision.
+Every bot plays through a :class:`~sixnimmt.seats.GuardedSeat`, which always answers legally (a
+failing bot's move is the seat's seeded fallback) and closes the bot when the game ends. Bots think
+off the event loop (``asyncio.to_thread``); their answer is applied under the room's lock only if
+the game is still waiting for exactly that decision.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import random
 import secrets
 from typing import Any, Protocol
 
-from ..bots import Bot
 from ..core import Decision, Game, Phase
-from ..seats import make_bot
+from ..seats import GuardedSeat, make_bot
 from .clock import Clock, Timer
 from .config import Settings
 from .seats import Seat, bot_spec
-
-log = logging.getLogger("sixnimmt.server")
 
 
 class Table(Protocol):
@@ -52,11 +49,10 @@ class Scheduler:
         #: When the current decision's time runs out (None: no timer, or no game running).
         self.deadline: float | None = None
         self._step: tuple[Any, ...] | None = None
-        self._bots: dict[int, Bot] = {}
-        self._fallbacks: dict[int, Bot] = {}
+        self._bots: dict[int, GuardedSeat] = {}
+        self._fallbacks: dict[int, GuardedSeat] = {}
         self._thinking: dict[int, asyncio.Task[None]] = {}
         self._timer: Timer | None = None
-        self._rng = random.Random(secrets.randbits(64))
 
     # ------------------------------------------------------------------ state
 
@@ -70,13 +66,20 @@ class Scheduler:
             return None
         return max(0.0, round(self.deadline - self.clock.now(), 1))
 
-    def make_bots(self) -> None:
-        """Fresh bots for the bot seats (a new game, or a reload)."""
+    def _guarded(self, level: str, seat: int, role: str) -> GuardedSeat:
         seed = secrets.randbits(32)
-        self._bots = {
-            s.index: make_bot(bot_spec(s.bot or "random"), seed + s.index) for s in self.table.seats if s.kind == "bot"
-        }
-        self._fallbacks = {}  # made when first needed: most players never need one
+        bot = make_bot(bot_spec(level), seed)
+        return GuardedSeat(bot, fallback_seed=seed, label=f"{role} {level} at table {self.table.code} seat {seat + 1}")
+
+    def make_bots(self) -> None:
+        """Fresh bots for the bot seats (a new game, or a reload); the previous ones are closed."""
+        self._close_bots()
+        self._bots = {s.index: self._guarded(s.bot or "random", s.index, "bot") for s in self.table.seats if s.kind == "bot"}
+
+    def _close_bots(self) -> None:
+        for guarded in (*self._bots.values(), *self._fallbacks.values()):
+            guarded.close()
+        self._bots, self._fallbacks = {}, {}  # fallbacks are made when first needed: most players never need one
 
     def new_step(self, timer: int) -> None:
         """Restart the turn timer (``timer`` seconds, 0 for none) when the game reaches a new decision."""
@@ -85,8 +88,10 @@ class Scheduler:
             self._step = key
             self.deadline = self.clock.now() + timer if timer else None
 
-    def stop_timer(self) -> None:
+    def finish(self) -> None:
+        """The game is over: no timer, and the bots are closed."""
         self.deadline = None
+        self._close_bots()
 
     def _step_key(self) -> tuple[Any, ...]:
         game = self.table.game
@@ -141,16 +146,16 @@ class Scheduler:
             return None, ""
         return min(candidates)
 
-    def _fallback_for(self, seat: int) -> Bot:
+    def _fallback_for(self, seat: int) -> GuardedSeat:
         if seat not in self._fallbacks:
-            self._fallbacks[seat] = make_bot(bot_spec(self.settings.fallback_bot), secrets.randbits(32))
+            self._fallbacks[seat] = self._guarded(self.settings.fallback_bot, seat, "fallback")
         return self._fallbacks[seat]
 
-    def _think(self, decision: Decision, bot: Bot, delay: float, stand_in: str | None) -> None:
+    def _think(self, decision: Decision, bot: GuardedSeat, delay: float, stand_in: str | None) -> None:
         task = asyncio.get_running_loop().create_task(self._bot_move(decision, bot, delay, stand_in))
         self._thinking[decision.seat] = task
 
-    async def _bot_move(self, decision: Decision, bot: Bot, delay: float, stand_in: str | None) -> None:
+    async def _bot_move(self, decision: Decision, bot: GuardedSeat, delay: float, stand_in: str | None) -> None:
         table = self.table
         seat = decision.seat
         try:
@@ -162,7 +167,8 @@ class Scheduler:
             view = game.view(seat)
             if view.decision != decision:
                 return
-            value = await asyncio.to_thread(bot.decide, view)  # think off the event loop
+            # think off the event loop; the guard answers legally whatever the bot does
+            value = await asyncio.to_thread(bot.decide, view)
             async with table.lock:
                 if table.game is not game or self.closed or game.decision_for(seat) != decision:
                     return  # the game moved on while the bot was thinking
@@ -171,12 +177,6 @@ class Scheduler:
                     if due is None or due > self.clock.now():
                         return  # the player came back in the meantime: it is their move again
                 await table.act(seat, value, stand_in)
-        except Exception:  # a broken bot must not take the table down: log it, play any legal option
-            log.exception("bot for seat %s at table %s failed", seat + 1, table.code)
-            async with table.lock:
-                game = table.game
-                if game is not None and game.decision_for(seat) == decision:
-                    await table.act(seat, self._rng.choice(decision.options), stand_in)
         finally:
             if self._thinking.get(seat) is asyncio.current_task():
                 del self._thinking[seat]
@@ -194,3 +194,4 @@ class Scheduler:
             self._timer.cancel()
         for task in list(self._thinking.values()):
             task.cancel()
+        self._close_bots()

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from sixnimmt.core import Rules
+import pytest
+
+from sixnimmt.bots.base import Bot
+from sixnimmt.core import PlayerView, Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import ChooseRow, Play
@@ -159,6 +162,48 @@ def test_idle_rooms_leave_memory_and_come_back_unchanged(tmp_path: Path) -> None
         again = await rooms.get(room.code)
         assert again is not room and again.game is not None
         assert again.game.view(0).to_dict() == before and before["my_choice"] == card
+        await rooms.close()
+
+    asyncio.run(scenario())
+
+
+class BrokenBot(Bot):
+    """Raises at every decision; remembers being closed."""
+
+    closed: ClassVar[list[BrokenBot]] = []
+
+    def decide(self, view: PlayerView) -> int:
+        raise RuntimeError("out of order")
+
+    def close(self) -> None:
+        BrokenBot.closed.append(self)
+
+
+def test_a_broken_bot_is_played_for_by_its_guard_and_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sixnimmt.server.scheduling.make_bot", lambda _spec, seed=None: BrokenBot(seed))
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'broken.db'}")
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0), ManualClock())
+        rules = Rules(players=2, target=None, deals=1)
+        room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "bot", "bot": "expert"}])
+        game = room.game
+        assert game is not None
+        host = Conn(0)
+        await room.connect(host)
+        while not game.is_over:
+            decision = game.decision_for(0)
+            if decision is not None:
+                message = ChooseRow(type="row", row=decision.options[0]) if decision.kind.value == "row" else Play(
+                    type="play", card=decision.options[0])
+                await room.handle(host, message)
+            await room.turns.settle()
+        assert not [m for m in host.messages if m["type"] == "error"]
+        # every one of the bot's moves was the guard's legal fallback, and the bot was closed at the end
+        assert len(BrokenBot.closed) == 1 and room.status == "finished"
         await rooms.close()
 
     asyncio.run(scenario())
