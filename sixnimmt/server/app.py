@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
@@ -43,7 +43,7 @@ from .protocol import ProtocolError, decode
 from .registry import Rooms
 from .room import Room
 from .rules_pages import LANGUAGES, VARIANTS, rules_html
-from .seats import BOT_LEVELS, TIMER_CHOICES, TableError, TableOptions
+from .seats import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
 from .store import Store
 
 STATIC = Path(__file__).with_name("static")
@@ -60,16 +60,29 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _one_of(choices: tuple[str, ...], what: str) -> Any:
+    """A validator: the value is one of ``choices`` (lists that come from data, not from this file)."""
+
+    def check(value: str) -> str:
+        if value not in choices:
+            raise ValueError(f"unknown {what} {value[:40]!r}: choose one of {', '.join(choices)}")
+        return value
+
+    return AfterValidator(check)
+
+
+VariantName = Annotated[str, _one_of(tuple(VARIANTS), "variant")]
+BotLevel = Annotated[str, _one_of(BOT_LEVELS, "bot level")]
+
+
 class SeatSpec(_Body):
     kind: Literal["open", "bot"]
-    bot: Literal["easy", "medium", "hard", "expert", "random"] = "medium"
+    bot: BotLevel = "medium"
 
 
 class CreateTable(_Body):
     name: str = Field(max_length=200)
-    variant: Literal[
-        "standard", "tactics", "logic", "professional", "tournament", "open", "nifty", "hand", "double"
-    ] = "standard"
+    variant: VariantName = "standard"
     seats: list[SeatSpec] = Field(min_length=1, max_length=9)
     target: int | None = Field(default=66, ge=1, le=1000)
     end: Literal["at-least", "above"] = "at-least"
@@ -78,11 +91,15 @@ class CreateTable(_Body):
     double_deck: Literal["two-decks", "doubles"] = "two-decks"
     count: Literal["up", "down"] = "up"
     timer: int = 0
-    fill_bot: Literal["easy", "medium", "hard", "expert", "random"] = "medium"
+    fill_bot: BotLevel = "medium"
+    #: Listed in the lobby (while someone is at the table); by default a table is reached by its link.
+    public: bool = False
 
 
 class JoinTable(_Body):
     name: str = Field(max_length=200)
+    #: The token of an invitation link (``#/t/CODE?invite=TOKEN``): the seat kept for this friend.
+    invite: str | None = Field(default=None, max_length=200)
 
 
 # ---------------------------------------------------------------------- dependencies
@@ -122,7 +139,7 @@ api = APIRouter(prefix="/api")
 
 
 @api.get("/config")
-def config() -> dict[str, Any]:
+def config(request: Request) -> dict[str, Any]:
     """What the front end needs to build its forms and draw cards."""
     registered = available()
     return {
@@ -134,6 +151,8 @@ def config() -> dict[str, Any]:
         "languages": list(LANGUAGES),
         "bot_levels": [{"level": lv, "ready": lv in registered} for lv in BOT_LEVELS],
         "timers": list(TIMER_CHOICES),
+        "reactions": list(REACTIONS),
+        "chat_max_chars": request.app.state.settings.chat_max_chars,
         "bullheads": list(BULLHEADS),
     }
 
@@ -154,7 +173,8 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
             double_deck=DoubleDeck(body.double_deck),
         )
         options = TableOptions.from_dict(
-            {"rules": rules.to_dict(), "count": body.count, "timer": body.timer, "fill_bot": body.fill_bot}
+            {"rules": rules.to_dict(), "count": body.count, "timer": body.timer, "fill_bot": body.fill_bot,
+             "public": body.public}
         )
         room, token = await rooms.create(options, body.name, [s.model_dump() for s in body.seats])
     except RulesError as error:
@@ -166,7 +186,7 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
 
 @api.get("/tables")
 async def list_tables(rooms: RoomsDep) -> list[dict[str, Any]]:
-    return await rooms.listing()
+    return rooms.listing()
 
 
 @api.get("/tables/{code}")
@@ -181,10 +201,11 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
         raise too_many(wait, "joins")
     room = await room_or_404(rooms, code)
     try:
-        seat, token = await room.join(body.name)
+        seat, token, later = await room.join(body.name, body.invite)
     except TableError as error:
         raise table_error(409, error) from None
-    return {"code": room.code, "seat": seat, "token": token}
+    # ``from_next_deal``: the game runs; the seat is yours when the next deal starts (watch till then)
+    return {"code": room.code, "seat": seat, "token": token, "from_next_deal": later}
 
 
 @api.get("/games")
@@ -330,12 +351,12 @@ async def _serve_socket(
     except LookupError as error:
         await _refuse(websocket, {**TableError(str(error), "no-table", table=code[:8]).to_message(), "fatal": True}, 4404)
         return
-    seat = room.seat_for_token(token)
-    if token and seat is None:
+    seat, joining = room.place_for_token(token)
+    if token and seat is None and joining is None:
         await websocket.send_text(json.dumps(TableError("unknown seat token: watching", "unknown-token").to_message()))
     client = SocketClient(websocket, seat)
     try:
-        await room.connect(client)
+        await room.connect(client, joining)
     except TableError as error:
         log.warning("refused a WebSocket from %s at table %s: %s", address, room.code, error)
         await _refuse(websocket, error.to_message(), 4429)

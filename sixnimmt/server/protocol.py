@@ -14,6 +14,10 @@ Inbound (client -> server), one JSON object per message, at most ``Settings.max_
 ``{"type": "sync"}``                    ask for a fresh state (after a gap, or when unsure)
 ``{"type": "hint"}``                    ask a strong bot what it would do (answered to this connection only)
 ``{"type": "ping"}``                    keep-alive
+``{"type": "invite", "seat": 2, "name": "Ana"}``   host: keep a seat for a named friend (reply: ``invite``)
+``{"type": "release", "seat": 2}``      host: free a bot's or a vanished player's seat (next deal, once started)
+``{"type": "chat", "text": "..."}``     a chat line; ``{"type": "react", "emoji": "👍"}`` a quick reaction
+``{"type": "spectator-chat", "allow": true}``   host: let spectators write in the chat
 
 ``play``/``row``/``draft``/``order``/``keep``/``pass`` may carry ``"deal"`` and ``"turn"``: when they name a turn that is no longer
 current, the message is stale and answered with an error and a fresh state, and changes nothing.
@@ -21,7 +25,8 @@ current, the message is stale and answered with an error and a fresh state, and 
 Outbound (server -> client), version :data:`WIRE_VERSION` (``table.wire`` in every state): ``state`` (the receiver's own view plus the table), ``update`` (public
 events to animate, then the new state), ``chosen`` (someone chose a card: the public ``chosen`` flags
 and ``waiting_for``, sent instead of an update when nothing else changed for the receiver), ``error`` (a one-line message; nothing changed), ``hint``
-(``choice`` and per-option ``scores``, expected penalty), ``pong``.
+(``choice`` and per-option ``scores``, expected penalty), ``pong``, ``presence`` and ``seats``
+(deltas), ``chat``, ``invite`` (to the host). docs/web.md lists every field and error code.
 
 Version 2 says who played what without any variant arithmetic: a ``cards-revealed`` event carries
 ``seat_cards`` (``[seat, card]`` pairs), a view carries ``revealed_by`` and ``played_by`` (the same
@@ -102,11 +107,38 @@ class Hint(_Message):
     type: Literal["hint"]
 
 
+class Invite(_Message):
+    type: Literal["invite"]
+    seat: int = Field(ge=0, le=9)
+    name: str = Field(max_length=200)
+
+
+class Release(_Message):
+    type: Literal["release"]
+    seat: int = Field(ge=0, le=9)
+
+
+class Chat(_Message):
+    type: Literal["chat"]
+    text: str = Field(max_length=2000)
+
+
+class React(_Message):
+    type: Literal["react"]
+    emoji: str = Field(max_length=16)
+
+
+class SpectatorChat(_Message):
+    type: Literal["spectator-chat"]
+    allow: bool
+
+
 Move = Play | ChooseRow | Draft | Order | Keep | Pass | Retract
-Inbound = Annotated[
-    Play | ChooseRow | Draft | Order | Keep | Pass | Retract | Start | Again | Sync | Ping | Hint,
-    Field(discriminator="type"),
-]
+Message = (
+    Play | ChooseRow | Draft | Order | Keep | Pass | Retract | Start | Again | Sync | Ping | Hint
+    | Invite | Release | Chat | React | SpectatorChat
+)
+Inbound = Annotated[Message, Field(discriminator="type")]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)
 
 
@@ -149,9 +181,7 @@ def json_depth_over(text: str, limit: int) -> bool:
     return False
 
 
-def decode(
-    text: str, max_bytes: int, max_depth: int = 8
-) -> Play | ChooseRow | Draft | Order | Keep | Pass | Retract | Start | Again | Sync | Ping | Hint:
+def decode(text: str, max_bytes: int, max_depth: int = 8) -> Message:
     """Parse and validate one inbound message, or raise :class:`ProtocolError` with one clear line."""
     size = len(text.encode())
     if size > max_bytes:

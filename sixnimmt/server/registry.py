@@ -4,7 +4,6 @@ when idle; creates tables (with fresh join codes) and lists them for the lobby."
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import secrets
 from typing import Any
 
@@ -17,7 +16,6 @@ from .store import Store, Writer
 #: Letters for join codes: no 0/O, 1/I/L, so a code read aloud or off a phone is typed right.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 5
-LISTED_FOR = dt.timedelta(hours=6)
 
 
 class Rooms:
@@ -32,8 +30,10 @@ class Rooms:
         self._last_sweep = self.clock.now()
         self._loading = asyncio.Lock()
 
-    async def _archive(self, code: str, number: int, record: dict[str, Any], winners: list[int]) -> int:
-        return await self.db.run(self.store.add_game, code, number, record, winners)
+    async def _archive(
+        self, code: str, number: int, record: dict[str, Any], winners: list[int], players: list[list[dict[str, Any]]]
+    ) -> int:
+        return await self.db.run(self.store.add_game, code, number, record, winners, players)
 
     def _room(self, code: str, options: TableOptions, seats: list[Seat]) -> Room:
         return Room(code, options, seats, self.settings, self.clock, self.db.save, self._archive)
@@ -114,33 +114,16 @@ class Rooms:
             if code not in self._rooms and not await self.db.run(self.store.code_taken, code):
                 return code
 
-    async def listing(self) -> list[dict[str, Any]]:
-        """Open tables to join, then games in progress to watch (from the store, so all are listed)."""
-        # tables nobody has touched for hours are abandoned: they stay playable by link, unlisted
-        stored = await self.db.run(self.store.list_tables, ("waiting", "playing"), 40, LISTED_FOR)
-        result = []
-        for data in stored:
-            room = self._rooms.get(data.code)
-            if room is not None:
-                result.append(room.summary())
-            else:
-                result.append(
-                    {
-                        "code": data.code,
-                        "status": data.status,
-                        "rules": data.settings["rules"],
-                        "count": data.settings.get("count", "up"),
-                        "timer": data.settings.get("timer", 0),
-                        "seats": [
-                            {"name": s["name"], "kind": s["kind"], "bot": s.get("bot"), "connected": False}
-                            for s in data.seats
-                        ],
-                        "open": sum(1 for s in data.seats if s["kind"] == "open"),
-                        "game_number": data.game_number,
-                        "last_game_id": None,
-                    }
-                )
-        return result
+    def listing(self, limit: int = 40) -> list[dict[str, Any]]:
+        """The lobby: public tables, waiting or playing, that someone is connected to (a table is in
+        memory while anyone is), open ones first, then the busiest. Private tables are reached by
+        their link or code only."""
+        listed = [
+            room for room in self._rooms.values()
+            if room.options.public and room.connections and room.status in ("waiting", "playing")
+        ]
+        listed.sort(key=lambda r: (r.status != "waiting", -len(r.connections), r.code))
+        return [room.summary() for room in listed[:limit]]
 
     async def close(self) -> None:
         for room in self._rooms.values():

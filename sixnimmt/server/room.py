@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Protocol
 from ..core import (
     PASS,
     CardChosen,
+    DealStarted,
     Decision,
     DecisionKind,
     Event,
@@ -37,20 +38,34 @@ from .limits import RateLimiter
 from .protocol import (
     WIRE_VERSION,
     Again,
+    Chat,
     ChooseRow,
     Draft,
     Hint,
+    Invite,
     Keep,
     Order,
     Pass,
     Ping,
     Play,
+    React,
+    Release,
     Retract,
+    SpectatorChat,
     Start,
     Sync,
 )
 from .scheduling import Scheduler
-from .seats import Seat, TableError, TableOptions, bot_label, clean_name, hash_token
+from .seats import (
+    REACTIONS,
+    Seat,
+    TableError,
+    TableOptions,
+    bot_label,
+    clean_name,
+    hash_token,
+    names_clash,
+)
 from .store import TableData
 
 log = logging.getLogger("sixnimmt.server")
@@ -58,7 +73,7 @@ log = logging.getLogger("sixnimmt.server")
 HINT_BOT = "hard"
 
 Save = Callable[[TableData], Awaitable[None]]
-Archive = Callable[[str, int, dict[str, Any], list[int]], Awaitable[int]]
+Archive = Callable[[str, int, dict[str, Any], list[int], list[list[dict[str, Any]]]], Awaitable[int]]
 
 
 class Connection(Protocol):
@@ -108,6 +123,12 @@ class Room:
         self._hinting: set[int] = set()
         self._seat_limits: dict[int | None, RateLimiter] = {}
         self._watcher_limits: dict[int | None, RateLimiter] = {}
+        self._chat_limits: dict[int | None, RateLimiter] = {}
+        self._joiners: dict[Connection, int] = {}  # spectators who take a seat over at the next deal
+        self.chat: list[dict[str, Any]] = []
+        self._chat_id = 0
+        #: Who played each seat in each deal of this game (the record keeps the names it started with).
+        self.deal_players: list[list[dict[str, Any]]] = []
         self.last_active = clock.now()
         self.closed = False
 
@@ -117,6 +138,8 @@ class Room:
         current: dict[str, Any] = {
             "log": [[a.seat, a.value] for a in self._turn_log],
             "last_game_id": self.last_game_id,
+            "chat": self.chat,
+            "deal_players": self.deal_players,
         }
         return TableData(
             code=self.code,
@@ -144,6 +167,9 @@ class Room:
         room.game_number = data.game_number
         current = data.current or {}
         room.last_game_id = current.get("last_game_id")
+        room.chat = list(current.get("chat", []))
+        room._chat_id = max((line.get("id", 0) for line in room.chat), default=0)
+        room.deal_players = list(current.get("deal_players", []))
         if data.record is not None:
             game = replay(data.record, partial=True, seed=secrets.randbits(64)).game
             for seat, value in current.get("log", []):
@@ -157,17 +183,27 @@ class Room:
 
     # ------------------------------------------------------------------ queries
 
-    def seat_for_token(self, token: str | None) -> int | None:
+    def place_for_token(self, token: str | None) -> tuple[int | None, int | None]:
+        """The seat ``token`` holds, or the seat it takes over at the next deal (it watches till then)."""
         if not token:
-            return None
+            return None, None
         wanted = hash_token(token)
         for seat in self.seats:
             if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, wanted):
-                return seat.index
-        return None
+                return seat.index, None
+            if seat.joining_hash is not None and secrets.compare_digest(seat.joining_hash, wanted):
+                return None, seat.index
+        return None, None
 
     def open_seats(self) -> list[int]:
         return [s.index for s in self.seats if s.kind == "open"]
+
+    def joinable_seats(self) -> list[int]:
+        """Seats anyone with the link can take: open ones before the game; once it runs, open and bot
+        seats that nobody is taking over yet (taken at the next deal)."""
+        if self.status == "waiting":
+            return self.open_seats()
+        return [s.index for s in self.seats if s.kind in ("open", "bot") and s.joining is None]
 
     def summary(self) -> dict[str, Any]:
         """What the lobby lists (no seat tokens, no cards)."""
@@ -178,20 +214,27 @@ class Room:
             "spec": self.options.rules.spec.to_dict(),  # how the variant is played, as data
             "count": self.options.count,
             "timer": self.options.timer,
+            "public": self.options.public,
+            "spectator_chat": self.options.spectator_chat,
             "seats": [s.public() for s in self.seats],
             "spectators": self.spectators(),
-            "open": len(self.open_seats()),
+            "open": len(self.joinable_seats()),
             "game_number": self.game_number,
             "last_game_id": self.last_game_id,
         }
 
-    def state_for(self, seat: int | None, summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    def state_for(
+        self, seat: int | None, summary: dict[str, Any] | None = None, joining: int | None = None
+    ) -> dict[str, Any]:
         """The full picture for one seat (or a spectator): the table and that seat's own view.
-        ``summary`` may be passed in when many seats are served at once (it is the same for all)."""
+        ``summary`` may be passed in when many seats are served at once (it is the same for all);
+        ``joining`` is the seat a spectator takes over at the next deal."""
         return {
             "table": {
                 **(summary or self.summary()),
                 "you": seat,
+                "joining": joining,
+                "chat": self.chat,
                 "host": 0,
                 "timer_left": self.turns.timer_left(),
                 "wire": WIRE_VERSION,
@@ -201,25 +244,45 @@ class Room:
 
     # ------------------------------------------------------------------ seats
 
-    async def join(self, name: str) -> tuple[int, str]:
-        """Take the first open seat; returns it and the new seat token."""
+    async def join(self, name: str, invite: str | None = None) -> tuple[int, str, bool]:
+        """Take a seat: the one ``invite`` keeps, else the first open one (once the game runs, an
+        open or bot seat, taken over at the next deal). Returns the seat, its new token, and whether
+        the taking over waits for the next deal."""
         name = clean_name(name)
         async with self.lock:
-            if self.status != "waiting":
-                raise TableError("this game has already started: you can watch it", "game-started")
-            free = self.open_seats()
-            if not free:
-                raise TableError("this table is full: you can watch it", "table-full")
+            if invite:
+                wanted = hash_token(invite)
+                seat = next((s for s in self.seats if s.invite_hash is not None
+                             and secrets.compare_digest(s.invite_hash, wanted)), None)
+                if seat is None or seat.joining is not None:
+                    raise TableError("this invitation is unknown or already used", "invite-invalid")
+            else:
+                free = self.joinable_seats()
+                if not free:
+                    if self.status == "waiting" or not any(s.kind in ("open", "bot") for s in self.seats):
+                        raise TableError("this table is full: you can watch it", "table-full")
+                    raise TableError("every free seat is being taken over already: you can watch", "table-full")
+                seat = self.seats[free[0]]
+            if names_clash(name, self.seats, besides=seat.index):
+                raise TableError(f"the name {name!r} is taken at this table", "name-taken", name=name)
             token = secrets.token_urlsafe(24)
-            seat = self.seats[free[0]]
-            seat.kind, seat.name, seat.token_hash = "human", name, hash_token(token)
-            seat.away_since = self.clock.now()
-            if not self.open_seats():
+            later = self.status != "waiting"
+            if later:  # the bot plays on until the deal ends
+                seat.joining, seat.joining_hash = name, hash_token(token)
+            else:
+                seat.become_human(name, hash_token(token), self.clock.now())
+            if not later and not self.open_seats() and not any(s.kind == "invited" for s in self.seats):
                 await self.start_game()
             else:
                 await self._save(self.to_store())
-            self._publish([])
-            return seat.index, token
+                self._send_seats()
+            return seat.index, token, later
+
+    def _send_seats(self) -> None:
+        """A ``seats`` delta: the seats changed and nothing else did."""
+        message = {"type": "seats", "seats": [s.public() for s in self.seats], "open": len(self.joinable_seats())}
+        for conn in list(self.connections):
+            conn.push(message)
 
     def idle(self, now: float, after: float) -> bool:
         """Nobody connected, no bot thinking, and nothing happened for ``after`` seconds."""
@@ -231,7 +294,7 @@ class Room:
     def spectators(self) -> int:
         return sum(1 for c in self.connections if c.seat is None)
 
-    async def connect(self, conn: Connection) -> None:
+    async def connect(self, conn: Connection, joining: int | None = None) -> None:
         """Seat ``conn`` at the table (or let it watch), send it the whole state, and tell the others
         only what changed: a ``presence`` delta when a seat's first socket opens, nothing when one
         more socket of a seat or a spectator arrives. Raises :class:`TableError` past a cap."""
@@ -250,12 +313,14 @@ class Room:
                 )
             self.last_active = self.clock.now()
             self.connections.add(conn)
+            if joining is not None:
+                self._joiners[conn] = joining
             if conn.seat is not None:
                 seat.connections += 1
                 seat.away_since = None
                 if seat.connections == 1:
                     self._presence(seat, skip=conn)
-            conn.push({"type": "state", **self.state_for(conn.seat)})
+            conn.push({"type": "state", **self.state_for(conn.seat, joining=joining)})
             self.turns.schedule()
 
     async def disconnect(self, conn: Connection) -> None:
@@ -264,7 +329,9 @@ class Room:
                 return
             self.last_active = self.clock.now()
             self.connections.discard(conn)
+            self._joiners.pop(conn, None)
             self._watcher_limits.pop(id(conn), None)
+            self._chat_limits.pop(id(conn), None)
             if conn.seat is not None:
                 seat = self.seats[conn.seat]
                 seat.connections = max(0, seat.connections - 1)
@@ -287,13 +354,22 @@ class Room:
     def retry_after(self, conn: Connection) -> float:
         """Take one message from ``conn``'s allowance: 0 if allowed, else seconds to wait. A seat has
         one allowance over all its sockets; each spectator socket has its own."""
+        return self._take(conn, self._seat_limits, self._watcher_limits,
+                          self.settings.rate_per_second, self.settings.rate_burst)
+
+    def _take(
+        self,
+        conn: Connection,
+        per_seat: dict[int | None, RateLimiter],
+        per_socket: dict[int | None, RateLimiter],
+        rate: float,
+        burst: int,
+    ) -> float:
         now = self.clock.now()
-        limits, key = (
-            (self._seat_limits, conn.seat) if conn.seat is not None else (self._watcher_limits, id(conn))
-        )
+        limits, key = (per_seat, conn.seat) if conn.seat is not None else (per_socket, id(conn))
         limiter = limits.get(key)
         if limiter is None:
-            limiter = limits[key] = RateLimiter(self.settings.rate_per_second, self.settings.rate_burst, now)
+            limiter = limits[key] = RateLimiter(rate, burst, now)
         return 0.0 if limiter.allow(now) else limiter.retry_after(now)
 
     # ------------------------------------------------------------------ inbound messages
@@ -418,6 +494,8 @@ class Room:
             if seat.kind == "open":
                 taken = {s.name for s in self.seats}
                 seat.kind, seat.bot, seat.name = "bot", level, bot_label(seat.index, taken)
+            elif seat.kind == "invited" and seat.bot is None:
+                seat.bot = level  # plays for the friend until they come (then from the next deal)
         await self.start_game()
         self._publish([])
 
@@ -457,7 +535,135 @@ class Room:
         finally:
             self._hinting.discard(id(conn))
 
+    # ------------------------------------------------------------------ the host's seats
+
+    def _host_only(self, conn: Connection, seat: int) -> Seat:
+        if conn.seat != 0:
+            raise TableError("only the host (seat 1) can do that", "not-host")
+        if not 0 < seat < len(self.seats):
+            raise TableError(f"there is no seat {seat + 1} to change", "bad-seat", seat=seat + 1)
+        return self.seats[seat]
+
+    async def _on_invite(self, conn: Connection, message: Invite) -> None:
+        """Keep a seat for a named friend: before the game at once, once it runs from the next deal
+        (the seat's bot, or the fallback for a vanished player, plays until then)."""
+        seat = self._host_only(conn, message.seat)
+        name = clean_name(message.name)
+        if seat.joining is not None or (seat.person and seat.connections > 0):
+            raise TableError(f"seat {seat.index + 1} is taken", "bad-seat", seat=seat.index + 1)
+        if names_clash(name, self.seats, besides=seat.index):
+            raise TableError(f"the name {name!r} is taken at this table", "name-taken", name=name)
+        token = secrets.token_urlsafe(24)
+        if seat.person:  # a vanished player: they leave at the next deal, the seat waits for the friend
+            if self.status == "waiting":
+                seat.become_invited(name, hash_token(token))
+            else:
+                seat.leaving, seat.invite_hash = True, hash_token(token)
+        else:
+            level = seat.bot or self.options.fill_bot
+            seat.become_invited(name, hash_token(token))
+            seat.bot = level
+        await self._save(self.to_store())
+        conn.push({"type": "invite", "seat": seat.index, "name": name, "token": token})
+        self._send_seats()
+
+    async def _on_release(self, conn: Connection, message: Release) -> None:
+        """Free a bot's, an invitation's or a vanished player's seat: before the game at once, else at
+        the start of the next deal."""
+        seat = self._host_only(conn, message.seat)
+        if seat.person and seat.connections > 0:
+            raise TableError(f"seat {seat.index + 1} is at the table: only a vanished player's seat can be freed",
+                             "bad-seat", seat=seat.index + 1)
+        if seat.kind == "open" and seat.joining is None:
+            raise TableError(f"seat {seat.index + 1} is already free", "bad-seat", seat=seat.index + 1)
+        if self.status == "waiting":
+            seat.become_open()
+        else:  # an invitation or a takeover asked for stops here too
+            seat.leaving, seat.invite_hash, seat.joining, seat.joining_hash = True, None, None, None
+        await self._save(self.to_store())
+        self._send_seats()
+
+    def _reseat(self) -> bool:
+        """At a deal's start: apply the seat changes asked for during the last one. Returns whether
+        any seat changed hands."""
+        changed = False
+        now = self.clock.now()
+        for seat in self.seats:
+            if seat.joining is not None and seat.joining_hash is not None:
+                seat.become_human(seat.joining, seat.joining_hash, now)
+                changed = True
+            elif seat.leaving:
+                invite = seat.invite_hash
+                level = seat.bot or self.options.fill_bot
+                if invite is not None:
+                    seat.become_invited(seat.name, invite)
+                else:
+                    seat.become_open()
+                    seat.name = bot_label(seat.index, {s.name for s in self.seats})
+                seat.bot = level
+                changed = True
+        if changed:
+            for conn, index in list(self._joiners.items()):
+                if self.seats[index].person and self.seats[index].joining is None:
+                    del self._joiners[conn]
+                    conn.seat = index  # from now on this socket plays the seat
+                    self.seats[index].connections += 1
+                    self.seats[index].away_since = None
+            self.turns.make_bots()
+        self._record_players()
+        return changed
+
+    def _record_players(self) -> None:
+        self.deal_players.append(
+            [{"name": s.name, "kind": "human" if s.person else "bot", "bot": None if s.person else s.bot}
+             for s in self.seats]
+        )
+
+    # ------------------------------------------------------------------ chat
+
+    async def _on_chat(self, conn: Connection, message: Chat) -> None:
+        text = " ".join("".join(ch for ch in message.text if ch.isprintable()).split())
+        if not text:
+            raise TableError("a chat line needs some text", "chat-empty")
+        limit = self.settings.chat_max_chars
+        if len(text) > limit:
+            raise TableError(f"a chat line has at most {limit} characters", "chat-too-long", limit=limit)
+        await self._say(conn, {"text": text})
+
+    async def _on_react(self, conn: Connection, message: React) -> None:
+        if message.emoji not in REACTIONS:
+            raise TableError("that is not one of the quick reactions", "bad-reaction")
+        await self._say(conn, {"emoji": message.emoji})
+
+    async def _say(self, conn: Connection, content: dict[str, Any]) -> None:
+        if conn.seat is None and not self.options.spectator_chat:
+            raise TableError("spectators read the chat but cannot write in it here", "chat-closed")
+        wait = self._take(conn, self._chat_limits, self._chat_limits,
+                          self.settings.chat_per_minute / 60, self.settings.chat_burst)
+        if wait:
+            seconds = max(1, round(wait))
+            raise TableError(f"too many chat messages: wait {seconds} s", "rate-limited", retry_after=seconds)
+        self._chat_id += 1
+        line = {"id": self._chat_id, "seat": conn.seat,
+                "name": None if conn.seat is None else self.seats[conn.seat].name, **content}
+        self.chat = [*self.chat, line][-self.settings.chat_kept:]
+        await self._save(self.to_store())
+        for other in list(self.connections):
+            other.push({"type": "chat", **line})
+
+    async def _on_spectator_chat(self, conn: Connection, message: SpectatorChat) -> None:
+        if conn.seat != 0:
+            raise TableError("only the host (seat 1) can do that", "not-host")
+        self.options.spectator_chat = message.allow
+        await self._save(self.to_store())
+        self._publish([])
+
     _HANDLERS: ClassVar[dict[type, Callable[[Room, Connection, Any], Awaitable[None]]]] = {
+        Invite: _on_invite,
+        Release: _on_release,
+        Chat: _on_chat,
+        React: _on_react,
+        SpectatorChat: _on_spectator_chat,
         Play: _on_move,
         ChooseRow: _on_move,
         Draft: _on_move,
@@ -487,6 +693,8 @@ class Room:
         self.game_number += 1
         self.status = "playing"
         self._turn_log = []
+        self.deal_players = []
+        self._reseat()  # who is waiting to take a seat over sits down now
         self.turns.make_bots()
         self.turns.new_step(self.options.timer)
         await self._save(self.to_store())
@@ -499,6 +707,8 @@ class Room:
         game = self._require_game()
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
         self.last_active = self.clock.now()
+        if any(isinstance(e, DealStarted) for e in events) and self._reseat():
+            self._send_seats()
         self._turn_log.append(_Action(seat, value))
         if game.phase in (Phase.DRAFT, Phase.OVER) or (
             game.phase is Phase.PLAY and all(c is None for c in game.chosen)
@@ -509,18 +719,22 @@ class Room:
             self.turns.finish()
             record = game.record()
             self.last_game_id = await self._archive(
-                self.code, self.game_number, record, list(game.winners)
+                self.code, self.game_number, record, list(game.winners), self.deal_players
             )
         else:
             self.turns.new_step(self.options.timer)
         await self._save(self.to_store())
-        self._publish(events, actor=seat)
+        self._publish(events, actor=seat, played_for=None if stand_in is None else {"seat": seat, "reason": stand_in})
         self.turns.schedule()
 
     # ------------------------------------------------------------------ outbound
 
     def _publish(
-        self, events: list[Event], skip: Connection | None = None, actor: int | None = None
+        self,
+        events: list[Event],
+        skip: Connection | None = None,
+        actor: int | None = None,
+        played_for: dict[str, Any] | None = None,
     ) -> None:
         """Send each connection its own view (computed once per seat) and the public events.
 
@@ -528,6 +742,7 @@ class Room:
         else's view but who has chosen, so the others get a small ``chosen`` message instead of
         their whole view; ``actor`` (who moved) still gets the full update."""
         public = [e.to_dict() for e in events]
+        extra = {} if played_for is None else {"played_for": played_for}
         if actor is not None and events and all(isinstance(e, CardChosen) for e in events):
             assert self.game is not None
             brief = {
@@ -535,6 +750,7 @@ class Room:
                 "events": public,
                 "chosen": [c is not None for c in self.game.chosen],
                 "waiting_for": [d.seat for d in self.game.pending()],
+                **extra,
             }
             for conn in list(self.connections):
                 if conn.seat != actor:
@@ -542,14 +758,15 @@ class Room:
             skip_others = True
         else:
             skip_others = False
-        states: dict[int | None, dict[str, Any]] = {}
+        states: dict[tuple[int | None, int | None], dict[str, Any]] = {}
         summary = self.summary()
         for conn in list(self.connections):
             if conn is skip or (skip_others and conn.seat != actor):
                 continue
-            if conn.seat not in states:
-                states[conn.seat] = self.state_for(conn.seat, summary)
-            conn.push({"type": "update", "events": public, **states[conn.seat]})
+            key = (conn.seat, self._joiners.get(conn))
+            if key not in states:
+                states[key] = self.state_for(conn.seat, summary, key[1])
+            conn.push({"type": "update", "events": public, **states[key], **extra})
 
     async def close(self) -> None:
         self.closed = True

@@ -74,7 +74,7 @@ class Scheduler:
     def make_bots(self) -> None:
         """Fresh bots for the bot seats (a new game, or a reload); the previous ones are closed."""
         self._close_bots()
-        self._bots = {s.index: self._guarded(s.bot or "random", s.index, "bot") for s in self.table.seats if s.kind == "bot"}
+        self._bots = {s.index: self._guarded(s.bot or self.settings.fallback_bot, s.index, "bot") for s in self.table.seats if not s.person}
 
     def _close_bots(self) -> None:
         for guarded in (*self._bots.values(), *self._fallbacks.values()):
@@ -115,7 +115,7 @@ class Scheduler:
             seat = table.seats[decision.seat]
             if decision.seat in self._thinking:
                 continue
-            if seat.kind == "bot":
+            if not seat.person:  # a bot seat, or one waiting for a person (a bot plays it meanwhile)
                 self._think(decision, self._bots[decision.seat], self.settings.bot_delay, None)
                 continue
             due, reason = self.fallback_due(seat)
@@ -172,7 +172,7 @@ class Scheduler:
             async with table.lock:
                 if table.game is not game or self.closed or game.decision_for(seat) != decision:
                     return  # the game moved on while the bot was thinking
-                if table.seats[seat].kind == "human":
+                if table.seats[seat].person:
                     due, _ = self.fallback_due(table.seats[seat])
                     if due is None or due > self.clock.now():
                         return  # the player came back in the meantime: it is their move again

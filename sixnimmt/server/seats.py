@@ -13,6 +13,8 @@ from ..seats import LEVELS, available
 NAME_LIMIT = 24
 BOT_LEVELS = LEVELS  # the registry's list, weakest first
 TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120)
+#: The quick reactions of the table chat.
+REACTIONS = ("👍", "👏", "😂", "😮", "😢", "🐮")
 
 #: Names bots sit down with (their level is shown next to the name).
 BOT_NAMES = ("Bella", "Otto", "Luna", "Max", "Ivy", "Finn", "Nora", "Leo", "Mia", "Hugo")
@@ -66,27 +68,80 @@ def bot_label(index: int, taken: set[str]) -> str:
 
 @dataclass(slots=True)
 class Seat:
+    """One place at the table.
+
+    ``kind`` is "human" (held by the token whose hash is ``token_hash``), "bot", "open" (waiting for
+    anyone with the table's link) or "invited" (kept for the friend holding ``invite_hash``, named
+    ``name``). While a game runs, every seat that is not "human" is played by a bot (its ``bot``
+    level). Seat changes asked for during a game wait for the next deal: ``leaving`` (the host
+    released the seat) and ``joining`` (a person who takes the seat over, with ``joining_hash``)."""
+
     index: int
-    kind: str  # "human", "bot" or "open" (waiting for a friend to join)
+    kind: str
     name: str
-    bot: str | None = None  # level, for bots
+    bot: str | None = None  # level, for seats a bot plays
     token_hash: str | None = None
+    invite_hash: str | None = None
+    leaving: bool = False
+    joining: str | None = None
+    joining_hash: str | None = None
     # runtime only
     connections: int = 0
     away_since: float | None = None
 
+    @property
+    def person(self) -> bool:
+        return self.kind == "human"
+
     def to_store(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "bot": self.bot, "token_hash": self.token_hash}
+        return {
+            "kind": self.kind, "name": self.name, "bot": self.bot, "token_hash": self.token_hash,
+            "invite_hash": self.invite_hash, "leaving": self.leaving, "joining": self.joining,
+            "joining_hash": self.joining_hash,
+        }
 
     @classmethod
     def from_store(cls, index: int, data: dict[str, Any], now: float) -> Seat:
-        seat = cls(index, data["kind"], data["name"], data.get("bot"), data.get("token_hash"))
+        seat = cls(
+            index, data["kind"], data["name"], data.get("bot"), data.get("token_hash"), data.get("invite_hash"),
+            bool(data.get("leaving")), data.get("joining"), data.get("joining_hash"),
+        )
         if seat.kind == "human":
             seat.away_since = now  # nobody is connected right after a load
         return seat
 
     def public(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "bot": self.bot, "connected": self.connections > 0}
+        return {
+            "name": self.name, "kind": self.kind, "bot": self.bot, "connected": self.connections > 0,
+            "leaving": self.leaving, "joining": self.joining,
+        }
+
+    def become_human(self, name: str, token_hash: str, now: float) -> None:
+        self.kind, self.name, self.bot, self.token_hash = "human", name, None, token_hash
+        self.invite_hash, self.leaving, self.joining, self.joining_hash = None, False, None, None
+        self.away_since = now
+
+    def become_open(self) -> None:
+        self.kind, self.name, self.token_hash, self.invite_hash = "open", "", None, None
+        self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
+
+    def become_invited(self, name: str, invite_hash: str) -> None:
+        self.kind, self.name, self.token_hash, self.invite_hash = "invited", name, None, invite_hash
+        self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
+
+
+def names_clash(name: str, seats: list[Seat], besides: int | None = None) -> bool:
+    """Whether ``name`` is taken at the table, ignoring case: by a seat's name (bots' too) or a
+    person about to take a seat over. Seat ``besides`` (the one being taken) does not count."""
+    folded = name.casefold()
+    for seat in seats:
+        if seat.index == besides:
+            continue
+        if (seat.kind != "open" and seat.name.casefold() == folded) or (
+            seat.joining is not None and seat.joining.casefold() == folded
+        ):
+            return True
+    return False
 
 
 @dataclass(slots=True)
@@ -97,6 +152,8 @@ class TableOptions:
     count: str = "up"  # display totals counting "up" (penalties) or "down" (points left)
     timer: int = 0  # seconds per decision, 0 = no timer
     fill_bot: str = "medium"  # level given to seats still open when the host starts
+    public: bool = False  # listed in the lobby (while someone is at the table); else reached by link only
+    spectator_chat: bool = False  # spectators may write in the chat (the host can switch it)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,6 +161,8 @@ class TableOptions:
             "count": self.count,
             "timer": self.timer,
             "fill_bot": self.fill_bot,
+            "public": self.public,
+            "spectator_chat": self.spectator_chat,
         }
 
     @classmethod
@@ -129,4 +188,4 @@ class TableOptions:
                 "bad-option",
                 option="fill_bot",
             )
-        return cls(rules, count, timer, fill_bot)
+        return cls(rules, count, timer, fill_bot, bool(data.get("public", False)), bool(data.get("spectator_chat", False)))

@@ -72,6 +72,8 @@ class GameRow(Base):
     totals: Mapped[list[int]] = mapped_column(JSON)
     winners: Mapped[list[int]] = mapped_column(JSON)
     record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: Who played each seat in each deal (a friend may take a bot's seat over between deals).
+    deal_players: Mapped[list[list[dict[str, Any]]] | None] = mapped_column(JSON, nullable=True)
 
 
 #: The ``tables`` table itself, for bulk statements.
@@ -205,23 +207,16 @@ class Store:
             row = session.scalars(select(TableRow).where(TableRow.code == code)).one_or_none()
             return None if row is None else _table_data(row)
 
-    def list_tables(
-        self, statuses: tuple[str, ...], limit: int = 50, within: dt.timedelta | None = None
-    ) -> list[TableData]:
-        """Tables in one of ``statuses``, most recently active first (only those active ``within``)."""
-        since = _now() - within if within is not None else dt.datetime.min
-        with Session(self.engine) as session:
-            rows = session.scalars(
-                select(TableRow)
-                .where(TableRow.status.in_(statuses), TableRow.updated_at >= since)
-                .order_by(TableRow.updated_at.desc())
-                .limit(limit)
-            )
-            return [_table_data(r) for r in rows]
-
     # ------------------------------------------------------------------ finished games
 
-    def add_game(self, code: str, number: int, record: dict[str, Any], winners: list[int]) -> int:
+    def add_game(
+        self,
+        code: str,
+        number: int,
+        record: dict[str, Any],
+        winners: list[int],
+        deal_players: list[list[dict[str, Any]]] | None = None,
+    ) -> int:
         with Session(self.engine) as session, session.begin():
             row = GameRow(
                 table_code=code,
@@ -231,6 +226,7 @@ class Store:
                 totals=list(record.get("scores", [])),
                 winners=winners,
                 record=record,
+                deal_players=deal_players,
             )
             session.add(row)
             session.flush()
@@ -248,7 +244,7 @@ class Store:
             row = session.get(GameRow, game_id)
             if row is None:
                 return None
-            return {**_game_summary(row), "record": row.record}
+            return {**_game_summary(row), "record": row.record, "deal_players": row.deal_players}
 
 
 class Writer:

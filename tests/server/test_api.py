@@ -6,24 +6,48 @@ from fastapi.testclient import TestClient
 
 from sixnimmt.core.record import replay
 
-from .helpers import create_table, play_out
+from .helpers import create_table, play_out, receive_until
 
 PAYLOAD = "<img src onerror=z=1>"
 
 
 def test_create_join_and_list(client: TestClient) -> None:
-    table = create_table(client, [{"kind": "open"}, {"kind": "bot", "bot": "hard"}], variant="tactics")
+    table = create_table(client, [{"kind": "open"}, {"kind": "open"}], variant="tactics", public=True)
     assert len(table["code"]) == 5 and len(table["token"]) >= 30
-    listed = {t["code"]: t for t in client.get("/api/tables").json()}
-    assert listed[table["code"]]["status"] == "waiting" and listed[table["code"]]["open"] == 1
-    assert "token" not in str(listed) and "token_hash" not in str(listed)
-    joined = client.post(f"/api/tables/{table['code'].lower()}/join", json={"name": "  Eve  "})
-    assert joined.status_code == 200 and joined.json()["seat"] == 1
-    info = client.get(f"/api/tables/{table['code']}").json()
-    assert info["status"] == "playing"  # the last open seat was taken: the game starts
-    assert [s["name"] for s in info["seats"]][:2] == ["Host", "Eve"]
-    full = client.post(f"/api/tables/{table['code']}/join", json={"name": "Late"})
-    assert full.status_code == 409 and "started" in full.json()["detail"]
+    assert client.get("/api/tables").json() == []  # nobody is at the table yet
+    with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
+        receive_until(ws, lambda m: m["type"] == "state")
+        listed = {t["code"]: t for t in client.get("/api/tables").json()}
+        assert listed[table["code"]]["status"] == "waiting" and listed[table["code"]]["open"] == 2
+        assert "token" not in str(listed) and "token_hash" not in str(listed)
+        joined = client.post(f"/api/tables/{table['code'].lower()}/join", json={"name": "  Eve  "})
+        assert joined.status_code == 200 and joined.json()["seat"] == 1
+        assert receive_until(ws, lambda m: m["type"] == "seats")["seats"][1]["name"] == "Eve"  # a delta
+        taken = client.post(f"/api/tables/{table['code']}/join", json={"name": "EVE"})
+        assert taken.status_code == 409 and taken.json()["code"] == "name-taken"  # names ignore case
+        third = client.post(f"/api/tables/{table['code']}/join", json={"name": "Bo"})
+        assert third.status_code == 200 and third.json()["from_next_deal"] is False
+        info = client.get(f"/api/tables/{table['code']}").json()
+        assert info["status"] == "playing"  # the last open seat was taken: the game starts
+        assert [s["name"] for s in info["seats"]] == ["Host", "Eve", "Bo"]
+        full = client.post(f"/api/tables/{table['code']}/join", json={"name": "Late"})
+        assert full.status_code == 409 and full.json()["code"] == "table-full"
+
+
+def test_tables_are_private_unless_public(client: TestClient) -> None:
+    private = create_table(client, [{"kind": "open"}])
+    public = create_table(client, [{"kind": "open"}], public=True)
+    with client.websocket_connect(f"/ws/{private['code']}?token={private['token']}") as one, \
+            client.websocket_connect(f"/ws/{public['code']}?token={public['token']}") as two:
+        receive_until(one, lambda m: m["type"] == "state")
+        receive_until(two, lambda m: m["type"] == "state")
+        assert [t["code"] for t in client.get("/api/tables").json()] == [public["code"]]
+        # the private table is reached by its code
+        assert client.get(f"/api/tables/{private['code']}").json()["public"] is False
+        joined = client.post(f"/api/tables/{private['code']}/join", json={"name": "Friend"})
+        assert joined.status_code == 200
+    # nobody connected: the lobby hides the public table too
+    assert client.get("/api/tables").json() == []
 
 
 def test_bad_requests_are_one_line_errors(client: TestClient) -> None:
@@ -47,8 +71,8 @@ def test_bad_requests_are_one_line_errors(client: TestClient) -> None:
 
 def test_display_names_are_data_not_markup(client: TestClient) -> None:
     table = create_table(client, [{"kind": "bot", "bot": "random"}], deals=1)
-    client.post("/api/tables", json={"name": PAYLOAD, "seats": [{"kind": "bot"}]})
-    names = [s["name"] for t in client.get("/api/tables").json() for s in t["seats"]]
+    hostile = client.post("/api/tables", json={"name": PAYLOAD, "seats": [{"kind": "bot"}]}).json()
+    names = [s["name"] for s in client.get(f"/api/tables/{hostile['code']}").json()["seats"]]
     assert PAYLOAD in names  # stored verbatim: the page shows it as text (see the browser test)
     page = client.get("/").text
     assert "innerHTML" not in client.get("/static/js/util.js").text.split("function h(")[1].split("}\n")[0]
@@ -109,16 +133,13 @@ def test_front_end_is_served_with_every_translation(client: TestClient) -> None:
     assert config["bullheads"][55] == 7 and len(config["bullheads"]) == 105
 
 
-def test_abandoned_tables_leave_the_lobby_but_stay_playable(client: TestClient) -> None:
-    import datetime as dt
-
-    from sqlalchemy import update
-
-    from sixnimmt.server.store import TableRow
-
-    table = create_table(client, [{"kind": "open"}])
-    store = client.app.state.store  # type: ignore[attr-defined]
-    with store.engine.begin() as connection:
-        connection.execute(update(TableRow).values(updated_at=dt.datetime(2000, 1, 1)))
-    assert table["code"] not in [t["code"] for t in client.get("/api/tables").json()]
-    assert client.get(f"/api/tables/{table['code']}").status_code == 200
+def test_request_lists_come_from_the_variant_specs(client: TestClient) -> None:
+    config = client.get("/api/config").json()
+    assert set(config["specs"]) == set(config["variants"]) and len(config["variants"]) == 9
+    for variant in config["variants"]:
+        low, _high = config["player_range"][variant]
+        seats = [{"kind": "bot", "bot": "random"}] * (low - 1)
+        assert client.post("/api/tables", json={"name": "A", "seats": seats, "variant": variant}).status_code == 201
+    unknown = client.post("/api/tables", json={"name": "A", "seats": [{"kind": "bot"}], "variant": "chess"})
+    assert unknown.status_code == 422 and unknown.json()["code"] == "invalid"
+    assert config["reactions"] and config["chat_max_chars"] == 200

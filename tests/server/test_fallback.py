@@ -109,8 +109,11 @@ def test_the_turn_timer_plays_for_whoever_runs_out_of_time(tmp_path: Path) -> No
         assert len(friend.messages) == 1  # nothing was sent meanwhile
         clock.advance(0.2)
         await room.turns.settle()
-        # both ran out: both moves were made (a row choice that follows has a timer of its own)
+        # both ran out: both moves were made (a row choice that follows has a timer of its own), and
+        # the others heard that the timer played for them (for the game log)
         assert game.turn == 1 or game.phase.value == "row-choice"
+        played_for = [m["played_for"] for m in host.messages if "played_for" in m]
+        assert {"seat": 0, "reason": "timer"} in played_for and {"seat": 1, "reason": "timer"} in played_for
         if game.turn == 0:
             clock.advance(15.0)
             await room.turns.settle()
