@@ -20,6 +20,7 @@ from .cards import (
     bullheads,
     total_bullheads,
 )
+from .dealing import Dealer, DealSetup, RandomDealer
 from .errors import IllegalMoveError, RecordError, RulesError, SixNimmtError
 from .events import (
     CardChosen,
@@ -37,7 +38,7 @@ from .events import (
     RowsLaid,
     RowTaken,
 )
-from .game import Dealer, DealSetup, Game, RandomDealer
+from .game import Game
 from .placement import Side, Slot, best_slots, row_size
 from .record import ReplayResult, replay
 from .rules import DoubleDeck, EndRule, ProTie, Rules, Variant

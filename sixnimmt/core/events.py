@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from .cards import Card
+from .frozen import quick_init
 
 Cards = tuple[Card, ...]
 
@@ -24,6 +25,7 @@ class Event:
         return data
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DealStarted(Event):
     """A new deal: the rows are laid (empty in Logic until the draft ends)."""
@@ -33,6 +35,7 @@ class DealStarted(Event):
     rows: tuple[Cards, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DraftPicked(Event):
     """Logic: a player took a card from the open draft."""
@@ -43,6 +46,7 @@ class DraftPicked(Event):
     card: Card
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RowsLaid(Event):
     """Logic: the draft is over and the four cards left start the rows, ascending."""
@@ -52,6 +56,7 @@ class RowsLaid(Event):
     rows: tuple[Cards, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CardChosen(Event):
     """A player has chosen this turn's card; which card stays secret until the reveal."""
@@ -62,6 +67,7 @@ class CardChosen(Event):
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CardShown(Event):
     """Open: a player played a card face up (the turn's cards are placed once all are down)."""
@@ -73,6 +79,7 @@ class CardShown(Event):
     card: Card
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class OrderChosen(Event):
     """Nifty: a player's two cards are placed now, in this order."""
@@ -84,6 +91,7 @@ class OrderChosen(Event):
     cards: Cards
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CardsKept(Event):
     """Hand: of the row a player just took, these cards went to their hand (the rest to the pile)."""
@@ -93,12 +101,14 @@ class CardsKept(Event):
     turn: int
     seat: int
     cards: Cards
+    card: Card | None = None  # the card whose placement took the row
 
 
 #: ``(seat, card)``: who played which card.
 SeatCard = tuple[int, Card]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CardsRevealed(Event):
     """The cards of a turn, shown together. ``seat_cards`` says who played what, the same way in
@@ -118,6 +128,7 @@ class CardsRevealed(Event):
     seat_cards: tuple[SeatCard, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RowChoiceRequired(Event):
     """A player must choose a row: their card is too low, or ties two ends in Professional."""
@@ -131,6 +142,7 @@ class RowChoiceRequired(Event):
     reason: str  # "too-low" or "tie"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RowTaken(Event):
     """A player took a row's cards into their pile."""
@@ -145,6 +157,7 @@ class RowTaken(Event):
     reason: str  # "full" (sixth card), "too-low" (chosen row), "twin" (Double: a shared pickup)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CardPlaced(Event):
     """A card was added to a row end (after a take, it is the row's only card)."""
@@ -158,6 +171,7 @@ class CardPlaced(Event):
     side: str  # "right" or "left"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DealScored(Event):
     """End of a deal: each pile's bullheads are added to the totals."""
@@ -168,6 +182,7 @@ class DealScored(Event):
     totals: tuple[int, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class GameOver(Event):
     type: ClassVar[str] = "game-over"

@@ -7,9 +7,11 @@ cards to keep (Hand). Answers go through :meth:`Game.act` (or the named methods 
 :meth:`Game.choose_row`, :meth:`Game.draft`, :meth:`Game.order`, :meth:`Game.keep`); an illegal answer
 raises :class:`~sixnimmt.core.errors.IllegalMoveError` and changes nothing.
 
-Chance enters only through the *dealer*, a callable that returns each deal's hands and rows; the
-default dealer shuffles with a ``random.Random`` built from the seed, so the same seed gives the same
-game, and a record (which stores every deal) replays exactly.
+What differs between variants is data (the rules' :class:`~sixnimmt.core.variants.VariantSpec`):
+how a turn's cards are chosen is the spec's turn structure (core/turns.py), where each deal's cards
+come from is core/dealing.py, and the record is written from this game's events by core/record.py.
+This module holds what every variant shares: placing the revealed cards, row choices, taking rows,
+scoring.
 """
 
 from __future__ import annotations
@@ -19,14 +21,13 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .cards import BULLHEADS, HAND_SIZE, ROW_COUNT, ROW_LIMIT, Card
+from .cards import BULLHEADS, ROW_COUNT, ROW_LIMIT, Card
+from .dealing import Dealer, Deals, DealSetup, RandomDealer
 from .errors import IllegalMoveError, RulesError
 from .events import (
-    CardChosen,
     CardPlaced,
-    CardShown,
     CardsKept,
     CardsRevealed,
     DealScored,
@@ -34,86 +35,36 @@ from .events import (
     DraftPicked,
     Event,
     GameOver,
-    OrderChosen,
     RowChoiceRequired,
     RowsLaid,
     RowTaken,
     SeatCard,
 )
 from .placement import Side, Slot, best_slots, row_size
-from .rules import (
-    HAND_VARIANT_HAND_LIMIT,
-    HAND_VARIANT_PILE_LIMIT,
-    HAND_VARIANT_ROUND_LIMIT,
-    ProTie,
-    Rules,
-    Variant,
-)
+from .rules import HAND_VARIANT_HAND_LIMIT, ProTie, Rules
+from .turns import STRUCTURES, Pairs
+from .variants import Placement, TurnOrder
 from .views import PASS, Decision, DecisionKind, Phase, PlayerView
 
+if TYPE_CHECKING:  # record.py imports this module; the writer is made on first use
+    from .record import RecordWriter
+
+__all__ = ["DealSetup", "Dealer", "Game", "RandomDealer"]
+
 Cards = tuple[Card, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class DealSetup:
-    """What chance decides for one deal: each seat's hand and the cards turned up for the rows.
-
-    ``rows`` holds the four starting cards for rows 0..3. In Double it holds every card turned up,
-    in order: a twin of an earlier one is stacked on it and another card is turned up, so there may
-    be more than four.
-    """
-
-    hands: tuple[Cards, ...]
-    rows: Cards
-
-    def validate(self, rules: Rules) -> None:
-        """Raise :class:`RulesError` unless this is a possible deal under ``rules``."""
-        size = rules.hand_size
-        if len(self.hands) != rules.players:
-            raise RulesError(f"a deal needs {rules.players} hands, got {len(self.hands)}")
-        for seat, hand in enumerate(self.hands):
-            if len(hand) != size:
-                raise RulesError(f"seat {seat}'s hand has {len(hand)} cards, not {size}")
-        if rules.variant is Variant.DOUBLE:
-            if len(set(self.rows)) != ROW_COUNT or len(self.rows) > 2 * ROW_COUNT:
-                raise RulesError(f"the rows need {ROW_COUNT} different starting cards")
-        elif len(self.rows) != ROW_COUNT:
-            raise RulesError(f"a deal starts {ROW_COUNT} rows, got {len(self.rows)}")
-        cards = Counter(c for hand in self.hands for c in hand)
-        cards.update(self.rows)
-        deck = Counter(rules.deck)
-        for card, count in sorted(cards.items()):
-            if card not in deck:
-                raise RulesError(f"card {card!r} is not in the {rules.variant.value} deck")
-            if count > deck[card]:
-                raise RulesError(f"card(s) dealt twice: [{card}]")
-
-
-#: ``dealer(deal_index) -> DealSetup``: where each deal's cards come from.
-Dealer = Callable[[int], DealSetup]
-
-
-class RandomDealer:
-    """Shuffles the variant's deck with its own ``random.Random`` for each deal."""
-
-    def __init__(self, rules: Rules, rng: random.Random) -> None:
-        self._rules = rules
-        self._rng = rng
-
-    def __call__(self, deal_index: int) -> DealSetup:
-        deck = list(self._rules.deck)
-        self._rng.shuffle(deck)
-        players, size = self._rules.players, self._rules.hand_size
-        hands = tuple(tuple(sorted(deck[seat * size : (seat + 1) * size])) for seat in range(players))
-        rest = deck[players * size :]
-        if self._rules.variant is not Variant.DOUBLE:
-            return DealSetup(hands=hands, rows=tuple(rest[:ROW_COUNT]))
-        turned: list[Card] = []  # Double: turn cards up until four different ones start the rows
-        for card in rest:
-            turned.append(card)
-            if len(set(turned)) == ROW_COUNT:
-                break
-        return DealSetup(hands=hands, rows=tuple(turned))
+# Enum members as module constants: reading ``Phase.PLAY`` costs a lookup through the enum class
+# every time, and the engine reads these on every move.
+_PLAY, _ROW_CHOICE, _DRAFT, _ORDER, _KEEP, _OVER = (
+    Phase.PLAY,
+    Phase.ROW_CHOICE,
+    Phase.DRAFT,
+    Phase.ORDER,
+    Phase.KEEP,
+    Phase.OVER,
+)
+_ROW, _DRAFT_PICK, _KEEP_CARDS = DecisionKind.ROW, DecisionKind.DRAFT, DecisionKind.KEEP
+_RIGHT = Side.RIGHT.value
+_TOO_LOW = "too-low"
 
 
 @dataclass(slots=True)
@@ -154,7 +105,8 @@ class Game:
         if not isinstance(rules, Rules):
             raise RulesError(f"rules must be a Rules object, not {type(rules).__name__}")
         self.rules = rules
-        players = rules.players
+        spec = rules.spec
+        players = self.players = rules.players
         if seats is None:
             seats = [f"Player {i + 1}" for i in range(players)]
         if len(seats) != players:
@@ -162,38 +114,49 @@ class Game:
         self.seats: tuple[str, ...] = tuple(str(s) for s in seats)
         if dealer is None:
             dealer = RandomDealer(rules, rng if rng is not None else random.Random(seed))
-        self._dealer = dealer
+        self._deals = Deals(rules, dealer)
+        #: Turns in a deal (Hand: the most a hand could make, as its deal has no fixed length).
+        self.turns_per_deal = rules.hand_size // rules.cards_per_turn
+        self._turns = STRUCTURES[spec.turn_order](self)
+        self._professional = spec.placement is Placement.EITHER_END
+        self._stack = spec.placement is Placement.STACKED
+        self._plain = spec.placement is Placement.RIGHT_END  # placement needs no general search
+        self._keeps_taken = spec.keeps_taken
+        self._act: dict[Phase, Callable[[int, int], list[Event]]] = {
+            _PLAY: self.play,
+            _ROW_CHOICE: self.choose_row,
+            _DRAFT: self.draft,
+            _ORDER: self.order,
+            _KEEP: self.keep,
+        }
 
         self.totals: list[int] = [0] * players
         self.deal_index = -1
         self.turn = 0  # turns of this deal so far (Hand: single players' turns)
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.hands: list[list[Card]] = [[] for _ in range(players)]
         self.rows: list[list[Card]] = [[] for _ in range(ROW_COUNT)]
         self.penalties: list[int] = [0] * players
         self.taken: list[list[Card]] = [[] for _ in range(players)]
         self.played: list[Cards] = []  # revealed plays of finished turns this deal
+        self.played_by: list[tuple[SeatCard, ...]] = []  # the same with their seats
         self.choices: list[list[Card]] = [[] for _ in range(players)]  # this turn, per seat
         self.revealed: Cards | None = None
         self.revealed_by: tuple[SeatCard, ...] = ()  # who played which revealed card, by seat
-        self.played_by: list[tuple[SeatCard, ...]] = []  # the same for each finished turn this deal
         self.current: int | None = None  # Open/Hand: whose turn it is
+        self._waiting = players  # seats still to choose this turn (simultaneous and Open turns)
         self._queue: list[tuple[Card, int]] = []  # revealed cards not yet placed, in order
-        self._nifty_left: dict[int, list[Card]] = {}  # Nifty: pairs whose order is not chosen
-        self._orders: dict[int, list[Card]] = {}  # Nifty: each seat's pair in placement order
         self._pending_row: _PendingRow | None = None
         self._pending_keep: _PendingKeep | None = None
-        self._picks: dict[str, int] = {}
-        self._keeps: dict[str, list[Card]] = {}
-        self._sheets: list[list[Card]] = []  # Tournament: the drafted hands
-        self._sheet_rows: list[Card] = []  # Tournament: the rows every deal starts from
         self.draft_pool: list[Card] = []
         self.drafter: int | None = None
         self.winners: tuple[int, ...] = ()
         self.events: list[Event] = []
-        self.history: list[dict[str, Any]] = []  # the record's "deals", built as play goes on
+        #: What chance decided for each deal (None where no chance was involved: a draft, passed
+        #: hands, a position): the record keeps it.
+        self.dealt: list[DealSetup | None] = []
         self._from_position = False
-        self._rounds = 0  # Hand: complete rounds of turns so far
+        self._writer: RecordWriter | None = None  # the record writer, made on first use (core/record.py)
         self._start_deal()
 
     @classmethod
@@ -215,9 +178,10 @@ class Game:
         Every hand holds the same number of cards (1..hand size, a multiple of the cards played per
         turn); in Hand, any number up to 16, and ``current`` is the seat to play. Rows hold 1..5
         ascending cards. Deals after this one are shuffled from ``seed``. Such a game has no complete
-        record. Not for Logic or Tournament (their deals depend on what came before).
+        record. Not for drafted variants (Logic, Tournament: their deals depend on what came before).
         """
-        if rules.variant in (Variant.LOGIC, Variant.TOURNAMENT):
+        spec = rules.spec
+        if not spec.supports_positions:
             raise RulesError(f"positions are not supported for {rules.variant.value}")
         players = rules.players
         if len(hands) != players:
@@ -225,12 +189,13 @@ class Game:
         sizes = {len(h) for h in hands}
         size = next(iter(sizes))
         per_turn = rules.cards_per_turn
-        if rules.variant is Variant.HAND:
+        solo = spec.turn_order is TurnOrder.SOLO
+        if solo:
             if any(len(h) > HAND_VARIANT_HAND_LIMIT for h in hands) or not hands[current]:
                 raise RulesError("Hand positions: hands of at most 16 cards, and a card to play")
         elif len(sizes) != 1 or not 1 <= size <= rules.hand_size or size % per_turn:
             raise RulesError(f"every hand must hold the same number (1..{rules.hand_size}) of cards")
-        stack = rules.variant is Variant.DOUBLE
+        stack = spec.twins
         if len(rows) != ROW_COUNT or any(not 1 <= row_size(r, stack) <= ROW_LIMIT for r in rows):
             raise RulesError(f"a position needs {ROW_COUNT} rows of 1..{ROW_LIMIT} cards")
         for row in rows:
@@ -245,10 +210,12 @@ class Game:
         game = cls(rules, seats, seed=seed)
         game.hands = [sorted(h) for h in hands]
         game.rows = [list(r) for r in rows]
-        game.turn = 0 if rules.variant is Variant.HAND else (rules.hand_size - size) // per_turn
+        game.turn = 0 if solo else (rules.hand_size - size) // per_turn
         game.draft_pool, game.drafter = [], None
-        game.phase = Phase.PLAY
-        game.current = {Variant.OPEN: game._first_player(), Variant.HAND: current}.get(rules.variant)
+        game.phase = _PLAY
+        game._turns.start_deal()  # whose turn it is: Open's marker from the turn, Hand's below
+        if solo:
+            game.current = current
         if totals is not None:
             game.totals = [int(t) for t in totals]
         if taken is not None:
@@ -257,7 +224,7 @@ class Game:
         if penalties is not None:
             game.penalties = [int(p) for p in penalties]
         game.events = [DealStarted(0, tuple(tuple(r) for r in game.rows))]
-        game.history = [{"position": True, "turns": []}]
+        game.dealt = [None]
         game._from_position = True
         return game
 
@@ -265,50 +232,38 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     @property
-    def players(self) -> int:
-        return self.rules.players
+    def from_a_position(self) -> bool:
+        """The game started mid-deal (:meth:`from_position`): it has no complete record."""
+        return self._from_position
 
     @property
     def chosen(self) -> list[Card | None]:
         """Each seat's (first) chosen card this turn, or None: who has chosen, at a glance."""
         return [c[0] if c else None for c in self.choices]
 
-    @property
-    def turns_per_deal(self) -> int:
-        return self.rules.hand_size // self.rules.cards_per_turn
-
     def pending(self) -> tuple[Decision, ...]:
         """The decisions the game waits for now (empty once the game is over)."""
-        if self.phase is Phase.PLAY:
-            if self.rules.variant is Variant.HAND:
-                return (self._hand_card_decision(),)
-            if self.rules.variant is Variant.OPEN:
-                assert self.current is not None
-                return (Decision(DecisionKind.CARD, self.current, tuple(self.hands[self.current])),)
-            per_turn = self.rules.cards_per_turn
-            return tuple(
-                Decision(DecisionKind.CARD, seat, self._unchosen(seat))
-                for seat in range(self.players)
-                if len(self.choices[seat]) < per_turn
-            )
-        if self.phase is Phase.ROW_CHOICE:
+        phase = self.phase
+        if phase is _PLAY:
+            return self._turns.decisions()
+        if phase is _ROW_CHOICE:
             assert self._pending_row is not None
             p = self._pending_row
-            return (Decision(DecisionKind.ROW, p.seat, p.options, p.card, p.reason),)
-        if self.phase is Phase.DRAFT:
+            return (Decision(_ROW, p.seat, p.options, p.card, p.reason),)
+        if phase is _DRAFT:
             assert self.drafter is not None
-            return (Decision(DecisionKind.DRAFT, self.drafter, tuple(sorted(set(self.draft_pool)))),)
-        if self.phase is Phase.ORDER:
-            seat = self._next_nifty_seat()
-            return (Decision(DecisionKind.ORDER, seat, tuple(sorted(self._nifty_left[seat]))),)
-        if self.phase is Phase.KEEP:
+            return (Decision(_DRAFT_PICK, self.drafter, tuple(sorted(set(self.draft_pool)))),)
+        if phase is _ORDER:
+            assert isinstance(self._turns, Pairs)
+            return (self._turns.order_decision(),)
+        if phase is _KEEP:
             keep = self._pending_keep
             assert keep is not None
             options = (PASS, *sorted(set(keep.cards)))
-            return (Decision(DecisionKind.KEEP, keep.seat, options, keep.trigger, "keep"),)
+            return (Decision(_KEEP_CARDS, keep.seat, options, keep.trigger, "keep"),)
         return ()
 
     def decision_for(self, seat: int) -> Decision | None:
@@ -325,15 +280,13 @@ class Game:
         if seat is not None:
             self._check_seat(seat, allow_over=True)
         pending = self.pending()
-        row_choice = pending[0] if self.phase is Phase.ROW_CHOICE else None
-        face_up: tuple[Card | None, ...] | None = None
-        if self.rules.variant is Variant.OPEN and self.revealed is None:
-            face_up = tuple(c[0] if c else None for c in self.choices)
+        row_choice = pending[0] if self.phase is _ROW_CHOICE else None
         own = tuple(self.choices[seat]) if seat is not None else ()
+        rules = self.rules
         return PlayerView(
             seat=seat,
             seats=self.seats,
-            rules=self.rules,
+            rules=rules,
             phase=self.phase,
             deal=self.deal_index,
             turn=self.turn,
@@ -349,21 +302,20 @@ class Game:
             revealed=self.revealed,
             revealed_by=self.revealed_by if self.revealed is not None else None,
             played_by=tuple(self.played_by),
-            turns_per_deal=self.rules.turns_per_deal,
-            target=self.rules.target,
-            unplaced=tuple(card for card, _ in self._queue)
-            + tuple(sorted(c for cards in self._nifty_left.values() for c in cards)),
+            turns_per_deal=rules.turns_per_deal,
+            target=rules.target,
+            unplaced=tuple(card for card, _ in self._queue) + self._turns.unqueued(),
             # decision_for(seat), from the pending() computed above: RL envs build a view per seat
             # per step, and pending() is the view's largest cost at big tables.
             decision=next((d for d in pending if d.seat == seat), None) if seat is not None else None,
             waiting_for=tuple(d.seat for d in pending),
-            hands=tuple(tuple(h) for h in self.hands) if self.rules.hands_public else None,
+            hands=tuple(tuple(h) for h in self.hands) if rules.hands_public else None,
             draft_pool=tuple(self.draft_pool),
             drafter=self.drafter,
             winners=self.winners,
             row_choice=row_choice,
             my_choices=own,
-            face_up=face_up,
+            face_up=self._turns.face_up(),
             current=self.current,
         )
 
@@ -371,15 +323,12 @@ class Game:
 
     def act(self, seat: int, value: int) -> list[Event]:
         """Answer ``seat``'s pending decision, whatever its kind (the phase says which it is)."""
-        self._check_seat(seat)
-        value = self._whole(seat, value, "move")
-        handler = {
-            Phase.PLAY: self.play,
-            Phase.ROW_CHOICE: self.choose_row,
-            Phase.DRAFT: self.draft,
-            Phase.ORDER: self.order,
-            Phase.KEEP: self.keep,
-        }[self.phase]
+        if self.phase is _PLAY:
+            return self.play(seat, value)
+        handler = self._act.get(self.phase)
+        if handler is None:  # the game is over: say so (or that there is no such seat)
+            self._check_seat(seat)
+            raise IllegalMoveError(f"the game is over: {self._who(seat)} has nothing to decide")
         return handler(seat, value)
 
     def play(self, seat: int, card: Card) -> list[Event]:
@@ -389,65 +338,35 @@ class Game:
         (in Nifty, :meth:`retract` first); then the cards are revealed and placed in ascending order,
         up to the first card whose owner must choose. Returns the events this caused.
         """
-        self._check_seat(seat)
-        card = self._whole(seat, card, "card")
-        if self.phase is not Phase.PLAY:
+        if seat.__class__ is not int or not 0 <= seat < self.players or self.phase is not _PLAY:
+            self._check_seat(seat)
             raise IllegalMoveError(
                 f"{self._where()}: {self._who(seat)} cannot play card {card!r} now: "
                 f"the game is in the {self.phase.value} phase"
             )
-        variant = self.rules.variant
-        if variant is Variant.HAND:
-            return self._hand_play(seat, card)
-        if variant is Variant.OPEN and seat != self.current:
-            assert self.current is not None
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot play card {card!r}: it is "
-                f"{self._who(self.current)}'s turn to play"
-            )
-        per_turn = self.rules.cards_per_turn
-        mine = self.choices[seat]
-        if per_turn > 1 and len(mine) >= per_turn:
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} has already chosen {mine}: retract them to change"
-            )
-        available = list(self.hands[seat])
-        for chosen in mine if per_turn > 1 else ():
-            available.remove(chosen)
-        if card not in available:
-            where = "not in hand" if card not in self.hands[seat] else "already chosen"
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot play card {card!r}: "
-                f"{where} {sorted(self.hands[seat])}"
-            )
-        mark = len(self.events)
-        first_choice = not mine
-        if per_turn == 1:
-            self.choices[seat] = [card]
-        else:
-            mine.append(card)
-        if variant is Variant.OPEN:
-            self._emit(CardShown(self.deal_index, self.turn, seat, card))
-            self.current = (seat + 1) % self.players
-        elif first_choice:
-            self._emit(CardChosen(self.deal_index, self.turn, seat))
-        if all(len(c) == per_turn for c in self.choices):
-            self._reveal()
-        return self.events[mark:]
+        if card.__class__ is not int:
+            card = self._whole(seat, card, "card")
+        events = self.events
+        mark = len(events)
+        self._turns.play(seat, card)
+        return events[mark:]
 
     def retract(self, seat: int) -> None:
         """Take back ``seat``'s unrevealed choice this turn (a simultaneous turn only)."""
         self._check_seat(seat)
-        if self.phase is not Phase.PLAY or self.rules.sequential or not self.choices[seat]:
+        if self.phase is not _PLAY or not self._turns.retractable or not self.choices[seat]:
             raise IllegalMoveError(f"{self._where()}: {self._who(seat)} has no choice to take back")
+        if len(self.choices[seat]) == self._turns.per_turn:
+            self._waiting += 1
         self.choices[seat] = []
 
     def choose_row(self, seat: int, row: int) -> list[Event]:
         """``seat`` answers a row choice: the row to take (too-low card) or the tied row to use."""
         self._check_seat(seat)
-        row = self._whole(seat, row, "row")
+        if row.__class__ is not int:
+            row = self._whole(seat, row, "row")
         pending = self._pending_row
-        if self.phase is not Phase.ROW_CHOICE or pending is None:
+        if self.phase is not _ROW_CHOICE or pending is None:
             raise IllegalMoveError(
                 f"{self._where()}: {self._who(seat)} cannot choose row {row!r}: no row choice is due"
             )
@@ -456,24 +375,22 @@ class Game:
                 f"{self._where()}: {self._who(seat)} cannot choose row {row!r}: it is "
                 f"{self._who(pending.seat)}'s choice for card {pending.card}"
             )
-        if isinstance(row, bool) or not isinstance(row, int) or row not in pending.options:
+        if row not in pending.options:
             raise IllegalMoveError(
                 f"{self._where()}: {self._who(seat)} cannot choose row {row!r} for card "
                 f"{pending.card}: choose one of {list(pending.options)}"
             )
         mark = len(self.events)
         self._pending_row = None
-        self.phase = Phase.PLAY
-        self._picks[str(pending.card)] = row
+        self.phase = _PLAY
         card, owner = self._queue.pop(0)
-        assert (card, owner) == (pending.card, seat)
-        if pending.reason == "too-low":
-            self._take_row(owner, row, "too-low", card)
+        if pending.reason == _TOO_LOW:
+            self._take_row(owner, row, _TOO_LOW, card)
             self.rows[row].append(card)
-            self._emit(CardPlaced(self.deal_index, self.turn, owner, card, row, Side.RIGHT.value))
+            self._emit(CardPlaced(self.deal_index, self.turn, owner, card, row, _RIGHT))
         else:
             side = next(s.side for s in best_slots(self.rows, card, True) if s.row == row)
-            self._place(owner, card, Slot(row, side))
+            self._place(owner, card, row, side.value)
         self._resolve()
         return self.events[mark:]
 
@@ -481,7 +398,7 @@ class Game:
         """Logic, Tournament: ``seat`` takes ``card`` from the open draft pool."""
         self._check_seat(seat)
         card = self._whole(seat, card, "card")
-        if self.phase is not Phase.DRAFT or self.drafter is None:
+        if self.phase is not _DRAFT or self.drafter is None:
             raise IllegalMoveError(
                 f"{self._where()}: {self._who(seat)} cannot draft card {card!r}: there is no draft now"
             )
@@ -498,17 +415,14 @@ class Game:
         self.draft_pool.remove(card)
         self.hands[seat].append(card)
         self.hands[seat].sort()
-        self.history[-1]["draft"]["order"].append(card)
         self._emit(DraftPicked(self.deal_index, seat, card))
-        if all(len(h) == HAND_SIZE for h in self.hands):
+        if all(len(h) == self.rules.hand_size for h in self.hands):
             assert len(self.draft_pool) == ROW_COUNT
             self.rows = [[c] for c in sorted(self.draft_pool)]
             self.draft_pool = []
             self.drafter = None
-            self.phase = Phase.PLAY
-            if self.rules.variant is Variant.TOURNAMENT:
-                self._sheets = [list(h) for h in self.hands]
-                self._sheet_rows = [r[0] for r in self.rows]
+            self.phase = _PLAY
+            self._deals.drafted(self.hands, self.rows)
             self._emit(RowsLaid(self.deal_index, tuple(tuple(r) for r in self.rows)))
         else:
             self.drafter = (seat + 1) % self.players
@@ -518,30 +432,14 @@ class Game:
         """Nifty: ``seat`` places ``card`` first of their two (the other follows at once)."""
         self._check_seat(seat)
         card = self._whole(seat, card, "card")
-        if self.phase is not Phase.ORDER:
+        if self.phase is not _ORDER:
             raise IllegalMoveError(
                 f"{self._where()}: {self._who(seat)} cannot order card {card!r}: no order is due"
             )
-        due = self._next_nifty_seat()
-        if seat != due:
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot order card {card!r}: it is "
-                f"{self._who(due)}'s cards that are placed next"
-            )
-        pair = self._nifty_left[seat]
-        if card not in pair:
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot place card {card!r} first: "
-                f"their cards are {sorted(pair)}"
-            )
+        assert isinstance(self._turns, Pairs)
         mark = len(self.events)
-        rest = list(pair)
-        rest.remove(card)
-        del self._nifty_left[seat]
-        self._orders[seat] = [card, rest[0]]
-        self._queue = [(card, seat), (rest[0], seat)]
-        self._emit(OrderChosen(self.deal_index, self.turn, seat, (card, rest[0])))
-        self.phase = Phase.PLAY
+        self._turns.order(seat, card)
+        self.phase = _PLAY
         self._resolve()
         return self.events[mark:]
 
@@ -551,7 +449,7 @@ class Game:
         self._check_seat(seat)
         card = self._whole(seat, card, "card")
         keep = self._pending_keep
-        if self.phase is not Phase.KEEP or keep is None:
+        if self.phase is not _KEEP or keep is None:
             raise IllegalMoveError(
                 f"{self._where()}: {self._who(seat)} cannot keep card {card!r}: no taken row to split"
             )
@@ -574,30 +472,36 @@ class Game:
             self.hands[seat].append(card)
             self.hands[seat].sort()
         if card == PASS or not keep.cards or len(self.hands[seat]) >= HAND_VARIANT_HAND_LIMIT:
-            self._finish_keep()
+            self._emit(CardsKept(self.deal_index, self.turn, keep.seat, tuple(keep.kept), keep.trigger))
+            self._pending_keep = None
+            self.phase = _PLAY
             self._resolve()
         return self.events[mark:]
 
     # ------------------------------------------------------------------ records
 
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The record's ``deals`` so far (docs/record-format.md), written from the events."""
+        return self._record_writer().deals()
+
     def record(self) -> dict[str, Any]:
         """This game as a record (docs/record-format.md); complete once the game is over.
 
         Each variant writes its spec's ``record_version`` (the §6 variants 2; the others 1, which
-        older readers know).
-        """
+        older readers know)."""
         if self._from_position:
             raise RulesError("a game started from a position has no record: its start is unknown")
-        data: dict[str, Any] = {
-            "format": "sixnimmt-record",
-            "version": self.rules.spec.record_version,
-            "rules": self.rules.to_dict(),
-            "seats": list(self.seats),
-            "deals": [_copy_deal(d) for d in self.history],
-        }
-        if self.is_over:
-            data["scores"] = list(self.totals)
-        return data
+        return self._record_writer().record()
+
+    def _record_writer(self) -> RecordWriter:
+        if self._writer is None:
+            # The record format lives in record.py, which replays records with this class: it is
+            # imported on first use, so neither module needs the other to load.
+            from .record import RecordWriter
+
+            self._writer = RecordWriter(self)
+        return self._writer
 
     # ------------------------------------------------------------------ internals
 
@@ -610,6 +514,8 @@ class Game:
     def _whole(self, seat: int, value: object, what: str) -> int:
         """``value`` as a plain int. A card or row is a whole number: 8.0 and True are refused
         (the record would store what no reader accepts); numpy's integers become ints."""
+        if value.__class__ is int:
+            return value
         try:
             if isinstance(value, bool):
                 raise TypeError
@@ -620,11 +526,11 @@ class Game:
             ) from None
 
     def _check_seat(self, seat: int, allow_over: bool = False) -> None:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+        if seat.__class__ is not int or not 0 <= seat < self.players:
             raise IllegalMoveError(
                 f"{self._where()}: there is no seat {seat!r} (seats are 0 to {self.players - 1})"
             )
-        if self.phase is Phase.OVER and not allow_over:
+        if self.phase is _OVER and not allow_over:
             raise IllegalMoveError(f"the game is over: {self._who(seat)} has nothing to decide")
 
     def _emit(self, event: Event) -> None:
@@ -636,10 +542,6 @@ class Game:
             hand.remove(card)
         return tuple(hand)
 
-    def _first_player(self) -> int:
-        """Open: the marker starts at seat 0 and passes on after every turn of the game."""
-        return (self.deal_index * self.turns_per_deal + self.turn) % self.players
-
     def _start_deal(self) -> None:
         self.deal_index += 1
         self.turn = 0
@@ -649,135 +551,108 @@ class Game:
         self.played = []
         self.played_by = []
         self.choices = [[] for _ in range(players)]
+        self._waiting = players
         self.revealed = None
-        variant = self.rules.variant
-        if variant is Variant.LOGIC or (variant is Variant.TOURNAMENT and self.deal_index == 0):
-            first = self.deal_index % players
-            self.hands = [[] for _ in range(players)]
-            self.rows = [[] for _ in range(ROW_COUNT)]
+        start = self._deals.start(self.deal_index)
+        self.hands, self.rows = start.hands, start.rows
+        self.dealt.append(start.setup)
+        if start.drafter is not None:
             self.draft_pool = list(self.rules.deck)
-            self.drafter = first
-            self.phase = Phase.DRAFT
-            self.history.append({"draft": {"first": first, "order": []}, "turns": []})
-        elif variant is Variant.TOURNAMENT:
-            # The sheets pass to the next seat after every deal; the rows restart the same.
-            k = self.deal_index
-            self.hands = [list(self._sheets[(seat - k) % players]) for seat in range(players)]
-            self.rows = [[c] for c in self._sheet_rows]
-            self.phase = Phase.PLAY
-            self.history.append({"turns": []})
+            self.drafter = start.drafter
+            self.phase = _DRAFT
         else:
-            setup = self._dealer(self.deal_index)
-            setup.validate(self.rules)
-            self.hands = [sorted(h) for h in setup.hands]
-            self.rows = []
-            for card in setup.rows:  # Double: a twin of a turned-up card stacks on it
-                twin = next((r for r in self.rows if r[0] == card), None)
-                if twin is not None:
-                    twin.append(card)
-                else:
-                    self.rows.append([card])
-            self.phase = Phase.PLAY
-            self.history.append(
-                {
-                    "hands": [list(h) for h in self.hands],
-                    "rows": [list(r) for r in self.rows],
-                    "turns": [],
-                }
-            )
-        if variant in (Variant.OPEN, Variant.HAND):
-            self.current = self._first_player() if variant is Variant.OPEN else 0
+            self.phase = _PLAY
+        self._turns.start_deal()
         self._emit(DealStarted(self.deal_index, tuple(tuple(r) for r in self.rows)))
 
     def _reveal(self) -> None:
-        if self.rules.variant is Variant.NIFTY:
-            # Each seat's pair ascending: the order they were picked in is nobody's business.
-            seat_cards = tuple((s, c) for s, cards in enumerate(self.choices) for c in sorted(cards))
-        else:  # one card each, or Hand's cards in the order their player places them
-            seat_cards = tuple((s, c) for s, cards in enumerate(self.choices) for c in cards)
-        plays = tuple(c for _, c in seat_cards)
-        for seat, cards in enumerate(self.choices):
-            for card in cards:
-                self.hands[seat].remove(card)
+        turns = self._turns
+        seat_cards = turns.seat_cards()
+        plays = tuple([c for _, c in seat_cards])
+        hands = self.hands
+        for seat, card in seat_cards:
+            hands[seat].remove(card)
         self.revealed = plays
         self.revealed_by = seat_cards
-        self._picks = {}
-        self._keeps = {}
-        hand_turn = self.current if self.rules.variant is Variant.HAND else None
-        self._emit(CardsRevealed(self.deal_index, self.turn, plays, hand_turn, seat_cards))
-        if self.rules.variant is Variant.NIFTY:
-            self._queue = []
-            self._orders = {}
-            self._nifty_left = {seat: list(cards) for seat, cards in enumerate(self.choices)}
-        elif self.rules.variant is Variant.HAND:
-            assert self.current is not None
-            self._queue = [(card, self.current) for card in self.choices[self.current]]
-        else:
-            self._queue = sorted((cards[0], seat) for seat, cards in enumerate(self.choices))
-            if self.rules.variant is Variant.OPEN:
-                self.current = None  # nobody plays while the turn's cards are placed
+        self.events.append(CardsRevealed(self.deal_index, self.turn, plays, turns.reveal_seat(), seat_cards))
+        turns.queue(seat_cards)
         self._resolve()
-
-    def _next_nifty_seat(self) -> int:
-        """Nifty: the seat holding the lowest card not yet placed places both of theirs next."""
-        return min(self._nifty_left, key=lambda s: (min(self._nifty_left[s]), s))
 
     def _resolve(self) -> None:
         """Place queued cards in order until one needs its owner's decision."""
-        professional = self.rules.professional
-        stack = self.rules.variant is Variant.DOUBLE
-        while self._queue or self._nifty_left:
+        queue = self._queue
+        rows = self.rows
+        while True:
             if self._pending_keep is not None:
-                self.phase = Phase.KEEP
+                self.phase = _KEEP
                 return
-            if not self._queue:
-                self.phase = Phase.ORDER
-                return
-            card, seat = self._queue[0]
-            slots = best_slots(self.rows, card, professional, stack=stack)
-            if len(slots) == 1:
-                self._queue.pop(0)
-                self._place(seat, card, slots[0])
-                continue
-            if not slots:
-                options, reason = tuple(range(ROW_COUNT)), "too-low"
-            elif self.rules.pro_tie is ProTie.CHOOSE:
-                options, reason = tuple(s.row for s in slots), "tie"
+            if not queue:
+                if self._turns.more_to_queue():
+                    self.phase = _ORDER
+                    return
+                break
+            card, seat = queue[0]
+            if self._plain:
+                # The row whose end is the highest card below this one (§3 rule 1), and the card
+                # placed there, inline: this runs for every card of every game.
+                best, gap = -1, 1 << 30
+                for i in range(ROW_COUNT):
+                    d = card - rows[i][-1]
+                    if 0 < d < gap:
+                        best, gap = i, d
+                if best >= 0:
+                    del queue[0]
+                    row = rows[best]
+                    if len(row) >= ROW_LIMIT:
+                        self._take_row(seat, best, "full", card)
+                        row = rows[best]
+                    row.append(card)
+                    self.events.append(CardPlaced(self.deal_index, self.turn, seat, card, best, _RIGHT))
+                    continue
+                options: tuple[int, ...] = (0, 1, 2, 3)
+                reason = _TOO_LOW
             else:
-                wanted = Side.LEFT if self.rules.pro_tie is ProTie.LEFT else Side.RIGHT
-                self._queue.pop(0)
-                self._place(seat, card, next(s for s in slots if s.side is wanted))
-                continue
+                slots = best_slots(rows, card, self._professional, stack=self._stack)
+                if len(slots) == 1:
+                    del queue[0]
+                    self._place(seat, card, slots[0].row, slots[0].side.value)
+                    continue
+                if not slots:
+                    options, reason = tuple(range(ROW_COUNT)), _TOO_LOW
+                elif self.rules.pro_tie is ProTie.CHOOSE:
+                    options, reason = tuple(s.row for s in slots), "tie"
+                else:
+                    wanted = Side.LEFT if self.rules.pro_tie is ProTie.LEFT else Side.RIGHT
+                    slot: Slot = next(s for s in slots if s.side is wanted)
+                    del queue[0]
+                    self._place(seat, card, slot.row, slot.side.value)
+                    continue
             self._pending_row = _PendingRow(seat, card, options, reason)
-            self.phase = Phase.ROW_CHOICE
+            self.phase = _ROW_CHOICE
             self._emit(RowChoiceRequired(self.deal_index, self.turn, seat, card, options, reason))
             return
-        if self._pending_keep is not None:
-            self.phase = Phase.KEEP
-            return
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._end_turn()
 
-    def _place(self, seat: int, card: Card, slot: Slot) -> None:
-        row = self.rows[slot.row]
-        stack = self.rules.variant is Variant.DOUBLE
-        if stack and row[-1] == card:
+    def _place(self, seat: int, card: Card, index: int, side: str) -> None:
+        row = self.rows[index]
+        if self._stack and row[-1] == card:
             row.append(card)  # Double: stacked on its twin, no new place in the row
-        elif row_size(row, stack) >= ROW_LIMIT:
-            self._take_row(seat, slot.row, "full", card)
-            self.rows[slot.row].append(card)
-        elif slot.side is Side.RIGHT:
+        elif (row_size(row, True) if self._stack else len(row)) >= ROW_LIMIT:
+            self._take_row(seat, index, "full", card)
+            self.rows[index].append(card)
+        elif side == _RIGHT:
             row.append(card)
         else:
             row.insert(0, card)
-        self._emit(CardPlaced(self.deal_index, self.turn, seat, card, slot.row, slot.side.value))
+        self.events.append(CardPlaced(self.deal_index, self.turn, seat, card, index, side))
 
     def _take_row(self, seat: int, row_index: int, reason: str, card: Card) -> None:
         cards = tuple(self.rows[row_index])
-        points = sum(BULLHEADS[c] for c in cards)
+        points = sum([BULLHEADS[c] for c in cards])
         self.taken[seat].extend(cards)
         self.rows[row_index] = []
-        twin_seat = self._twin_behind(card)
+        twin_seat = self._twin_behind(card) if self._stack else None
         if twin_seat is None:
             self.penalties[seat] += points
             self._emit(RowTaken(self.deal_index, self.turn, seat, row_index, cards, points, reason))
@@ -789,103 +664,27 @@ class Game:
             self.penalties[twin_seat] += half
             self._emit(RowTaken(self.deal_index, self.turn, seat, row_index, cards, half, reason))
             self._emit(RowTaken(self.deal_index, self.turn, twin_seat, row_index, (), half, "twin"))
-        if self.rules.variant is Variant.HAND and len(self.hands[seat]) < HAND_VARIANT_HAND_LIMIT:
+        if self._keeps_taken and len(self.hands[seat]) < HAND_VARIANT_HAND_LIMIT:
             self._pending_keep = _PendingKeep(seat, card, list(cards), [])
 
     def _twin_behind(self, card: Card) -> int | None:
         """Double: the seat whose identical card is placed right after ``card`` this turn."""
-        if self.rules.variant is not Variant.DOUBLE:
-            return None
         # The card itself has left the queue; its twin, if played this turn, is next in line.
         if self._queue and self._queue[0][0] == card:
             return self._queue[0][1]
         return None
 
-    def _finish_keep(self) -> None:
-        keep = self._pending_keep
-        assert keep is not None
-        self._keeps[str(keep.trigger)] = list(keep.kept)
-        self._emit(CardsKept(self.deal_index, self.turn, keep.seat, tuple(keep.kept)))
-        self._pending_keep = None
-        self.phase = Phase.PLAY
-
-    def _hand_card_decision(self) -> Decision:
-        assert self.current is not None
-        seat = self.current
-        if not self.choices[seat]:
-            return Decision(DecisionKind.CARD, seat, tuple(self.hands[seat]))
-        return Decision(DecisionKind.CARD, seat, (PASS, *self._unchosen(seat)), reason="second")
-
-    def _hand_play(self, seat: int, card: Card) -> list[Event]:
-        assert self.current is not None
-        if seat != self.current:
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot play card {card!r}: it is "
-                f"{self._who(self.current)}'s turn"
-            )
-        decision = self._hand_card_decision()
-        if card not in decision.options:
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot play card {card!r}: choose one of "
-                f"{list(decision.options)}" + (" (0 = no second card)" if decision.reason else "")
-            )
-        mark = len(self.events)
-        if card != PASS:
-            self.choices[seat].append(card)
-        if card == PASS or len(self.choices[seat]) == 2 or len(self.hands[seat]) == 1:
-            self._reveal()
-        return self.events[mark:]
-
     def _end_turn(self) -> None:
         assert self.revealed is not None
-        variant = self.rules.variant
-        if variant is Variant.NIFTY:
-            # Each seat's two cards, in the order that seat chose to place them.
-            turn: dict[str, Any] = {"plays": [self._orders[s] for s in range(self.players)]}
-        elif variant is Variant.HAND:
-            assert self.current is not None
-            turn = {"seat": self.current, "plays": list(self.revealed)}
-        else:
-            turn = {"plays": list(self.revealed)}
-        if self._picks:
-            turn["picks"] = dict(self._picks)
-        if self._keeps:
-            turn["keeps"] = {card: list(kept) for card, kept in self._keeps.items()}
-        self.history[-1]["turns"].append(turn)
         self.played.append(self.revealed)
         self.played_by.append(self.revealed_by)
         self.revealed = None
         self.revealed_by = ()
-        self._picks = {}
-        self._keeps = {}
         self.choices = [[] for _ in range(self.players)]
+        self._waiting = self.players
         self.turn += 1
-        if variant is Variant.HAND:
-            if not self._hand_next_player():
-                return
-        elif self.turn < self.turns_per_deal:
-            if variant is Variant.OPEN:
-                self.current = self._first_player()
-            return
-        self._score_deal()
-
-    def _hand_next_player(self) -> bool:
-        """Hand: pass the turn on; True when the round just ended with the game's end condition."""
-        assert self.current is not None
-        seat = self.current
-        while True:
-            seat = (seat + 1) % self.players
-            if seat == 0:
-                self._rounds += 1
-                if (
-                    any(not h for h in self.hands)
-                    or any(len(t) > HAND_VARIANT_PILE_LIMIT for t in self.taken)
-                    or self._rounds >= HAND_VARIANT_ROUND_LIMIT
-                ):
-                    return True
-            if self.hands[seat]:
-                self.current = seat
-                return False
+        if self._turns.after_turn():
+            self._score_deal()
 
     def _score_deal(self) -> None:
         factor = self.rules.spec.left_in_hand_factor
@@ -900,30 +699,8 @@ class Game:
         if self.rules.game_over_after(self.totals, self.deal_index + 1):
             low = min(self.totals)
             self.winners = tuple(s for s, t in enumerate(self.totals) if t == low)
-            self.phase = Phase.OVER
+            self.phase = _OVER
             self.current = None
             self._emit(GameOver(tuple(self.totals), self.winners))
         else:
             self._start_deal()
-
-
-def _copy_deal(deal: dict[str, Any]) -> dict[str, Any]:
-    copy: dict[str, Any] = {}
-    if "draft" in deal:
-        copy["draft"] = {"first": deal["draft"]["first"], "order": list(deal["draft"]["order"])}
-    elif "hands" in deal:
-        copy["hands"] = [list(h) for h in deal["hands"]]
-        copy["rows"] = [list(r) for r in deal["rows"]]
-    turns = []
-    for t in deal["turns"]:
-        turn: dict[str, Any] = {}
-        if "seat" in t:
-            turn["seat"] = t["seat"]
-        turn["plays"] = [list(p) if isinstance(p, list) else p for p in t["plays"]]
-        if "picks" in t:
-            turn["picks"] = dict(t["picks"])
-        if "keeps" in t:
-            turn["keeps"] = {k: list(v) for k, v in t["keeps"].items()}
-        turns.append(turn)
-    copy["turns"] = turns
-    return copy

@@ -1,4 +1,7 @@
-"""Game records: read, check and replay them (docs/record-format.md).
+"""Game records: write them, read them, check and replay them (docs/record-format.md).
+
+The format lives here and nowhere else: :class:`RecordWriter` writes a game's record from the
+engine's events (and the deals chance made), and :func:`replay` reads one back.
 
 A record stores the rules, the seats, every deal's cards and every turn's plays and row picks, so
 that a game replays exactly. :func:`replay` rebuilds the :class:`~sixnimmt.core.game.Game` and raises
@@ -21,11 +24,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
-from .cards import HAND_SIZE, ROW_COUNT
+from .cards import HAND_SIZE, ROW_COUNT, Card
+from .dealing import DealSetup, RandomDealer
 from .errors import IllegalMoveError, RecordError, RulesError
-from .game import DealSetup, Game, RandomDealer
+from .events import (
+    CardPlaced,
+    CardsKept,
+    CardsRevealed,
+    DealStarted,
+    DraftPicked,
+    OrderChosen,
+    RowChoiceRequired,
+)
+from .game import Game
 from .rules import Rules, Variant
 from .text import printable
+from .variants import Dealing, TurnOrder
 from .views import PASS, DecisionKind, Phase
 
 FORMAT = "sixnimmt-record"
@@ -209,6 +223,127 @@ def _json_type(value: Any) -> str:
 def dumps(record: Mapping[str, Any]) -> str:
     """A record as compact, readable JSON: one line per turn."""
     return json.dumps(record, indent=1, separators=(",", ": "))
+
+
+class RecordWriter:
+    """Writes one game's record from its events, as they come (each event is read once).
+
+    A record's turn holds what happened in it: ``plays`` (one card per seat; in a turn of pairs each
+    seat's two cards in the order placed; in a solo turn the player's cards, with their ``seat``),
+    ``picks`` (each row chosen, by the card that needed it) and ``keeps`` (taken cards kept, by the
+    card that took the row). A turn whose cards are still being placed is not written yet.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+        self._seen = 0
+        self._deals: list[dict[str, Any]] = []
+        self._turn: dict[str, Any] | None = None
+        self._asked: Card | None = None  # the card whose row choice is awaited
+        spec = game.rules.spec
+        self._order = spec.turn_order
+        self._drafts_first = spec.dealing is Dealing.DRAFT_ONCE
+        self._drafts_always = spec.dealing is Dealing.DRAFT
+
+    def _catch_up(self) -> None:
+        game = self._game
+        events = game.events
+        for event in events[self._seen :]:
+            if isinstance(event, CardPlaced):
+                if event.card == self._asked:
+                    assert self._turn is not None
+                    self._turn["picks"][str(event.card)] = event.row
+                    self._asked = None
+            elif isinstance(event, CardsRevealed):
+                self._start_turn(event)
+            elif isinstance(event, RowChoiceRequired):
+                self._asked = event.card
+            elif isinstance(event, OrderChosen):
+                assert self._turn is not None
+                self._turn["plays"][event.seat] = list(event.cards)
+            elif isinstance(event, CardsKept):
+                assert self._turn is not None
+                self._turn["keeps"][str(event.card)] = list(event.cards)
+            elif isinstance(event, DraftPicked):
+                self._deals[-1]["draft"]["order"].append(event.card)
+            elif isinstance(event, DealStarted):
+                self._start_deal(event)
+        self._seen = len(events)
+
+    def _start_deal(self, event: DealStarted) -> None:
+        game = self._game
+        setup = game.dealt[event.deal]
+        deal: dict[str, Any]
+        if setup is not None:
+            deal = {"hands": [sorted(h) for h in setup.hands], "rows": [list(r) for r in event.rows]}
+        elif self._drafts_always or (self._drafts_first and event.deal == 0):
+            deal = {"draft": {"first": event.deal % game.players, "order": []}}
+        elif game.from_a_position and event.deal == 0:
+            deal = {"position": True}
+        else:
+            deal = {}  # the drafted hands passed on: nothing new to say
+        deal["turns"] = []
+        self._deals.append(deal)
+        self._turn = None
+
+    def _start_turn(self, event: CardsRevealed) -> None:
+        turn: dict[str, Any]
+        if self._order is TurnOrder.SOLO:
+            turn = {"seat": event.seat, "plays": list(event.plays)}
+        elif self._order is TurnOrder.PAIRS:
+            turn = {"plays": [[] for _ in range(self._game.players)]}  # filled as pairs are ordered
+        else:
+            turn = {"plays": [card for _, card in event.seat_cards]}
+        turn["picks"], turn["keeps"] = {}, {}
+        self._deals[-1]["turns"].append(turn)
+        self._turn = turn
+
+    def deals(self) -> list[dict[str, Any]]:
+        """The record's ``deals`` so far (a fresh copy)."""
+        self._catch_up()
+        placing = self._game.revealed is not None  # the last turn is not over yet
+        copies = []
+        for deal in self._deals:
+            copy = {key: _copy(value) for key, value in deal.items() if key != "turns"}
+            copy["turns"] = [_turn_copy(turn) for turn in deal["turns"]]
+            copies.append(copy)
+        if placing and copies and copies[-1]["turns"]:
+            copies[-1]["turns"].pop()
+        return copies
+
+    def record(self) -> dict[str, Any]:
+        """The whole record; with ``scores`` once the game is over."""
+        game = self._game
+        data: dict[str, Any] = {
+            "format": FORMAT,
+            "version": game.rules.spec.record_version,
+            "rules": game.rules.to_dict(),
+            "seats": list(game.seats),
+            "deals": self.deals(),
+        }
+        if game.is_over:
+            data["scores"] = list(game.totals)
+        return data
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _turn_copy(turn: dict[str, Any]) -> dict[str, Any]:
+    copy: dict[str, Any] = {}
+    if "seat" in turn:
+        copy["seat"] = turn["seat"]
+    copy["plays"] = _copy(turn["plays"])
+    if turn["picks"]:
+        copy["picks"] = dict(turn["picks"])
+    if turn["keeps"]:
+        copy["keeps"] = _copy(turn["keeps"])
+    return copy
 
 
 def _int(value: Any, where: str, low: int | None = None, high: int | None = None) -> int:

@@ -8,6 +8,7 @@ from typing import Any
 
 from .cards import Card
 from .events import SeatCard
+from .frozen import quick_init
 from .rules import Rules
 
 Cards = tuple[Card, ...]
@@ -34,6 +35,7 @@ class DecisionKind(StrEnum):
 PASS = 0
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Decision:
     """A decision the game is waiting for: who, what kind, and the legal answers."""

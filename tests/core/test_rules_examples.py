@@ -15,7 +15,7 @@ from sixnimmt.core import (
     bullheads,
     total_bullheads,
 )
-from sixnimmt.core.game import DealSetup
+from sixnimmt.core.dealing import DealSetup
 
 from .conftest import play_all, position
 

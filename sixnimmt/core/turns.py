@@ -1,0 +1,331 @@
+"""How the cards of a turn are chosen and revealed: one small class per turn order of the variants
+(a spec's ``turn_order``, core/variants.py). :class:`~sixnimmt.core.game.Game` dispatches to them.
+
+* :class:`Simultaneous` (RULES.md §3): everyone chooses one card secretly; all are revealed together
+  and placed in ascending order.
+* :class:`Pairs` (§6 Nifty): everyone chooses two cards; once revealed, the seat holding the lowest
+  card not yet placed says which of its two goes first, and both are placed.
+* :class:`Sequence` (§6 Open): one card each, face up, one player after another from the seat that
+  holds the marker; the marker passes on every turn.
+* :class:`Solo` (§6 Hand): one player's turn at a time, one or two cards.
+
+Each one owns what only its order needs (whose turn it is, the pairs still to order) and works on the
+game's shared state (hands, this turn's choices, the queue of cards to place). Everything here is
+called with a seat and an int already checked by the game.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .cards import Card
+from .errors import IllegalMoveError
+from .events import CardChosen, CardShown, OrderChosen, SeatCard
+from .variants import HAND_VARIANT_PILE_LIMIT, HAND_VARIANT_ROUND_LIMIT, TurnOrder
+from .views import PASS, Decision, DecisionKind
+
+if TYPE_CHECKING:  # the game imports this module; only its type is needed here
+    from .game import Game
+
+Cards = tuple[Card, ...]
+_CARD, _ORDER_KIND = DecisionKind.CARD, DecisionKind.ORDER  # read once: enum lookups are slow
+
+
+class TurnStructure:
+    """How one turn's cards are chosen, revealed and queued for placement."""
+
+    #: Cards each player chooses in a simultaneous turn.
+    per_turn = 1
+    #: A choice may be changed until everyone has chosen (so :meth:`Game.retract` is allowed).
+    retractable = True
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    # ---------------------------------------------------------------- the turn order's own
+
+    def start_deal(self) -> None:
+        """A deal begins (its first turn)."""
+
+    def decisions(self) -> tuple[Decision, ...]:
+        """The card decisions owed in the play phase."""
+        raise NotImplementedError
+
+    def play(self, seat: int, card: Card) -> None:
+        """``seat`` chooses ``card``; reveals the turn once every card is in."""
+        raise NotImplementedError
+
+    def seat_cards(self) -> tuple[SeatCard, ...]:
+        """This turn's cards with their seats, as revealed (by seat)."""
+        return tuple([(seat, cards[0]) for seat, cards in enumerate(self.game.choices)])
+
+    def reveal_seat(self) -> int | None:
+        """Whose turn the reveal is, where one player plays the whole turn."""
+        return None
+
+    def queue(self, seat_cards: tuple[SeatCard, ...]) -> None:
+        """Queue the revealed cards for placement: lowest first."""
+        self.game._queue = sorted([(card, seat) for seat, card in seat_cards])
+
+    def more_to_queue(self) -> bool:
+        """Cards revealed but not queued yet (they wait for a decision of their owner)."""
+        return False
+
+    def unqueued(self) -> Cards:
+        return ()
+
+    def after_turn(self) -> bool:
+        """The turn's cards are all placed: move on. True when the deal is over."""
+        game = self.game
+        return game.turn >= game.turns_per_deal
+
+    def face_up(self) -> tuple[Card | None, ...] | None:
+        """This turn's cards played face up so far (Open), per seat."""
+        return None
+
+    # ---------------------------------------------------------------- shared by most
+
+    def _not_in_hand(self, seat: int, card: Card, where: str = "not in hand") -> IllegalMoveError:
+        game = self.game
+        return IllegalMoveError(
+            f"{game._where()}: {game._who(seat)} cannot play card {card!r}: "
+            f"{where} {sorted(game.hands[seat])}"
+        )
+
+
+class Simultaneous(TurnStructure):
+    """Everyone chooses one card secretly (and may change it until the last player chooses)."""
+
+    def decisions(self) -> tuple[Decision, ...]:
+        game = self.game
+        hands = game.hands
+        return tuple(
+            [Decision(_CARD, seat, tuple(hands[seat])) for seat, cards in enumerate(game.choices) if not cards]
+        )
+
+    def play(self, seat: int, card: Card) -> None:
+        game = self.game
+        if card not in game.hands[seat]:
+            raise self._not_in_hand(seat, card)
+        choices = game.choices
+        if choices[seat]:
+            choices[seat] = [card]  # a changed mind: nobody else learns anything new
+            return
+        choices[seat] = [card]
+        game.events.append(CardChosen(game.deal_index, game.turn, seat))
+        game._waiting -= 1
+        if not game._waiting:
+            game._reveal()
+
+
+class Pairs(TurnStructure):
+    """§6 Nifty: two secret cards each; after the reveal each owner orders their pair when due."""
+
+    per_turn = 2
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        self.left: dict[int, list[Card]] = {}  # seats whose pair is revealed but not ordered
+        self.orders: dict[int, list[Card]] = {}  # each seat's pair, in the order placed
+
+    def decisions(self) -> tuple[Decision, ...]:
+        game = self.game
+        return tuple(
+            Decision(_CARD, seat, game._unchosen(seat)) for seat in range(game.players) if len(game.choices[seat]) < 2
+        )
+
+    def play(self, seat: int, card: Card) -> None:
+        game = self.game
+        mine = game.choices[seat]
+        if len(mine) >= 2:
+            raise IllegalMoveError(
+                f"{game._where()}: {game._who(seat)} has already chosen {mine}: retract them to change"
+            )
+        available = list(game.hands[seat])
+        for chosen in mine:
+            available.remove(chosen)
+        if card not in available:
+            raise self._not_in_hand(seat, card, "not in hand" if card not in game.hands[seat] else "already chosen")
+        mine.append(card)
+        if len(mine) == 1:
+            game._emit(CardChosen(game.deal_index, game.turn, seat))
+        if all(len(c) == 2 for c in game.choices):
+            game._reveal()
+
+    def seat_cards(self) -> tuple[SeatCard, ...]:
+        # Each seat's pair ascending: the order they were picked in is nobody's business.
+        return tuple((seat, c) for seat, cards in enumerate(self.game.choices) for c in sorted(cards))
+
+    def queue(self, seat_cards: tuple[SeatCard, ...]) -> None:
+        self.game._queue = []
+        self.orders = {}
+        self.left = {seat: list(cards) for seat, cards in enumerate(self.game.choices)}
+
+    def more_to_queue(self) -> bool:
+        return bool(self.left)
+
+    def unqueued(self) -> Cards:
+        return tuple(sorted(c for cards in self.left.values() for c in cards))
+
+    def next_seat(self) -> int:
+        """The seat holding the lowest card not yet placed places both of theirs next."""
+        left = self.left
+        return min(left, key=lambda s: (min(left[s]), s))
+
+    def order_decision(self) -> Decision:
+        seat = self.next_seat()
+        return Decision(_ORDER_KIND, seat, tuple(sorted(self.left[seat])))
+
+    def order(self, seat: int, card: Card) -> None:
+        game = self.game
+        due = self.next_seat()
+        if seat != due:
+            raise IllegalMoveError(
+                f"{game._where()}: {game._who(seat)} cannot order card {card!r}: it is "
+                f"{game._who(due)}'s cards that are placed next"
+            )
+        pair = self.left[seat]
+        if card not in pair:
+            raise IllegalMoveError(
+                f"{game._where()}: {game._who(seat)} cannot place card {card!r} first: "
+                f"their cards are {sorted(pair)}"
+            )
+        rest = list(pair)
+        rest.remove(card)
+        del self.left[seat]
+        self.orders[seat] = [card, rest[0]]
+        game._queue = [(card, seat), (rest[0], seat)]
+        game._emit(OrderChosen(game.deal_index, game.turn, seat, (card, rest[0])))
+
+
+class Sequence(TurnStructure):
+    """§6 Open: face up, one player after another, from the seat holding the marker."""
+
+    retractable = False
+
+    def first_player(self) -> int:
+        """The marker starts at seat 0 and passes on after every turn of the game."""
+        game = self.game
+        return (game.deal_index * game.turns_per_deal + game.turn) % game.players
+
+    def start_deal(self) -> None:
+        self.game.current = self.first_player()
+
+    def decisions(self) -> tuple[Decision, ...]:
+        game = self.game
+        seat = game.current
+        assert seat is not None
+        return (Decision(_CARD, seat, tuple(game.hands[seat])),)
+
+    def play(self, seat: int, card: Card) -> None:
+        game = self.game
+        if seat != game.current:
+            assert game.current is not None
+            raise IllegalMoveError(
+                f"{game._where()}: {game._who(seat)} cannot play card {card!r}: it is "
+                f"{game._who(game.current)}'s turn to play"
+            )
+        if card not in game.hands[seat]:
+            raise self._not_in_hand(seat, card)
+        game.choices[seat] = [card]
+        game._emit(CardShown(game.deal_index, game.turn, seat, card))
+        game.current = (seat + 1) % game.players
+        game._waiting -= 1
+        if not game._waiting:
+            game.current = None  # nobody plays while the turn's cards are placed
+            game._reveal()
+
+    def after_turn(self) -> bool:
+        if super().after_turn():
+            return True
+        self.game.current = self.first_player()
+        return False
+
+    def face_up(self) -> tuple[Card | None, ...] | None:
+        game = self.game
+        if game.revealed is not None:
+            return None
+        return tuple(c[0] if c else None for c in game.choices)
+
+
+class Solo(TurnStructure):
+    """§6 Hand: one player's turn at a time: a card, then a second one or ``PASS``."""
+
+    retractable = False
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        self.rounds = 0  # complete rounds of turns so far
+
+    def start_deal(self) -> None:
+        self.game.current = 0
+
+    def decision(self) -> Decision:
+        game = self.game
+        seat = game.current
+        assert seat is not None
+        if not game.choices[seat]:
+            return Decision(_CARD, seat, tuple(game.hands[seat]))
+        return Decision(_CARD, seat, (PASS, *game._unchosen(seat)), reason="second")
+
+    def decisions(self) -> tuple[Decision, ...]:
+        return (self.decision(),)
+
+    def play(self, seat: int, card: Card) -> None:
+        game = self.game
+        assert game.current is not None
+        if seat != game.current:
+            raise IllegalMoveError(
+                f"{game._where()}: {game._who(seat)} cannot play card {card!r}: it is "
+                f"{game._who(game.current)}'s turn"
+            )
+        decision = self.decision()
+        if card not in decision.options:
+            raise IllegalMoveError(
+                f"{game._where()}: {game._who(seat)} cannot play card {card!r}: choose one of "
+                f"{list(decision.options)}" + (" (0 = no second card)" if decision.reason else "")
+            )
+        if card != PASS:
+            game.choices[seat].append(card)
+        if card == PASS or len(game.choices[seat]) == 2 or len(game.hands[seat]) == 1:
+            game._reveal()
+
+    def seat_cards(self) -> tuple[SeatCard, ...]:
+        seat = self.game.current
+        assert seat is not None
+        return tuple((seat, card) for card in self.game.choices[seat])
+
+    def reveal_seat(self) -> int | None:
+        return self.game.current
+
+    def queue(self, seat_cards: tuple[SeatCard, ...]) -> None:
+        self.game._queue = [(card, seat) for seat, card in seat_cards]  # in the order played
+
+    def after_turn(self) -> bool:
+        """Pass the turn on; True when the round just ended with the game's end condition."""
+        game = self.game
+        assert game.current is not None
+        seat = game.current
+        while True:
+            seat = (seat + 1) % game.players
+            if seat == 0:
+                self.rounds += 1
+                if (
+                    any(not h for h in game.hands)
+                    or any(len(t) > HAND_VARIANT_PILE_LIMIT for t in game.taken)
+                    or self.rounds >= HAND_VARIANT_ROUND_LIMIT
+                ):
+                    return True
+            if game.hands[seat]:
+                game.current = seat
+                return False
+
+
+
+#: The turn structure of each turn order.
+STRUCTURES: dict[TurnOrder, type[TurnStructure]] = {
+    TurnOrder.SIMULTANEOUS: Simultaneous,
+    TurnOrder.PAIRS: Pairs,
+    TurnOrder.SEQUENCE: Sequence,
+    TurnOrder.SOLO: Solo,
+}
