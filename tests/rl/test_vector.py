@@ -3,7 +3,7 @@ environments' encoding: every observation, mask, reward and final score of rando
 decision by decision, with ``Game`` fed the same deals and the same choices.
 
 ``SIXNIMMT_VECTOR_GAMES`` sets the games per configuration at 4 players (default 30, fewer at big
-tables, more at small ones: about 150 whole games per variant; 1000 makes thousands)."""
+tables, more at small ones: about 100 whole games per variant; 300 makes thousands)."""
 
 from __future__ import annotations
 
