@@ -49,8 +49,6 @@ from .store import Store
 STATIC = Path(__file__).with_name("static")
 log = logging.getLogger("sixnimmt.server")
 
-#: Messages a slow client may leave unread before it is disconnected (it resyncs on reconnect).
-OUTBOX_LIMIT = 256
 
 
 # ---------------------------------------------------------------------- request bodies
@@ -279,14 +277,17 @@ class SocketClient:
     """One WebSocket as a room :class:`~sixnimmt.server.rooms.Connection`: an outbox drained by a
     writer task, so broadcasting never waits on a slow phone."""
 
-    def __init__(self, websocket: WebSocket, seat: int | None) -> None:
+    def __init__(self, websocket: WebSocket, seat: int | None, limit: int) -> None:
         self.websocket = websocket
         self.seat = seat
+        self.limit = limit  # messages it may leave unread before it is disconnected
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.overflowed = False
 
     def push(self, message: dict[str, Any]) -> None:
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
+        if self.overflowed:
+            return  # closing: nothing more is queued
+        if self.outbox.qsize() >= self.limit:
             self.overflowed = True
             self.outbox.put_nowait(None)  # the writer closes; the client reconnects and resyncs
             return
@@ -354,7 +355,7 @@ async def _serve_socket(
     seat, joining = room.place_for_token(token)
     if token and seat is None and joining is None:
         await websocket.send_text(json.dumps(TableError("unknown seat token: watching", "unknown-token").to_message()))
-    client = SocketClient(websocket, seat)
+    client = SocketClient(websocket, seat, settings.max_outbox_messages)
     try:
         await room.connect(client, joining)
     except TableError as error:

@@ -44,6 +44,8 @@ class Settings:
     max_connections_per_address: int = 32
     max_connections_per_seat: int = 4
     max_spectators_per_table: int = 100
+    #: Messages a slow client may leave unread before it is disconnected (it resyncs on reconnect).
+    max_outbox_messages: int = 256
     #: Largest HTTP request body, in bytes (413 before the rest is read).
     max_body_bytes: int = 16 * 1024
     #: Tables one client address may create per minute, and the burst it may save up (429 beyond).

@@ -120,7 +120,7 @@ class Room:
         self.clock = clock
         self.turns = Scheduler(self, settings, clock)
         self._turn_log: list[_Action] = []
-        self._hinting: set[int] = set()
+        self._hinting: set[int | None] = set()
         self._seat_limits: dict[int | None, RateLimiter] = {}
         self._watcher_limits: dict[int | None, RateLimiter] = {}
         self._chat_limits: dict[int | None, RateLimiter] = {}
@@ -519,9 +519,9 @@ class Room:
         view = self._require_game().view(conn.seat)
         if view.decision is None:
             raise TableError("nothing to decide now: no hint needed", "nothing-to-decide")
-        if id(conn) in self._hinting:
-            return  # one hint at a time per connection; the answer is on its way
-        self._hinting.add(id(conn))
+        if conn.seat in self._hinting:
+            return  # one hint at a time per seat (however many sockets it has); the answer is on its way
+        self._hinting.add(conn.seat)
         asyncio.get_running_loop().create_task(self._hint(conn, view))
 
     async def _hint(self, conn: Connection, view: PlayerView) -> None:
@@ -533,7 +533,7 @@ class Room:
         except Exception:  # a hint is a nicety: never let it hurt the table
             log.exception("hint failed at table %s", self.code)
         finally:
-            self._hinting.discard(id(conn))
+            self._hinting.discard(view.seat)
 
     # ------------------------------------------------------------------ the host's seats
 

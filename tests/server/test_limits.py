@@ -8,7 +8,7 @@ import asyncio
 import logging
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from fastapi.testclient import TestClient
@@ -189,3 +189,15 @@ def test_out_of_range_ids_are_not_found(limited: tuple[TestClient, ManualClock])
         assert response.status_code == 404, path
         assert response.json()["code"] == "no-game"
     assert client.get("/api/tables/" + "Z" * 5000).status_code == 404
+
+
+def test_a_client_too_far_behind_is_cut_off_with_a_bounded_queue() -> None:
+    from sixnimmt.server.app import SocketClient
+
+    client = SocketClient(cast(Any, None), seat=None, limit=5)
+    for n in range(1000):
+        client.push({"type": "update", "n": n})
+    # five messages, then the marker that makes the writer close the socket; nothing after it
+    assert client.overflowed and client.outbox.qsize() == 6
+    queued = [client.outbox.get_nowait() for _ in range(6)]
+    assert queued[-1] is None and [m["n"] for m in queued[:-1] if m] == [0, 1, 2, 3, 4]
