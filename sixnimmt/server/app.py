@@ -41,6 +41,7 @@ from .config import Settings
 from .limits import AddressCount, ApiError, BodyLimit, RateLimits, too_many
 from .protocol import ProtocolError, decode
 from .registry import Rooms
+from .reviews import ReviewBusyError, Reviews
 from .room import Room
 from .rules_pages import LANGUAGES, VARIANTS, rules_html
 from .seats import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
@@ -228,6 +229,39 @@ async def get_game(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
     return await _game_or_404(rooms, game_id)
 
 
+class ReviewRequest(_Body):
+    seat: int = Field(ge=0, le=9)
+
+
+async def _review(request: Request, rooms: Rooms, game_id: int, seat: int, start: bool) -> JSONResponse:
+    game = await _game_or_404(rooms, game_id)
+    if not 0 <= seat < len(game["seats"]):
+        raise ApiError(422, f"this game has no seat {seat + 1}", "bad-seat", seat=seat + 1)
+    reviews: Reviews = request.app.state.reviews
+    try:
+        status = await reviews.status(game_id, seat, start=start)
+    except ReviewBusyError:
+        raise ApiError(503, "the server is busy with other reviews: try again in a minute", "review-busy",
+                       headers={"Retry-After": "60"}) from None
+    if status is None:
+        raise ApiError(404, f"no review of seat {seat + 1} in game {game_id} yet", "no-review", seat=seat + 1)
+    return JSONResponse(status, status_code=200 if status["status"] in ("done", "failed") else 202)
+
+
+@api.post("/games/{game_id}/review")
+async def ask_review(game_id: int, body: ReviewRequest, rooms: RoomsDep, request: Request) -> JSONResponse:
+    """Review one seat's decisions in a finished game (made in the background, then kept): 202 with
+    ``queued``/``running`` until it is ``done`` (200, with the review)."""
+    return await _review(request, rooms, game_id, body.seat, start=True)
+
+
+@api.get("/games/{game_id}/review")
+async def get_review(
+    game_id: int, rooms: RoomsDep, request: Request, seat: Annotated[int, Query(ge=0, le=9)]
+) -> JSONResponse:
+    return await _review(request, rooms, game_id, seat, start=False)
+
+
 @api.get("/games/{game_id}/events")
 async def game_events(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
     """A finished game replayed by the engine: every public event, and each deal's starting hands
@@ -407,9 +441,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         await asyncio.to_thread(store.migrate)
         app.state.store = store
         app.state.rooms = Rooms(store, settings, clock)
+        app.state.reviews = Reviews(store, app.state.rooms.db, settings)
         try:
             yield
         finally:
+            await app.state.reviews.close()
             await app.state.rooms.close()
             store.close()
 

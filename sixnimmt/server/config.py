@@ -57,6 +57,10 @@ class Settings:
     #: Chat lines and reactions per minute per seat (spectators: per socket), and the burst.
     chat_per_minute: float = 12.0
     chat_burst: int = 5
+    #: Reviews of finished games: rollouts per option and decision, and how many may wait their turn
+    #: (they are made one at a time).
+    review_samples: int = 300
+    reviews_queued: int = 8
     #: Longest chat line (characters), and how many lines a table keeps.
     chat_max_chars: int = 200
     chat_kept: int = 50

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
+    UniqueConstraint,
     bindparam,
     create_engine,
     event,
@@ -74,6 +75,19 @@ class GameRow(Base):
     record: Mapped[dict[str, Any]] = mapped_column(JSON)
     #: Who played each seat in each deal (a friend may take a bot's seat over between deals).
     deal_players: Mapped[list[list[dict[str, Any]]] | None] = mapped_column(JSON, nullable=True)
+
+
+class ReviewRow(Base):
+    """A finished game's review for one seat (:func:`sixnimmt.bots.review.review`), kept once made."""
+
+    __tablename__ = "reviews"
+    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_reviews_game_seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(Integer, index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=_now)
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
 #: The ``tables`` table itself, for bulk statements.
@@ -238,6 +252,17 @@ class Store:
                 select(GameRow).order_by(GameRow.id.desc()).limit(limit).offset(offset)
             )
             return [_game_summary(r) for r in rows]
+
+    def get_review(self, game_id: int, seat: int) -> dict[str, Any] | None:
+        with Session(self.engine) as session:
+            row = session.scalars(
+                select(ReviewRow).where(ReviewRow.game_id == game_id, ReviewRow.seat == seat)
+            ).one_or_none()
+            return None if row is None else dict(row.result)
+
+    def add_review(self, game_id: int, seat: int, result: dict[str, Any]) -> None:
+        with Session(self.engine) as session, session.begin():
+            session.add(ReviewRow(game_id=game_id, seat=seat, result=result))
 
     def get_game(self, game_id: int) -> dict[str, Any] | None:
         with Session(self.engine) as session:
