@@ -85,7 +85,7 @@ export function showTable(main, code, invite = null) {
         s.leave();
         return;
       }
-      if (message.code !== "rate" && message.code !== "rate-limited") toast(errorText(message), true);
+      toast(errorText(message), true);
       return;
     }
     if (message.type === "hint") { showHint(s, message); return; }
@@ -153,7 +153,10 @@ export function showTable(main, code, invite = null) {
   function seatsChanged(message) {
     const table = s.current?.table;
     if (!table) return;
-    if (message.type === "seats") table.seats = message.seats;
+    if (message.type === "seats") {
+      table.seats = message.seats;
+      if (message.open != null) table.open = message.open;
+    }
     else if (table.seats[message.seat]) table.seats[message.seat].connected = message.connected;
     if (message.spectators != null) table.spectators = message.spectators;
     if (table.status === "waiting" || !s.current.view) drawWaiting(s);
