@@ -33,8 +33,8 @@ from ..core import (
     Variant,
 )
 from ..core.record import dumps, replay
-from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE, DoubleDeck
-from ..core.variants import variant_spec
+from ..core.rules import DoubleDeck
+from ..core.variants import VARIANTS as SPECS
 from ..seats import available
 from .clock import Clock, LoopClock
 from .config import Settings
@@ -43,7 +43,7 @@ from .protocol import ProtocolError, decode
 from .registry import Rooms
 from .reviews import ReviewBusyError, Reviews
 from .room import Room
-from .rules_pages import LANGUAGES, VARIANTS, rules_html
+from .rules_pages import LANGUAGES, rules_html
 from .seats import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
 from .store import Store
 
@@ -70,7 +70,9 @@ def _one_of(choices: tuple[str, ...], what: str) -> Any:
     return AfterValidator(check)
 
 
-VariantName = Annotated[str, _one_of(tuple(VARIANTS), "variant")]
+#: Every variant the engine knows, in the order of its specs: the one list the server offers.
+VARIANT_NAMES: tuple[str, ...] = tuple(variant.value for variant in SPECS)
+VariantName = Annotated[str, _one_of(VARIANT_NAMES, "variant")]
 BotLevel = Annotated[str, _one_of(BOT_LEVELS, "bot level")]
 
 
@@ -142,11 +144,11 @@ def config(request: Request) -> dict[str, Any]:
     """What the front end needs to build its forms and draw cards."""
     registered = available()
     return {
-        "variants": list(VARIANTS),
+        "variants": list(VARIANT_NAMES),
         # players each variant allows, so the lobby offers only those (the server checks again)
-        "player_range": {v: list(PLAYER_RANGE.get(Variant(v), (MIN_PLAYERS, MAX_PLAYERS))) for v in VARIANTS},
+        "player_range": {v.value: list(spec.player_range) for v, spec in SPECS.items()},
         # how each variant is played, as data, so the pages keep no list of what differs
-        "specs": {v: variant_spec(v).to_dict() for v in VARIANTS},
+        "specs": {v.value: spec.to_dict() for v, spec in SPECS.items()},
         "languages": list(LANGUAGES),
         "bot_levels": [{"level": lv, "ready": lv in registered} for lv in BOT_LEVELS],
         "timers": list(TIMER_CHOICES),
@@ -298,7 +300,7 @@ async def download_record(game_id: int, rooms: RoomsDep) -> Response:
 
 @api.get("/rules/{lang}/{variant}")
 def get_rules(lang: str, variant: str) -> dict[str, Any]:
-    if lang not in LANGUAGES or variant not in VARIANTS:
+    if lang not in LANGUAGES or variant not in VARIANT_NAMES:
         raise ApiError(404, f"no rules page for {lang[:8]!r}/{variant[:16]!r}", "no-page")
     html, found_lang = rules_html(lang, variant)
     return {"lang": found_lang, "variant": variant, "html": html}

@@ -496,8 +496,7 @@ class Room:
                 seat.kind, seat.bot, seat.name = "bot", level, bot_label(seat.index, taken)
             elif seat.kind == "invited" and seat.bot is None:
                 seat.bot = level  # plays for the friend until they come (then from the next deal)
-        await self.start_game()
-        self._publish([])
+        await self.start_game()  # (which tells everyone)
 
     async def _on_again(self, conn: Connection, _message: Again) -> None:
         if conn.seat is None:
@@ -505,7 +504,6 @@ class Room:
         if self.status != "finished":
             raise TableError("the game is not over yet", "not-over")
         await self.start_game()
-        self._publish([])
 
     async def _on_sync(self, conn: Connection, _message: Sync) -> None:
         conn.push({"type": "state", **self.state_for(conn.seat)})
