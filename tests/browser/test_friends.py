@@ -116,7 +116,7 @@ def test_a_late_friend_takes_over_a_bots_seat_at_the_next_deal(browser: Any, ser
 
 
 def test_chat_between_two_browsers(browser: Any, server: str, shots: Any) -> None:
-    ana = browser.new_context().new_page()
+    ana = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     code = new_table(ana, server, "Ana", ["open"])
     bo = browser.new_context().new_page()
     bo.goto(server + FAST + "#/")
@@ -134,6 +134,7 @@ def test_chat_between_two_browsers(browser: Any, server: str, shots: Any) -> Non
     bo.click("#chat .react >> nth=0")
     emoji = bo.get_attribute("#chat .react >> nth=0", "data-emoji")
     ana.wait_for_selector(f"#log-lines li.log-chat >> text=Bo {emoji}")
+    ana.locator("#chat").scroll_into_view_if_needed()
     shots(ana, "chat")
     bo.click("#mute")
     assert bo.get_attribute("#mute", "aria-pressed") == "true"
@@ -180,6 +181,7 @@ def test_a_notice_when_the_timer_plays_for_you(browser: Any, server: str, shots:
     assert re.search(r"time ran out", page.inner_text("#notice"), re.I)
     page.click("#log summary")
     assert page.locator("#log-lines li.log-timer >> text=Tim").count() >= 1
+    page.evaluate("window.scrollTo(0, 0)")
     shots(page, "timer-notice")
     page.click("#notice-close")
     assert page.is_hidden("#notice")

@@ -128,10 +128,10 @@ export function showTable(main, code, invite = null) {
       s.log.follow(update.table.game_number);
       if (update.type === "update") {
         s.shape = playShape(update.table, update.view);
+        playedFor(update.played_for); // before the reveal it led to
         logEvents(s, update.events || []);
         // the deal's summary waits until the board shows the new state (below)
         s.pendingSummary = (update.events || []).find((e) => e.type === "deal-scored") ?? s.pendingSummary;
-        playedFor(update.played_for);
         if (s.current && queue.length < 3 && !s.skipping) await playEvents(s, update.events || []);
       }
       apply(update);

@@ -102,6 +102,7 @@ export function createLogPanel(s) {
       h(`li.log-${e.k}`, {}, describe(e, name, target))));
     list.scrollTop = list.scrollHeight;
   }
+  draw();
   return { node, draw };
 }
 
