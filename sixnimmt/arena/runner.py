@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from ..core import Rules, RulesError, Variant
+from ..core import VARIANTS, Rules, RulesError, Variant, variant_spec
 from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE
 from ..seats import check_bot
 from .play import GameResult, play_task
@@ -38,7 +38,9 @@ class ArenaError(ValueError):
 
 
 #: Variants whose games have a length of their own (Tournament: one deal per player; Hand: one deal).
-FIXED_LENGTH = frozenset({Variant.TOURNAMENT.value, Variant.HAND.value})
+FIXED_LENGTH = frozenset(
+    v.value for v, spec in VARIANTS.items() if spec.deals_per_player or spec.fixed_deals is not None
+)
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class ArenaConfig:
 
     def rules(self) -> Rules:
         if self.variant in FIXED_LENGTH and self.game_deals is not None:
-            length = "one deal per player" if self.variant == Variant.TOURNAMENT else "one long deal"
+            length = "one deal per player" if variant_spec(self.variant).deals_per_player else "one long deal"
             raise ArenaError(
                 f"a {self.variant} game always lasts {length}: leave out game_deals (--game-deals)"
             )

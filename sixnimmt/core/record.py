@@ -37,7 +37,7 @@ from .events import (
     RowChoiceRequired,
 )
 from .game import Game
-from .rules import Rules, Variant
+from .rules import Rules
 from .text import printable
 from .variants import Dealing, TurnOrder
 from .views import PASS, DecisionKind, Phase
@@ -424,10 +424,10 @@ class _Deal:
 def _parse_deal(raw: Any, index: int, rules: Rules) -> _Deal:
     """Check one deal's shape."""
     where = f"deal {index + 1}"
-    variant = rules.variant
     order: list[Any] = []
     setup: DealSetup | None = None
-    if variant is Variant.LOGIC or (variant is Variant.TOURNAMENT and index == 0):
+    dealing = rules.spec.dealing
+    if dealing is Dealing.DRAFT or (dealing is Dealing.DRAFT_ONCE and index == 0):
         deal = _object(raw, where, {"draft", "turns"}, {"draft", "turns"})
         draft = _object(deal["draft"], f"{where} draft", {"first", "order"}, {"first", "order"})
         first = _int(draft["first"], f"{where} draft.first", 0, rules.players - 1)
@@ -436,7 +436,7 @@ def _parse_deal(raw: Any, index: int, rules: Rules) -> _Deal:
                 f"{where}: the draft starts with seat {index % rules.players}, not seat {first}"
             )
         order = _list(draft["order"], f"{where} draft.order")
-    elif variant is Variant.TOURNAMENT:
+    elif dealing is Dealing.DRAFT_ONCE:
         deal = _object(raw, where, {"turns"}, {"turns"})  # the drafted sheets, passed on
     else:
         deal = _object(raw, where, {"hands", "rows", "turns"}, {"hands", "rows", "turns"})
@@ -447,7 +447,7 @@ def _parse_deal(raw: Any, index: int, rules: Rules) -> _Deal:
             parsed_hands.append(tuple(_int(c, f"{where} hands[{seat}]") for c in cards))
         rows = _list(deal["rows"], f"{where} rows", ROW_COUNT)
         turned: list[int] = []
-        stacks = variant is Variant.DOUBLE
+        stacks = rules.spec.twins
         for r, row in enumerate(rows):
             cards = _list(row, f"{where} rows[{r}]")
             if not (len(cards) == 1 or (stacks and len(cards) == 2)):
@@ -526,7 +526,7 @@ def replay(
         raise RecordError(str(error)) from None
 
     last = len(raw_deals) - 1
-    hand_variant = rules.variant is Variant.HAND
+    hand_variant = rules.spec.turn_order is TurnOrder.SOLO  # a deal of no fixed length
     per_deal = game.turns_per_deal
     for index in range(len(raw_deals)):
         where = f"deal {index + 1}"
@@ -598,8 +598,8 @@ def _turn_plays(
 ) -> tuple[list[int], dict[int, int]]:
     """Play a turn's cards as the variant asks for them; returns every card played, and in Nifty
     the card each seat placed first."""
-    variant = game.rules.variant
-    if variant is Variant.HAND:
+    order = game.rules.spec.turn_order
+    if order is TurnOrder.SOLO:
         seat = _int(turn.get("seat"), f"{where} seat", 0, game.players - 1)
         if seat != game.current:
             raise RecordError(f"{where}: it is seat {game.current}'s turn, not seat {seat}'s")
@@ -614,7 +614,7 @@ def _turn_plays(
     if "seat" in turn:
         raise RecordError(f"{where}: unknown field(s) seat")
     plays = _list(turn["plays"], f"{where} plays", game.players)
-    if variant is Variant.NIFTY:
+    if order is TurnOrder.PAIRS:
         pairs = [_list(p, f"{where} plays[{s}]", 2) for s, p in enumerate(plays)]
         cards = [_int(c, f"{where} plays[{s}]") for s, pair in enumerate(pairs) for c in pair]
         for seat, pair in enumerate(pairs):
@@ -622,17 +622,17 @@ def _turn_plays(
                 _play(game, seat, card, where, seats)
         return cards, {seat: pair[0] for seat, pair in enumerate(pairs)}
     cards = [_int(c, f"{where} plays[{s}]") for s, c in enumerate(plays)]
-    order: list[int] = list(range(game.players))
-    if variant is Variant.OPEN:  # face up, one at a time from the marker's holder
+    seat_order: list[int] = list(range(game.players))
+    if order is TurnOrder.SEQUENCE:  # face up, one at a time from the marker's holder
         first = game.current if game.current is not None else 0
-        order = [(first + k) % game.players for k in range(game.players)]
-    for seat in order:
+        seat_order = [(first + k) % game.players for k in range(game.players)]
+    for seat in seat_order:
         _play(game, seat, cards[seat], where, seats)
     return cards, {}
 
 
 def _replay_turn(game: Game, raw: Any, where: str, seats: list[str]) -> None:
-    hand_variant = game.rules.variant is Variant.HAND
+    hand_variant = game.rules.spec.turn_order is TurnOrder.SOLO
     allowed = {"plays", "picks"} | ({"seat", "keeps"} if hand_variant else set())
     turn = _object(raw, where, allowed, {"plays"})
     if game.phase is not Phase.PLAY:
@@ -694,7 +694,7 @@ def _replay_turn(game: Game, raw: Any, where: str, seats: list[str]) -> None:
     if needless:
         card = needless[0]
         owner = next((s for s, c in enumerate(cards) if str(c) == card), None)
-        if game.rules.variant in (Variant.NIFTY, Variant.HAND):
+        if game.rules.spec.turn_order in (TurnOrder.PAIRS, TurnOrder.SOLO):
             owner = None  # cards are not one per seat
         who = f"seat {owner} ({_name(seats[owner])}), " if owner is not None else ""
         raise RecordError(f"{where}, {who}card {printable(card, 20)}: needless pick, no row choice was due")

@@ -127,7 +127,7 @@ class PlayerView:
         In Tactics every unseen card is in another player's hand; in Logic none is unseen. In Double
         a card can be seen once and still unseen once (its twin).
         """
-        if self.rules.variant.value != "double":
+        if not self.rules.spec.twins:
             seen = self.seen_cards()
             return tuple(c for c in self.rules.deck if c not in seen)
         counts: dict[Card, int] = {}

@@ -19,12 +19,14 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 
+from ..core.variants import VARIANTS as _SPECS
+
 #: The languages every text exists in, with their own names (for menus).
 LANGUAGES: dict[str, str] = {"en": "English", "es": "Español", "sv": "Svenska"}
-#: The variants of the starting texts, with a rules text each (the engine's ``Variant`` values).
-VARIANTS: tuple[str, ...] = ("standard", "tactics", "logic", "professional")
+#: The variants of the starting texts, with a rules text each (``rules/{lang}/{spec.i18n_key}.md``).
+VARIANTS: tuple[str, ...] = tuple(s.i18n_key for s in _SPECS.values() if s.in_starting_texts)
 #: Official variants beyond the starting texts that have a rules text too (the terminal game plays them).
-MORE_VARIANTS: tuple[str, ...] = ("tournament", "open", "nifty", "hand", "double")
+MORE_VARIANTS: tuple[str, ...] = tuple(s.i18n_key for s in _SPECS.values() if not s.in_starting_texts)
 DEFAULT_LANGUAGE = "en"
 DOMAIN = "sixnimmt"
 

@@ -33,20 +33,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..core import PlayerView, Variant
+from ..core import VARIANTS, PlayerView, Variant
 
 PROTOCOL_VERSION = 2
 #: Versions a bot may answer ``hello`` with.
 SUPPORTED_VERSIONS = (1, 2)
 #: The variants a version-1 bot can play (its messages there are exactly version 1's).
-VERSION_1_VARIANTS = frozenset({Variant.STANDARD, Variant.TACTICS, Variant.LOGIC, Variant.PROFESSIONAL})
+VERSION_1_VARIANTS = frozenset(v for v, spec in VARIANTS.items() if spec.protocol_version <= 1)
 #: A line longer than this is garbage, not a reply (a full view is a few kilobytes).
 MAX_LINE = 1 << 20
 
 
 def speaks(version: int, variant: Variant) -> bool:
     """Whether a bot speaking protocol ``version`` can play ``variant``."""
-    return version >= 2 or variant in VERSION_1_VARIANTS
+    return version >= VARIANTS[variant].protocol_version
 
 
 def encode(message: dict[str, Any]) -> str:

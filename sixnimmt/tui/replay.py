@@ -30,7 +30,6 @@ from ..core import (
     Game,
     GameOver,
     RowTaken,
-    Variant,
 )
 from ..core.record import replay
 from ..i18n import N_, resolve_language, translator
@@ -165,7 +164,7 @@ class ReplayApp(App[None]):
         status = Text(f"{variant_name(game.rules.variant.value, self.tr)}  ·  ", style="bold")
         status.append(g("Deal {number}").format(number=step.deal + 1))
         if step.turn is not None:
-            if game.rules.variant is Variant.HAND:  # no fixed number of turns
+            if game.rules.turns_per_deal is None:  # no fixed number of turns (Hand)
                 status.append("  ·  " + g("Turn {number}").format(number=step.turn + 1))
             else:
                 turn = g("Turn {number} of {total}").format(number=step.turn + 1, total=game.turns_per_deal)
