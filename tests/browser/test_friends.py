@@ -70,12 +70,16 @@ def test_an_invitation_link_seats_the_named_friend(browser: Any, server: str, sh
     stranger.goto(server + FAST + f"#/t/{code}")
     stranger.wait_for_selector("#waiting-seats")
     assert stranger.locator("#join-form").count() == 0  # the seat is kept for Bo
+    host.click("button[data-release='2']")  # the bot's seat becomes free: the stranger may take it
+    stranger.wait_for_selector("#join-form")
     friend = browser.new_context().new_page()
     friend.goto(link.replace(server + "/", server + FAST))
     friend.fill("#join-name", "Bo")
     friend.click("#join-btn")
     friend.wait_for_function("() => !location.hash.includes('invite')")
-    for page in (host, friend):  # every seat is taken: the game starts by itself
+    friend.wait_for_selector("#waiting-seats .badge >> text=you")
+    host.click("#start")  # a bot takes the free seat
+    for page in (host, friend):
         page.wait_for_selector("#hand button.card:not([disabled])")
     assert friend.locator(".player.me .pname").inner_text() == "Bo"
     assert friend.get_attribute(".player.me", "data-seat") == "1"
@@ -154,6 +158,12 @@ def test_chat_between_two_browsers(browser: Any, server: str, shots: Any) -> Non
     watcher.goto(server + FAST + f"#/t/{code}")
     watcher.wait_for_selector("#chat-text")
     assert watcher.is_disabled("#chat-text")
+    ana.click("#seats-btn")  # the host lets spectators write
+    ana.check("#spectator-chat")
+    watcher.wait_for_selector("#chat-text:not([disabled])")
+    watcher.fill("#chat-text", "thanks!")
+    watcher.click("#chat-send")
+    bo.wait_for_selector("#log-lines li.log-chat >> text=thanks!")
 
 
 def test_a_server_error_in_spanish(browser: Any, server: str) -> None:
