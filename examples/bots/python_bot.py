@@ -21,7 +21,7 @@ ROW_LIMIT = 5
 
 
 def bullheads(card):
-    """Penalty points of a card (RULES.md §1)."""
+    """Penalty points of a card (docs/rules.md §1)."""
     if card == 55:
         return 7
     if card % 11 == 0:

@@ -49,7 +49,7 @@ class ArenaConfig:
     (duplicate), in full games under the rules (target 66 unless ``target``/``game_deals`` say
     otherwise); the arena plays whole duplicate sets until at least ``deals`` shuffles are used.
 
-    Any of the nine variants (RULES.md §5, §6), within its player range. Tournament games always last
+    Any of the nine variants (docs/rules.md §5, §6), within its player range. Tournament games always last
     one deal per player and Hand games one long deal: neither takes ``game_deals``, and ``target`` is
     ignored (they have none).
     """

@@ -5,7 +5,7 @@
 * ``cautious`` (the ``medium`` level) counts cards: for each card it estimates the chance that enough
   unseen cards land in front of it to make it a sixth card, and plays the card with the lowest
   expected penalty. Its row choices look one turn ahead (the rest of this turn's cards, then its own
-  best next card), so it does not fall for the cheapest row when that row is a trap (RULES.md E3).
+  best next card), so it does not fall for the cheapest row when that row is a trap (docs/rules.md E3).
 
 Both draft in Logic and Tournament with :func:`draft_pick`. The helpers here are also used by the
 search bots, which fall back on ``cautious`` in the variants they do not search (Nifty, Hand): there
@@ -227,7 +227,7 @@ class CautiousBot(Bot):
 
     def row_scores(self, view: PlayerView, decision: Decision) -> dict[int, float]:
         """Bullheads taken now plus the expected cost of this seat's best next card on the board the
-        turn leaves: the cheapest row is not the best when it leaves only traps (RULES.md E3)."""
+        turn leaves: the cheapest row is not the best when it leaves only traps (docs/rules.md E3)."""
         scores: dict[int, float] = {}
         rest = list(view.hand)
         for row in decision.options:

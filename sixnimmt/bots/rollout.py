@@ -379,7 +379,7 @@ def rollout_rows(
     """Penalties ``float64[options, samples, players]`` for the rest of the deal when ``me`` settles
     ``card``'s row choice with each option: take that row (``too_low``) or use that tied row's end.
     The turn's other unplaced cards (``queue_*``, ascending) are placed next, as the rules say, so a
-    choice that turns a later card into a sixth card is seen (RULES.md E3)."""
+    choice that turns a later card into a sixth card is seen (docs/rules.md E3)."""
     np.random.seed(seed)
     players = hands0.shape[0]
     k_count = options.shape[0]

@@ -21,7 +21,7 @@ heuristic, and so is Nifty's order decision (played out exactly there).
 Determinization is consistent with the view: the unseen cards (``view.unseen_cards()``) are dealt
 into the other hands at their known sizes; in Tactics that is exactly the other hands' cards, in
 Logic every hand is public and nothing is sampled. Row choices (too-low card, Professional tie) are
-searched the same way, placing the turn's remaining cards after the choice (RULES.md E3). Logic's
+searched the same way, placing the turn's remaining cards after the choice (docs/rules.md E3). Logic's
 draft uses :func:`~sixnimmt.bots.heuristics.draft_pick`.
 """
 

@@ -90,7 +90,7 @@ def engine(
 def env_speed(
     seconds: Annotated[float, typer.Option(min=0.1, help="Time per measurement.")] = 3.0,
     players: Annotated[int, typer.Option(min=2, max=10, help="Players per game.")] = 4,
-    variant: Annotated[str, typer.Option(help="Any variant of RULES.md (standard, tactics, ..., double).")] = "standard",
+    variant: Annotated[str, typer.Option(help="Any variant of docs/rules.md (standard, tactics, ..., double).")] = "standard",
     seed: Annotated[int, typer.Option(help="Seed for the shuffles and the random moves.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     vector: Annotated[bool, typer.Option("--vector", help="The vector env (sixnimmt.rl.vector) beside the parallel env, in agent-steps/s, with its scaling over N and players.")] = False,

@@ -1,4 +1,4 @@
-"""Cards and their bullheads (RULES.md §1).
+"""Cards and their bullheads (docs/rules.md §1).
 
 A card is a plain ``int`` from 1 to 104. Its penalty is looked up in a table computed once at import,
 because the search bots ask for it millions of times.

@@ -1,4 +1,4 @@
-"""Where each deal's cards come from (RULES.md §2, §5.2, §6): shuffled and dealt, or drafted openly.
+"""Where each deal's cards come from (docs/rules.md §2, §5.2, §6): shuffled and dealt, or drafted openly.
 
 Chance enters a game only through the *dealer*, a callable that returns each shuffled deal's hands
 and rows; the default dealer shuffles with a ``random.Random``, so the same seed gives the same game,

@@ -214,7 +214,7 @@ def nb_random_games(
     return out
 
 
-# Professional placement (RULES.md §5.3) for the compiled tier: a card may go to either end of a row.
+# Professional placement (docs/rules.md §5.3) for the compiled tier: a card may go to either end of a row.
 #: ``tie_mode`` for the compiled Professional kernels: how a left/right tie is settled in a rollout.
 TIE_CHOOSE, TIE_LEFT, TIE_RIGHT = 0, 1, 2
 
@@ -287,7 +287,7 @@ def nb_place_pro(
     return nb_put(rows, lens, right_row, card, False)
 
 
-# Double (RULES.md §6) for the compiled tier: two decks, so a card may have a twin. Rows need room
+# Double (docs/rules.md §6) for the compiled tier: two decks, so a card may have a twin. Rows need room
 # for stacked twins: use rows int64[4, DOUBLE_ROW_WIDTH] (5 places of up to 2 cards, and room to
 # append before a take).
 DOUBLE_ROW_WIDTH = 12
@@ -340,7 +340,7 @@ def nb_charge_double(
 ) -> None:  # pragma: no cover - compiled
     """Charge the pickup ``cost`` of a turn's ``k``-th placed card (``placed`` in placement order,
     ``owners`` their seats): when its twin is placed right after it, both owners pay half, rounded
-    up (RULES.md §6); otherwise its owner pays it all."""
+    up (docs/rules.md §6); otherwise its owner pays it all."""
     if cost > 0 and k + 1 < placed.shape[0] and placed[k + 1] == placed[k]:
         half = (cost + 1) // 2
         penalties[owners[k]] += half
@@ -354,7 +354,7 @@ def nb_play_turn_double(
     rows: np.ndarray, lens: np.ndarray, cards: np.ndarray, penalties: np.ndarray
 ) -> None:  # pragma: no cover - compiled
     """One Double turn: ``cards[seat]`` placed in ascending order (too-low: the cheapest row); twins
-    stack, and a pickup forced by two identical cards is shared (RULES.md §6)."""
+    stack, and a pickup forced by two identical cards is shared (docs/rules.md §6)."""
     owners = np.argsort(cards, kind="mergesort")  # stable: twins in seat order, as the engine
     placed = cards[owners]
     for k in range(cards.shape[0]):
@@ -366,7 +366,7 @@ def nb_play_turn_double(
 def nb_play_turn_nifty(
     rows: np.ndarray, lens: np.ndarray, cards: np.ndarray, penalties: np.ndarray
 ) -> None:  # pragma: no cover - compiled
-    """One Nifty turn (RULES.md §6): ``cards[seat]`` holds the seat's two cards in the order it
+    """One Nifty turn (docs/rules.md §6): ``cards[seat]`` holds the seat's two cards in the order it
     places them. The seat holding the lowest card not yet placed places both, then the seat holding
     the lowest of the rest, and so on; too-low cards take the cheapest row."""
     players = cards.shape[0]

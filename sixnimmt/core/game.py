@@ -1,4 +1,4 @@
-"""The game as a state machine (RULES.md §2-6).
+"""The game as a state machine (docs/rules.md §2-6).
 
 A :class:`Game` always says which decisions it is waiting for (:meth:`Game.pending`): a card from
 every player who has not chosen yet (simultaneous), or from one player (Open, Hand); a row choice

@@ -1,4 +1,4 @@
-"""Where a card goes (RULES.md §3 rules 1-4 and §5.3). Pure functions over rows; no state."""
+"""Where a card goes (docs/rules.md §3 rules 1-4 and §5.3). Pure functions over rows; no state."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ from .variants import Dealing, TurnOrder
 from .views import PASS, DecisionKind, Phase
 
 FORMAT = "sixnimmt-record"
-VERSION = 2  # written for the variants of RULES.md §6; version 1 (the others) is still read
+VERSION = 2  # written for the variants of docs/rules.md §6; version 1 (the others) is still read
 VERSIONS = (1, 2)
 _TOP_FIELDS = {"format", "version", "rules", "seats", "deals", "scores"}
 

@@ -1,4 +1,4 @@
-"""Game options (RULES.md §2, §4, §5): which variant, how many players, when the game ends."""
+"""Game options (docs/rules.md §2, §4, §5): which variant, how many players, when the game ends."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """How the cards of a turn are chosen and revealed: one small class per turn order of the variants
 (a spec's ``turn_order``, core/variants.py). :class:`~sixnimmt.core.game.Game` dispatches to them.
 
-* :class:`Simultaneous` (RULES.md §3): everyone chooses one card secretly; all are revealed together
+* :class:`Simultaneous` (docs/rules.md §3): everyone chooses one card secretly; all are revealed together
   and placed in ascending order.
 * :class:`Pairs` (§6 Nifty): everyone chooses two cards; once revealed, the seat holding the lowest
   card not yet placed says which of its two goes first, and both are placed.

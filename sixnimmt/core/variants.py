@@ -1,4 +1,4 @@
-"""Every variant as data (RULES.md §2, §5, §6): one :class:`VariantSpec` each, in :data:`VARIANTS`.
+"""Every variant as data (docs/rules.md §2, §5, §6): one :class:`VariantSpec` each, in :data:`VARIANTS`.
 
 What differs between variants lives here and nowhere else: the deck, the hand, the player range,
 how a turn is taken, how hands are dealt, where a card may go, how the game ends and which record

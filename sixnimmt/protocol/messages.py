@@ -22,7 +22,7 @@ bye            no      the host is done: exit
 Replies: ``{"id": N, "type": "hello", "protocol": 2, "name": "..."}`` to ``hello`` and
 ``{"id": N, "move": X}`` to ``decide`` (one of ``view.decision.options``).
 
-Version 2 added the variants of RULES.md §6: the decision kinds ``order`` (Nifty) and ``keep``
+Version 2 added the variants of docs/rules.md §6: the decision kinds ``order`` (Nifty) and ``keep``
 (Hand), the answer ``PASS`` (0), and the ``seat`` of a Hand turn. Everything a version-1 bot sees in
 the four original variants is unchanged, so a bot that answers ``hello`` with protocol 1 still plays
 those; the host refuses it for the new variants, whose decisions it would not know.

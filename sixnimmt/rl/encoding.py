@@ -190,7 +190,7 @@ def _hand_placement(
     ``points`` the bullheads it would take (too low: the cheapest row's; else 0 unless the row is full)."""
     placements = []
     if professional and not stack:
-        # The closest accepting end, right or left (RULES.md §5.3), inline for speed as below; in a
+        # The closest accepting end, right or left (docs/rules.md §5.3), inline for speed as below; in a
         # tie the first end found, as best_slots lists it. tests/rl check it against best_slots.
         for card in hand:
             best, gap = -1, 1 << 30
@@ -215,7 +215,7 @@ def _hand_placement(
             full = gap != 0 and row_size(row, stack) >= ROW_LIMIT  # a stacked twin takes no place
             placements.append((card, False, gap, costs[slot.row] if full else 0))
         return placements
-    # The closest lower row end (RULES.md §3 rule 2), inline as in core.fast.FastDeal.place because
+    # The closest lower row end (docs/rules.md §3 rule 2), inline as in core.fast.FastDeal.place because
     # this runs for every card of every hand at every step; tests/rl check it against best_slots.
     ends = [row[-1] for row in rows]
     for card in hand:

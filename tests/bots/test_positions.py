@@ -54,7 +54,7 @@ def test_snug_takes_the_cheapest_row() -> None:
 
 
 def e3_view() -> PlayerView:
-    """RULES.md E3 with two players holding one card each: 29 (seat 0) is too low, 62 follows."""
+    """docs/rules.md E3 with two players holding one card each: 29 (seat 0) is too low, 62 follows."""
     rows = [[50, 61], [70, 88], [33, 95], [31, 35, 47, 52, 60]]
     game = Game.from_position(Rules(players=2), [[29], [62]], rows, seed=1)
     game.act(0, 29)

@@ -1,4 +1,4 @@
-"""Helpers for building exact positions from RULES.md's examples."""
+"""Helpers for building exact positions from docs/rules.md's examples."""
 
 from __future__ import annotations
 

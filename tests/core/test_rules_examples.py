@@ -1,4 +1,4 @@
-"""Every worked example of RULES.md §7 (E1-E9) and the bullhead table of §1."""
+"""Every worked example of docs/rules.md §7 (E1-E9) and the bullhead table of §1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Worked examples for the variants of RULES.md §6: Tournament, Open, Nifty, Hand and Double."""
+"""Worked examples for the variants of docs/rules.md §6: Tournament, Open, Nifty, Hand and Double."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from sixnimmt.rl import N_ACTIONS, PASS_ACTION, SixNimmtEnv, SixNimmtParallelEnv
 from sixnimmt.rl.encoding import VARIANT_NAMES, move_to_action
 from sixnimmt.seats import UnknownBotError
 
-VARIANTS = VARIANT_NAMES  # all nine of RULES.md
+VARIANTS = VARIANT_NAMES  # all nine of docs/rules.md
 
 #: The decision kinds each variant asks for, besides cards and rows.
 EXTRA_KINDS = {"logic": {DecisionKind.DRAFT}, "tournament": {DecisionKind.DRAFT},

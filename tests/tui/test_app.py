@@ -313,7 +313,7 @@ def test_other_variants_play_through(variant: str) -> None:
 
 
 def test_a_professional_tie_asks_for_the_end() -> None:
-    # Rows 50, 54, 10, 90: the 52 is 2 above the 50 and 2 below the 54 (RULES.md E8).
+    # Rows 50, 54, 10, 90: the 52 is 2 above the 50 and 2 below the 54 (docs/rules.md E8).
     hands = [[52, 1, 2, 3, 4, 5, 6, 7, 8, 9], list(range(91, 101)), [101, 102, 103, 104, 11, 12, 13, 14, 15, 16]]
     config = three_seats(variant="professional")
 
