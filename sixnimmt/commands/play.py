@@ -93,6 +93,9 @@ def play(
     ] = None,
     save: Annotated[bool, typer.Option("--save/--no-save", help="Save each game's record (a game left unfinished too).")] = True,
     seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots.", show_default=False)] = None,
+    confirm: Annotated[
+        bool, typer.Option("--confirm/--no-confirm", help="Ask for a second Enter (or click) before a card is played.")
+    ] = False,
     resume: Annotated[
         Path | None,
         typer.Option(
@@ -106,8 +109,8 @@ def play(
 ) -> None:
     """Open the terminal game. With --bots, --variant, --target, --end, --deals or --count the game
     starts at once with those settings; otherwise the start screen lets you choose."""
-    from ..tui.app import MIN_HEIGHT, MIN_WIDTH
     from ..tui.config import split_bot_list
+    from ..tui.panels import MIN_HEIGHT, MIN_WIDTH
 
     resumed: Game | None = None
     try:
@@ -123,6 +126,9 @@ def play(
             config = _config(
                 seats, variant, target, end, deals, count, name, lang, delay, records, save, seed, pro_tie
             )
+        config = replace(config, confirm=confirm)
+        if config.records_dir is not None:
+            _check_writable(config.records_dir)
     except (ValueError, UnknownBotError, RulesError) as error:
         raise _fail(str(error)) from None
     size = _terminal_size()
@@ -135,11 +141,15 @@ def play(
             status=1,
         )
     skip_start = any(v is not None for v in (seats, variant, target, end, deals, count, pro_tie))
+    if skip_start or resumed is not None:
+        _warm_up(config)
     from ..tui.app import SixNimmtApp
 
     # A bug ends the game with one line (and its traceback in a log file), unless SIXNIMMT_DEBUG is set.
     friendly = not os.environ.get("SIXNIMMT_DEBUG")
-    game_app = SixNimmtApp(config, show_start=not skip_start, resume=resumed, friendly_errors=friendly)
+    game_app = SixNimmtApp(
+        config, show_start=not skip_start, resume=resumed, resumed_from=resume, friendly_errors=friendly
+    )
     game_app.run()
     if game_app.return_code:
         raise typer.Exit(game_app.return_code)
@@ -178,6 +188,40 @@ def _resume(
         pro_tie=rules["pro_tie"],
     )
     return game, config
+
+
+def _check_writable(folder: Path) -> None:
+    """Refuse at once a records folder the game could not save into (rather than at the end)."""
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".sixnimmt-check-"):
+            pass
+    except OSError as error:
+        raise ValueError(
+            f"cannot save games in --records {folder}: {error.strerror or error} "
+            "(choose another folder, or --no-save)"
+        ) from None
+
+
+def _warm_up(config: GameConfig) -> None:
+    """Compile the searching bots' kernels before the table opens (first run only: later runs load
+    them from numba's cache at once), with a progress line while it lasts."""
+    from ..tui.warmup import needs_warm_up, warm_up_with_progress
+
+    if not needs_warm_up(seat.bot for seat in config.seats):
+        return
+    shown = False
+
+    def say(line: str) -> None:
+        nonlocal shown
+        shown = True
+        typer.echo("\r" + line, nl=False, err=True)
+
+    warm_up_with_progress(config.rules(), say)
+    if shown:
+        typer.echo("", err=True)
 
 
 def _terminal_size() -> os.terminal_size | None:

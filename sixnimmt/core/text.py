@@ -74,12 +74,12 @@ def describe_event(event: Event, seats: Sequence[str]) -> str | None:
         why = "sixth card" if event.reason == "full" else "chosen row"
         cards = " ".join(card_text(c) for c in event.cards)
         return (
-            f"   {seats[event.seat]} takes row {event.row} ({why}): {cards}"
+            f"   {seats[event.seat]} takes row {event.row + 1} ({why}): {cards}"
             f" = {event.bullheads} bullhead{'s' if event.bullheads != 1 else ''}"
         )
     if isinstance(event, CardPlaced):
         side = " (left end)" if event.side == "left" else ""
-        return f"   {card_text(event.card)} -> row {event.row}{side}"
+        return f"   {card_text(event.card)} -> row {event.row + 1}{side}"
     if isinstance(event, DealScored):
         parts = ", ".join(
             f"{seats[s]} +{p} = {t}" for s, (p, t) in enumerate(zip(event.penalties, event.totals))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import shlex
 import traceback
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,7 +15,9 @@ from textual.worker import WorkerFailed
 
 from ..core import Dealer, Game
 from ..i18n import translator
-from .config import GameConfig, bots_option, default_records_dir
+from .config import GameConfig, default_records_dir, resume_command
+from .final import FinalScreen
+from .panels import MIN_HEIGHT, MIN_WIDTH
 from .start import StartScreen
 from .table import TableScreen
 
@@ -25,9 +27,7 @@ def error_log() -> Path:
     return default_records_dir().parent / "play-error.log"
 
 
-#: Below this size the table cannot show four full rows, a hand and the scores.
-MIN_WIDTH = 100
-MIN_HEIGHT = 30
+__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "SixNimmtApp", "error_log"]
 
 
 class SixNimmtApp(App[None]):
@@ -49,6 +49,7 @@ class SixNimmtApp(App[None]):
         show_start: bool = True,
         dealer: Dealer | None = None,
         resume: Game | None = None,
+        resumed_from: Path | None = None,
         friendly_errors: bool = False,
     ) -> None:
         """``resume``: a game rebuilt from its record (``sixnimmt play --resume``), seated as in
@@ -62,6 +63,7 @@ class SixNimmtApp(App[None]):
         self.show_start_first = show_start and resume is None
         self.dealer = dealer  # fixed deals (tests, puzzles); None shuffles from the seed
         self.resume = resume
+        self.resumed_from = resumed_from  # the resumed game's file, removed once it is saved anew
         #: Where the game left unfinished was saved, if it was (tests and the exit message).
         self.unfinished_saved_to: Path | None = None
         #: The line printed when the app exits (where the game was saved), if any.
@@ -71,7 +73,7 @@ class SixNimmtApp(App[None]):
         if self.show_start_first:
             self.push_screen(StartScreen(self.config))
         else:
-            self.push_screen(TableScreen(self.config, self.dealer, self.resume))
+            self.push_screen(TableScreen(self.config, self.dealer, self.resume, resumed_from=self.resumed_from))
 
     async def action_quit(self) -> None:
         """Ctrl+Q / Ctrl+C: leave at once, keeping a game under way."""
@@ -87,7 +89,7 @@ class SixNimmtApp(App[None]):
         g = translator(table.config.lang).gettext
         if path is not None:
             self.unfinished_saved_to = path
-            command = f"sixnimmt play --resume {shlex.quote(str(path))} {bots_option(table.config.seats)}"
+            command = resume_command(path, table.config)
             message = g("Game saved. Resume it with: {command}").format(command=command)
         elif table.save_error is not None and not table.game.is_over:
             message = g("The game could not be saved: {error}").format(error=table.save_error)
@@ -98,7 +100,8 @@ class SixNimmtApp(App[None]):
         self.exit(message=Text(message))  # Text: a path is never read as markup
 
     def on_resize(self, event: events.Resize) -> None:
-        if event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT:
+        # The table says it itself, in place of the game (which stays hidden, hands included).
+        if self.table is None and (event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT):
             message = translator(self.config.lang).gettext(
                 "The terminal is too small ({width}x{height}): enlarge it to at least {min_width}x{min_height}."
             )
@@ -137,14 +140,30 @@ class SixNimmtApp(App[None]):
         except Exception:
             saved = None
         if saved is not None and table is not None:
-            line += f". Game saved: sixnimmt play --resume {shlex.quote(str(saved))} {bots_option(table.config.seats)}"
+            line += f". Game saved: {resume_command(saved, table.config)}"
         self.exit_message = line
         self.exit(return_code=1, message=Text(line))
 
-    def set_language(self, lang: str) -> None:
-        from dataclasses import replace
+    # The screens' requests (they post messages; none imports the app).
 
-        self.config = replace(self.config, lang=lang)
+    def on_start_screen_start_game(self, message: StartScreen.StartGame) -> None:
+        self.start_game(message.config)
+
+    def on_start_screen_language_changed(self, message: StartScreen.LanguageChanged) -> None:
+        self.config = replace(self.config, lang=message.lang)
+
+    def on_final_screen_play_again(self, message: FinalScreen.PlayAgain) -> None:
+        self.start_game(message.config)
+
+    def on_final_screen_new_settings(self, message: FinalScreen.NewSettings) -> None:
+        self.show_start(message.config)
+
+    def on_table_screen_quit_requested(self, _: TableScreen.QuitRequested) -> None:
+        self.quit_saving()
+
+    def on_table_screen_finished(self, message: TableScreen.Finished) -> None:
+        session = message.session
+        self.switch_screen(FinalScreen(session.config, session.game, session.saved_to, session.save_error))
 
     def start_game(self, config: GameConfig) -> None:
         try:

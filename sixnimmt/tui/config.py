@@ -71,6 +71,8 @@ class GameConfig:
     lang: str = DEFAULT_LANGUAGE
     #: Seconds between two placements of the reveal animation (0: instant).
     delay: float = 0.6
+    #: Ask for a second Enter (or click) before a card is played.
+    confirm: bool = False
     #: Where finished games are saved; ``None`` saves nothing.
     records_dir: Path | None = None
     seed: int | None = None
@@ -238,3 +240,12 @@ def bots_option(seats: Iterable[Seat]) -> str:
     if any("," in spec for spec in specs):
         return " ".join(f"--bot {shlex.quote(spec)}" for spec in specs)
     return f"--bots {shlex.quote(','.join(specs))}"
+
+
+def resume_command(path: Path, config: GameConfig) -> str:
+    """The command line that goes on with the game saved in ``path``: the same seats, and the same
+    records folder when it is not the default one (else the resumed game would be saved elsewhere)."""
+    command = f"sixnimmt play --resume {shlex.quote(str(path))} {bots_option(config.seats)}"
+    if config.records_dir is not None and config.records_dir != default_records_dir():
+        command += f" --records {shlex.quote(str(config.records_dir))}"
+    return command

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
 from ..core import DealScored
-from .render import score_value
+from .render import cards_line, score_value
 
 
 class PassScreen(ModalScreen[None]):
@@ -76,8 +76,11 @@ class DealSummaryScreen(ModalScreen[None]):
         target: int | None,
         count_down: bool,
         tr: gettext.NullTranslations,
+        taken: Sequence[Sequence[int]] | None = None,
     ) -> None:
+        """``taken``: the cards each seat took in the deal (shown with what they cost)."""
         super().__init__()
+        self.taken = taken
         self.event = event
         self.seats = seats
         self.target = target
@@ -90,15 +93,20 @@ class DealSummaryScreen(ModalScreen[None]):
         table.add_column(g("Player"))
         table.add_column(g("This deal"), justify="right")
         table.add_column(g("Points left") if self.count_down else g("Total"), justify="right")
+        if self.taken is not None:
+            table.add_column(g("Cards taken"))
         order = sorted(range(len(self.seats)), key=lambda s: (self.event.totals[s], s))
         for seat in order:
             penalty = self.event.penalties[seat]
             shown = score_value(self.event.totals[seat], self.target, self.count_down)
-            table.add_row(
+            cells: list[Text | str] = [
                 self.seats[seat],
                 Text(f"-{penalty}" if self.count_down else f"+{penalty}", style="red" if penalty else "green"),
                 str(shown),
-            )
+            ]
+            if self.taken is not None:
+                cells.append(cards_line(self.taken[seat]) if self.taken[seat] else Text("—", style="grey50"))
+            table.add_row(*cells)
         with Vertical(id="summary-box"):
             yield Static(g("Deal {number} is over").format(number=self.event.deal + 1), id="summary-title")
             yield Static(table, id="summary-table")

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -17,9 +19,6 @@ from ..core import Game
 from ..i18n import translator
 from .config import GameConfig
 from .render import score_value
-
-if TYPE_CHECKING:
-    from .app import SixNimmtApp
 
 
 class FinalScreen(Screen[None]):
@@ -32,19 +31,26 @@ class FinalScreen(Screen[None]):
         Binding("q,escape", "quit_app", "Quit"),
     ]
 
+    class PlayAgain(Message):
+        """``n``: a new game with these settings (the app deals it)."""
+
+        def __init__(self, config: GameConfig) -> None:
+            super().__init__()
+            self.config = config
+
+    class NewSettings(Message):
+        """``s``: back to the start screen with these settings."""
+
+        def __init__(self, config: GameConfig) -> None:
+            super().__init__()
+            self.config = config
+
     def __init__(self, config: GameConfig, game: Game, saved_to: Path | None, save_error: str | None) -> None:
         super().__init__()
         self.config = config
         self.game = game
         self.saved_to = saved_to
         self.save_error = save_error
-
-    @property
-    def sixnimmt_app(self) -> SixNimmtApp:
-        from .app import SixNimmtApp
-
-        assert isinstance(self.app, SixNimmtApp)
-        return self.app
 
     def compose(self) -> ComposeResult:
         tr = translator(self.config.lang)
@@ -69,7 +75,8 @@ class FinalScreen(Screen[None]):
             )
         if self.saved_to is not None:
             saved = Text(g("Record saved to {path}").format(path=self.saved_to), style="grey70")
-            saved.append("\n" + g("Watch it again: sixnimmt replay show FILE --tui"), style="grey50")
+            command = f"sixnimmt replay show {shlex.quote(str(self.saved_to))} --tui"
+            saved.append("\n" + g("Watch it again: {command}").format(command=command), style="grey50")
         elif self.save_error is not None:
             saved = Text(self.save_error, style="red")
         else:
@@ -93,10 +100,10 @@ class FinalScreen(Screen[None]):
         except ValueError as error:
             self.notify(str(error), severity="error")
             return
-        self.sixnimmt_app.start_game(config)
+        self.post_message(self.PlayAgain(config))
 
     def action_settings(self) -> None:
-        self.sixnimmt_app.show_start(self.config)
+        self.post_message(self.NewSettings(self.config))
 
     def action_quit_app(self) -> None:
         self.app.exit()

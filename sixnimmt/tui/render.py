@@ -30,8 +30,82 @@ from ..core import (
     RowsLaid,
     RowTaken,
 )
+from ..i18n import N_
+from .config import is_external
 
 Rows = list[list[int]]
+
+def variant_name(variant: str, tr: gettext.NullTranslations) -> str:
+    names = {
+        "standard": tr.gettext("Standard"),
+        "tactics": tr.gettext("Tactics"),
+        "logic": tr.gettext("Logic"),
+        "professional": tr.gettext("Professional"),
+        "tournament": tr.gettext("Tournament"),
+        "open": tr.gettext("Open"),
+        "double": tr.gettext("Double"),
+        "nifty": tr.gettext("Nifty"),
+        "hand": tr.gettext("Hand"),
+    }
+    return names.get(variant, variant.capitalize())
+
+
+#: The key bar at the bottom of the table (our own, so that it is translated): key -> what it does.
+KEYS_TABLE: tuple[tuple[str, str], ...] = (
+    ("Enter", N_("play")),
+    ("← →", N_("card")),
+    ("h", N_("hint")),
+    ("l", N_("log")),
+    ("?", N_("rules")),
+    ("q", N_("quit")),
+)
+
+
+def key_bar(tr: gettext.NullTranslations, keys: tuple[tuple[str, str], ...]) -> Text:
+    """``Enter play  h hint  ...`` in the player's language."""
+    bar = Text()
+    for key, what in keys:
+        bar.append(f" {key} ", style="bold reverse")
+        bar.append(f" {tr.gettext(what)}  ")
+    return bar
+
+
+def level_name(bot: str, tr: gettext.NullTranslations) -> str:
+    """A bot level in the player's language (other registry names as they are)."""
+    if is_external(bot):
+        return tr.gettext("program")
+    levels = {
+        "easy": tr.gettext("easy"),
+        "medium": tr.gettext("medium"),
+        "hard": tr.gettext("hard"),
+        "expert": tr.gettext("expert"),
+        "random": tr.gettext("random"),
+    }
+    return levels.get(bot, bot)
+
+
+def keys_help(tr: gettext.NullTranslations) -> str:
+    """The keys, as Markdown, for the top of the help screen."""
+    g = tr.gettext
+    lines = [
+        "# " + g("Keys"),
+        "",
+        "| " + g("Key") + " | " + g("What it does") + " |",
+        "|---|---|",
+        "| ← → Home End | " + g("choose a card") + " |",
+        "| 0-9 | " + g("type a card's number (0: pass, where you may)") + " |",
+        "| Backspace Esc | " + g("correct or forget a typed number") + " |",
+        "| ↑ ↓ / 1-4 | " + g("choose a row, when you must take one") + " |",
+        "| Enter | " + g("play the card / take the row") + " |",
+        "| h | " + g("hint: what the hard bot would play") + " |",
+        "| Space | " + g("skip the animation (any key does; Enter never plays during it)") + " |",
+        "| l | " + g("show or hide the scores and the log") + " |",
+        "| " + g("mouse") + " | " + g("click a card to choose it, click it again to play it; click a row to take it") + " |",
+        "| ? | " + g("this help") + " |",
+        "| q | " + g("quit") + " |",
+    ]
+    return "\n".join(lines)
+
 
 #: Card colours by bullheads, so danger shows at a glance: 1 quiet, 2 blue, 3 yellow, 5 orange, 7 red.
 CARD_STYLES: dict[int, str] = {
@@ -135,12 +209,24 @@ def score_value(total: int, target: int | None, count_down: bool) -> int:
     return (target or 66) - total if count_down else total
 
 
+def _with_cards(line: Text, cards: Sequence[int]) -> Text:
+    """A log line followed by the cards it is about."""
+    if cards:
+        line.append(" ")
+        line.append_text(cards_line(cards))
+    return line
+
+
 def event_line(
     event: Event,
     seats: Sequence[str],
     _: gettext.NullTranslations,
+    taken: Sequence[int] = (),
 ) -> Text | None:
-    """One log line for an event worth reading, in the player's language (None for the rest)."""
+    """One log line for an event worth reading, in the player's language (None for the rest).
+
+    ``taken``: the cards of a row taken (the event says only what they cost).
+    """
     g, n = _.gettext, _.ngettext
     if isinstance(event, DealStarted):
         return Text(g("Deal {number} begins").format(number=event.deal + 1), style="bold underline")
@@ -180,13 +266,13 @@ def event_line(
         text = g("{name} played the twin and shares the row: {bullheads}").format(
             name=seats[event.seat], bullheads=heads
         )
-        return Text(text, style="red")
+        return _with_cards(Text(text, style="red"), taken)
     if isinstance(event, RowTaken):
         heads = n("{count} bullhead", "{count} bullheads", event.bullheads).format(count=event.bullheads)
         text = g("Row {row} goes to {name}: {bullheads}").format(
             name=seats[event.seat], row=event.row + 1, bullheads=heads
         )
-        return Text(text, style="bold red" if event.bullheads >= 5 else "red")
+        return _with_cards(Text(text, style="bold red" if event.bullheads >= 5 else "red"), taken)
     if isinstance(event, CardPlaced):
         if event.side == "left":
             text = g("{card} goes to the left end of row {row}")

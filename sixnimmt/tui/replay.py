@@ -33,8 +33,7 @@ from ..core import (
 )
 from ..core.record import replay
 from ..i18n import N_, resolve_language, translator
-from .render import apply_event, cards_line, event_line, legend, row_line
-from .table import key_bar, variant_name
+from .render import apply_event, cards_line, event_line, key_bar, legend, row_line, variant_name
 
 KEYS_REPLAY = (("→", N_("next")), ("←", N_("back")), ("Home", N_("first step")), ("End", N_("last step")), ("q", N_("quit")))
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import gettext
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -25,12 +26,9 @@ from .config import (
     is_external,
 )
 from .dialogs import HelpScreen
-from .table import key_bar, keys_help, variant_name
+from .render import key_bar, keys_help, variant_name
 
 KEYS_START = (("Tab", N_("next field")), ("Ctrl+S", N_("start the game")), ("F1", N_("rules")), ("Esc", N_("quit")))
-
-if TYPE_CHECKING:
-    from .app import SixNimmtApp
 
 
 class StartScreen(Screen[None]):
@@ -40,20 +38,28 @@ class StartScreen(Screen[None]):
         Binding("escape", "quit_app", "Quit"),
     ]
 
+    class StartGame(Message):
+        """The form makes a game: the app deals it."""
+
+        def __init__(self, config: GameConfig) -> None:
+            super().__init__()
+            self.config = config
+
+    class LanguageChanged(Message):
+        def __init__(self, lang: str) -> None:
+            super().__init__()
+            self.lang = lang
+
     def __init__(self, config: GameConfig) -> None:
         super().__init__()
         self.config = config
+        #: The settings the screen opened with: leaving after changing them asks first.
+        self.initial = config
+        self._quit_armed = False
 
     @property
     def _tr(self) -> gettext.NullTranslations:
         return translator(self.config.lang)
-
-    @property
-    def sixnimmt_app(self) -> SixNimmtApp:
-        from .app import SixNimmtApp
-
-        assert isinstance(self.app, SixNimmtApp)
-        return self.app
 
     def compose(self) -> ComposeResult:
         tr = translator(self.config.lang)
@@ -139,7 +145,8 @@ class StartScreen(Screen[None]):
         yield Static(key_bar(tr, KEYS_START), id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#start", Button).focus()
+        # The first field, so that Tab walks the form in its order and reaches the buttons last.
+        self.query_one("#lang", Select).focus()
 
     # ------------------------------------------------------------------ reading the form
 
@@ -216,7 +223,7 @@ class StartScreen(Screen[None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "lang" and event.value != self.config.lang:
             self._remember(lang=str(event.value))
-            self.sixnimmt_app.set_language(str(event.value))
+            self.post_message(self.LanguageChanged(str(event.value)))
         elif event.select.id == "players" and event.value != len(self.config.seats):
             self._remember(players=event.value)
         elif event.select.id is not None and event.select.id.startswith("seat-"):
@@ -239,12 +246,27 @@ class StartScreen(Screen[None]):
         except ValueError as error:
             self.query_one("#start-error", Static).update(str(error))
             return
-        self.sixnimmt_app.start_game(config)
+        self.post_message(self.StartGame(config))
 
     def action_rules(self) -> None:
         variant = str(self.query_one("#variant", Select).value)
         lang = str(self.query_one("#lang", Select).value)
         self.app.push_screen(HelpScreen(rules_text(lang, variant), keys_help(translator(lang))))
 
+    def changed(self) -> bool:
+        """Whether the form differs from the settings it opened with."""
+        try:
+            return self.read_form() != self.initial
+        except ValueError:
+            return True  # a half-typed field is a change too
+
     def action_quit_app(self) -> None:
-        self.app.exit()
+        """Esc or Quit: leave at once if nothing was changed; after a change the first press asks."""
+        if self._quit_armed or not self.changed():
+            self.app.exit()
+            return
+        self._quit_armed = True
+        self.notify(self._tr.gettext("The settings were changed: press Esc or Quit again to leave."), timeout=4)
+
+    def on_input_changed(self, _: Input.Changed) -> None:
+        self._quit_armed = False  # a new change: the next quit asks again

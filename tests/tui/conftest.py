@@ -12,6 +12,7 @@ from textual.widgets import Static
 from sixnimmt.core import HAND_SIZE, DealSetup
 from sixnimmt.tui.app import SixNimmtApp
 from sixnimmt.tui.table import TableScreen
+from sixnimmt.tui.widgets import RowWidget
 
 SIZE = (120, 40)
 
@@ -35,8 +36,17 @@ def table(app: SixNimmtApp) -> TableScreen:
 
 
 def text_of(app: SixNimmtApp, selector: str) -> str:
-    """The plain text a Static on the table shows now."""
-    return plain(table(app).query_one(selector, Static).content)
+    """The plain text a widget of the table shows now: a Static's content, or a container's (the
+    hand, the rows) Statics one after the other, a line per row."""
+    widget = table(app).query_one(selector)
+    if isinstance(widget, Static):
+        return plain(widget.content)
+    if isinstance(widget, RowWidget):
+        return " ".join(plain(part.content).strip() for part in widget.query(Static)) + "\n"
+    rows = list(widget.query(RowWidget))
+    if rows:
+        return "".join(" ".join(plain(p.content).strip() for p in row.query(Static)) + "\n" for row in rows)
+    return " ".join(plain(part.content).strip() for part in widget.query(Static)) + "\n"
 
 
 def plain(renderable: object) -> str:

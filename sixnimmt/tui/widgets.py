@@ -1,0 +1,169 @@
+"""The cards and rows of the table as widgets: each card is a box (or, where room is short, a chip)
+with its number, its bullheads and the colour of its bullheads, as on the physical cards. Clicks
+and hovers become messages for the screen; what they mean is the session's business."""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Sequence
+from itertools import groupby
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Static
+
+from ..core import BULLHEADS, PASS, ROW_LIMIT
+from .render import row_bullheads
+
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def card_face(number: int, count: int, boxed: bool, tr: gettext.NullTranslations, chosen: bool = False) -> Text:
+    """What a card widget shows: ``55⁷`` on one line, or boxed: the number, then its bullheads.
+    A card chosen this turn (still in the hand until the reveal) is ticked."""
+    if number == PASS:
+        return Text(tr.gettext("pass"))
+    heads = BULLHEADS[number]
+    twins = f"×{count}" if count > 1 else ""
+    tick = "✓" if chosen else ""
+    if not boxed:
+        return Text(f"{number:>3}{str(heads).translate(_SUPERSCRIPT)}{twins}{tick}")
+    marks = "✱" * heads if heads <= 3 else f"{heads}✱"
+    return Text(f"{number}{twins}{tick}\n{marks}", justify="center")
+
+
+class CardWidget(Static):
+    """One card. Its colour comes from its bullheads (CSS classes ``heads-N``)."""
+
+    class Clicked(Message):
+        def __init__(self, number: int) -> None:
+            super().__init__()
+            self.number = number
+
+    class Hovered(Message):
+        """The pointer is over a card (``number``), or has left it (None)."""
+
+        def __init__(self, number: int | None) -> None:
+            super().__init__()
+            self.number = number
+
+    def __init__(self, number: int, tr: gettext.NullTranslations, *, count: int = 1, boxed: bool = False) -> None:
+        heads = "pass" if number == PASS else str(BULLHEADS[number])
+        super().__init__(card_face(number, count, boxed, tr), classes=f"card heads-{heads}")
+        self.number = number
+        self.count = count
+        self.boxed = boxed
+        self.tr = tr
+        self.chosen = False
+        self.set_class(boxed, "-boxed")
+
+    def mark(self, *, selected: bool, chosen: bool) -> None:
+        self.set_class(selected, "-selected")
+        self.set_class(chosen, "-chosen")
+        if chosen != self.chosen:
+            self.chosen = chosen
+            self.update(card_face(self.number, self.count, self.boxed, self.tr, chosen))
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(self.Clicked(self.number))
+
+    def on_enter(self, _: events.Enter) -> None:
+        self.post_message(self.Hovered(self.number))
+
+    def on_leave(self, _: events.Leave) -> None:
+        self.post_message(self.Hovered(None))
+
+
+class CardLine(Horizontal):
+    """A line of cards (the hand, the open deck, the options): rebuilt only when its cards change."""
+
+    def __init__(self, tr: gettext.NullTranslations, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.tr = tr
+        self.shown: tuple[tuple[int, ...], bool] | None = None
+
+    def show(self, numbers: Sequence[int], *, boxed: bool, selected: int | None = None,
+             marked: Sequence[int] = (), label: str | None = None) -> None:  # fmt: skip
+        key = (tuple(numbers), boxed)
+        if key != self.shown or (label is not None) != bool(self.query(".card-label")):
+            self.shown = key
+            self.remove_children()
+            widgets: list[Static] = []
+            if label is not None:
+                widgets.append(Static(Text(label, style="bold"), classes="card-label"))
+            widgets.extend(CardWidget(number, self.tr, boxed=boxed) for number in numbers)
+            self.mount_all(widgets)
+            self.call_after_refresh(self._mark, selected, tuple(marked))
+        else:
+            self._mark(selected, tuple(marked))
+
+    def _mark(self, selected: int | None, marked: tuple[int, ...]) -> None:
+        for widget in self.query(CardWidget):
+            widget.mark(selected=widget.number == selected, chosen=widget.number in marked)
+
+
+class RowWidget(Horizontal):
+    """One row of the table on one line: its number, its cards (twins stacked on one place, as in
+    Double), its free places and what taking it costs. A click on it posts :class:`Clicked`."""
+
+    class Clicked(Message):
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(self, index: int, tr: gettext.NullTranslations) -> None:
+        super().__init__(classes="row")
+        self.index = index
+        self.tr = tr
+        self.shown: tuple[tuple[int, ...], bool, frozenset[int]] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="row-label")
+        yield Horizontal(classes="row-cards")
+        yield Static(classes="row-tail")
+
+    def show(self, cards: Sequence[int], *, boxed: bool, option: bool, cursor: bool, preview: bool,
+             placed: frozenset[int] = frozenset()) -> None:  # fmt: skip
+        g, n = self.tr.gettext, self.tr.ngettext
+        self.set_class(option, "-option")
+        self.set_class(cursor, "-cursor")
+        self.set_class(preview, "-preview")
+        label = Text("▶" if cursor else " ", style="bold magenta")
+        label.append(g("Row {number}").format(number=self.index + 1), style="bold" if option else "")
+        self.query_one(".row-label", Static).update(label)
+        key = (tuple(cards), boxed, placed & set(cards))
+        stacks = [list(group) for _key, group in groupby(cards)]
+        if key != self.shown:
+            self.shown = key
+            holder = self.query_one(".row-cards", Horizontal)
+            holder.remove_children()
+            widgets: list[Static] = []
+            for stack in stacks:
+                widget = CardWidget(stack[0], self.tr, count=len(stack), boxed=boxed)
+                widget.set_class(stack[0] in placed, "-new")
+                widgets.append(widget)
+            widgets.extend(Static("·", classes="free -boxed" if boxed else "free") for _ in range(ROW_LIMIT - len(stacks)))
+            holder.mount_all(widgets)
+        heads = row_bullheads(cards)
+        full = len(stacks) >= ROW_LIMIT
+        tail = Text(n("{count} bullhead", "{count} bullheads", heads).format(count=heads), style="bold red" if full else "")
+        if full:
+            tail.append(" " + g("full"), style="bold red")
+        if option:
+            tail.append(" ◀", style="bold magenta")
+        self.query_one(".row-tail", Static).update(tail)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(self.Clicked(self.index))
+
+    def on_card_widget_clicked(self, message: CardWidget.Clicked) -> None:
+        message.stop()  # a card of a row stands for its row
+        self.post_message(self.Clicked(self.index))
+
+    def on_card_widget_hovered(self, message: CardWidget.Hovered) -> None:
+        message.stop()  # only a card to play is previewed
