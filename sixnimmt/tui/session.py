@@ -48,10 +48,6 @@ from ..seats.advise import Advice
 from .config import GameConfig
 from .render import Rows, apply_event, event_line, row_bullheads
 
-#: Longest card number a player can type (104).
-MAX_DIGITS = 3
-
-
 @dataclass(frozen=True, slots=True)
 class BotJob:
     """One bot's decision to take, in the bots' worker: its own view and what it has yet to hear."""
@@ -400,8 +396,9 @@ class GameSession:
             else:
                 self.error = self.tr.gettext("There is no row {number}.").format(number=digit)
             return
-        # After an error, or a number as long as any card's, a digit starts a new number.
-        self.typed = digit if self.error or len(self.typed) >= MAX_DIGITS else self.typed + digit
+        # A digit that would make a number above every card of the deck starts a new number.
+        longer = self.typed + digit
+        self.typed = longer if int(longer) <= max(self.game.rules.deck) else digit
         self._apply_typed()
 
     def backspace(self) -> None:

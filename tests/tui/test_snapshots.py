@@ -116,3 +116,22 @@ def test_final_ranking(snap_compare: Compare) -> None:
 
     app = SixNimmtApp(config(deals=1, target=None), show_start=False, dealer=fixed_deal(HANDS, ROWS))
     assert snap_compare(app, terminal_size=SIZE, run_before=lambda pilot: _play_to(pilot, FinalScreen))
+
+
+# The table at the three sizes the layouts are made for; docs/terminal.md shows these.
+SIZES = {"compact_80x24": (80, 24), "normal_100x30": (100, 30), "roomy_160x50": (160, 50)}
+
+
+@pytest.mark.parametrize("name", list(SIZES))
+def test_table_at_each_size(snap_compare: Compare, name: str) -> None:
+    four = (Seat("You"), Seat("Ada", "random"), Seat("Bruno", "random"), Seat("Clara", "random"))
+    hands = [*HANDS, [2, 3, 11, 13, 17, 19, 23, 29, 31, 37]]
+    app = SixNimmtApp(config(seats=four), show_start=False, dealer=fixed_deal(hands, ROWS))
+
+    async def played_a_turn(pilot: Pilot[None]) -> None:
+        await until_asked(pilot)
+        await pilot.press("5", "enter")  # 5 is too low for every row: a row choice, with the reveal
+        await settle(pilot, lambda: table(app).game.phase.value == "row-choice" and table(app).asking == 0)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZES[name], run_before=played_a_turn)
