@@ -48,6 +48,7 @@ from ..seats.advise import Advice
 from .config import GameConfig
 from .render import Rows, apply_event, event_line, row_bullheads
 
+
 @dataclass(frozen=True, slots=True)
 class BotJob:
     """One bot's decision to take, in the bots' worker: its own view and what it has yet to hear."""
@@ -117,6 +118,7 @@ class GameSession:
         history = [] if self.resumed else self.game.events
         self.inbox: dict[int, list[Event]] = {seat: list(history) for seat in self.bots}
         self.asked: set[int] = set()  # bots asked at least once (an external one is running)
+        self.reported: list[str] = []  # the bots' faults, as reported to the player
         self._bots_lock = threading.Lock()  # the interface and a worker may both release the bots
         self.humans = config.humans
         # Whose hidden information is on screen: the one person, or nobody in pass-and-play until
@@ -282,6 +284,7 @@ class GameSession:
                 continue  # the game moved on (never act on stale input)
             if answer.error is not None:
                 faults.append(f"{self.game.seats[answer.seat]}: {answer.error}")
+                self.reported.append(faults[-1])
             self.act(answer.seat, answer.value)  # legal: the guard answers one of the options
         return faults
 

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import RichLog, Static
 
+from ..bots import Bot
 from ..core import CardsRevealed, Dealer, DealScored, DecisionKind, Game, PlayerView
 from ..i18n import rules_text
 from ..seats.advise import Advice, advise
@@ -156,8 +157,9 @@ class TableScreen(Screen[None]):
         return self.session.revealed
 
     @property
-    def bots(self) -> dict[int, object]:
-        return dict(self.session.bots)
+    def bots(self) -> dict[int, Bot]:
+        """The bots playing (each behind its guard), by seat."""
+        return {seat: guarded.bot for seat, guarded in self.session.bots.items()}
 
     @property
     def saved_to(self) -> Path | None:

@@ -52,7 +52,7 @@ def test_a_bots_illegal_move_is_reported_and_replaced_by_a_legal_one() -> None:
             bot_hand = list(screen.game.hands[1])
             await pilot.press(*str(max(screen.game.hands[0])), "enter")
             await settle(pilot, lambda: screen.game.turn == 1)
-            assert screen.game.played[0][1] == bot_hand[0]
+            assert screen.game.played[0][1] in bot_hand  # the guard's random legal move
             assert any(m.startswith("Cheat: ") and "105" in m for m in messages(app))
 
     asyncio.run(scenario())

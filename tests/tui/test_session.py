@@ -241,7 +241,7 @@ def test_the_reveal_pairs_each_card_with_its_player() -> None:
         if isinstance(event, CardsRevealed):
             break
     assert session.revealed is not None
-    owners = dict((card, seat) for seat, card in session.revealed)
+    owners = {card: seat for seat, card in session.revealed}
     assert owners[31] == 0
     assert {seat for seat, _ in session.revealed} == {0, 1, 2}
     run(session)

@@ -83,7 +83,7 @@ def test_a_failing_bot_plays_a_legal_card_and_the_game_goes_on() -> None:
             hand = list(screen.game.hands[1])
             await pilot.press(*str(max(screen.game.hands[0])), "enter")
             await settle(pilot, lambda: screen.game.turn == 1)
-            assert screen.game.played[0][1] == hand[0]  # its first legal option
+            assert screen.game.played[0][1] in hand  # the guard's random legal option
             assert any("out of ideas" in str(n.message) for n in app._notifications)
 
     asyncio.run(scenario())
