@@ -127,8 +127,6 @@ def play(
                 seats, variant, target, end, deals, count, name, lang, delay, records, save, seed, pro_tie
             )
         config = replace(config, confirm=confirm)
-        if config.records_dir is not None:
-            _check_writable(config.records_dir)
     except (ValueError, UnknownBotError, RulesError) as error:
         raise _fail(str(error)) from None
     size = _terminal_size()
@@ -140,6 +138,11 @@ def play(
             f"{MIN_WIDTH}x{MIN_HEIGHT}: enlarge the window or reduce the font size",
             status=1,
         )
+    if config.records_dir is not None:
+        try:
+            _check_writable(config.records_dir)  # now, not when the game ends and is lost
+        except ValueError as error:
+            raise _fail(str(error)) from None
     skip_start = any(v is not None for v in (seats, variant, target, end, deals, count, pro_tie))
     if skip_start or resumed is not None:
         _warm_up(config)
