@@ -13,14 +13,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core import Rules, RulesError
+from ..core.variants import VARIANT_NAMES
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_
 from ..seats import LEVELS, UnknownBotError, available
 from ..seats import check_bot as check_bot_spec
 
 #: The variants the terminal game plays: all of them.
-TUI_VARIANTS: tuple[str, ...] = (
-    "standard", "tactics", "logic", "professional", "tournament", "open", "nifty", "hand", "double",
-)  # fmt: skip
+TUI_VARIANTS: tuple[str, ...] = VARIANT_NAMES
 #: Bot levels offered on the start screen, weakest first (the registry's list).
 BOT_LEVELS: tuple[str, ...] = LEVELS
 HUMAN = "human"

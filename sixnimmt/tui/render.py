@@ -30,24 +30,15 @@ from ..core import (
     RowsLaid,
     RowTaken,
 )
+from ..core.variants import variant_spec
 from ..i18n import N_
 from .config import is_external
 
 Rows = list[list[int]]
 
 def variant_name(variant: str, tr: gettext.NullTranslations) -> str:
-    names = {
-        "standard": tr.gettext("Standard"),
-        "tactics": tr.gettext("Tactics"),
-        "logic": tr.gettext("Logic"),
-        "professional": tr.gettext("Professional"),
-        "tournament": tr.gettext("Tournament"),
-        "open": tr.gettext("Open"),
-        "double": tr.gettext("Double"),
-        "nifty": tr.gettext("Nifty"),
-        "hand": tr.gettext("Hand"),
-    }
-    return names.get(variant, variant.capitalize())
+    """A variant's name in the player's language: its spec's title is the message id."""
+    return tr.gettext(variant_spec(variant).title)
 
 
 #: The key bar at the bottom of the table (our own, so that it is translated): key -> what it does.

@@ -142,6 +142,10 @@ def test_catalogs_hold_exactly_the_strings_the_code_asks_for() -> None:
         message[2] if isinstance(message[2], str) else message[2][0]
         for message in extract_from_dir(str(tui_dir), keywords=keywords)
     }
+    # The variants' names: their specs' titles, which the table translates (render.variant_name).
+    from sixnimmt.core.variants import VARIANTS
+
+    wanted |= {spec.title for spec in VARIANTS.values()}
     assert len(wanted) > 50
     for lang in ("es", "sv"):
         with (LOCALE_DIR / lang / "LC_MESSAGES" / "sixnimmt.po").open("rb") as stream:
@@ -165,3 +169,4 @@ def test_every_variant_the_terminal_plays_has_its_rules_in_every_language() -> N
     for variant in TUI_VARIANTS:
         for lang in LANGUAGES:
             assert rules_text(lang, variant).startswith("# 6 nimmt!")
+

@@ -203,3 +203,31 @@ def test_a_key_during_the_reveal_skips_it_and_enter_never_plays_blind() -> None:
             assert len(screen.game.played) == 2 and screen.game.played[1][0] == 38
 
     asyncio.run(scenario())
+
+
+def test_the_start_screen_focuses_the_first_field_and_asks_before_quitting_a_changed_form() -> None:
+    from textual.widgets import Input
+
+    from sixnimmt.tui.start import StartScreen
+
+    async def scenario() -> None:
+        app = SixNimmtApp(GameConfig(delay=0, seed=3), show_start=True)
+        exits: list[object] = []
+        app.exit = lambda *args, **kwargs: exits.append(args)  # type: ignore[method-assign]
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, lambda: isinstance(app.screen, StartScreen) and app.focused is not None)
+            assert app.focused is not None and app.focused.id == "lang"  # the first field, not Start
+            await pilot.press("tab")
+            assert app.focused is not None and app.focused.id == "name"  # Tab follows the form
+            await pilot.press("escape")  # nothing changed: quits at once
+            assert len(exits) == 1
+            app.screen.query_one("#name", Input).value = "Ana"
+            await pilot.pause()
+            await pilot.press("escape")  # changed: the first press only asks
+            await pilot.pause()
+            assert len(exits) == 1
+            assert any("press Esc or Quit again" in str(n.message) for n in app._notifications)
+            await pilot.press("escape")
+            assert len(exits) == 2
+
+    asyncio.run(scenario())
