@@ -59,7 +59,7 @@ def warm_up_with_progress(
     rules: Rules,
     say: Callable[[str], None],
     *,
-    quiet_for: float = 0.3,
+    quiet_for: float = 2.0,
     clock: Callable[[], float] = time.monotonic,
 ) -> None:
     """:func:`warm_up` in a thread; if it is still running after ``quiet_for`` seconds (the
