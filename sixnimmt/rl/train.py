@@ -264,6 +264,8 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         rng.bit_generator.state = saved["rng"]
         torch.set_rng_state(saved["torch_rng"])
         log = saved["log"]
+        # The log as of the checkpoint: iterations run after it (and lost with a crash) run again.
+        (out / "log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [{"config": saved["config"]}, *log]))
     elif config.init != "none":
         _load_into(torch, actor, MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init))
     if config.clone and not resume:
