@@ -57,12 +57,31 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: The real app (`create_app`) served by uvicorn in its own process, as `sixnimmt serve` does, but
+#: with the per-address limits on creating and joining tables raised: every test's tables come from
+#: this one address, one after another (the limits themselves are tested in tests/server).
+LAUNCH = """
+import sys
+import uvicorn
+from sixnimmt.server.app import create_app
+from sixnimmt.server.config import Settings
+from sixnimmt.server.store import Store
+url, port = sys.argv[1], int(sys.argv[2])
+store = Store(url)
+store.migrate()
+store.close()
+settings = Settings(database_url=url, bot_delay=0.05, create_per_minute=600.0, create_burst=200,
+                    join_per_minute=600.0, join_burst=200)
+print(f"sixnimmt: http://127.0.0.1:{port}  (database {url})", flush=True)
+uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536)
+"""
+
+
 def start_server(port: int, folder: Path) -> subprocess.Popen[bytes]:
-    """``sixnimmt serve`` on ``port`` with the SQLite file in ``folder``; returns once it answers."""
+    """The web server on ``port`` with the SQLite file in ``folder``; returns once it answers."""
     log = (folder / "server.log").open("ab")
     process = subprocess.Popen(
-        [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port), "--database-url",
-         f"sqlite:///{folder / 'web.db'}", "--bot-delay", "0.05", "--log-level", "warning"],
+        [sys.executable, "-c", LAUNCH, f"sqlite:///{folder / 'web.db'}", str(port)],
         stdout=log, stderr=subprocess.STDOUT,
     )
     for _ in range(300):
@@ -77,7 +96,7 @@ def start_server(port: int, folder: Path) -> subprocess.Popen[bytes]:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real server (``sixnimmt serve``) on a free port with a fresh SQLite file."""
+    """The real server on a free port with a fresh SQLite file."""
     port = free_port()
     process = start_server(port, tmp_path_factory.mktemp("web"))
     yield f"http://127.0.0.1:{port}"

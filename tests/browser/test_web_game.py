@@ -86,13 +86,15 @@ def play_until_over(page: Any, shots: Any = None, prefix: str = "", keyboard: bo
     raise AssertionError("the game did not end")
 
 
-def create_table(page: Any, server: str, name: str, seats: list[str], players: int | None = None) -> str:
+def create_table(page: Any, server: str, name: str, seats: list[str], players: int | None = None, public: bool = False) -> str:
     page.goto(server + FAST + "#/")
     page.fill("#name", name)
     page.select_option("#players", str(players or len(seats) + 1))
     for index, value in enumerate(seats, start=1):
         page.select_option(f"#seats select[data-seat='{index}']", value)
     page.fill("#target", "10")  # short games: the first deal that reaches 10 ends it
+    if public:
+        page.check("#public")  # listed in the lobby
     page.click("#create-btn")
     page.wait_for_selector("#table")
     return page.url.rsplit("/", 1)[-1]
@@ -227,14 +229,16 @@ def test_language_switch(browser: Any, server: str) -> None:
 def test_names_are_shown_as_text(browser: Any, server: str) -> None:
     page = browser.new_page()
     payload = "<img src onerror=z=1>"
-    create_table(page, server, payload, ["open"], players=2)
+    create_table(page, server, payload, ["open"], players=2, public=True)
     page.wait_for_selector("#waiting-seats")
     assert payload in page.inner_text("#waiting-seats")
-    page.goto(server + "/#/")
-    page.wait_for_selector("#open-tables li")
-    assert payload in page.inner_text("#open-tables")
-    assert page.evaluate("typeof window.z") == "undefined"
-    assert page.locator("img").count() == 0
+    lobby = browser.new_page()  # the host stays at the table: the lobby lists tables someone is at
+    lobby.goto(server + "/#/")
+    lobby.wait_for_selector("#open-tables li[data-code]")
+    assert payload in lobby.inner_text("#open-tables")
+    for shown in (page, lobby):
+        assert shown.evaluate("typeof window.z") == "undefined"
+        assert shown.locator("img").count() == 0
 
 
 def test_spectator_sees_the_table_without_a_hand_and_the_timer_runs(browser: Any, server: str) -> None:
