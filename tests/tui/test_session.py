@@ -246,3 +246,24 @@ def test_the_reveal_pairs_each_card_with_its_player() -> None:
     assert {seat for seat, _ in session.revealed} == {0, 1, 2}
     run(session)
     assert session.game.phase is Phase.PLAY
+
+
+def test_the_hint_names_the_bot_in_the_players_language_and_never_breaks_an_option() -> None:
+    from rich.console import Console
+
+    from sixnimmt.seats.advise import Advice
+    from sixnimmt.tui.panels import hint_text
+
+    session = GameSession(config(lang="es"), dealer=fixed_deal(HANDS, [1, 2, 3, 4]))
+    run(session)
+    decision = session.decision()
+    assert decision is not None
+    session.hint_ready(session.hint_key(0), Advice(choice=34, scores={c: c / 10 for c in decision.options}, bot="hard"))
+    text = hint_text(session)
+    assert "(difícil)" in text.plain and "hard" not in text.plain
+    console = Console(width=40, color_system=None, record=True)
+    with console.capture() as capture:
+        console.print(text)
+    for line in capture.get().splitlines():  # wrapped at 40 columns: each option whole on a line
+        assert not line.rstrip().endswith(("→", ":")) and not line.lstrip().startswith("→")
+    assert session.card_options()[session.cursor] == 34
