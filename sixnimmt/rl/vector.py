@@ -32,7 +32,6 @@ from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
 from ..core import HAND_SIZE, DealSetup, IllegalMoveError, ProTie, Rules, RulesError
-from ..core.errors import SixNimmtError
 from . import vector_kernels as k
 from .encoding import N_ACTIONS, OBS_SIZE, PASS_ACTION, VARIANT_NAMES
 from .parallel import (
@@ -474,4 +473,4 @@ class SixNimmtVectorEnv(VectorEnv[dict[str, NDArray[Any]], NDArray[np.int64], ND
         return {"observation": obs, "action_mask": masks}
 
 
-__all__ = ["COMPILED_OPPONENTS", "BatchPolicy", "SixNimmtBatch", "SixNimmtError", "SixNimmtVectorEnv", "vector_config"]
+__all__ = ["COMPILED_OPPONENTS", "BatchPolicy", "SixNimmtBatch", "SixNimmtVectorEnv", "vector_config"]

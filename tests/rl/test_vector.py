@@ -275,3 +275,24 @@ def test_a_policy_plays_the_same_on_the_vector_env_as_on_views() -> None:
                 game.act(decision.seat, action_to_move(int(actions[g, decision.seat]), decision))
         obs, masks, *_ = batch.step(actions)
 
+
+
+def test_compiled_players_fill_the_seats_a_league_gives_them() -> None:
+    from sixnimmt.rl.vector import COMPILED_OPPONENTS
+
+    batch = SixNimmtBatch(num_games=32, players=5, variant="professional", seed=4)
+    _, masks = batch.reset()
+    kinds = np.full((32, 5), -1, dtype=np.int64)
+    kinds[:, 1] = COMPILED_OPPONENTS["greedy"]
+    kinds[:, 3] = COMPILED_OPPONENTS["random"]
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        mine = random_legal(masks, rng)
+        actions = batch.compiled_actions(kinds, mine.copy())
+        owed = masks[..., PASS_ACTION] == 0
+        # The compiled seats answer legally; the other seats keep the actions given.
+        for seat in (1, 3):
+            games = np.flatnonzero(owed[:, seat])
+            assert masks[games, seat, actions[games, seat]].all()
+        assert np.array_equal(actions[:, [0, 2, 4]], mine[:, [0, 2, 4]])
+        _, masks, *_ = batch.step(actions)
