@@ -55,6 +55,8 @@ def test_a_whole_game_against_bots_to_the_end_and_its_record(tmp_path: Path) -> 
             # The record was saved, and replays to the same result.
             saved = app.screen.saved_to
             assert saved is not None and saved.parent == tmp_path
+            shown_saved = plain(app.screen.query_one("#saved").content).replace("\n", "")
+            assert "FILE" not in shown_saved and f"sixnimmt replay show {saved} --tui" in shown_saved
             result = replay(json.loads(saved.read_text()))
             assert list(result.scores) == game.totals
             # The human's plays in the record are cards that were in the human's hand.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 
 import pytest
 from rich.table import Table as RichTable
@@ -216,3 +217,28 @@ def test_replay_viewer_shows_seat_names_as_text_not_markup() -> None:
             assert names[:2] == ["[/]", "[bold]Ben"]
 
     asyncio.run(scenario())
+
+
+def test_replay_show_numbers_rows_1_to_4_as_the_game_does() -> None:
+    from sixnimmt.core import Game, Rules
+    from sixnimmt.core.text import describe_game
+    from sixnimmt.seats import make_bot, play_game
+
+    game = Game(Rules(players=4, deals=1), ["A", "B", "C", "D"], seed=2)
+    play_game(game, [make_bot("random", seed) for seed in range(4)])
+    text = describe_game(game)
+    rows = {int(n) for n in re.findall(r"(?:takes row|-> row) (\d+)", text)}
+    assert rows and rows <= {1, 2, 3, 4} and 4 in rows  # 1-4, never 0
+
+
+def test_the_resume_line_keeps_a_records_folder_that_is_not_the_default(tmp_path: os.PathLike[str]) -> None:
+    from pathlib import Path
+
+    from sixnimmt.tui.config import GameConfig, Seat, default_records_dir, resume_command
+
+    seats = (Seat("You"), Seat("Ada", "hard"))
+    saved = Path(tmp_path) / "x-unfinished.json"
+    elsewhere = GameConfig(seats=seats, records_dir=Path(tmp_path) / "my records")
+    assert resume_command(saved, elsewhere).endswith(f"--bots hard --records '{Path(tmp_path) / 'my records'}'")
+    usual = GameConfig(seats=seats, records_dir=default_records_dir())
+    assert "--records" not in resume_command(saved, usual)
