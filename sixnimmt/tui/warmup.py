@@ -60,16 +60,19 @@ def warm_up_with_progress(
     say: Callable[[str], None],
     *,
     quiet_for: float = 2.0,
+    every: float = 1.0,
     clock: Callable[[], float] = time.monotonic,
+    warm: Callable[[Rules], object] | None = None,
 ) -> None:
-    """:func:`warm_up` in a thread; if it is still running after ``quiet_for`` seconds (the
-    kernels are being compiled, not loaded), ``say`` a progress line every second until it ends."""
+    """:func:`warm_up` (or ``warm``) in a thread; if it is still running after ``quiet_for``
+    seconds (the kernels are being compiled, not loaded), ``say`` a progress line ``every``
+    seconds until it ends, then a last one."""
     done = threading.Event()
     failure: list[BaseException] = []
 
     def run() -> None:
         try:
-            warm_up(rules)
+            (warm or warm_up)(rules)
         except BaseException as error:  # reported to the caller's thread
             failure.append(error)
         finally:
@@ -79,7 +82,7 @@ def warm_up_with_progress(
     worker = threading.Thread(target=run, name="sixnimmt-warm-up", daemon=True)
     worker.start()
     if not done.wait(quiet_for):
-        while not done.wait(1.0):
+        while not done.wait(every):
             say(f"Preparing the bots (compiling the search, first run only)… {clock() - started:.0f} s")
         say(f"Preparing the bots (compiling the search, first run only)… done in {clock() - started:.0f} s")
     worker.join()
