@@ -380,13 +380,16 @@ class Room:
         async with self.lock:
             try:
                 await handler(self, conn, message)
+                return
             except TableError as error:
-                # Nothing changed; the client gets the reason and a fresh state to resync from.
-                conn.push(error.to_message())
-                conn.push({"type": "state", **self.state_for(conn.seat)})
+                refusal = error
             except IllegalMoveError as error:  # what the checks below do not foresee, the engine refuses
-                conn.push(TableError(str(error), "illegal-move", detail=str(error)).to_message())
-                conn.push({"type": "state", **self.state_for(conn.seat)})
+                refusal = TableError(str(error), "illegal-move", detail=str(error))
+            # Nothing changed; the client gets the reason, and after a refused game action a fresh
+            # state to resync from (a refused chat line or seat change needs none).
+            conn.push(refusal.to_message())
+            if type(message) in self._MOVE_PHASES or isinstance(message, (Start, Again)):
+                conn.push({"type": "state", **self.state_for(conn.seat, joining=self._joiners.get(conn))})
 
     #: The phase each move message answers (``pass`` answers Hand's second card or ends a keep).
     _MOVE_PHASES: ClassVar[dict[type, tuple[Phase, ...]]] = {
@@ -506,7 +509,7 @@ class Room:
         await self.start_game()
 
     async def _on_sync(self, conn: Connection, _message: Sync) -> None:
-        conn.push({"type": "state", **self.state_for(conn.seat)})
+        conn.push({"type": "state", **self.state_for(conn.seat, joining=self._joiners.get(conn))})
 
     async def _on_ping(self, conn: Connection, _message: Ping) -> None:
         conn.push({"type": "pong"})
