@@ -1,7 +1,7 @@
 """A Gymnasium single-agent environment: one learner against built-in bots.
 
 The learner sits at ``seat`` (or a random seat each game); the other seats are bots from the registry
-(``random``, ``easy``, ... ``mcs100``, any spec :func:`~sixnimmt.bots.make_bot` accepts), each seeing only
+(``random``, ``easy``, ... ``mcs100``, any spec :func:`~sixnimmt.seats.make_bot` accepts), each seeing only
 its own view. ``step`` answers the learner's decision, then lets the bots play until the learner owes
 the next decision or the game ends. Observation, action and reward conventions are those of
 :mod:`sixnimmt.rl.encoding` and :mod:`sixnimmt.rl.parallel`; the learner always owes a decision when
