@@ -1,0 +1,191 @@
+"""The layering of docs/architecture.md, checked from the source: which package may import which,
+no import cycles, and variants named in code only where the page says."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "sixnimmt"
+
+#: What each package may import of the project (docs/architecture.md, "The packages").
+ALLOWED: dict[str, set[str]] = {
+    "core": set(),
+    "i18n": {"core"},
+    "bots": {"core"},
+    "protocol": {"core", "bots"},
+    "seats": {"core", "bots", "protocol"},
+    "arena": {"core", "bots", "seats"},
+    "rl": {"core", "bots", "seats"},
+    "server": {"core", "i18n", "seats"},
+    "tui": {"core", "i18n", "bots", "seats"},
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def load_time_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """The imports run when the module loads: module level, inside if/try, but not under
+    ``if TYPE_CHECKING:`` (never run) nor inside functions (run when called)."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                found.append(node)
+            elif isinstance(node, ast.If):
+                if "TYPE_CHECKING" not in ast.unparse(node.test):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+                for handler in node.handlers:
+                    visit(handler.body)
+
+    visit(tree.body)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project's modules it imports at load time."""
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = defaultdict(set)
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in load_time_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                candidates = [target, *(f"{target}.{alias.name}" for alias in node.names)]
+            else:
+                candidates = [alias.name for alias in node.names]
+            graph[name].update(c for c in candidates if c in paths and c != name)
+    return graph
+
+
+def top_package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_each_package_imports_only_what_the_architecture_allows() -> None:
+    graph = import_graph()
+    assert graph, "no modules found"
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if top_package(module) in ALLOWED
+        and top_package(target) != top_package(module)
+        and top_package(target) not in ALLOWED[top_package(module)]
+    )
+    assert not wrong, "imports the architecture does not allow:\n" + "\n".join(wrong)
+
+
+def test_core_imports_nothing_else_of_the_project_even_inside_functions() -> None:
+    for path in (PACKAGE / "core").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level > 1:
+                raise AssertionError(f"{path.name} imports from outside core: {ast.unparse(node)}")
+            if isinstance(node, ast.ImportFrom | ast.Import) and "sixnimmt" in ast.unparse(node):
+                raise AssertionError(f"{path.name} imports the project by name: {ast.unparse(node)}")
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of ``graph``, if there is any (depth-first search)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (cycle := visit(target)):
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_find_cycle_finds_one() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_no_import_cycles_between_modules_or_packages() -> None:
+    graph = import_graph()
+    cycle = find_cycle(graph)
+    assert cycle is None, "module import cycle: " + " -> ".join(cycle or [])
+    packages: dict[str, set[str]] = defaultdict(set)
+    for module, targets in graph.items():
+        for target in targets:
+            if top_package(target) != top_package(module):
+                packages[top_package(module)].add(top_package(target))
+    cycle = find_cycle(packages)
+    assert cycle is None, "package import cycle: " + " -> ".join(cycle or [])
+
+
+# ---------------------------------------------------------------------- variants named in code
+
+#: Variant names that are not also ordinary words of the code ("open" seats, a "hand" of cards, a
+#: "standard" default...): as a string, each of these can only mean the variant.
+DISTINCT_NAMES = {"tactics", "logic", "professional", "tournament", "nifty"}
+MEMBERS = {"STANDARD", "TACTICS", "LOGIC", "PROFESSIONAL", "TOURNAMENT", "OPEN", "NIFTY", "HAND", "DOUBLE"}
+
+
+def names_a_variant(tree: ast.Module) -> bool:
+    slots = {
+        id(element)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets)
+        for element in ast.walk(node.value)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and node.value in DISTINCT_NAMES and id(node) not in slots:
+            return True
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "Variant"
+            and node.attr in MEMBERS
+        ):
+            return True
+    return False
+
+
+def test_names_a_variant_sees_members_and_names_but_not_slots() -> None:
+    assert names_a_variant(ast.parse("x = Variant.NIFTY"))
+    assert names_a_variant(ast.parse("if v == 'tournament': pass"))
+    assert not names_a_variant(ast.parse("__slots__ = ('professional',)\nseat = 'open'"))
+
+
+def test_variants_are_named_in_code_only_in_the_files_the_architecture_lists() -> None:
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("### Files that name variants in code", 1)[1]
+    listed = set(re.findall(r"`(sixnimmt/[\w/]+\.py)`", section))
+    assert listed, "docs/architecture.md lists no files"
+    naming = {
+        str(path.relative_to(ROOT))
+        for path in PACKAGE.rglob("*.py")
+        if names_a_variant(ast.parse(path.read_text(encoding="utf-8")))
+    }
+    assert "sixnimmt/core/variants.py" in naming
+    assert not naming - listed, f"files that name variants, not in docs/architecture.md: {sorted(naming - listed)}"
