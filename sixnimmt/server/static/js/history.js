@@ -95,8 +95,11 @@ export async function showReplay(main, id) {
     h("button.btn.small", { type: "button", onclick: () => go(frames.length - 1), "aria-label": t("history.end") }, "»"),
     h("span", { style: "flex:1" }),
     h("a.btn.small.primary", { href: `/api/games/${id}/record.json`, download: `sixnimmt-game-${id}.json`, id: "download" }, t("history.download")));
+  // who sat in each seat in each deal (a friend may have taken a bot's seat over mid-game)
+  const who = (deal, seat) => data.deal_players?.[deal]?.[seat]?.name ?? data.seats[seat];
   function draw() {
     const f = frames[at];
+    const name = (seat) => who(f.deal, seat);
     label.textContent = `${f.label}  (${at + 1}/${frames.length})`;
     board.replaceChildren(...f.rows.map((row, i) => {
       const cards = row.map((c) => cardNode(c));
@@ -105,13 +108,13 @@ export async function showReplay(main, id) {
     }));
     const parts = [];
     if (f.plays) parts.push(h("div.reveal", {}, [...f.plays].sort((a, b) => a.card - b.card)
-      .map((p) => h("div.played", {}, cardNode(p.card), h("span", {}, data.seats[p.seat])))));
-    for (const take of f.taken) parts.push(h("p", { style: "margin:.3rem 0" }, tn("log.took", take.bullheads, { name: data.seats[take.seat], row: take.row + 1 })));
+      .map((p) => h("div.played", {}, cardNode(p.card), h("span", {}, name(p.seat))))));
+    for (const take of f.taken) parts.push(h("p", { style: "margin:.3rem 0" }, tn("log.took", take.bullheads, { name: name(take.seat), row: take.row + 1 })));
     const score = scoring(data.target ?? null); // the reader's display: penalties, or points left
-    parts.push(h("p", { id: "replay-totals" }, data.seats.map((name, i) => `${name}: ${score.total(f.totals[i])}${f.penalties[i] && !f.final ? ` (${score.delta(f.penalties[i])})` : ""}`).join(" · ")));
+    parts.push(h("p", { id: "replay-totals" }, data.seats.map((_, i) => `${name(i)}: ${score.total(f.totals[i])}${f.penalties[i] && !f.final ? ` (${score.delta(f.penalties[i])})` : ""}`).join(" · ")));
     info.replaceChildren(...parts);
     handsNode.replaceChildren(h("strong", {}, t("history.hands")), ...f.hands.map((hand, i) =>
-      h("div.hrow", {}, h("span", {}, data.seats[i]), hand.map((c) => cardNode(c)))));
+      h("div.hrow", {}, h("span", {}, name(i)), hand.map((c) => cardNode(c)))));
   }
   const onKey = (e) => { if (e.key === "ArrowRight") go(at + 1); if (e.key === "ArrowLeft") go(at - 1); };
   document.addEventListener("keydown", onKey);
