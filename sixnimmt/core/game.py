@@ -115,7 +115,8 @@ class Game:
         if dealer is None:
             dealer = RandomDealer(rules, rng if rng is not None else random.Random(seed))
         self._deals = Deals(rules, dealer)
-        #: Turns in a deal (Hand: the most a hand could make, as its deal has no fixed length).
+        #: Turns in a deal. Hand's deal has no fixed length (``rules.turns_per_deal`` is None): there
+        #: it is its hand size, the turns a player would take playing one card each time.
         self.turns_per_deal = rules.hand_size // rules.cards_per_turn
         self._turns = STRUCTURES[spec.turn_order](self)
         self._professional = spec.placement is Placement.EITHER_END
