@@ -51,6 +51,8 @@ _KEYS_THAT_KEEP_THE_REVEAL = frozenset({"q", "question_mark", "f1", "l", "h", "c
 #: A boxed card's columns, its margin included, and room for the line's label ("Your hand:").
 _BOXED_CARD_WIDTH = 8
 _LABEL_WIDTH = 14
+#: The side panel's width by layout, as in sixnimmt.tcss (#side), where it takes room from the play area.
+_SIDE_WIDTHS = {Layout.NORMAL: 41, Layout.ROOMY: 65}
 
 
 class GameLog(RichLog, can_focus=False):
@@ -359,7 +361,11 @@ class TableScreen(Screen[None]):
         """Boxed cards where a line of them fits (else chips), and the layout has the height."""
         if self.layout_name is Layout.COMPACT:
             return False
-        play_width = self.query_one("#play-area").size.width - 4
+        # From the terminal's width (not the play area's, unknown until the layout has run, so
+        # that the first drawing would depend on timing): less the side panel where it is shown.
+        play_width = self.app.size.width - 4
+        if not self.side_open:
+            play_width -= _SIDE_WIDTHS.get(self.layout_name, 0)
         return _LABEL_WIDTH + count * _BOXED_CARD_WIDTH <= play_width
 
     def _draw_hand(self, view: PlayerView) -> None:

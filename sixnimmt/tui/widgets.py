@@ -95,9 +95,11 @@ class CardLine(Horizontal):
             widgets: list[Static] = []
             if label is not None:
                 widgets.append(Static(Text(label, style="bold"), classes="card-label"))
-            widgets.extend(CardWidget(number, self.tr, boxed=boxed) for number in numbers)
+            for number in numbers:
+                widget = CardWidget(number, self.tr, boxed=boxed)
+                widget.mark(selected=number == selected, chosen=number in marked)  # drawn marked at once
+                widgets.append(widget)
             self.mount_all(widgets)
-            self.call_after_refresh(self._mark, selected, tuple(marked))
         else:
             self._mark(selected, tuple(marked))
 
