@@ -179,7 +179,7 @@ def _prompt(session: GameSession, view: PlayerView) -> Text:
         if session.viewer is not None and view.my_choices and game.phase is Phase.PLAY:
             cards = " + ".join(str(c) for c in view.my_choices)
             if session.may_change():
-                text = g("You play {cards}. Waiting for the others… (you may still change it)")
+                text = g("You play {cards}. Waiting for the others… (you may still change it, or u takes it back)")
             else:
                 text = g("You play {cards}. Waiting for the others…")
             return Text(text.format(cards=cards), style="italic")

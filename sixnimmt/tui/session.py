@@ -387,6 +387,20 @@ class GameSession:
         until the last player has chosen)."""
         return self.decision() is None and bool(self.card_options())
 
+    def take_back(self) -> bool:
+        """``u``: take back the chosen card, so the viewer chooses again (simultaneous play, until
+        the last player has chosen; the others only ever learned that a card was chosen).
+        Returns whether a card was taken back."""
+        if self.animating or self.viewer is None or not self.may_change():
+            return False
+        seat = self.viewer
+        self.game.retract(seat)
+        self.typed, self.error, self.confirming = "", None, None
+        decision = self.game.decision_for(seat)
+        if decision is not None:
+            self._ask(decision)  # the card decision is owed again
+        return True
+
     def type_digit(self, digit: str) -> None:
         """A digit typed: a row's number when choosing a row, else part of a card's number. During
         the reveal the number is kept and chooses its card once the player is asked."""

@@ -71,6 +71,7 @@ class TableScreen(Screen[None]):
         Binding("up", "row(-1)", "Row", show=False),
         Binding("down", "row(1)", "Row", show=False),
         Binding("enter", "confirm", "Play"),
+        Binding("u", "take_back", "Take back"),
         Binding("h", "hint", "Hint"),
         Binding("space", "skip", "Skip animation"),
         Binding("l", "toggle_side", "Scores and log"),
@@ -440,6 +441,10 @@ class TableScreen(Screen[None]):
             self._play_events()
         else:
             self._redraw()
+
+    def action_take_back(self) -> None:
+        self.session.take_back()
+        self._redraw()
 
     def action_skip(self) -> None:
         self._skip()

@@ -129,6 +129,29 @@ def test_a_choice_may_be_changed_until_the_last_player_has_chosen() -> None:
     assert session.game.played[0][0] == 39
 
 
+def test_u_takes_a_chosen_card_back_until_the_last_player_has_chosen() -> None:
+    session = GameSession(config(), dealer=fixed_deal(HANDS, [1, 2, 3, 4]))
+    while session.next_event() is not None:
+        pass
+    step = session.advance()  # the bots are asked but have not answered yet
+    session.move_to(0)
+    assert session.confirm() is True  # 31
+    while session.next_event() is not None:
+        pass
+    assert session.game.view(0).my_choice == 31
+    assert session.take_back() is True
+    view = session.game.view(0)
+    assert view.my_choice is None and view.decision is not None  # asked for a card again
+    assert session.decision() is not None and not session.may_change()
+    assert session.take_back() is False  # nothing chosen: nothing to take back
+    session.move_to(2)
+    assert session.confirm() is True  # 33 instead
+    session.bots_answered(session.think(step.jobs))
+    run(session)
+    assert session.game.played[0][0] == 33
+    assert session.take_back() is False  # revealed: too late
+
+
 def test_digits_typed_during_the_reveal_wait_for_the_next_choice() -> None:
     session = new_session()
     session.move_to(0)
