@@ -190,7 +190,7 @@ def describe_review(analysis: Review) -> str:
     ]
     for d in analysis.decisions:
         what = "card" if d.kind == "card" else f"row for {d.card}"
-        played, best = (str(d.played), str(d.best)) if d.kind == "card" else (f"row {d.played}", f"row {d.best}")
+        played, best = (str(d.played), str(d.best)) if d.kind == "card" else (f"row {d.played + 1}", f"row {d.best + 1}")  # rows 1-4, as the games show them
         lines.append(
             f"{d.deal:>4} {d.turn:>4}  {what:<13} {played:>6} {d.expected_played:>8.2f}  {best:>6} "
             f"{d.expected_best:>8.2f} {d.loss:>6.2f}" + ("  MISTAKE" if d.mistake else "")

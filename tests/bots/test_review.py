@@ -63,7 +63,11 @@ def test_review_of_a_constructed_game() -> None:
     assert final.best == min(last, key=lambda r: (last[r], r)) and final.played == max(last, key=last.__getitem__)
     assert final.loss == max(last.values()) - min(last.values()) > MISTAKE and final.mistake
     assert cards[-1].loss == 0.0  # the last card is forced
-    assert "MISTAKE" in describe_review(result)
+    text = describe_review(result)
+    assert "MISTAKE" in text
+    # People read rows 1-4, as the games number them.
+    last_line = next(line for line in text.splitlines() if "row for 1 " in line).split()
+    assert last_line[5:7] == ["row", str(final.played + 1)] and last_line[8:10] == ["row", str(final.best + 1)]
 
 
 def test_review_is_repeatable_and_rejects_a_missing_seat() -> None:
