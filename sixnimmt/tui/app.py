@@ -18,13 +18,19 @@ from ..i18n import translator
 from .config import GameConfig, default_records_dir, resume_command
 from .final import FinalScreen
 from .panels import MIN_HEIGHT, MIN_WIDTH
+from .preparing import PreparingScreen, Warm
 from .start import StartScreen
 from .table import TableScreen
+from .warmup import needs_warm_up, warm_up
 
 
 def error_log() -> Path:
     """Where the traceback of a bug that stopped the app is written: next to the records folder."""
     return default_records_dir().parent / "play-error.log"
+
+
+def _rules_key(config: GameConfig) -> str:
+    return repr(sorted(config.rules().to_dict().items()))
 
 
 __all__ = ["MIN_HEIGHT", "MIN_WIDTH", "SixNimmtApp", "error_log"]
@@ -51,10 +57,13 @@ class SixNimmtApp(App[None]):
         resume: Game | None = None,
         resumed_from: Path | None = None,
         friendly_errors: bool = False,
+        warm: Warm = warm_up,
     ) -> None:
         """``resume``: a game rebuilt from its record (``sixnimmt play --resume``), seated as in
         ``config``; it goes on at once. ``friendly_errors`` (``sixnimmt play``): a bug ends the app
-        with one line, the traceback in a log file, instead of Textual's traceback on screen."""
+        with one line, the traceback in a log file, instead of Textual's traceback on screen.
+        ``warm``: compiles the searchers' kernels before a table chosen on the start screen (the
+        tests pass a stand-in)."""
         super().__init__()
         self.friendly_errors = friendly_errors
         #: The bug that stopped the app, if one did (kept for the caller and the tests).
@@ -68,8 +77,13 @@ class SixNimmtApp(App[None]):
         self.unfinished_saved_to: Path | None = None
         #: The line printed when the app exits (where the game was saved), if any.
         self.exit_message: str | None = None
+        self.warm = warm
+        #: The rules whose kernels this process has run already (compiled or loaded once is enough).
+        self.warmed: set[str] = set()
 
     def on_mount(self) -> None:
+        if not self.show_start_first:
+            self.warmed.add(_rules_key(self.config))  # `sixnimmt play` with options warmed them
         if self.show_start_first:
             self.push_screen(StartScreen(self.config))
         else:
@@ -166,6 +180,15 @@ class SixNimmtApp(App[None]):
         self.switch_screen(FinalScreen(session.config, session.game, session.saved_to, session.save_error))
 
     def start_game(self, config: GameConfig) -> None:
+        """Open a table with ``config``; searching bots first get their kernels ready, with a
+        "Preparing the bots" screen while that lasts."""
+        rules = config.rules()
+        key = _rules_key(config)
+        if key not in self.warmed and needs_warm_up(seat.bot for seat in config.seats):
+            self.warmed.add(key)
+            screen = PreparingScreen(rules, translator(config.lang), self.warm)
+            self.push_screen(screen, callback=lambda _: self.start_game(config))
+            return
         try:
             table = TableScreen(config)
         except ValueError as error:  # a bot that cannot be built now (an external program gone)
