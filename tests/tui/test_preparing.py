@@ -42,12 +42,12 @@ def test_searchers_get_ready_behind_a_preparing_screen(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: isinstance(app.screen, StartScreen))
             app.screen.post_message(StartScreen.StartGame(chosen))  # as the Start button does
-            await settle(pilot, lambda: isinstance(app.screen, PreparingScreen) and bool(warm.rules))
+            await settle(pilot, lambda: isinstance(app.screen, PreparingScreen) and bool(warm.rules), steps=3000)
             text = plain(app.screen.query_one("#preparing-text").render())
             assert "Preparing the bots" in text
             assert app.table is None  # no table (and no bot stalled on it) while compiling
             warm.release.set()
-            await settle(pilot, lambda: app.table is not None)
+            await settle(pilot, lambda: app.table is not None, steps=3000)
             assert warm.rules == [chosen.rules()]  # once, with the chosen rules
 
     asyncio.run(scenario())
@@ -62,7 +62,7 @@ def test_no_preparing_without_searchers(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: isinstance(app.screen, StartScreen))
             app.screen.post_message(StartScreen.StartGame(chosen))
-            await settle(pilot, lambda: app.table is not None)
+            await settle(pilot, lambda: app.table is not None, steps=3000)
             assert warm.rules == []
 
     asyncio.run(scenario())
