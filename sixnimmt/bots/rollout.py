@@ -58,18 +58,24 @@ _MEAN_BULL = 171 / 104
 
 
 @njit(cache=True)
-def _danger(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) -> float:  # pragma: no cover
-    """A quick guess of what playing ``card`` now costs (bullheads), for the SNUG policy."""
+def _row_for(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) -> tuple[int, int]:  # pragma: no cover
+    """The row ``card`` would join and the gap to the end it joins; row -1 when it is too low."""
     if professional:
         right_row, left_row, gap = nb_slots_pro(rows, lens, card)
-        r = right_row if right_row >= 0 else left_row
-    else:
-        r = -1
-        gap = 1 << 30
-        for i in range(4):
-            d = card - rows[i, lens[i] - 1]
-            if 0 < d < gap:
-                r, gap = i, d
+        return (right_row if right_row >= 0 else left_row), gap
+    r = -1
+    gap = 1 << 30
+    for i in range(4):
+        d = card - rows[i, lens[i] - 1]
+        if 0 < d < gap:
+            r, gap = i, d
+    return r, gap
+
+
+@njit(cache=True)
+def _danger(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) -> float:  # pragma: no cover
+    """A quick guess of what playing ``card`` now costs (bullheads), for the SNUG policy."""
+    r, gap = _row_for(rows, lens, card, professional)
     if r < 0:
         # Too low: the row taken is the cheapest one; a little extra because the card also resets
         # the board in a way nobody planned for.
@@ -97,16 +103,7 @@ def _counted_danger(
 ) -> float:  # pragma: no cover - compiled
     """``COUNT`` (``fair`` false) and ``CAUTIOUS`` (``fair``): the expected bullheads seat ``s``
     takes this turn by playing ``card`` (see the module docstring)."""
-    if professional:
-        right_row, left_row, gap = nb_slots_pro(rows, lens, card)
-        r = right_row if right_row >= 0 else left_row
-    else:
-        r = -1
-        gap = 1 << 30
-        for i in range(4):
-            d = card - rows[i, lens[i] - 1]
-            if 0 < d < gap:
-                r, gap = i, d
+    r, _ = _row_for(rows, lens, card, professional)
     if r < 0:
         return nb_row_cost(rows, lens, nb_cheapest_row(rows, lens)) + 0.5
     cost = nb_row_cost(rows, lens, r)
