@@ -53,6 +53,23 @@ def _timed(run_game: Callable[[], int], seconds: float) -> tuple[float, float]:
             return steps / elapsed, games / elapsed
 
 
+def _parallel_games(players: int, variant: str, seed: int, rng: random.Random) -> Callable[[], int]:
+    """Plays one whole game of the PettingZoo parallel env with random legal moves per call;
+    returns its steps (each builds every seat's observation)."""
+    parallel = SixNimmtParallelEnv(players=players, variant=variant, seed=seed)
+
+    def parallel_game() -> int:
+        obs, _ = parallel.reset()
+        steps = 0
+        while parallel.agents:
+            actions = {a: rng.choice(np.flatnonzero(o["action_mask"]).tolist()) for a, o in obs.items()}
+            obs, *_ = parallel.step(actions)
+            steps += 1
+        return steps
+
+    return parallel_game
+
+
 def measure(players: int = 4, variant: str = "standard", seconds: float = 3.0, seed: int = 1) -> EnvSpeed:
     """Random legal play through the engine, the parallel env and the Gymnasium env."""
     rng = random.Random(seed)
@@ -66,16 +83,7 @@ def measure(players: int = 4, variant: str = "standard", seconds: float = 3.0, s
             steps += 1  # one turn's cards, or one row choice / draft pick: a parallel-env step
         return steps
 
-    parallel = SixNimmtParallelEnv(players=players, variant=variant, seed=seed)
-
-    def parallel_game() -> int:
-        obs, _ = parallel.reset()
-        steps = 0
-        while parallel.agents:
-            actions = {a: rng.choice(np.flatnonzero(o["action_mask"]).tolist()) for a, o in obs.items()}
-            obs, *_ = parallel.step(actions)
-            steps += 1
-        return steps
+    parallel_game = _parallel_games(players, variant, seed, rng)
 
     single = SixNimmtEnv(players=players, variant=variant, opponents="random")
     single.reset(seed=seed)
@@ -150,16 +158,7 @@ def parallel_agent_steps(players: int, variant: str, seconds: float, seed: int) 
     """Agent-steps per second of CPU time of the PettingZoo parallel env (a step builds every
     seat's observation: ``players`` agent-steps), random legal moves."""
     rng = random.Random(seed)
-    parallel = SixNimmtParallelEnv(players=players, variant=variant, seed=seed)
-
-    def parallel_game() -> int:
-        obs, _ = parallel.reset()
-        steps = 0
-        while parallel.agents:
-            actions = {a: rng.choice(np.flatnonzero(o["action_mask"]).tolist()) for a, o in obs.items()}
-            obs, *_ = parallel.step(actions)
-            steps += 1
-        return steps
+    parallel_game = _parallel_games(players, variant, seed, rng)
 
     steps_per_s, _ = _timed(parallel_game, seconds)
     return steps_per_s * players
