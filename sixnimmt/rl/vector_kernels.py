@@ -318,6 +318,21 @@ def first_illegal(b: Batch, actions: np.ndarray, games: np.ndarray) -> int:  # p
 
 
 @njit(cache=True)
+def _random_row_action(b: Batch, g: int) -> int:  # pragma: no cover - compiled
+    """A uniformly random one of game ``g``'s row options, as an action (one draw of its generator)."""
+    count = 0
+    for r in range(ROW_COUNT):
+        count += b.options[g, r]
+    pick = _below(b.rng, g, 1, count)
+    for r in range(ROW_COUNT):
+        if b.options[g, r]:
+            if pick == 0:
+                return ROW_ACTION_BASE + r
+            pick -= 1
+    return -1  # no option: never asked, a row choice always offers one
+
+
+@njit(cache=True)
 def replace_illegal(b: Batch, actions: np.ndarray, games: np.ndarray, replaced: np.ndarray) -> None:  # pragma: no cover
     """Every owed decision in ``games`` that ``actions`` does not answer legally gets a uniformly
     random legal action instead (from the game's own generator); ``replaced[g, seat]`` marks them."""
@@ -329,16 +344,7 @@ def replace_illegal(b: Batch, actions: np.ndarray, games: np.ndarray, replaced: 
             if b.phase[g] == PLAY:
                 actions[g, s] = b.hands[g, s, _below(b.rng, g, 1, b.hand_len[g, s])] - 1
                 continue
-            count = 0
-            for r in range(ROW_COUNT):
-                count += b.options[g, r]
-            pick = _below(b.rng, g, 1, count)
-            for r in range(ROW_COUNT):
-                if b.options[g, r]:
-                    if pick == 0:
-                        actions[g, s] = ROW_ACTION_BASE + r
-                        break
-                    pick -= 1
+            actions[g, s] = _random_row_action(b, g)
 
 
 @njit(cache=True)
@@ -386,16 +392,7 @@ def opponent_actions(
                 actions[g, s] = b.hands[g, s, pick] - 1
                 continue
             if kind == OPP_RANDOM:
-                count = 0
-                for r in range(ROW_COUNT):
-                    count += b.options[g, r]
-                k = _below(b.rng, g, 1, count)
-                for r in range(ROW_COUNT):
-                    if b.options[g, r]:
-                        if k == 0:
-                            actions[g, s] = ROW_ACTION_BASE + r
-                            break
-                        k -= 1
+                actions[g, s] = _random_row_action(b, g)
             elif b.pending[g, 2] == TOO_LOW:
                 actions[g, s] = ROW_ACTION_BASE + nb_cheapest_row(b.rows[g], b.row_len[g])
             else:
