@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,12 +29,16 @@ from sqlalchemy import (
     create_engine,
     event,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+
+#: The advisory lock that serialises migrations on PostgreSQL (any fixed 64-bit number: "6nimmt!\0").
+MIGRATION_LOCK_KEY = 0x366E696D6D742100
 
 T = TypeVar("T")
 
@@ -147,12 +152,23 @@ class Store:
             event.listen(self.engine, "connect", _sqlite_pragmas)
 
     def migrate(self) -> None:
-        """Bring the schema up to date (Alembic, migrations shipped inside the package)."""
+        """Bring the schema up to date (Alembic, migrations shipped inside the package), under a lock:
+        several processes started at once on a fresh database migrate it once, the others wait and
+        then find it up to date. PostgreSQL: a transaction-level advisory lock taken before Alembic
+        reads its version table (released by the commit); SQLite: an exclusive lock on a file next to
+        the database."""
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
-        with self.engine.begin() as connection:
+        with _file_lock(self._lock_path()), self.engine.begin() as connection:
+            if self.engine.dialect.name == "postgresql":
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
+
+    def _lock_path(self) -> Path | None:
+        if self.engine.dialect.name != "sqlite" or self.engine.url.database in (None, "", ":memory:"):
+            return None
+        return Path(str(self.engine.url.database)).expanduser().with_suffix(".migrate-lock")
 
     def close(self) -> None:
         self.engine.dispose()
@@ -328,6 +344,26 @@ class Writer:
             await asyncio.wait(pending, timeout=5)
         if self._task is not None:
             self._task.cancel()
+
+
+@contextmanager
+def _file_lock(path: Path | None) -> Iterator[None]:
+    """An exclusive lock on ``path`` for the block (nothing when ``path`` is None, or where the
+    platform has no ``fcntl``)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: one process per SQLite file is the supported setup there
+        path = None
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
