@@ -43,6 +43,9 @@ _SEARCHED = frozenset({DecisionKind.CARD, DecisionKind.ROW})
 #: the standard, Professional or Double rules (Open's face-up cards are conditioned on).
 SEARCHED_VARIANTS = SIMULTANEOUS_SINGLE | {Variant.OPEN, Variant.DOUBLE}
 _TIE_MODES = {ProTie.CHOOSE: TIE_CHOOSE, ProTie.LEFT: TIE_LEFT, ProTie.RIGHT: TIE_RIGHT}
+#: ``prior(view, options) -> options``: the options ranked best first by something cheaper than the
+#: search (a learned policy: ``sixnimmt.rl.bot.searcher_with_prior``), for pruning before the rollouts.
+Prior = Callable[[PlayerView, tuple[int, ...]], tuple[int, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +112,14 @@ class MonteCarloBot(Bot):
 
     name = "mcs"
 
-    def __init__(self, seed: int | None = None, config: SearchConfig | None = None) -> None:
+    def __init__(self, seed: int | None = None, config: SearchConfig | None = None, prior: Prior | None = None,
+                 keep: int = 0) -> None:
         super().__init__(seed)
         self.config = config or SearchConfig(samples=100)
+        #: Pruning by a prior (off unless both are given): of a card or row decision's options only
+        #: the prior's best ``keep`` are searched, with the whole decision's rollout budget.
+        self.prior = prior
+        self.keep = keep
         # Variants the rollouts do not model (Nifty, Hand) get the cautious heuristic.
         self._fallback = CautiousBot(self.rng.getrandbits(31))
         #: Rollouts (simulated deal completions) run so far, for ``sixnimmt bench bots``.
@@ -173,8 +181,11 @@ class MonteCarloBot(Bot):
             return self._fallback.explain(view)
         arrays = _arrays(view)
         options = tuple(decision.options)
+        budget = self.config.samples * len(options)
+        if self.prior is not None and 0 < self.keep < len(options):
+            options = self.prior(view, options)[: self.keep]  # the pruned options get no estimate
         best, own = self._search(
-            view, options, self.config.samples * len(options),
+            view, options, budget,
             lambda alive, samples: self.simulate(view, alive, samples, arrays),
         )  # fmt: skip
         return best, own

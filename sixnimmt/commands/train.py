@@ -1,4 +1,5 @@
-"""``sixnimmt train``: self-play PPO with a league on the vector env (docs/rl.md; needs the rl extra)."""
+"""``sixnimmt train``: self-play PPO with a league on the vector env, or (``--distil``) the searchers
+distilled into the network (docs/rl.md; needs the rl extra)."""
 
 from __future__ import annotations
 
@@ -29,31 +30,50 @@ def train(
     games: Annotated[int, typer.Option(min=1, help="Games at once per player count.")] = 256,
     steps: Annotated[int, typer.Option(min=1, help="Steps of every game per iteration.")] = 32,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the games, the league draws and the network.")] = 0,
-    init: Annotated[str, typer.Option(help="Start from: learned (the shipped policy), none, or a policy file.")] = "learned",
+    init: Annotated[str | None, typer.Option(help="Start from: learned (the shipped policy), none, or a policy file. Default: learned (PPO), none (--distil).", show_default=False)] = None,
     hidden: Annotated[str, typer.Option(help="Hidden layer sizes.")] = "256,256",
-    lr: Annotated[float, typer.Option(min=0.0, help="Adam learning rate.")] = 1e-4,
+    lr: Annotated[float | None, typer.Option(min=0.0, help="Adam learning rate. Default: 1e-4 (PPO), 1e-3 (--distil).", show_default=False)] = None,
     self_play: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of games where the learner takes every seat.")] = 0.4,
     league_bots: Annotated[str, typer.Option(help="Built-in league players (compiled): greedy, random.")] = "greedy,random",
     eval_every: Annotated[int, typer.Option(min=1, help="Iterations between evaluations and checkpoints.")] = 5,
     eval_games: Annotated[int, typer.Option(min=2, help="Games per evaluation (vs compiled greedy).")] = 256,
     clone: Annotated[str, typer.Option(help="First imitate this compiled player (greedy), then PPO; empty: no cloning.")] = "",
     clone_decisions: Annotated[int, typer.Option(min=1, help="Decisions of the player to imitate.")] = 400_000,
+    distil: Annotated[bool, typer.Option("--distil", help="Distil the searchers instead of PPO: label positions with rollouts, fit the network to them, in DAgger rounds (docs/rl.md).")] = False,
+    rounds: Annotated[int, typer.Option(min=1, help="--distil: rounds of collecting, labelling and fitting (in all).")] = 3,
+    decisions: Annotated[int, typer.Option(min=1, help="--distil: labelled decisions per round, all player counts together.")] = 50_000,
+    samples: Annotated[int, typer.Option(min=1, help="--distil: rollouts per option for each label.")] = 16,
+    rollout: Annotated[str, typer.Option(help="--distil: every seat's policy in the labels' rollouts: count, cautious, snug or random.")] = "count",
+    explore: Annotated[float, typer.Option(min=0.0, max=1.0, help="--distil: share of random moves while collecting positions.")] = 0.05,
+    epochs: Annotated[int, typer.Option(min=1, help="--distil: epochs over all the data after each round.")] = 4,
     resume: Annotated[bool, typer.Option("--resume", help="Go on with the run in --out from its checkpoint.")] = False,
     ship: Annotated[bool, typer.Option("--ship", help="At the end, replace the shipped policy (sixnimmt/rl/policies/standard4.npz).")] = False,
 ) -> None:
-    """Self-play PPO against a league of past selves and built-in players, on CPU."""
+    """Self-play PPO against a league of past selves and built-in players, or (--distil) the
+    searchers distilled into the network; on CPU."""
     from ..core import RulesError
     from ..rl.train import TrainConfig, TrainingError
     from ..rl.train import train as run
 
-    config = TrainConfig(
-        out=out, players=_numbers(players, "player counts"), variant=variant, agent_steps=agent_steps,
-        games=games, steps=steps, seed=seed, init=init, hidden=_numbers(hidden, "layer sizes"), lr=lr,
-        self_play=self_play, league_bots=tuple(b.strip() for b in league_bots.split(",") if b.strip()),
-        eval_every=eval_every, eval_games=eval_games, clone=clone, clone_decisions=clone_decisions,
-    )
     try:
-        result = run(config, resume=resume, ship=ship, echo=typer.echo)
+        if distil:
+            from ..rl.distil import DistilConfig
+            from ..rl.distil import distil as run_distil
+
+            result = run_distil(DistilConfig(
+                out=out, players=_numbers(players, "player counts"), variant=variant, rounds=rounds,
+                decisions=decisions, samples=samples, rollout=rollout, explore=explore, hidden=_numbers(hidden, "layer sizes"),
+                init=init or "none", epochs=epochs, lr=1e-3 if lr is None else lr, seed=seed,
+            ), resume=resume, ship=ship, echo=typer.echo)
+        else:
+            config = TrainConfig(
+                out=out, players=_numbers(players, "player counts"), variant=variant, agent_steps=agent_steps,
+                games=games, steps=steps, seed=seed, init=init or "learned", hidden=_numbers(hidden, "layer sizes"),
+                lr=1e-4 if lr is None else lr, self_play=self_play,
+                league_bots=tuple(b.strip() for b in league_bots.split(",") if b.strip()),
+                eval_every=eval_every, eval_games=eval_games, clone=clone, clone_decisions=clone_decisions,
+            )
+            result = run(config, resume=resume, ship=ship, echo=typer.echo)
     except (TrainingError, RulesError) as error:
         typer.echo(f"sixnimmt train: {error}", err=True)  # one line, as every command's errors
         raise typer.Exit(2) from None

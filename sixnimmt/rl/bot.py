@@ -22,6 +22,11 @@ def _shared_policy(path: str) -> MlpPolicy:
     return MlpPolicy.load(path)
 
 
+def learned_policy(policy: str | Path) -> MlpPolicy:
+    """The policy a spec names: ``shipped`` (the default) or a policy file, shared between bots."""
+    return _shared_policy(str(DEFAULT_POLICY if str(policy) == "shipped" else policy))
+
+
 class LearnedBot(Bot):
     """Plays the trained policy (by default the one shipped for 4-player standard games).
 
@@ -33,8 +38,7 @@ class LearnedBot(Bot):
 
     def __init__(self, seed: int | None = None, policy: str | Path = DEFAULT_POLICY) -> None:
         super().__init__(seed)
-        # "shipped" (the spec's default, ``learned:policy=runs/x/policy.npz`` otherwise): the default.
-        self.policy = _shared_policy(str(DEFAULT_POLICY if str(policy) == "shipped" else policy))
+        self.policy = learned_policy(policy)
 
     def decide(self, view: PlayerView) -> int:
         decision = view.decision

@@ -317,6 +317,14 @@ register("easy", "sixnimmt.bots.heuristics:SnugBot", "difficulty level: easy (th
 register("medium", "sixnimmt.bots.heuristics:CautiousBot", "difficulty level: medium (the cautious heuristic)")
 register("hard", _SEARCH, "difficulty level: hard (Monte-Carlo search, 25 rollouts per option)", _search_options(25))
 register("expert", _SEARCH, "difficulty level: expert (the strongest search)", _search_options(100, halving=True))
+# Learning inside search: expert's search over the learned policy's best options only.
+register("expert-learned", "sixnimmt.rl.prior:searcher_with_prior",
+         "expert searching only the learned policy's best options (docs/bots.md)", {
+             **_search_options(100, halving=True),
+             "policy": Option("shipped", "the policy that ranks the options: a policy file (.npz), or the shipped one",
+                              check=_policy_file),
+             "keep": Option(4, "search only the policy's best this many options", low=1, high=104),
+         })
 register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: Monte-Carlo search racing its options, 1000 rollouts per option, counted self-play (docs/bots.md)", {
     "samples": Option(1000, "rollouts per option at most (the budget; ignored when ms is set)", low=1, high=1_000_000),
     "ms": Option(0.0, "think at most this many milliseconds per decision; 0: use the rollout budget", low=0.0),

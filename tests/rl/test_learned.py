@@ -87,6 +87,13 @@ def test_learned_bot_plays_whole_games_legally(variant: str, players: int) -> No
     assert game.is_over and game.winners
 
 
+@pytest.mark.parametrize("variant", ["standard", "professional", "open", "nifty", "hand", "double"])
+def test_expert_learned_plays_whole_games_legally(variant: str) -> None:
+    rules = Rules(players=4, variant=variant) if variant == "hand" else Rules(players=4, variant=variant, target=None, deals=1)
+    game = play_game(Game(rules, seed=2), [make_bot("expert-learned:samples=4", seed=s) for s in range(4)])
+    assert game.is_over and game.winners
+
+
 def test_learned_bot_is_deterministic() -> None:
     def totals() -> list[int]:
         bots = [make_bot("learned", seed=0), make_bot("random", seed=1), make_bot("random", seed=2)]
@@ -182,3 +189,35 @@ def test_the_learned_spec_takes_a_policy_file(tmp_path: Path) -> None:
     assert make_bot("learned", seed=0).policy is make_bot("learned:policy=shipped", seed=1).policy
     with pytest.raises(UnknownBotError, match="there is no file"):
         make_bot(f"learned:policy={tmp_path / 'missing.npz'}", seed=0)
+
+
+def test_expert_learned_searches_the_policys_best_options() -> None:
+    """keep=1 leaves the search one option, the policy's best: it plays as the learned bot does;
+    a wider keep searches that many options, the policy's best ones."""
+    from sixnimmt.rl.prior import searcher_with_prior
+
+    learned = make_bot("learned", seed=0)
+    narrow = make_bot("expert-learned:keep=1", seed=1)
+    game = Game(Rules(players=4, target=None, deals=1), seed=21)
+    compared = 0
+    while not game.is_over:
+        for decision in game.pending():
+            view = game.view(decision.seat)
+            move = learned.decide(view)
+            assert narrow.decide(view) == move
+            compared += len(decision.options) > 1
+            game.act(decision.seat, move)
+    assert compared >= 30
+    wide = searcher_with_prior(2, keep=3, samples=8)
+    view = Game(Rules(players=4, target=None, deals=1), seed=21).view(0)
+    assert wide.prior is not None and view.decision is not None
+    _, scores = wide.explain(view)
+    assert set(scores) == set(wide.prior(view, view.decision.options)[:3])
+
+
+def test_expert_learned_options_are_checked() -> None:
+    from sixnimmt.seats import UnknownBotError
+
+    for spec in ("expert-learned:keep=0", "expert-learned:policy=/no/such/file.npz"):
+        with pytest.raises(UnknownBotError):
+            make_bot(spec, seed=0)
