@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 
 from sixnimmt.arena import ArenaConfig, run_arena
+from sixnimmt.arena.stats import paired_differences
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
 from sixnimmt.bots.rollout import CAUTIOUS, COUNT, RANDOM, SNUG
 from sixnimmt.seats.registry import register
@@ -53,7 +54,11 @@ def main() -> None:
         bots=(args.a, args.b), deals=args.deals, players=args.players, variant=args.variant,
         target=None, game_deals=None if fixed else 1, jobs=1, seed=args.seed,
     )  # fmt: skip
-    report = run_arena(config).to_dict()
+    arena = run_arena(config)
+    report = arena.to_dict()
+    # Every duplicate set's difference (a - b, penalty per deal), so that runs of the same match
+    # with other seeds can be pooled set by set (benchmarks/grandmaster_table.py).
+    report["pairs"][0]["differences"] = paired_differences(*arena.per_set_penalty[:2])
     suffix = ("" if args.players == 4 else f"-{args.players}p") + ("" if args.variant == "standard" else f"-{args.variant}")
     name = f"{args.a}-vs-{args.b}{suffix}-seed{args.seed}".replace(":", "_").replace("=", "")
     out = Path(__file__).parent / "bots-results" / "grandmaster" / f"{name}.json"

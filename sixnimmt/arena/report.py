@@ -108,6 +108,9 @@ class ArenaReport:
     pairs: list[PairStats]
     faults: list[dict[str, Any]]
     results: list[GameResult] = field(default_factory=list, repr=False)
+    #: Per bot, its mean penalty per deal in each duplicate set (None: it sat out the set), in set
+    #: order: what the intervals are computed from, kept so that runs can be pooled set by set.
+    per_set_penalty: list[list[float | None]] = field(default_factory=list, repr=False)
     #: Every set played out exactly like the first: no chance in the variant (Logic, Tournament)
     #: and bots that do not draw on their seeds. Then the sets are copies, not samples, and the
     #: intervals say nothing.
@@ -355,4 +358,5 @@ def summarise(
         faults=faults,
         results=ordered,
         identical_sets=identical,
+        per_set_penalty=per_deal,
     )

@@ -103,11 +103,14 @@ class GrandmasterBot(MonteCarloBot):
         budget = min(budget, max(s.cap, len(options)))
         start = self.clock()
         deadline = None if s.ms is None else start + s.ms / 1000.0
-        # Per option: its rollouts' objective values (one block per round) and own penalties.
-        values: dict[int, list[np.ndarray]] = {o: [] for o in options}
-        own = dict.fromkeys(options, 0.0)
-        count = dict.fromkeys(options, 0)
-        alive = options
+        # Per option (a row, in ``options``' order): its rollouts' objective values, in one array
+        # that grows by doubling (the racing's statistics are then a few vectorised reductions per
+        # round, not a pass per option), and its own penalties' sum.
+        history = np.empty((len(options), 4 * s.batch))
+        own = np.zeros(len(options))
+        ran = np.zeros(len(options), dtype=np.int64)  # rollouts per option (until it was dropped)
+        alive = np.arange(len(options))  # the rows still in the race, all with ``done`` rollouts
+        done = 0
         spent = 0
         per_rollout = 0.0  # seconds per rollout, from the rounds so far (time mode)
         while True:
@@ -124,38 +127,37 @@ class GrandmasterBot(MonteCarloBot):
                 if batch < 1:
                     break
             round_start = self.clock()
-            out = simulate(alive, batch)
+            out = simulate(tuple(options[i] for i in alive), batch)
             spent += batch * len(alive)
             per_rollout = max(per_rollout, (self.clock() - round_start) / (batch * len(alive)))
-            objective = self._objective(out, me, players)
-            owns = out[:, :, me].sum(axis=1)
-            for i, option in enumerate(alive):
-                values[option].append(objective[i])
-                own[option] += float(owns[i])
-                count[option] += batch
-            alive = self._race(alive, {o: np.concatenate(values[o]) for o in alive})
+            if done + batch > history.shape[1]:
+                history = np.concatenate([history, np.empty_like(history)], axis=1)
+            history[alive, done : done + batch] = self._objective(out, me, players)
+            own[alive] += out[:, :, me].sum(axis=1)
+            ran[alive] += batch
+            done += batch
+            alive = self._race(alive, history[alive, :done], options)
             if len(alive) == 1:
                 break
-        means = {o: float(np.mean(np.concatenate(values[o]))) for o in alive}
-        best = min(alive, key=lambda o: (means[o], o))
+        means = history[alive, :done].mean(axis=1)
+        best = min(range(len(alive)), key=lambda i: (float(means[i]), options[alive[i]]))
         already = view.penalties[me]
-        return best, {o: already + own[o] / count[o] for o in options}
+        return options[alive[best]], {o: already + float(own[i]) / int(ran[i]) for i, o in enumerate(options)}
 
-    def _race(self, alive: tuple[int, ...], values: dict[int, np.ndarray]) -> tuple[int, ...]:
-        """The options still in the race: those not worse than the leader by ``z`` standard errors
-        of the paired difference (every alive option has run on the same determinizations)."""
-        leader = min(alive, key=lambda o: (float(values[o].mean()), o))
-        n = len(values[leader])
+    def _race(self, alive: np.ndarray, values: np.ndarray, options: tuple[int, ...]) -> np.ndarray:
+        """The options still in the race (rows of ``values``, one per alive option, every one on the
+        same determinizations): those not worse than the leader by ``z`` standard errors of the
+        paired difference. Ties for the lead go to the lower option."""
+        means = values.mean(axis=1)
+        leader = min(range(len(alive)), key=lambda i: (float(means[i]), options[alive[i]]))
+        n = values.shape[1]
         if n < self.settings.batch or math.isinf(self.settings.z):  # z = infinity: nobody is dropped
             return alive
-        kept = []
-        for option in alive:
-            diff = values[option] - values[leader]
-            mean = float(diff.mean())
-            spread = float(diff.std(ddof=1)) / math.sqrt(n)
-            if option == leader or mean <= self.settings.z * spread:
-                kept.append(option)
-        return tuple(kept)
+        diff = values - values[leader]
+        mean = diff.mean(axis=1)
+        spread = diff.std(axis=1, ddof=1) / math.sqrt(n)
+        kept: np.ndarray = alive[(mean <= self.settings.z * spread) | (np.arange(len(alive)) == leader)]
+        return kept
 
 
 #: Rollout policies by the names a bot spec uses (``grandmaster:own=random``).
