@@ -67,7 +67,7 @@ def main() -> None:
         [args.a, args.b, f"--deals {args.deals} --players {args.players} --variant {args.variant} --seed {args.seed}"]
     )
     out.write_text(json.dumps(report, indent=1))
-    pair = report["pairs"][0]
+    pair = {k: v for k, v in report["pairs"][0].items() if k != "differences"}
     bots = {b["label"]: b for b in report["bots"]}
     ms = " / ".join(f"{bots[k]['mean_decision_ms']:.1f}" for k in bots)
     print(json.dumps({"pair": pair, "ms": ms, "deals": args.deals, "players": args.players,
