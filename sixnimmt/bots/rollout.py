@@ -312,7 +312,7 @@ def _dealt(hlen: np.ndarray, known: np.ndarray) -> int:  # pragma: no cover - co
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rollout_cards(
     rows0: np.ndarray,
     lens0: np.ndarray,
@@ -382,7 +382,7 @@ def rollout_cards(
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rollout_rows(
     rows0: np.ndarray,
     lens0: np.ndarray,
@@ -466,7 +466,7 @@ def _take_last_two(hands: np.ndarray, hlen: np.ndarray, s: int, out: np.ndarray)
     out[s, 1] = max(a, b)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rollout_nifty(
     rows0: np.ndarray,
     lens0: np.ndarray,

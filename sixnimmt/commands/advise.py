@@ -21,6 +21,7 @@ import typer
 from ..core import DecisionKind, Game, PlayerView, RecordError, Rules
 from ..core.record import load, replay
 from ..core.text import card_text, printable, rows_text
+from ..seats.registry import HINT_LEVEL, LEVELS
 
 # A group with only a callback: let options follow the FILE argument, as in a plain command.
 app = typer.Typer(
@@ -82,7 +83,7 @@ def _card_lists(value: Any) -> bool:
 def advise_command(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="A record, a player's view or a position (JSON).", show_default=False)],
     seat: Annotated[int | None, typer.Option(help="The seat to advise (not needed for a view file).")] = None,
-    bot: Annotated[str, typer.Option(help="The bot that advises: a name with optional options, e.g. expert:samples=400 (sixnimmt arena --list), or cmd:COMMAND LINE.")] = "expert",
+    bot: Annotated[str, typer.Option(help=f"The bot that advises: a level ({', '.join(LEVELS)}; by default the strongest), any bot with optional options, e.g. expert:samples=400 (sixnimmt arena --list), or cmd:COMMAND LINE.")] = HINT_LEVEL,
     seed: Annotated[int, typer.Option(help="The bot's seed.")] = 1,
     timeout: Annotated[float, typer.Option(min=0.001, help="Seconds an external bot (cmd:...) may take to answer.")] = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the advice as JSON.")] = False,

@@ -10,6 +10,7 @@ from ..protocol.faults import BotFaultError, Fault, FaultKind
 from .guarded import Clock, GuardedSeat
 from .play import play_game
 from .registry import (
+    HINT_LEVEL,
     LEVELS,
     BotSpec,
     Option,
@@ -25,7 +26,7 @@ from .registry import (
 )
 
 __all__ = [
-    "LEVELS", "BotFaultError", "BotSpec", "Clock", "Fault", "FaultKind", "GuardedSeat", "Option",
+    "HINT_LEVEL", "LEVELS", "BotFaultError", "BotSpec", "Clock", "Fault", "FaultKind", "GuardedSeat", "Option",
     "UnknownBotError", "available", "check_bot", "entries", "make_bot", "parse_spec", "play_game",
     "prefixes", "register", "register_prefix",
 ]

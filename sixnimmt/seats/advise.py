@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core import PlayerView
 from .guarded import GuardedSeat
-from .registry import make_bot
+from .registry import HINT_LEVEL, make_bot
 
 
 class NothingToAdviseError(ValueError):
@@ -38,7 +38,7 @@ class Advice:
 
     choice: int
     scores: dict[int, float] = field(default_factory=dict)
-    bot: str = "hard"
+    bot: str = HINT_LEVEL
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -48,9 +48,10 @@ class Advice:
         }
 
 
-def advise(view: PlayerView, bot: str = "hard", seed: int | None = None, *, timeout: float | None = None) -> Advice:
-    """Ask the bot ``bot`` (any spec: ``expert``, ``expert:samples=400``, ``cmd:...``) what to
-    answer to ``view.decision``; ``timeout`` is an external program's seconds per reply. A bot that
+def advise(view: PlayerView, bot: str = HINT_LEVEL, seed: int | None = None, *, timeout: float | None = None) -> Advice:
+    """Ask the bot ``bot`` (any spec: ``expert``, ``expert:samples=400``, ``cmd:...``; by default
+    the strongest level, :data:`~sixnimmt.seats.registry.HINT_LEVEL`) what to answer to
+    ``view.decision``; ``timeout`` is an external program's seconds per reply. A bot that
     fails raises :class:`FaultyAdvisorError` naming the fault, rather than passing off the guard's
     fallback move as its advice."""
     if view.decision is None:

@@ -335,6 +335,12 @@ register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest:
     "z": Option(3.0, "racing: drop an option this many standard errors worse than the best", low=0.0),
 })
 
-#: The bot levels people choose from (web lobby, terminal game, ``sixnimmt play``), weakest first;
-#: ``random`` last, as a curiosity. Every interface derives its list from this one.
-LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "random")
+#: The bot levels people choose from (web lobby, terminal game, ``sixnimmt play``, ``sixnimmt
+#: advise``), weakest first; ``random`` last, as a curiosity. Every interface derives its list from
+#: this one.
+LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "grandmaster", "random")
+#: The level hints ask (the web game's and the terminal game's hint, ``sixnimmt advise`` by
+#: default): the strongest, since it also fits a hint's latency. With its rollout budget it decides
+#: in about 15 ms of CPU at the median and 120 ms at the slowest (docs/bots.md), so a hint comes
+#: back well inside the half second a person waits for it without noticing much.
+HINT_LEVEL = "grandmaster"

@@ -66,5 +66,19 @@ class Settings:
     chat_kept: int = 50
     #: Bot that plays for a player who is away or out of time.
     fallback_bot: str = "medium"
+    #: The spec a bot level plays with at this server's tables, where it differs from the level's
+    #: registry defaults. ``grandmaster`` thinks at most 250 ms per decision here (docs/web.md): a
+    #: time limit rather than its rollout budget, so a loaded server makes it think less instead of
+    #: making people wait longer.
+    level_specs: dict[str, str] = field(default_factory=lambda: {"grandmaster": "grandmaster:ms=250"})
+    #: Threads the bots and hints of all tables think in (at most this many searches at once, the
+    #: rest wait their turn): one fewer than the CPUs, at least one, so a core stays for the event loop.
+    think_threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 1) - 1))
+    #: How much lower than the server's the thinking threads' scheduling priority is (Linux ``nice``
+    #: steps, 0 for none): under load the event loop, which answers every player, goes first.
+    think_niceness: int = 10
+    #: Seconds a bot may think before its seat is shown as thinking (a ``thinking`` message): long
+    #: enough that quick bots never flicker, short enough that a searching bot's wait is explained.
+    thinking_notice: float = 0.15
     #: Seconds a room with nobody connected stays in memory (it is reloaded from the store on demand).
     idle_evict: float = 600.0

@@ -10,6 +10,7 @@ from typing import Any
 from .clock import Clock, LoopClock
 from .config import Settings
 from .room import Room
+from .scheduling import BotThreads
 from .seats import BOT_LEVELS, Seat, TableError, TableOptions, bot_label, clean_name, hash_token
 from .store import Store, Writer
 
@@ -26,6 +27,8 @@ class Rooms:
         self.settings = settings
         self.clock = clock or LoopClock()
         self.db = Writer(store)
+        #: The threads every table's bots and hints think in (a cap on searches at once).
+        self.threads = BotThreads(settings.think_threads, settings.think_niceness)
         self._rooms: dict[str, Room] = {}
         self._last_sweep = self.clock.now()
         self._loading = asyncio.Lock()
@@ -36,7 +39,7 @@ class Rooms:
         return await self.db.run(self.store.add_game, code, number, record, winners, players)
 
     def _room(self, code: str, options: TableOptions, seats: list[Seat]) -> Room:
-        return Room(code, options, seats, self.settings, self.clock, self.db.save, self._archive)
+        return Room(code, options, seats, self.settings, self.clock, self.db.save, self._archive, self.threads)
 
     async def get(self, code: str) -> Room:
         code = code.strip().upper()
@@ -51,7 +54,7 @@ class Rooms:
             data = await self.db.run(self.store.load_table, code) if valid_code(code) else None
             if data is None:
                 raise LookupError(f"no table with code {code[:CODE_LENGTH + 3]!r}")
-            room = Room.from_store(data, self.settings, self.clock, self.db.save, self._archive)
+            room = Room.from_store(data, self.settings, self.clock, self.db.save, self._archive, self.threads)
             self._rooms[code] = room
             return room
 
@@ -128,6 +131,7 @@ class Rooms:
     async def close(self) -> None:
         for room in self._rooms.values():
             await room.close()
+        self.threads.close()
         await self.db.close()
 
 

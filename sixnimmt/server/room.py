@@ -30,7 +30,7 @@ from ..core import (
     PlayerView,
 )
 from ..core.record import replay
-from ..seats import available
+from ..seats import HINT_LEVEL, available
 from ..seats.advise import advise
 from .clock import Clock
 from .config import Settings
@@ -55,7 +55,7 @@ from .protocol import (
     Start,
     Sync,
 )
-from .scheduling import Scheduler
+from .scheduling import BotThreads, Scheduler
 from .seats import (
     REACTIONS,
     Seat,
@@ -70,7 +70,9 @@ from .store import TableData
 
 log = logging.getLogger("sixnimmt.server")
 
-HINT_BOT = "hard"
+#: The hint's bot: the strongest level, as this server plays it (``Settings.level_specs``: the
+#: grandmaster with its time limit, so a hint comes within a quarter of a second of thinking).
+HINT_BOT = HINT_LEVEL
 
 Save = Callable[[TableData], Awaitable[None]]
 Archive = Callable[[str, int, dict[str, Any], list[int], list[list[dict[str, Any]]]], Awaitable[int]]
@@ -104,6 +106,7 @@ class Room:
         clock: Clock,
         save: Save,
         archive: Archive,
+        threads: BotThreads | None = None,
     ) -> None:
         self.code = code
         self.options = options
@@ -118,7 +121,7 @@ class Room:
         self._save = save
         self._archive = archive
         self.clock = clock
-        self.turns = Scheduler(self, settings, clock)
+        self.turns = Scheduler(self, settings, clock, threads)
         self._turn_log: list[_Action] = []
         self._hinting: set[int | None] = set()
         self._seat_limits: dict[int | None, RateLimiter] = {}
@@ -159,10 +162,11 @@ class Room:
         clock: Clock,
         save: Save,
         archive: Archive,
+        threads: BotThreads | None = None,
     ) -> Room:
         now = clock.now()
         seats = [Seat.from_store(i, s, now) for i, s in enumerate(data.seats)]
-        room = cls(data.code, TableOptions.from_dict(data.settings), seats, settings, clock, save, archive)
+        room = cls(data.code, TableOptions.from_dict(data.settings), seats, settings, clock, save, archive, threads)
         room.status = data.status
         room.game_number = data.game_number
         current = data.current or {}
@@ -237,6 +241,7 @@ class Room:
                 "chat": self.chat,
                 "host": 0,
                 "timer_left": self.turns.timer_left(),
+                "thinking": sorted(self.turns.long_thinking),
                 "wire": WIRE_VERSION,
             },
             "view": None if self.game is None else self.game.view(seat).to_dict(),
@@ -281,6 +286,12 @@ class Room:
     def _send_seats(self) -> None:
         """A ``seats`` delta: the seats changed and nothing else did."""
         message = {"type": "seats", "seats": [s.public() for s in self.seats], "open": len(self.joinable_seats())}
+        for conn in list(self.connections):
+            conn.push(message)
+
+    def bot_thinking(self, seat: int, thinking: bool) -> None:
+        """A ``thinking`` delta: the bot in ``seat`` has been thinking a while (or has answered)."""
+        message = {"type": "thinking", "seat": seat, "thinking": thinking}
         for conn in list(self.connections):
             conn.push(message)
 
@@ -528,7 +539,8 @@ class Room:
     async def _hint(self, conn: Connection, view: PlayerView) -> None:
         """A strong bot's advice, computed off the event loop and sent to ``conn`` only."""
         try:
-            advice = await asyncio.to_thread(advise, view, HINT_BOT if HINT_BOT in available() else "random")
+            spec = self.settings.level_specs.get(HINT_BOT, HINT_BOT) if HINT_BOT in available() else "random"
+            advice = await self.turns.threads.run(advise, view, spec)
             conn.push({"type": "hint", "deal": view.deal, "turn": view.turn,
                        "kind": view.decision.kind.value if view.decision else None, **advice.to_dict()})
         except Exception:  # a hint is a nicety: never let it hurt the table

@@ -4,21 +4,67 @@ player who is away or out of time (the turn timer). Time comes from an injected
 
 Every bot plays through a :class:`~sixnimmt.seats.GuardedSeat`, which always answers legally (a
 failing bot's move is the seat's seeded fallback) and closes the bot when the game ends. Bots think
-off the event loop (``asyncio.to_thread``); their answer is applied under the room's lock only if
-the game is still waiting for exactly that decision.
+off the event loop, in the :class:`BotThreads` every table shares (a few threads, at a lower
+priority than the event loop; the searching kernels release the GIL while they run); their answer is
+applied under the room's lock only if the game is still waiting for exactly that decision. A bot
+that thinks longer than ``Settings.thinking_notice`` is announced to the table as thinking until it
+answers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
+import os
 import secrets
-from typing import Any, Protocol
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol, TypeVar
 
 from ..core import Decision, Game, Phase
 from ..seats import GuardedSeat, make_bot
 from .clock import Clock, Timer
 from .config import Settings
 from .seats import Seat, bot_spec
+
+log = logging.getLogger("sixnimmt.server")
+T = TypeVar("T")
+
+
+class BotThreads:
+    """The threads every table's bots and hints think in: at most ``threads`` decisions at once (the
+    others wait their turn), so fifty tables of searching bots cannot take every core from the event
+    loop that answers the players. On Linux the threads also run ``niceness`` steps below the
+    server's priority, so under load the event loop goes first and the bots, whose time limits are
+    measured in wall-clock time, think a little less."""
+
+    def __init__(self, threads: int, niceness: int = 0) -> None:
+        self.threads = max(1, threads)
+        self._pool = ThreadPoolExecutor(
+            self.threads, thread_name_prefix="sixnimmt-bot", initializer=_lower_priority, initargs=(niceness,)
+        )
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in one of the threads; the event loop goes on meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, functools.partial(function, *args))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _lower_priority(niceness: int) -> None:
+    """Lower the calling thread's scheduling priority by ``niceness`` steps (Linux only: elsewhere
+    ``setpriority`` on a thread id would re-nice the whole process)."""
+    if niceness <= 0 or sys.platform != "linux":
+        return
+    try:
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, os.getpriority(os.PRIO_PROCESS, thread) + niceness))
+    except OSError as error:  # not allowed here: the threads keep the server's priority
+        log.warning("bot threads keep the server's priority: %s", error)
 
 
 class Table(Protocol):
@@ -37,15 +83,24 @@ class Table(Protocol):
         """Apply a move (the caller holds the lock); ``stand_in`` says why a bot played for a person."""
         ...
 
+    def bot_thinking(self, seat: int, thinking: bool) -> None:
+        """Tell the table that the bot in ``seat`` started (or stopped) a long think."""
+        ...
+
 
 class Scheduler:
     """Bot moves and the turn timer of one table."""
 
-    def __init__(self, table: Table, settings: Settings, clock: Clock) -> None:
+    def __init__(self, table: Table, settings: Settings, clock: Clock, threads: BotThreads | None = None) -> None:
         self.table = table
         self.settings = settings
         self.clock = clock
         self.closed = False
+        #: Where the bots think: the server's shared threads, else (a table on its own) threads of its own.
+        self.threads = threads or BotThreads(settings.think_threads, settings.think_niceness)
+        self._own_threads = threads is None
+        #: Seats whose bot has been thinking longer than ``settings.thinking_notice`` (shown as thinking).
+        self.long_thinking: set[int] = set()
         #: When the current decision's time runs out (None: no timer, or no game running).
         self.deadline: float | None = None
         self._step: tuple[Any, ...] | None = None
@@ -68,7 +123,7 @@ class Scheduler:
 
     def _guarded(self, level: str, seat: int, role: str) -> GuardedSeat:
         seed = secrets.randbits(32)
-        bot = make_bot(bot_spec(level), seed)
+        bot = make_bot(self.settings.level_specs.get(level, bot_spec(level)), seed)
         return GuardedSeat(bot, fallback_seed=seed, label=f"{role} {level} at table {self.table.code} seat {seat + 1}")
 
     def make_bots(self) -> None:
@@ -168,7 +223,12 @@ class Scheduler:
             if view.decision != decision:
                 return
             # think off the event loop; the guard answers legally whatever the bot does
-            value = await asyncio.to_thread(bot.decide, view)
+            notice = self.clock.call_later(self.settings.thinking_notice, lambda: self._show_thinking(seat, True))
+            try:
+                value = await self.threads.run(bot.decide, view)
+            finally:
+                notice.cancel()
+                self._show_thinking(seat, False)
             async with table.lock:
                 if table.game is not game or self.closed or game.decision_for(seat) != decision:
                     return  # the game moved on while the bot was thinking
@@ -183,6 +243,15 @@ class Scheduler:
             if not self.closed:
                 self.schedule()
 
+    def _show_thinking(self, seat: int, thinking: bool) -> None:
+        if thinking == (seat in self.long_thinking) or (thinking and self.closed):
+            return
+        if thinking:
+            self.long_thinking.add(seat)
+        else:
+            self.long_thinking.discard(seat)
+        self.table.bot_thinking(seat, thinking)
+
     async def settle(self) -> None:
         """Wait until no bot is thinking (tests: after moving the clock, let the moves it caused land)."""
         while self._thinking:
@@ -195,3 +264,5 @@ class Scheduler:
         for task in list(self._thinking.values()):
             task.cancel()
         self._close_bots()
+        if self._own_threads:
+            self.threads.close()

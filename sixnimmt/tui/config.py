@@ -15,7 +15,7 @@ from pathlib import Path
 from ..core import Rules, RulesError
 from ..core.variants import VARIANT_NAMES
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_
-from ..seats import LEVELS, UnknownBotError, available
+from ..seats import HINT_LEVEL, LEVELS, UnknownBotError, available
 from ..seats import check_bot as check_bot_spec
 
 #: The variants the terminal game plays: all of them.
@@ -27,8 +27,9 @@ HUMAN = "human"
 EXTERNAL = "cmd"
 #: The first seat's name unless the player gives theirs (translated where it is shown).
 DEFAULT_NAME = N_("You")
-#: The bot the hint key asks.
-HINT_BOT = "hard"
+#: The bot the hint key asks: the strongest level (``sixnimmt.seats.HINT_LEVEL``), seeded by the
+#: turn so the same position gets the same hint.
+HINT_BOT = HINT_LEVEL
 #: Seat names for bots, so a table of several reads naturally.
 BOT_NAMES: tuple[str, ...] = (
     "Ada", "Bruno", "Clara", "Diego", "Elsa", "Felix", "Greta", "Hugo", "Iris", "Jonas",
@@ -175,7 +176,7 @@ def parse_opponents(
     >>> parse_opponents("hard,chess")
     Traceback (most recent call last):
     ...
-    sixnimmt.seats.registry.UnknownBotError: unknown bot 'chess': choose one of easy, medium, hard, expert, random, or cmd:COMMAND LINE, or human[:NAME]
+    sixnimmt.seats.registry.UnknownBotError: unknown bot 'chess': choose one of easy, medium, hard, expert, grandmaster, random, or cmd:COMMAND LINE, or human[:NAME]
     """
     items = split_bot_list(spec) if isinstance(spec, str) else [item.strip() for item in spec]
     if not items or any(not item for item in items):

@@ -32,7 +32,7 @@ from ..core import (
 )
 from ..core.variants import variant_spec
 from ..i18n import N_
-from .config import is_external
+from .config import HINT_BOT, is_external
 
 Rows = list[list[int]]
 
@@ -70,6 +70,7 @@ def level_name(bot: str, tr: gettext.NullTranslations) -> str:
         "medium": tr.gettext("medium"),
         "hard": tr.gettext("hard"),
         "expert": tr.gettext("expert"),
+        "grandmaster": tr.gettext("grandmaster"),
         "random": tr.gettext("random"),
     }
     return levels.get(bot, bot)
@@ -88,7 +89,7 @@ def keys_help(tr: gettext.NullTranslations) -> str:
         "| Backspace Esc | " + g("correct or forget a typed number") + " |",
         "| ↑ ↓ / 1-4 | " + g("choose a row, when you must take one") + " |",
         "| Enter | " + g("play the card / take the row") + " |",
-        "| h | " + g("hint: what the hard bot would play") + " |",
+        "| h | " + g("hint: what the strongest bot ({level}) would play").format(level=level_name(HINT_BOT, tr)) + " |",
         "| Space | " + g("skip the animation (any key does; Enter never plays during it)") + " |",
         "| l | " + g("show or hide the scores and the log") + " |",
         "| " + g("mouse") + " | " + g("click a card to choose it, click it again to play it; click a row to take it") + " |",

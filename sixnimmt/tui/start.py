@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ..i18n import LANGUAGES, N_, rules_text, translator
 from .config import (
+    BOT_LEVELS,
     BOT_NAMES,
     DEFAULT_NAME,
     EXTERNAL,
@@ -26,7 +27,7 @@ from .config import (
     is_external,
 )
 from .dialogs import HelpScreen
-from .render import key_bar, keys_help, variant_name
+from .render import key_bar, keys_help, level_name, variant_name
 
 KEYS_START = (("Tab", N_("next field")), ("Ctrl+S", N_("start the game")), ("F1", N_("rules")), ("Esc", N_("quit")))
 
@@ -67,11 +68,7 @@ class StartScreen(Screen[None]):
         config = self.config
         levels = {
             HUMAN: g("a person at this keyboard"),
-            "easy": g("bot: easy"),
-            "medium": g("bot: medium"),
-            "hard": g("bot: hard"),
-            "expert": g("bot: expert"),
-            "random": g("bot: random moves"),
+            **{level: g("bot: {level}").format(level=level_name(level, tr)) for level in BOT_LEVELS},
             EXTERNAL: g("bot: an external program"),
         }
         with VerticalScroll(id="start-box"):

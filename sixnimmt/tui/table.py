@@ -42,7 +42,7 @@ from .panels import (
     status_text,
     too_small_text,
 )
-from .render import KEYS_TABLE, key_bar, keys_help
+from .render import KEYS_TABLE, key_bar, keys_help, level_name
 from .session import BotAnswer, BotJob, GameSession, Preview
 from .widgets import CardLine, CardWidget, RowWidget
 
@@ -468,7 +468,7 @@ class TableScreen(Screen[None]):
         if request is None:
             self.notify(self.tr.gettext("No hint now: it is not your decision."))
             return
-        self.notify(self.tr.gettext("Asking the {bot} bot…").format(bot=HINT_BOT), timeout=2)
+        self.notify(self.tr.gettext("Asking the {bot} bot…").format(bot=level_name(HINT_BOT, self.tr)), timeout=2)
         self._advise(*request)
 
     @work(thread=True, group="hint", exclusive=True)

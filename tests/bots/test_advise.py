@@ -20,7 +20,7 @@ def sure_sixth_view():  # type: ignore[no-untyped-def]
     return Game.from_position(Rules(players=4), SURE_SIXTH["hands"], SURE_SIXTH["rows"], seed=1).view(0)
 
 
-@pytest.mark.parametrize("bot", ["medium", "hard", "expert"])
+@pytest.mark.parametrize("bot", ["medium", "hard", "expert", "grandmaster"])
 def test_advice_recommends_the_safe_card_with_numbers(bot: str) -> None:
     advice = advise(sure_sixth_view(), bot=bot, seed=2)
     assert isinstance(advice, Advice) and advice.bot == bot

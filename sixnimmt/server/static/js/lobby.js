@@ -1,8 +1,6 @@
 // The lobby: create a table, join by code, see open tables and your own.
 import { api, getConfig, h, seats, t, toast } from "./util.js";
 
-const LEVELS = ["easy", "medium", "hard", "expert"];
-
 export async function showLobby(main) {
   const config = await getConfig();
   const savedName = localStorage.getItem("sixnimmt.name") || "";
@@ -43,9 +41,11 @@ export async function showLobby(main) {
   const isPublic = h("input", { type: "checkbox", id: "public" });
   const timer = h("select", { id: "timer" }, config.timers.map((s) => h("option", { value: s }, s ? t("lobby.timer.s", { n: s }) : t("lobby.timer.off"))));
 
+  // The bot levels the server offers (sixnimmt.seats.LEVELS, weakest first), those it can build.
+  const levels = config.bot_levels.filter((lv) => lv.ready).map((lv) => lv.level);
   const seatChoices = () => [
     h("option", { value: "open" }, t("lobby.friend")),
-    ...LEVELS.map((lv) => h("option", { value: `bot:${lv}` }, t("lobby.bot", { level: t(`level.${lv}`) }))),
+    ...levels.map((lv) => h("option", { value: `bot:${lv}` }, t("lobby.bot", { level: t(`level.${lv}`) }))),
   ];
   function drawSeats() {
     const keep = [...seatList.querySelectorAll("select")].map((s) => s.value);

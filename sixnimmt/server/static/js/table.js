@@ -91,7 +91,7 @@ export function showTable(main, code, invite = null) {
     if (message.type === "hint") { showHint(s, message); return; }
     if (message.type === "chat") { chat.receive(message); return; }
     if (message.type === "invite") { receiveInvite(s, message); return; }
-    if (message.type === "presence" || message.type === "seats") { queue.push(message); if (!s.busy) drain(); return; }
+    if (message.type === "presence" || message.type === "seats" || message.type === "thinking") { queue.push(message); if (!s.busy) drain(); return; }
     if (message.type === "state" || message.type === "update" || message.type === "chosen") {
       queue.push(message);
       if (!s.busy) drain();
@@ -125,6 +125,14 @@ export function showTable(main, code, invite = null) {
         continue;
       }
       if (update.type === "presence" || update.type === "seats") { seatsChanged(update); continue; }
+      if (update.type === "thinking") { // a bot started or ended a long think: only its seat changes
+        if (s.current) {
+          const others = (s.current.table.thinking || []).filter((seat) => seat !== update.seat);
+          s.current.table.thinking = update.thinking ? [...others, update.seat] : others;
+          if (playing()) drawPlayers(s);
+        }
+        continue;
+      }
       s.log.follow(update.table.game_number);
       if (update.type === "update") {
         s.shape = playShape(update.table, update.view);

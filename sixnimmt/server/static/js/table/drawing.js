@@ -102,12 +102,16 @@ export function drawPlayers(s) {
     } else if (view.phase === "draft" && view.drafter === i) {
       classes.push("thinking"); status = t("table.drafting");
     }
+    // a bot that has been thinking a while (the server's "thinking" messages): a spinner on its seat
+    const searching = table.thinking?.includes(i) && view.phase !== "over";
+    if (searching) { classes.push("searching"); status = t("table.botThinking"); }
     if (i === table.you) classes.push("me");
     if (view.winners.includes(i)) classes.push("winner");
     const away = seat.kind === "human" && !seat.connected;
     if (away) classes.push("away");
     if (score.past(view.totals[i])) classes.push("past");
-    return h("div.player" + classes.map((c) => "." + c).join(""), { role: "listitem", dataset: { seat: i } },
+    return h("div.player" + classes.map((c) => "." + c).join(""),
+      { role: "listitem", dataset: { seat: i }, ...(searching ? { title: t("table.botThinkingTitle"), "aria-busy": "true" } : {}) },
       h("span.pname", { title: seat.name }, seat.name),
       h("span.ptotal", { title: score.totalTitle() }, score.total(view.totals[i])),
       h("span.pstatus", {}, status,

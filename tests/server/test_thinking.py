@@ -1,0 +1,151 @@
+"""Bots think off the event loop, a few at a time, and a bot that thinks a while is shown as thinking:
+the table hears a ``thinking`` message when its think passes ``Settings.thinking_notice`` and another
+when it answers. Time is a :class:`ManualClock`; the bot waits on an event the test sets, so nothing
+here waits on the wall clock."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sixnimmt.bots.base import Bot
+from sixnimmt.core import PlayerView, Rules
+from sixnimmt.seats import HINT_LEVEL, LEVELS
+from sixnimmt.server.clock import ManualClock
+from sixnimmt.server.config import Settings
+from sixnimmt.server.registry import Rooms
+from sixnimmt.server.scheduling import BotThreads
+from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.store import Store
+
+
+class Conn:
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.messages: list[dict[str, Any]] = []
+
+    def push(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+
+class GatedBot(Bot):
+    """Plays its first option once the test lets it (``release``); says when it has started."""
+
+    name = "gated"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.release = threading.Event()
+        self.started = threading.Event()
+
+    def decide(self, view: PlayerView) -> int:
+        assert view.decision is not None
+        self.started.set()
+        self.release.wait(timeout=30)  # a safety net only: the test releases it
+        return view.decision.options[0]
+
+
+async def wait_for(event: threading.Event) -> None:
+    """Until ``event`` is set by a worker thread (yielding to the loop meanwhile)."""
+    for _ in range(10_000):
+        if event.is_set():
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError("the bot never started thinking")
+
+
+def thinking(conn: Conn) -> list[tuple[int, bool]]:
+    return [(m["seat"], m["thinking"]) for m in conn.messages if m["type"] == "thinking"]
+
+
+def test_grandmaster_is_a_level_the_server_offers_and_plays_with_a_time_limit() -> None:
+    settings = Settings(database_url="sqlite://")
+    assert "grandmaster" in LEVELS and HINT_LEVEL == "grandmaster"
+    assert settings.level_specs["grandmaster"].startswith("grandmaster:ms=")
+    assert settings.think_threads >= 1
+
+
+@pytest.mark.parametrize("slow", [True, False])
+def test_a_long_think_is_announced_and_its_end_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: bool) -> None:
+    made: list[tuple[str, GatedBot]] = []
+
+    def gated(spec: str, seed: int | None = None) -> GatedBot:
+        bot = GatedBot(seed)
+        made.append((spec, bot))
+        return bot
+
+    monkeypatch.setattr("sixnimmt.server.scheduling.make_bot", gated)
+
+    async def scenario() -> None:
+        clock = ManualClock()
+        store = Store(f"sqlite:///{tmp_path / 'thinking.db'}")
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, thinking_notice=0.15), clock)
+        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "grandmaster"}])
+        game = room.game
+        assert game is not None
+        (spec, bot), = made
+        assert spec == rooms.settings.level_specs["grandmaster"]  # the server's time-limited grandmaster
+        host = Conn(0)
+        await room.connect(host)
+        await wait_for(bot.started)
+        if slow:
+            clock.advance(0.14)
+            assert thinking(host) == []  # not yet: a quick bot never flickers
+            clock.advance(0.02)
+            assert thinking(host) == [(1, True)]
+            # someone who connects now sees it in the table's state
+            late = Conn(None)
+            await room.connect(late)
+            assert late.messages[0]["table"]["thinking"] == [1]
+        bot.release.set()
+        await room.turns.settle()
+        assert game.chosen[1] is not None  # the bot's card is in
+        assert thinking(host) == ([(1, True), (1, False)] if slow else [])
+        if slow:
+            # the end of the think is told before the move it led to
+            stop = next(i for i, m in enumerate(host.messages) if m["type"] == "thinking" and not m["thinking"])
+            assert {"chosen", "update"} & {m["type"] for m in host.messages[stop + 1:]}
+            assert room.state_for(0)["table"]["thinking"] == []
+        clock.advance(10.0)
+        assert thinking(host) == ([(1, True), (1, False)] if slow else [])  # the notice was called off
+        await rooms.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_bot_threads_cap_how_many_think_at_once() -> None:
+    async def scenario() -> None:
+        threads = BotThreads(2)
+        running = 0
+        most = 0
+        lock = threading.Lock()
+        gate = threading.Event()
+
+        def think() -> None:
+            nonlocal running, most
+            with lock:
+                running += 1
+                most = max(most, running)
+            gate.wait(timeout=30)
+            with lock:
+                running -= 1
+
+        tasks = [asyncio.ensure_future(threads.run(think)) for _ in range(6)]
+        for _ in range(10_000):  # until the pool is full
+            with lock:
+                if running == 2:
+                    break
+            await asyncio.sleep(0.001)
+        with lock:
+            assert running == 2  # four wait their turn
+        gate.set()
+        await asyncio.gather(*tasks)
+        assert most == 2
+        threads.close()
+
+    asyncio.run(scenario())
