@@ -1,14 +1,22 @@
 """Load test for the web game: many tables, each with several WebSocket clients playing at once.
 
-Starts the real server (``sixnimmt serve``, SQLite in a temporary folder, bots off) as its own
-process, opens TABLES tables of PLAYERS human seats, connects one WebSocket client per seat, and lets
-every client play: when it has a decision it waits a think time, then sends its move. Loopback only,
-bounded in tables and seconds.
+Starts the real server (``sixnimmt serve``, SQLite in a temporary folder unless ``--database-url``,
+bots off) as its own process, or uses servers already running (``--url``, repeated: several workers
+or hosts), opens TABLES tables of PLAYERS human seats, connects one WebSocket client per seat (and
+SPECTATORS watching clients per table), and lets every player play: when it has a decision it waits a
+think time, then sends its move. Loopback only, bounded in tables and seconds.
+
+Each table is opened and played from its own loopback address (127.1.x.y), so the server's
+per-address limits (connections, tables created, joins) hold as they would for real players. With
+several URLs, table i is created through URL i mod n and its seat j connects through URL (i + j)
+mod n, so the players of one table sit on different processes.
 
 Reports actions per second, the round-trip time of each action (send -> the update that shows it
-applied), and the server's memory per table (RSS growth / tables).
+applied), the server's CPU per action (the process and its children, or the ``--pid`` processes),
+the load generator's own CPU, and the server's memory per table (RSS growth / tables).
 
     .venv/bin/python benchmarks/load_web.py --tables 200 --players 4 --seconds 60
+    .venv/bin/python benchmarks/load_web.py --tables 1000 --seconds 60 --url http://127.0.0.1:8000 --pid 1234
 """
 
 from __future__ import annotations
@@ -34,24 +42,52 @@ from websockets.asyncio.client import connect
 OWN_EVENTS = {"card-chosen", "card-placed", "row-taken", "draft-picked"}
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def with_children(pids: list[int]) -> list[int]:
+    """``pids`` and all their descendants (a ``serve --workers N`` parent and its workers)."""
+    found: list[int] = []
+    todo = list(pids)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        for task in Path(f"/proc/{pid}/task").glob("*/children"):
+            todo += [int(child) for child in task.read_text().split()]
+    return found
 
 
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes so far (a process that has ended counts 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kib(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in lines if line.startswith("VmRSS:")), 0)
+    return total
+
+
+def table_address(index: int) -> str:
+    """The loopback address table ``index`` is played from (all of 127.0.0.0/8 is this machine)."""
+    return f"127.1.{index // 250}.{index % 250 + 1}"
 
 
 class Player:
     """One WebSocket client answering its own decisions."""
 
-    def __init__(self, url: str, think: tuple[float, float], rng: random.Random) -> None:
+    def __init__(self, url: str, address: str, think: tuple[float, float], rng: random.Random) -> None:
         self.url = url
+        self.address = address
         self.think = think
         self.rng = rng
         self.rtts: list[float] = []
@@ -59,7 +95,7 @@ class Player:
         self.games = 0
 
     async def run(self, stop_at: float) -> None:
-        async with connect(self.url, max_size=2**22) as ws:
+        async with connect(self.url, max_size=2**22, local_addr=(self.address, 0)) as ws:
             sent_at: float | None = None
             acting_on: tuple[Any, ...] | None = None
             while time.monotonic() < stop_at:
@@ -100,65 +136,109 @@ class Player:
                 await ws.send(json.dumps({"type": name, field: value, "deal": view["deal"], "turn": view["turn"]}))
 
 
-async def open_table(client: httpx.AsyncClient, base: str, players: int) -> list[str]:
-    made = (await client.post(f"{base}/api/tables", json={
-        "name": "P1", "seats": [{"kind": "open"}] * (players - 1),
-    })).json()
-    tokens = [made["token"]]
-    for n in range(2, players + 1):
-        joined = (await client.post(f"{base}/api/tables/{made['code']}/join", json={"name": f"P{n}"})).json()
-        tokens.append(joined["token"])
-    return [f"{made['code']}?token={t}" for t in tokens]
+class Spectator:
+    """One watching client: reads every message, answers nothing."""
+
+    def __init__(self, url: str, address: str) -> None:
+        self.url = url
+        self.address = address
+        self.messages = 0
+
+    async def run(self, stop_at: float) -> None:
+        async with connect(self.url, max_size=2**22, local_addr=(self.address, 0)) as ws:
+            while time.monotonic() < stop_at:
+                try:
+                    await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop_at - time.monotonic()))
+                except TimeoutError:
+                    break
+                self.messages += 1
+
+
+async def open_table(bases: list[str], index: int, players: int) -> tuple[str, list[str]]:
+    """Create table ``index`` and fill its seats, from its own address; returns its code and tokens."""
+    transport = httpx.AsyncHTTPTransport(local_address=table_address(index))
+    async with httpx.AsyncClient(transport=transport, timeout=60) as client:
+        base = bases[index % len(bases)]
+        reply = await client.post(f"{base}/api/tables", json={
+            "name": "P1", "seats": [{"kind": "open"}] * (players - 1),
+        })
+        made = reply.json()
+        if "token" not in made:
+            raise SystemExit(f"creating a table failed: {reply.status_code} {made}")
+        tokens = [made["token"]]
+        for n in range(2, players + 1):
+            base = bases[(index + n - 1) % len(bases)]
+            reply = await client.post(f"{base}/api/tables/{made['code']}/join", json={"name": f"P{n}"})
+            joined = reply.json()
+            if "token" not in joined:
+                raise SystemExit(f"joining a table failed: {reply.status_code} {joined}")
+            tokens.append(joined["token"])
+    return made["code"], tokens
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    if args.port:  # a server started by hand (to profile it, say): CPU and memory figures need --pid
-        port = args.port
-        server = None
+    server = None
+    if args.url:  # servers started by hand (several workers, say): CPU and memory figures need --pid
+        bases = [url.rstrip("/") for url in args.url]
+        pids = list(args.pid)
     else:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         folder = Path(tempfile.mkdtemp(prefix="sixnimmt-load-"))
-        server = subprocess.Popen(  # noqa: ASYNC220 - once, before the measured part
+        database = args.database_url or f"sqlite:///{folder / 'load.db'}"
+        server = subprocess.Popen(  # once, before the measured part
             [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port), "--database-url",
-             f"sqlite:///{folder / 'load.db'}", "--bot-delay", "0", "--log-level", "warning",
-             "--absent-grace", "600"],
+             database, "--bot-delay", "0", "--log-level", "warning", "--absent-grace", "600"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-    pid = server.pid if server is not None else args.pid
-    base = f"http://127.0.0.1:{port}"
+        bases = [f"http://127.0.0.1:{port}"]
+        pids = [server.pid]
     try:
         async with httpx.AsyncClient(timeout=30) as client:
-            for _ in range(300):
-                try:
-                    if (await client.get(f"{base}/healthz")).status_code == 200:
-                        break
-                except httpx.HTTPError:
+            for base in bases:
+                for _ in range(300):
+                    try:
+                        if (await client.get(f"{base}/healthz")).status_code == 200:
+                            break
+                    except httpx.HTTPError:
+                        pass
                     await asyncio.sleep(0.1)
-            baseline = rss_kib(pid)
-            seats: list[str] = []
-            for _ in range(args.tables):
-                seats += await open_table(client, base, args.players)
+        pids = with_children(pids)
+        baseline = rss_kib(pids)
+        tables: list[tuple[str, list[str]]] = []
+        for first in range(0, args.tables, 20):  # 20 tables opened at once
+            tables += await asyncio.gather(*(open_table(bases, i, args.players)
+                                             for i in range(first, min(args.tables, first + 20))))
         rng = random.Random(args.seed)
-        players = [Player(f"ws://127.0.0.1:{port}/ws/{s}", (args.think_min, args.think_max),
-                          random.Random(rng.random())) for s in seats]
+        players: list[Player] = []
+        spectators: list[Spectator] = []
+        for index, (code, tokens) in enumerate(tables):
+            address = table_address(index)
+            for seat, token in enumerate(tokens):
+                ws_base = bases[(index + seat) % len(bases)].replace("http", "ws", 1)
+                players.append(Player(f"{ws_base}/ws/{code}?token={token}", address,
+                                      (args.think_min, args.think_max), random.Random(rng.random())))
+            for n in range(args.spectators):
+                ws_base = bases[(index + n) % len(bases)].replace("http", "ws", 1)
+                spectators.append(Spectator(f"{ws_base}/ws/{code}", address))
         start = time.monotonic()
         stop_at = start + args.seconds
-        server_cpu0 = cpu_seconds(pid)
+        server_cpu0 = cpu_seconds(pids)
         client_cpu0 = resource.getrusage(resource.RUSAGE_SELF)
         peak = 0
 
         async def sample_memory() -> None:
             nonlocal peak
             while time.monotonic() < stop_at:
-                peak = max(peak, rss_kib(pid))
+                peak = max(peak, rss_kib(pids))
                 await asyncio.sleep(1)
 
-        results = await asyncio.gather(*(p.run(stop_at) for p in players), sample_memory(),
+        results = await asyncio.gather(*(p.run(stop_at) for p in players),
+                                       *(w.run(stop_at) for w in spectators), sample_memory(),
                                        return_exceptions=True)
         elapsed = time.monotonic() - start
-        server_cpu = cpu_seconds(pid) - server_cpu0
+        server_cpu = cpu_seconds(pids) - server_cpu0
         usage = resource.getrusage(resource.RUSAGE_SELF)
         client_cpu = usage.ru_utime + usage.ru_stime - client_cpu0.ru_utime - client_cpu0.ru_stime
         failures = [r for r in results if isinstance(r, BaseException)]
@@ -175,7 +255,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
     return {
         "tables": args.tables,
-        "clients": len(players),
+        "servers": len(bases),
+        "clients": len(players) + len(spectators),
+        "spectators": len(spectators),
         "seconds": round(elapsed, 1),
         "actions": len(rtts),
         "actions_per_second": round(len(rtts) / elapsed, 1),
@@ -185,9 +267,11 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "errors": sum(p.errors for p in players),
         "client_failures": len(failures),
         "games_finished": sum(p.games for p in players) // args.players,
+        "spectator_messages": sum(w.messages for w in spectators),
         "server_cpu_share": round(server_cpu / elapsed, 2),
         "server_cpu_ms_per_action": round(server_cpu / len(rtts) * 1000, 2),
         "client_cpu_share": round(client_cpu / elapsed, 2),
+        "client_cpu_ms_per_action": round(client_cpu / len(rtts) * 1000, 2),
         "load_average_1min": os.getloadavg()[0],
         "server_rss_mib_peak": round(peak / 1024, 1),
         "memory_per_table_kib": round((peak - baseline) / args.tables, 1),
@@ -198,15 +282,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--spectators", type=int, default=0, help="watching clients per table")
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--think-min", type=float, default=0.5, help="shortest think time (s)")
     parser.add_argument("--think-max", type=float, default=3.0, help="longest think time (s)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--port", type=int, default=0, help="use a server already running on this port")
-    parser.add_argument("--pid", type=int, default=0, help="its process id (for CPU and memory figures)")
+    parser.add_argument("--database-url", default="", help="the started server's database (default: SQLite)")
+    parser.add_argument("--url", action="append", default=[],
+                        help="use a server already running here (repeat for several workers or hosts)")
+    parser.add_argument("--port", type=int, default=0, help="the same as --url http://127.0.0.1:PORT")
+    parser.add_argument("--pid", type=int, action="append", default=[],
+                        help="a process id of those servers, for CPU and memory figures (repeatable; "
+                        "children count too)")
     args = parser.parse_args()
-    if not (1 <= args.tables <= 1000 and 2 <= args.players <= 10 and 1 <= args.seconds <= 600):
-        parser.error("tables 1..1000, players 2..10, seconds 1..600")
+    if args.port:
+        args.url.append(f"http://127.0.0.1:{args.port}")
+    if not (1 <= args.tables <= 5000 and 2 <= args.players <= 10 and 1 <= args.seconds <= 600
+            and 0 <= args.spectators <= 20):
+        parser.error("tables 1..5000, players 2..10, spectators 0..20, seconds 1..600")
+    if args.url and not args.pid:
+        parser.error("--url/--port need --pid (the server's process id, for its CPU figures)")
     print(json.dumps(asyncio.run(main_async(args)), indent=1))
 
 

@@ -6,7 +6,7 @@ that has been chosen but not revealed appears only as ``CardChosen(seat)``, with
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from .cards import Card
@@ -20,9 +20,18 @@ class Event:
     type: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # What ``dataclasses.asdict`` gives (each field, then the type), without its deep copy:
+        # every field is an int, a string, None or a tuple of them, none of which can change.
+        cls = type(self)
+        names = _FIELD_NAMES.get(cls)
+        if names is None:
+            names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+        data = {name: getattr(self, name) for name in names}
         data["type"] = self.type
         return data
+
+
+_FIELD_NAMES: dict[type[Event], tuple[str, ...]] = {}
 
 
 @quick_init

@@ -39,7 +39,7 @@ from ..seats import available
 from .clock import Clock, LoopClock
 from .config import Settings
 from .limits import AddressCount, ApiError, BodyLimit, RateLimits, too_many
-from .protocol import ProtocolError, decode
+from .protocol import ProtocolError, decode, wire_text
 from .registry import Rooms
 from .reviews import ReviewBusyError, Reviews
 from .room import Room
@@ -335,7 +335,7 @@ class SocketClient:
             if message is None:
                 await self.websocket.close(code=1008, reason="too far behind")
                 return
-            await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
+            await self.websocket.send_text(wire_text(message))
 
 
 #: WebSocket subprotocol of the game. Browsers send the seat token as a second subprotocol,

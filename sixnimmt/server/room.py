@@ -45,6 +45,7 @@ from .protocol import (
     Invite,
     Keep,
     Order,
+    Outbound,
     Pass,
     Ping,
     Play,
@@ -134,6 +135,8 @@ class Room:
         self.deal_players: list[list[dict[str, Any]]] = []
         self.last_active = clock.now()
         self.closed = False
+        #: The last record made, the game it is of and how many of its events it had seen.
+        self._record_cache: tuple[Game, int, dict[str, Any]] | None = None
 
     # ------------------------------------------------------------------ creation and restore
 
@@ -150,9 +153,24 @@ class Room:
             settings=self.options.to_dict(),
             seats=[s.to_store() for s in self.seats],
             game_number=self.game_number,
-            record=None if self.game is None else self.game.record(),
+            record=None if self.game is None else self._record(self.game),
             current=current,
         )
+
+    def _record(self, game: Game) -> dict[str, Any]:
+        """``game.record()``, made again only when an event the record shows has happened since the
+        last one: most moves only choose a card, which the record does not hold (this turn's choices
+        are kept in ``current["log"]``), and copying the whole record was a large part of a move."""
+        events = game.events
+        cached = self._record_cache
+        if cached is not None and cached[0] is game and all(
+            type(event) is CardChosen for event in events[cached[1]:]
+        ):
+            record = cached[2]
+        else:
+            record = game.record()
+        self._record_cache = (game, len(events), record)
+        return record
 
     @classmethod
     def from_store(
@@ -285,7 +303,7 @@ class Room:
 
     def _send_seats(self) -> None:
         """A ``seats`` delta: the seats changed and nothing else did."""
-        message = {"type": "seats", "seats": [s.public() for s in self.seats], "open": len(self.joinable_seats())}
+        message = Outbound(type="seats", seats=[s.public() for s in self.seats], open=len(self.joinable_seats()))
         for conn in list(self.connections):
             conn.push(message)
 
@@ -331,7 +349,7 @@ class Room:
                 seat.away_since = None
                 if seat.connections == 1:
                     self._presence(seat, skip=conn)
-            conn.push({"type": "state", **self.state_for(conn.seat, joining=joining)})
+            conn.push(Outbound(type="state", **self.state_for(conn.seat, joining=joining)))
             self.turns.schedule()
 
     async def disconnect(self, conn: Connection) -> None:
@@ -352,12 +370,8 @@ class Room:
             self.turns.schedule()
 
     def _presence(self, seat: Seat, skip: Connection | None = None) -> None:
-        message = {
-            "type": "presence",
-            "seat": seat.index,
-            "connected": seat.connections > 0,
-            "spectators": self.spectators(),
-        }
+        message = Outbound(type="presence", seat=seat.index, connected=seat.connections > 0,
+                           spectators=self.spectators())
         for other in list(self.connections):
             if other is not skip:
                 other.push(message)
@@ -661,8 +675,9 @@ class Room:
                 "name": None if conn.seat is None else self.seats[conn.seat].name, **content}
         self.chat = [*self.chat, line][-self.settings.chat_kept:]
         await self._save(self.to_store())
+        message = Outbound(type="chat", **line)
         for other in list(self.connections):
-            other.push({"type": "chat", **line})
+            other.push(message)
 
     async def _on_spectator_chat(self, conn: Connection, message: SpectatorChat) -> None:
         if conn.seat != 0:
@@ -749,37 +764,45 @@ class Room:
         actor: int | None = None,
         played_for: dict[str, Any] | None = None,
     ) -> None:
-        """Send each connection its own view (computed once per seat) and the public events.
+        """Send each connection its own view and the public events.
+
+        Each distinct message is built and serialized once per change, whatever the number of
+        sockets: one ``update`` per seat (and one for the spectators, one per seat a spectator is
+        about to take over), pushed to each of that seat's sockets. A message is only ever keyed by
+        the seat (and takeover) it was built for, so one seat's view cannot reach another's socket.
 
         A move that only says "this player has chosen" (most moves) changes nothing in anyone
-        else's view but who has chosen, so the others get a small ``chosen`` message instead of
+        else's view but who has chosen, so the others get one small ``chosen`` message instead of
         their whole view; ``actor`` (who moved) still gets the full update."""
         public = [e.to_dict() for e in events]
         extra = {} if played_for is None else {"played_for": played_for}
-        if actor is not None and events and all(isinstance(e, CardChosen) for e in events):
+        brief: Outbound | None = None
+        if actor is not None and events and all(type(e) is CardChosen for e in events):
             assert self.game is not None
-            brief = {
-                "type": "chosen",
-                "events": public,
-                "chosen": [c is not None for c in self.game.chosen],
-                "waiting_for": [d.seat for d in self.game.pending()],
+            brief = Outbound(
+                type="chosen",
+                events=public,
+                chosen=[c is not None for c in self.game.chosen],
+                waiting_for=[d.seat for d in self.game.pending()],
                 **extra,
-            }
-            for conn in list(self.connections):
-                if conn.seat != actor:
-                    conn.push(brief)
-            skip_others = True
-        else:
-            skip_others = False
-        states: dict[tuple[int | None, int | None], dict[str, Any]] = {}
-        summary = self.summary()
+            )
+        updates: dict[tuple[int | None, int | None], Outbound] = {}
+        summary: dict[str, Any] | None = None
         for conn in list(self.connections):
-            if conn is skip or (skip_others and conn.seat != actor):
+            if conn is skip:
+                continue
+            if brief is not None and conn.seat != actor:
+                conn.push(brief)
                 continue
             key = (conn.seat, self._joiners.get(conn))
-            if key not in states:
-                states[key] = self.state_for(conn.seat, summary, key[1])
-            conn.push({"type": "update", "events": public, **states[key], **extra})
+            update = updates.get(key)
+            if update is None:
+                if summary is None:
+                    summary = self.summary()
+                update = updates[key] = Outbound(
+                    type="update", events=public, **self.state_for(conn.seat, summary, key[1]), **extra
+                )
+            conn.push(update)
 
     async def close(self) -> None:
         self.closed = True

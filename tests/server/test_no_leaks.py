@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 
 from sixnimmt.core import Rules
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import ChooseRow, Draft, Keep, Order, Pass, Play, Retract
+from sixnimmt.server.protocol import ChooseRow, Draft, Keep, Order, Pass, Play, Retract, wire_text
 from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
 from sixnimmt.server.seats import TableOptions
@@ -50,6 +51,7 @@ class CheckingConnection:
         self.room = room
         self.seat = seat
         self.messages: list[dict[str, Any]] = []
+        self.pushed: list[dict[str, Any]] = []  # the very objects pushed (the room shares them between sockets)
 
     def hidden(self) -> set[int]:
         game = self.room.game
@@ -67,7 +69,10 @@ class CheckingConnection:
 
     def push(self, message: dict[str, Any]) -> None:
         _ever_public(self.room)  # note the public cards before the check
-        message = json.loads(json.dumps(message))  # exactly what would go on the wire
+        self.pushed.append(message)
+        wire = json.loads(wire_text(message))  # exactly what goes on the wire (serialized once, kept)
+        assert wire == json.loads(json.dumps(message)), "a message's kept text differs from its content"
+        message = wire
         game = self.room.game
         deal = -1 if game is None else game.deal_index
         # Events of an earlier deal (a batch can end one deal and start the next) name cards that
@@ -144,50 +149,7 @@ def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: i
         spectator = CheckingConnection(room, None)
         for conn in (*conns.values(), spectator):
             await room.connect(conn)
-        rng = random.Random(5)
-        changes = 0
-        for _ in range(20_000):
-            game = room.game
-            assert game is not None
-            if game.is_over:
-                break
-            acted = False
-            for decision in game.pending():
-                conn = conns.get(decision.seat)
-                if conn is None:
-                    continue
-                choice = rng.choice(decision.options)
-                if decision.kind.value == "card" and choice == 0:
-                    await room.handle(conn, Pass(type="pass"))
-                elif decision.kind.value == "card" and game.rules.cards_per_turn == 2:
-                    await room.handle(conn, Play(type="play", card=choice))
-                    mine = game.choices[decision.seat]
-                    if game.phase.value == "play" and len(mine) == 2 and rng.random() < 0.3:
-                        # a whole pair chosen, then taken back: it may reach nobody else
-                        await room.handle(conn, Retract(type="retract"))
-                        changes += 1
-                elif decision.kind.value == "card" and game.rules.sequential:
-                    await room.handle(conn, Play(type="play", card=choice))
-                    changes += 1  # one at a time: nothing to change
-                elif decision.kind.value == "card":
-                    if len(decision.options) > 1 and rng.random() < 0.5:
-                        # choose, then change one's mind: neither choice may reach anyone else
-                        await room.handle(conn, Play(type="play", card=choice))
-                        changes += 1
-                        choice = rng.choice(decision.options)
-                    await room.handle(conn, Play(type="play", card=choice))
-                elif decision.kind.value == "row":
-                    await room.handle(conn, ChooseRow(type="row", row=choice))
-                elif decision.kind.value == "order":
-                    await room.handle(conn, Order(type="order", card=choice))
-                elif decision.kind.value == "keep":
-                    await room.handle(conn, Keep(type="keep", card=choice) if choice else Pass(type="pass"))
-                else:
-                    await room.handle(conn, Draft(type="draft", card=choice))
-                acted = True
-                break
-            if not acted:
-                await room.turns.settle()  # let the bots move
+        changes = await _play_to_end(room, conns, random.Random(5))
         async with room.lock:  # the last move's save and broadcast finish under the lock
             assert room.game is not None and room.game.is_over
             assert room.status == "finished"
@@ -198,6 +160,103 @@ def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: i
                 # every move was legal (in the others a change of mind can come after the reveal)
                 assert not [m for m in conn.messages if m["type"] == "error"]
         assert changes > 0
+        await rooms.close()
+
+    asyncio.run(scenario())
+
+
+async def _play_to_end(
+    room: Room,
+    conns: dict[int, CheckingConnection],
+    rng: random.Random,
+    after_move: Callable[[], None] = lambda: None,
+) -> int:
+    """Play the humans' seats (``conns``) with random legal moves, now and then changing their mind,
+    until the game is over; the bots play the rest. Returns how many changes of mind there were."""
+    changes = 0
+    for _ in range(20_000):
+        game = room.game
+        assert game is not None
+        if game.is_over:
+            break
+        acted = False
+        for decision in game.pending():
+            conn = conns.get(decision.seat)
+            if conn is None:
+                continue
+            choice = rng.choice(decision.options)
+            if decision.kind.value == "card" and choice == 0:
+                await room.handle(conn, Pass(type="pass"))
+            elif decision.kind.value == "card" and game.rules.cards_per_turn == 2:
+                await room.handle(conn, Play(type="play", card=choice))
+                mine = game.choices[decision.seat]
+                if game.phase.value == "play" and len(mine) == 2 and rng.random() < 0.3:
+                    # a whole pair chosen, then taken back: it may reach nobody else
+                    await room.handle(conn, Retract(type="retract"))
+                    changes += 1
+            elif decision.kind.value == "card" and game.rules.sequential:
+                await room.handle(conn, Play(type="play", card=choice))
+                changes += 1  # one at a time: nothing to change
+            elif decision.kind.value == "card":
+                if len(decision.options) > 1 and rng.random() < 0.5:
+                    # choose, then change one's mind: neither choice may reach anyone else
+                    await room.handle(conn, Play(type="play", card=choice))
+                    changes += 1
+                    choice = rng.choice(decision.options)
+                await room.handle(conn, Play(type="play", card=choice))
+            elif decision.kind.value == "row":
+                await room.handle(conn, ChooseRow(type="row", row=choice))
+            elif decision.kind.value == "order":
+                await room.handle(conn, Order(type="order", card=choice))
+            elif decision.kind.value == "keep":
+                await room.handle(conn, Keep(type="keep", card=choice) if choice else Pass(type="pass"))
+            else:
+                await room.handle(conn, Draft(type="draft", card=choice))
+            acted = True
+            break
+        if not acted:
+            await room.turns.settle()  # let the bots move
+        after_move()
+    return changes
+
+
+@pytest.mark.parametrize("variant", ["standard", "nifty", "hand"])
+def test_a_seats_message_is_shared_by_its_sockets_and_reaches_no_other(tmp_path: Path, variant: str) -> None:
+    """Each change's messages are built once per seat and pushed to every socket of that seat: the
+    host's two sockets get the very same objects, no message with a view ever reaches two seats (or
+    a seat and a spectator), and the two spectators share theirs. The store gets the same record as
+    ``game.record()`` after every move (the room only remakes it when the record has changed)."""
+    rules = Rules(players=4, variant=variant, target=None, deals=2)
+
+    async def scenario() -> None:
+        rooms, room = await _room(tmp_path, rules, humans=3)
+        host, second, friend, other = (CheckingConnection(room, seat) for seat in (0, 0, 1, 2))
+        watchers = [CheckingConnection(room, None), CheckingConnection(room, None)]
+        everyone = [host, second, friend, other, *watchers]
+        for conn in everyone:
+            await room.connect(conn)
+
+        def same_record() -> None:
+            assert room.game is not None
+            assert room.to_store().record == room.game.record()
+
+        await _play_to_end(room, {0: host, 1: friend, 2: other}, random.Random(11), same_record)
+        async with room.lock:
+            assert room.game is not None and room.game.is_over
+        owners: dict[int, set[int | None]] = {}
+        for conn in everyone:
+            for message in conn.pushed:
+                if "view" in message:
+                    assert message["view"] is None or message["view"]["seat"] == conn.seat
+                    assert message["table"]["you"] == conn.seat
+                    owners.setdefault(id(message), set()).add(conn.seat)
+        assert owners and all(len(seats) == 1 for seats in owners.values())
+
+        def broadcast(conn: CheckingConnection) -> list[int]:
+            return [id(m) for m in conn.pushed if m["type"] in ("update", "chosen")]
+
+        assert broadcast(host) == broadcast(second) and len(broadcast(host)) > 20
+        assert broadcast(watchers[0]) == broadcast(watchers[1])
         await rooms.close()
 
     asyncio.run(scenario())
