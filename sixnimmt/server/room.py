@@ -309,7 +309,7 @@ class Room:
 
     def bot_thinking(self, seat: int, thinking: bool) -> None:
         """A ``thinking`` delta: the bot in ``seat`` has been thinking a while (or has answered)."""
-        message = {"type": "thinking", "seat": seat, "thinking": thinking}
+        message = Outbound(type="thinking", seat=seat, thinking=thinking)
         for conn in list(self.connections):
             conn.push(message)
 
