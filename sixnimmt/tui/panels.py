@@ -94,9 +94,19 @@ def scores_line(session: GameSession, view: PlayerView) -> Text:
     return line
 
 
-def _mark(session: GameSession, view: PlayerView, seat: int) -> Text:
+#: The frames of the spinner a thinking bot shows next to its name (the screen turns it while any
+#: bot thinks, ``session.spinner`` counting the turns).
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def _mark(session: GameSession, view: PlayerView, seat: int, *, words: bool = False) -> Text:
+    """A seat's state after its name: a spinner (and, with ``words``, "thinking…") while its bot
+    thinks, ✓ once it has chosen."""
     if seat in session.thinking:
-        return Text("…", style="yellow")
+        mark = Text(SPINNER[session.spinner % len(SPINNER)], style="bold yellow")
+        if words:
+            mark.append(" " + session.tr.gettext("thinking…"), style="yellow")
+        return mark
     if view.phase is Phase.PLAY and view.chosen[seat]:
         return Text("✓", style="green")
     return Text("")
@@ -122,7 +132,7 @@ def scores_table(session: GameSession, view: PlayerView) -> Table:
             label,
             Text(f"-{deal}" if count_down and deal else str(deal), style="red" if deal else ""),
             str(score_value(view.totals[seat], session.config.target, count_down)),
-            _mark(session, view, seat),
+            _mark(session, view, seat, words=True),
         )
     return table
 

@@ -126,6 +126,7 @@ class GameSession:
         self.viewer: int | None = None if config.pass_and_play else self.humans[0]
         self.asking: int | None = None  # the person whose decision the screen is asking for
         self.thinking: set[int] = set()  # bots working on an answer
+        self.spinner = 0  # the frame of the thinking bots' spinner (turned by the screen)
         self.queue: deque[Event] = deque([] if self.resumed else self.game.events)  # events still to show
         self.pausing = False  # the screen is pausing between two events of the reveal
         self.moves_made = 0  # answers given at this keyboard: none, and there is nothing to save on quit

@@ -53,6 +53,8 @@ _BOXED_CARD_WIDTH = 8
 _LABEL_WIDTH = 14
 #: The side panel's width by layout, as in sixnimmt.tcss (#side), where it takes room from the play area.
 _SIDE_WIDTHS = {Layout.NORMAL: 41, Layout.ROOMY: 65}
+#: Seconds per turn of the spinner a thinking bot shows.
+SPIN_SECONDS = 0.1
 
 
 class GameLog(RichLog, can_focus=False):
@@ -114,6 +116,7 @@ class TableScreen(Screen[None]):
         self.side_open = False  # the compact layout's side panel, opened with ``l``
         self.hovered: int | None = None  # the card under the pointer, previewed
         self._pause_timer: Timer | None = None
+        self._spin_timer: Timer | None = None
         self._quit_armed = False
         self._overlay_open = False
         self._logged = 0  # log lines already written to the log widget
@@ -231,6 +234,8 @@ class TableScreen(Screen[None]):
             return
         if step.jobs:
             self._think(step.jobs)
+            if self._spin_timer is None:  # turn the thinking bots' spinner until they have answered
+                self._spin_timer = self.set_interval(SPIN_SECONDS, self._spin)
         if step.pass_to is not None:
             seat = step.pass_to
             self._redraw()
@@ -238,6 +243,18 @@ class TableScreen(Screen[None]):
             self.app.push_screen(PassScreen(self.game.seats[seat], self.tr), callback=lambda _: self._passed(seat))
             return
         self._redraw()
+
+    def _spin(self) -> None:
+        """One turn of the spinner next to each thinking bot's name (only the scores are redrawn)."""
+        session = self.session
+        if not session.thinking and self._spin_timer is not None:
+            self._spin_timer.stop()
+            self._spin_timer = None
+        session.spinner += 1
+        if self.is_mounted:
+            view = session.shown_view()
+            self.query_one("#scoreline", Static).update(scores_line(session, view))
+            self.query_one("#scores", Static).update(scores_table(session, view))
 
     def _passed(self, seat: int) -> None:
         self._overlay_open = False

@@ -12,6 +12,7 @@ from sixnimmt.bots import Bot
 from sixnimmt.core import PlayerView
 from sixnimmt.seats import available, registry
 from sixnimmt.tui import GameConfig, Seat, SixNimmtApp
+from sixnimmt.tui.panels import SPINNER
 
 from .conftest import SIZE, settle, table, text_of
 
@@ -65,6 +66,33 @@ def test_the_interface_answers_keys_while_a_bot_thinks() -> None:
             SlowBot.release.set()
             await settle(pilot, lambda: screen.game.turn == 1)
             assert screen.game.played[0][1] == bot_hand[0]  # the slow bot's answer was played
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        SlowBot.release.set()
+
+
+def test_a_thinking_bot_shows_a_spinner_next_to_its_name_until_it_answers() -> None:
+    SlowBot.release.clear()
+    config = GameConfig(seats=(Seat("You"), Seat("Slow", "test-slow")), deals=1, target=None, delay=0, seed=1)
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config, show_start=False)
+        async with app.run_test(size=(80, 24)) as pilot:  # the compact layout: scores on one line
+            screen = table(app)
+            await settle(pilot, lambda: SlowBot.waiting.is_set() and screen.asking == 0)
+            line = text_of(app, "#scoreline")
+            slow = line[line.index("Slow"):]
+            assert any(frame in slow for frame in SPINNER), line  # next to the thinking bot's name
+            assert not any(frame in line[: line.index("Slow")] for frame in SPINNER)  # not next to yours
+            await pilot.press("l")  # the side panel: the same, in words
+            await pilot.pause()
+            assert "thinking…" in text_of(app, "#scores")
+            SlowBot.release.set()
+            await settle(pilot, lambda: 1 not in screen.thinking and screen.game.chosen[1] is not None)
+            await settle(pilot, lambda: "thinking…" not in text_of(app, "#scores"))
+            assert not any(frame in text_of(app, "#scoreline") for frame in SPINNER)
 
     try:
         asyncio.run(scenario())
