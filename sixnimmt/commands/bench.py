@@ -31,12 +31,17 @@ def _rate(run_one: Callable[[], object], seconds: float) -> tuple[float, int]:
             return count / elapsed, count
 
 
-def checked_game(rng: random.Random, players: int) -> None:
-    """A random-bot game through the checked API (validation, events, record)."""
+def checked_game(rng: random.Random, players: int) -> dict[str, object]:
+    """A random-bot game through the checked API as a host plays it (the arena's loop): each
+    decision's player gets their view and answers from it, the game checks every answer and emits
+    its events, and the record is written at the end."""
     game = Game(Rules(players=players), rng=rng)
     while not game.is_over:
         for decision in game.pending():
-            game.act(decision.seat, rng.choice(decision.options))
+            view = game.view(decision.seat)
+            assert view.decision is not None
+            game.act(decision.seat, rng.choice(view.decision.options))
+    return game.record()
 
 
 def fast_game(rng: np.random.Generator, players: int, target: int = 66) -> list[int]:

@@ -44,7 +44,7 @@ from .placement import Side, Slot, best_slots, row_size
 from .rules import HAND_VARIANT_HAND_LIMIT, ProTie, Rules
 from .turns import STRUCTURES, Pairs
 from .variants import Placement, TurnOrder
-from .views import PASS, Decision, DecisionKind, Phase, PlayerView
+from .views import PASS, Decision, DecisionKind, Phase, PlayerView, assemble_view
 
 if TYPE_CHECKING:  # record.py imports this module; the writer is made on first use
     from .record import RecordWriter
@@ -62,9 +62,15 @@ _PLAY, _ROW_CHOICE, _DRAFT, _ORDER, _KEEP, _OVER = (
     Phase.KEEP,
     Phase.OVER,
 )
-_ROW, _DRAFT_PICK, _KEEP_CARDS = DecisionKind.ROW, DecisionKind.DRAFT, DecisionKind.KEEP
+_CARD, _ROW, _DRAFT_PICK, _KEEP_CARDS = DecisionKind.CARD, DecisionKind.ROW, DecisionKind.DRAFT, DecisionKind.KEEP
 _RIGHT = Side.RIGHT.value
 _TOO_LOW = "too-low"
+
+
+#: What every seat's view shares between two moves that move cards (see ``Game._table``): the view
+#: fields that only change when cards are revealed, placed, taken, kept, drafted or dealt, and each
+#: seat's hand.
+_ViewTable = tuple[dict[str, Any], tuple[Cards, ...]]
 
 
 @dataclass(slots=True)
@@ -158,6 +164,19 @@ class Game:
         self.dealt: list[DealSetup | None] = []
         self._from_position = False
         self._writer: RecordWriter | None = None  # the record writer, made on first use (core/record.py)
+        # Hosts ask for a view per decision (and per seat per step in the RL envs), and for the
+        # pending decisions around every answer: both are cached between the changes they depend
+        # on. ``_pending`` is dropped by every answer (each public method that changes the game);
+        # ``_table`` (the public part of every view that only moves when cards are revealed, placed
+        # or dealt) and ``_card_decisions`` (each seat's card decision, its hand) by
+        # :meth:`_table_changed`, called wherever cards move. The game's state changes only through
+        # its own methods.
+        self._pending: tuple[Decision, ...] | None = None
+        self._table: _ViewTable | None = None
+        self._card_decisions: list[Decision] | None = None
+        self._hands_public = rules.hands_public
+        self._target = rules.target
+        self._rules_turns_per_deal = rules.turns_per_deal
         self._start_deal()
 
     @classmethod
@@ -227,6 +246,8 @@ class Game:
         game.events = [DealStarted(0, tuple(tuple(r) for r in game.rows))]
         game.dealt = [None]
         game._from_position = True
+        game._pending = None
+        game._table_changed()
         return game
 
     # ------------------------------------------------------------------ queries
@@ -247,6 +268,12 @@ class Game:
 
     def pending(self) -> tuple[Decision, ...]:
         """The decisions the game waits for now (empty once the game is over)."""
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = self._decisions()
+        return pending
+
+    def _decisions(self) -> tuple[Decision, ...]:
         phase = self.phase
         if phase is _PLAY:
             return self._turns.decisions()
@@ -267,6 +294,13 @@ class Game:
             return (Decision(_KEEP_CARDS, keep.seat, options, keep.trigger, "keep"),)
         return ()
 
+    def _seat_card_decisions(self) -> list[Decision]:
+        """Each seat's decision "play a card of your hand", made once per change of the hands."""
+        decisions = self._card_decisions
+        if decisions is None:
+            decisions = self._card_decisions = [Decision(_CARD, s, tuple(h)) for s, h in enumerate(self.hands)]
+        return decisions
+
     def decision_for(self, seat: int) -> Decision | None:
         """The decision ``seat`` owes now, if any. In a simultaneous turn a player who has already
         chosen may still change their card until the last player chooses; that is not a pending
@@ -278,47 +312,74 @@ class Game:
 
     def view(self, seat: int | None) -> PlayerView:
         """What ``seat`` may see; ``None`` gives the spectator's view (no hand at all)."""
-        if seat is not None:
+        if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
             self._check_seat(seat, allow_over=True)
-        pending = self.pending()
-        row_choice = pending[0] if self.phase is _ROW_CHOICE else None
-        own = tuple(self.choices[seat]) if seat is not None else ()
-        rules = self.rules
-        return PlayerView(
+        pending = self._pending
+        if pending is None:
+            pending = self._pending = self._decisions()
+        shared, hands = self._table or self._view_table()
+        phase = self.phase
+        decision = None
+        if seat is None:
+            own: Cards = ()
+            hand: Cards = ()
+        else:
+            own = tuple(self.choices[seat])
+            hand = hands[seat]
+            for d in pending:  # decision_for(seat), from the pending() above
+                if d.seat == seat:
+                    decision = d
+                    break
+        return assemble_view(
+            shared,
             seat=seat,
-            seats=self.seats,
-            rules=rules,
-            phase=self.phase,
-            deal=self.deal_index,
-            turn=self.turn,
-            hand=tuple(self.hands[seat]) if seat is not None else (),
-            rows=tuple(tuple(r) for r in self.rows),
-            totals=tuple(self.totals),
-            penalties=tuple(self.penalties),
-            taken=tuple(tuple(t) for t in self.taken),
-            hand_sizes=tuple(len(h) for h in self.hands),
-            played=tuple(self.played),
-            chosen=tuple(bool(c) for c in self.choices),
+            phase=phase,
+            hand=hand,
+            chosen=tuple(map(bool, self.choices)),
             my_choice=own[0] if own else None,
-            revealed=self.revealed,
-            revealed_by=self.revealed_by if self.revealed is not None else None,
-            played_by=tuple(self.played_by),
-            turns_per_deal=rules.turns_per_deal,
-            target=rules.target,
-            unplaced=tuple(card for card, _ in self._queue) + self._turns.unqueued(),
-            # decision_for(seat), from the pending() computed above: RL envs build a view per seat
-            # per step, and pending() is the view's largest cost at big tables.
-            decision=next((d for d in pending if d.seat == seat), None) if seat is not None else None,
-            waiting_for=tuple(d.seat for d in pending),
-            hands=tuple(tuple(h) for h in self.hands) if rules.hands_public else None,
-            draft_pool=tuple(self.draft_pool),
-            drafter=self.drafter,
-            winners=self.winners,
-            row_choice=row_choice,
             my_choices=own,
+            decision=decision,
+            waiting_for=tuple([d.seat for d in pending]),
+            row_choice=pending[0] if phase is _ROW_CHOICE else None,
             face_up=self._turns.face_up(),
             current=self.current,
         )
+
+    def _view_table(self) -> _ViewTable:
+        table = self._table
+        if table is None:
+            hands = tuple(map(tuple, self.hands))
+            revealed = self.revealed
+            shared = {
+                "seats": self.seats,
+                "rules": self.rules,
+                "deal": self.deal_index,
+                "turn": self.turn,
+                "rows": tuple(map(tuple, self.rows)),
+                "totals": tuple(self.totals),
+                "penalties": tuple(self.penalties),
+                "taken": tuple(map(tuple, self.taken)),
+                "hand_sizes": tuple(map(len, hands)),
+                "played": tuple(self.played),
+                "revealed": revealed,
+                "revealed_by": self.revealed_by if revealed is not None else None,
+                "played_by": tuple(self.played_by),
+                "turns_per_deal": self._rules_turns_per_deal,
+                "target": self._target,
+                "unplaced": tuple([card for card, _ in self._queue]) + self._turns.unqueued(),
+                "hands": hands if self._hands_public else None,
+                "draft_pool": tuple(self.draft_pool),
+                "drafter": self.drafter,
+                "winners": self.winners,
+            }
+            table = self._table = (shared, hands)
+        return table
+
+    def _table_changed(self) -> None:
+        """Cards moved (revealed, placed, taken, kept, drafted or dealt): the cached view table and
+        card decisions are out of date."""
+        self._table = None
+        self._card_decisions = None
 
     # ------------------------------------------------------------------ decisions
 
@@ -347,6 +408,7 @@ class Game:
             )
         if card.__class__ is not int:
             card = self._whole(seat, card, "card")
+        self._pending = None
         events = self.events
         mark = len(events)
         self._turns.play(seat, card)
@@ -360,6 +422,7 @@ class Game:
         if len(self.choices[seat]) == self._turns.per_turn:
             self._waiting += 1
         self.choices[seat] = []
+        self._pending = None
 
     def choose_row(self, seat: int, row: int) -> list[Event]:
         """``seat`` answers a row choice: the row to take (too-low card) or the tied row to use."""
@@ -382,6 +445,8 @@ class Game:
                 f"{pending.card}: choose one of {list(pending.options)}"
             )
         mark = len(self.events)
+        self._pending = None
+        self._table_changed()
         self._pending_row = None
         self.phase = _PLAY
         card, owner = self._queue.pop(0)
@@ -413,6 +478,8 @@ class Game:
                 f"{self._where()}: {self._who(seat)} cannot draft card {card!r}: not in the pool"
             )
         mark = len(self.events)
+        self._pending = None
+        self._table_changed()
         self.draft_pool.remove(card)
         self.hands[seat].append(card)
         self.hands[seat].sort()
@@ -439,6 +506,8 @@ class Game:
             )
         assert isinstance(self._turns, Pairs)
         mark = len(self.events)
+        self._pending = None
+        self._table_changed()
         self._turns.order(seat, card)
         self.phase = _PLAY
         self._resolve()
@@ -465,6 +534,8 @@ class Game:
                 f"the row taken holds {sorted(keep.cards)}"
             )
         mark = len(self.events)
+        self._pending = None
+        self._table_changed()
         if card != PASS:
             keep.cards.remove(card)
             keep.kept.append(card)
@@ -544,6 +615,7 @@ class Game:
         return tuple(hand)
 
     def _start_deal(self) -> None:
+        self._table_changed()
         self.deal_index += 1
         self.turn = 0
         players = self.players
@@ -567,6 +639,7 @@ class Game:
         self._emit(DealStarted(self.deal_index, tuple(tuple(r) for r in self.rows)))
 
     def _reveal(self) -> None:
+        self._table_changed()
         turns = self._turns
         seat_cards = turns.seat_cards()
         plays = tuple([c for _, c in seat_cards])

@@ -33,6 +33,7 @@ from .events import (
     CardsRevealed,
     DealStarted,
     DraftPicked,
+    Event,
     OrderChosen,
     RowChoiceRequired,
 )
@@ -244,31 +245,47 @@ class RecordWriter:
         self._order = spec.turn_order
         self._drafts_first = spec.dealing is Dealing.DRAFT_ONCE
         self._drafts_always = spec.dealing is Dealing.DRAFT
+        self._handlers: dict[type[Event], Callable[[Any], None]] = {
+            CardPlaced: self._placed,
+            CardsRevealed: self._start_turn,
+            RowChoiceRequired: self._asked_for,
+            OrderChosen: self._ordered,
+            CardsKept: self._kept,
+            DraftPicked: self._drafted,
+            DealStarted: self._start_deal,
+        }
 
     def _catch_up(self) -> None:
-        game = self._game
-        events = game.events
+        events = self._game.events
+        # One handler per kind of event that the record needs, found by the event's own class
+        # (the engine makes no subclasses of them); most events (chosen cards, takes, scores)
+        # say nothing the record does not already hold.
+        handlers = self._handlers
         for event in events[self._seen :]:
-            if isinstance(event, CardPlaced):
-                if event.card == self._asked:
-                    assert self._turn is not None
-                    self._turn["picks"][str(event.card)] = event.row
-                    self._asked = None
-            elif isinstance(event, CardsRevealed):
-                self._start_turn(event)
-            elif isinstance(event, RowChoiceRequired):
-                self._asked = event.card
-            elif isinstance(event, OrderChosen):
-                assert self._turn is not None
-                self._turn["plays"][event.seat] = list(event.cards)
-            elif isinstance(event, CardsKept):
-                assert self._turn is not None
-                self._turn["keeps"][str(event.card)] = list(event.cards)
-            elif isinstance(event, DraftPicked):
-                self._deals[-1]["draft"]["order"].append(event.card)
-            elif isinstance(event, DealStarted):
-                self._start_deal(event)
+            handler = handlers.get(event.__class__)
+            if handler is not None:
+                handler(event)
         self._seen = len(events)
+
+    def _placed(self, event: CardPlaced) -> None:
+        if event.card == self._asked:
+            assert self._turn is not None
+            self._turn["picks"][str(event.card)] = event.row
+            self._asked = None
+
+    def _asked_for(self, event: RowChoiceRequired) -> None:
+        self._asked = event.card
+
+    def _ordered(self, event: OrderChosen) -> None:
+        assert self._turn is not None
+        self._turn["plays"][event.seat] = list(event.cards)
+
+    def _kept(self, event: CardsKept) -> None:
+        assert self._turn is not None
+        self._turn["keeps"][str(event.card)] = list(event.cards)
+
+    def _drafted(self, event: DraftPicked) -> None:
+        self._deals[-1]["draft"]["order"].append(event.card)
 
     def _start_deal(self, event: DealStarted) -> None:
         game = self._game
@@ -338,11 +355,12 @@ def _turn_copy(turn: dict[str, Any]) -> dict[str, Any]:
     copy: dict[str, Any] = {}
     if "seat" in turn:
         copy["seat"] = turn["seat"]
-    copy["plays"] = _copy(turn["plays"])
+    # A card per seat, or (pairs) a list of cards per seat.
+    copy["plays"] = [play if play.__class__ is int else list(play) for play in turn["plays"]]
     if turn["picks"]:
         copy["picks"] = dict(turn["picks"])
     if turn["keeps"]:
-        copy["keeps"] = _copy(turn["keeps"])
+        copy["keeps"] = {card: list(kept) for card, kept in turn["keeps"].items()}
     return copy
 
 

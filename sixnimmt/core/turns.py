@@ -98,10 +98,8 @@ class Simultaneous(TurnStructure):
 
     def decisions(self) -> tuple[Decision, ...]:
         game = self.game
-        hands = game.hands
-        return tuple(
-            [Decision(_CARD, seat, tuple(hands[seat])) for seat, cards in enumerate(game.choices) if not cards]
-        )
+        decisions = game._seat_card_decisions()
+        return tuple([decisions[seat] for seat, cards in enumerate(game.choices) if not cards])
 
     def play(self, seat: int, card: Card) -> None:
         game = self.game

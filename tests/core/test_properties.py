@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import fields
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sixnimmt.core import BULLHEADS, DealScored, Game, Phase, RowChoiceRequired, Rules, row_size
+from sixnimmt.core import (
+    BULLHEADS,
+    DealScored,
+    Game,
+    Phase,
+    PlayerView,
+    RowChoiceRequired,
+    Rules,
+    row_size,
+)
 from sixnimmt.core.record import replay
 from sixnimmt.core.rules import PLAYER_RANGE, Variant
+from sixnimmt.core.variants import TurnOrder
 
 VARIANTS = [v.value for v in Variant]
 
@@ -119,3 +130,38 @@ def test_partial_records_resume_to_the_same_state(rules: Rules, seed: int, cut: 
     resumed = replay(game.record(), partial=True).game
     assert resumed.view(0) == game.view(0)
     assert resumed.view(None) == game.view(None)
+
+
+def fresh_view(game: Game, seat: int | None) -> PlayerView:
+    """The view as the game would make it with nothing cached (it caches the pending decisions and
+    the fields every seat's view shares, and drops them when they change)."""
+    game._pending = None
+    game._table_changed()
+    return game.view(seat)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rules_strategy(), seed=st.integers(0, 2**32 - 1))
+def test_views_and_pending_decisions_are_never_out_of_date(rules: Rules, seed: int) -> None:
+    """Views asked for after every move, as hosts do (with changed minds in simultaneous turns),
+    equal views made from scratch, field for field."""
+    rng = random.Random(seed)
+    game = Game(rules, seed=seed)
+    names = {f.name for f in fields(PlayerView)}
+    seats: list[int | None] = [*range(rules.players), None]
+    while not game.is_over:
+        for decision in game.pending():
+            seat = decision.seat
+            view = game.view(seat)
+            assert set(vars(view)) == names
+            assert view.decision == decision
+            game.act(seat, rng.choice(decision.options))
+            retract = rules.spec.turn_order is TurnOrder.SIMULTANEOUS and game.phase is Phase.PLAY and game.chosen[seat]
+            if retract and rng.random() < 0.3:  # a changed mind, asked about before and after
+                game.retract(seat)
+                assert game.decision_for(seat) is not None
+                game.play(seat, rng.choice(decision.options))
+            pending = game.pending()
+            cached = [game.view(s) for s in seats]
+            assert [fresh_view(game, s) for s in seats] == cached
+            assert game.pending() == pending
