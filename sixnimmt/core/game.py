@@ -166,12 +166,14 @@ class Game:
         self._writer: RecordWriter | None = None  # the record writer, made on first use (core/record.py)
         # Hosts ask for a view per decision (and per seat per step in the RL envs), and for the
         # pending decisions around every answer: both are cached between the changes they depend
-        # on. ``_pending`` is dropped by every answer (each public method that changes the game);
-        # ``_table`` (the public part of every view that only moves when cards are revealed, placed
-        # or dealt) and ``_card_decisions`` (each seat's card decision, its hand) by
-        # :meth:`_table_changed`, called wherever cards move. The game's state changes only through
-        # its own methods.
+        # on. ``_pending`` and ``_moment`` (the view fields every seat shares until the next answer:
+        # who has chosen, who is awaited) are dropped by every answer (each public method that
+        # changes the game); ``_table`` (the shared view fields that only change when cards are
+        # revealed, placed, taken or dealt) and ``_card_decisions`` (each seat's decision to play a
+        # card of their hand) by :meth:`_table_changed`, called wherever cards move. The game's
+        # state changes only through its own methods.
         self._pending: tuple[Decision, ...] | None = None
+        self._moment: dict[str, Any] | None = None  # the view fields of this moment (until an answer)
         self._table: _ViewTable | None = None
         self._card_decisions: list[Decision] | None = None
         self._hands_public = rules.hands_public
@@ -246,8 +248,7 @@ class Game:
         game.events = [DealStarted(0, tuple(tuple(r) for r in game.rows))]
         game.dealt = [None]
         game._from_position = True
-        game._pending = None
-        game._table_changed()
+        game._forget_views()
         return game
 
     # ------------------------------------------------------------------ queries
@@ -314,36 +315,33 @@ class Game:
         """What ``seat`` may see; ``None`` gives the spectator's view (no hand at all)."""
         if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
             self._check_seat(seat, allow_over=True)
-        pending = self._pending
-        if pending is None:
-            pending = self._pending = self._decisions()
         shared, hands = self._table or self._view_table()
-        phase = self.phase
-        decision = None
+        moment = self._moment or self._view_moment()
         if seat is None:
-            own: Cards = ()
-            hand: Cards = ()
-        else:
-            own = tuple(self.choices[seat])
-            hand = hands[seat]
-            for d in pending:  # decision_for(seat), from the pending() above
-                if d.seat == seat:
-                    decision = d
-                    break
+            return assemble_view(shared, moment, seat=None, hand=(), my_choice=None, my_choices=(), decision=None)
+        own = tuple(self.choices[seat])
+        decision = None
+        for d in self._pending or self.pending():  # decision_for(seat), from the cached pending()
+            if d.seat == seat:
+                decision = d
+                break
         return assemble_view(
-            shared,
-            seat=seat,
-            phase=phase,
-            hand=hand,
-            chosen=tuple(map(bool, self.choices)),
-            my_choice=own[0] if own else None,
-            my_choices=own,
+            shared, moment, seat=seat, hand=hands[seat], my_choice=own[0] if own else None, my_choices=own,
             decision=decision,
-            waiting_for=tuple([d.seat for d in pending]),
-            row_choice=pending[0] if phase is _ROW_CHOICE else None,
-            face_up=self._turns.face_up(),
-            current=self.current,
         )
+
+    def _view_moment(self) -> dict[str, Any]:
+        pending = self.pending()
+        phase = self.phase
+        moment = self._moment = {
+            "phase": phase,
+            "chosen": tuple(map(bool, self.choices)),
+            "waiting_for": tuple([d.seat for d in pending]),
+            "row_choice": pending[0] if phase is _ROW_CHOICE else None,
+            "face_up": self._turns.face_up(),
+            "current": self.current,
+        }
+        return moment
 
     def _view_table(self) -> _ViewTable:
         table = self._table
@@ -374,6 +372,11 @@ class Game:
             }
             table = self._table = (shared, hands)
         return table
+
+    def _forget_views(self) -> None:
+        """Drop every cached view field and decision (the state was set from outside: a position)."""
+        self._pending = self._moment = None
+        self._table_changed()
 
     def _table_changed(self) -> None:
         """Cards moved (revealed, placed, taken, kept, drafted or dealt): the cached view table and
@@ -408,7 +411,7 @@ class Game:
             )
         if card.__class__ is not int:
             card = self._whole(seat, card, "card")
-        self._pending = None
+        self._pending = self._moment = None
         events = self.events
         mark = len(events)
         self._turns.play(seat, card)
@@ -422,7 +425,7 @@ class Game:
         if len(self.choices[seat]) == self._turns.per_turn:
             self._waiting += 1
         self.choices[seat] = []
-        self._pending = None
+        self._pending = self._moment = None
 
     def choose_row(self, seat: int, row: int) -> list[Event]:
         """``seat`` answers a row choice: the row to take (too-low card) or the tied row to use."""
@@ -445,7 +448,7 @@ class Game:
                 f"{pending.card}: choose one of {list(pending.options)}"
             )
         mark = len(self.events)
-        self._pending = None
+        self._pending = self._moment = None
         self._table_changed()
         self._pending_row = None
         self.phase = _PLAY
@@ -478,7 +481,7 @@ class Game:
                 f"{self._where()}: {self._who(seat)} cannot draft card {card!r}: not in the pool"
             )
         mark = len(self.events)
-        self._pending = None
+        self._pending = self._moment = None
         self._table_changed()
         self.draft_pool.remove(card)
         self.hands[seat].append(card)
@@ -506,7 +509,7 @@ class Game:
             )
         assert isinstance(self._turns, Pairs)
         mark = len(self.events)
-        self._pending = None
+        self._pending = self._moment = None
         self._table_changed()
         self._turns.order(seat, card)
         self.phase = _PLAY
@@ -534,7 +537,7 @@ class Game:
                 f"the row taken holds {sorted(keep.cards)}"
             )
         mark = len(self.events)
-        self._pending = None
+        self._pending = self._moment = None
         self._table_changed()
         if card != PASS:
             keep.cards.remove(card)

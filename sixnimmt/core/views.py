@@ -249,14 +249,15 @@ class PlayerView:
         )
 
 
-def assemble_view(shared: dict[str, Any], **own: Any) -> PlayerView:
+def assemble_view(*shared: dict[str, Any], **own: Any) -> PlayerView:
     """The engine's quick way to make a view (``Game.view``): the fields every seat's view of this
-    moment shares (``shared``, one dict reused for each of them) and this view's own fields. Between
+    moment shares (``shared``: dicts reused for each of them) and this view's own fields. Between
     them they must give every field once; nothing is checked or converted, which is what makes it
-    quick (``tests/core`` compares these views with ones made field by field)."""
+    quick (``tests/core`` compares these views with ones made afresh)."""
     view = _new(PlayerView)
     attributes = view.__dict__  # a frozen dataclass refuses setattr, not its own __dict__
-    attributes.update(shared)
+    for fields in shared:
+        attributes.update(fields)
     attributes.update(own)
     return view
 

@@ -135,8 +135,7 @@ def test_partial_records_resume_to_the_same_state(rules: Rules, seed: int, cut: 
 def fresh_view(game: Game, seat: int | None) -> PlayerView:
     """The view as the game would make it with nothing cached (it caches the pending decisions and
     the fields every seat's view shares, and drops them when they change)."""
-    game._pending = None
-    game._table_changed()
+    game._forget_views()
     return game.view(seat)
 
 
