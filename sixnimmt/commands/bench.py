@@ -44,6 +44,15 @@ def checked_game(rng: random.Random, players: int) -> dict[str, object]:
     return game.record()
 
 
+def checked_engine_alone(rng: random.Random, players: int) -> None:
+    """The same game with the answers drawn from ``pending()``: no views, no record (the engine's
+    own share of the host's work; the checked tier before views and records were counted)."""
+    game = Game(Rules(players=players), rng=rng)
+    while not game.is_over:
+        for decision in game.pending():
+            game.act(decision.seat, rng.choice(decision.options))
+
+
 def fast_game(rng: np.random.Generator, players: int, target: int = 66) -> list[int]:
     """A random-bot game on the plain-Python fast path (too-low: cheapest row)."""
     totals = [0] * players
@@ -65,9 +74,12 @@ def engine(
     seed: Annotated[int, typer.Option(help="Seed for the shuffles.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Random-bot games to the end (standard rules, target 66) per second on one core."""
+    """Random-bot games to the end (standard rules, target 66) per second on one core: the checked
+    engine played as a host plays it (a view per decision, the record), the same engine alone, the
+    plain-Python fast path and the compiled kernels."""
     rng = random.Random(seed)
     checked, n_checked = _rate(lambda: checked_game(rng, players), seconds)
+    alone, n_alone = _rate(lambda: checked_engine_alone(rng, players), seconds)
     np_rng = np.random.default_rng(seed)
     fast, n_fast = _rate(lambda: fast_game(np_rng, players), seconds)
     nb_random_games(1, players, 66, seed)  # compile (or load the cache) outside the timing
@@ -76,9 +88,11 @@ def engine(
     results = {
         "players": players,
         "checked_games_per_s": round(checked, 1),
+        "checked_engine_alone_games_per_s": round(alone, 1),
         "fast_python_games_per_s": round(fast, 1),
         "compiled_games_per_s": round(compiled * batch, 1),
-        "games": {"checked": n_checked, "fast_python": n_fast, "compiled": n_batches * batch},
+        "checked_vs_fast": round(checked / fast, 3),
+        "games": {"checked": n_checked, "checked_engine_alone": n_alone, "fast_python": n_fast, "compiled": n_batches * batch},
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "python": platform.python_version(),
     }
@@ -86,9 +100,11 @@ def engine(
         typer.echo(json.dumps(results))
         return
     typer.echo(f"random-bot games to the end, {players} players, standard rules, one core:")
-    typer.echo(f"  checked API (Game)        {checked:>10,.0f} games/s  ({n_checked} games)")
+    typer.echo(f"  checked API (Game)        {checked:>10,.0f} games/s  ({n_checked} games; a view per decision, the record)")
+    typer.echo(f"    engine alone            {alone:>10,.0f} games/s  ({n_alone} games; no views, no record)")
     typer.echo(f"  fast path (FastDeal)      {fast:>10,.0f} games/s  ({n_fast} games)")
     typer.echo(f"  compiled (numba kernel)   {compiled * batch:>10,.0f} games/s  ({n_batches * batch} games)")
+    typer.echo(f"  checked / fast path       {checked / fast:>10.2f}")
 
 
 @app.command("env")
