@@ -44,6 +44,7 @@ def train(
     decisions: Annotated[int, typer.Option(min=1, help="--distil: labelled decisions per round, all player counts together.")] = 50_000,
     samples: Annotated[int, typer.Option(min=1, help="--distil: rollouts per option for each label.")] = 16,
     rollout: Annotated[str, typer.Option(help="--distil: every seat's policy in the labels' rollouts: count, cautious, snug or random.")] = "count",
+    features: Annotated[str, typer.Option(help="--distil: features the network derives from the observation: derived, or none.")] = "derived",
     explore: Annotated[float, typer.Option(min=0.0, max=1.0, help="--distil: share of random moves while collecting positions.")] = 0.05,
     epochs: Annotated[int, typer.Option(min=1, help="--distil: epochs over all the data after each round.")] = 4,
     resume: Annotated[bool, typer.Option("--resume", help="Go on with the run in --out from its checkpoint.")] = False,
@@ -62,7 +63,7 @@ def train(
 
             result = run_distil(DistilConfig(
                 out=out, players=_numbers(players, "player counts"), variant=variant, rounds=rounds,
-                decisions=decisions, samples=samples, rollout=rollout, explore=explore, hidden=_numbers(hidden, "layer sizes"),
+                decisions=decisions, samples=samples, rollout=rollout, explore=explore, features="" if features == "none" else features, hidden=_numbers(hidden, "layer sizes"),
                 init=init or "none", epochs=epochs, lr=1e-3 if lr is None else lr, seed=seed,
             ), resume=resume, ship=ship, echo=typer.echo)
         else:

@@ -19,8 +19,9 @@ by the searchers' own rollouts, and the network learns the scores.
   level) in every seat; later rounds with the network trained so far in most seats, so the labels
   cover the positions it reaches itself. Every round adds its positions to the data and trains on
   all of it. ``explore`` of the moves are random while collecting (wider coverage).
-* **Player counts**: one network for all the counts given; each round labels the same number of
-  decisions at each.
+* **Player counts**: one network for all the counts given; each round's labels are shared between
+  them in proportion to their seats, and come from ``labelled_seats`` seats of each game (two), so
+  they spread over many deals.
 
 Output in the run folder: ``data/round-K.npz`` (the labelled decisions of round K), ``log.jsonl``
 (the settings, then a line per round: decisions, CPU seconds, training loss, and per player count
@@ -47,6 +48,7 @@ from ..bots.rollout import CAUTIOUS, COUNT, RANDOM, SNUG
 from ..bots.search import MonteCarloBot, SearchConfig
 from ..core import Game, Rules, RulesError, Variant
 from .encoding import N_ACTIONS, OBS_SIZE, action_mask, action_to_move, encode, move_to_action
+from .features import FEATURE_SETS, derived
 from .policy import DEFAULT_POLICY, MlpPolicy
 from .train import TrainingError, _load_into, _mlp, _torch, export_actor
 from .vector import vector_config
@@ -70,8 +72,10 @@ class DistilConfig:
     rollout: str = "count"  # every seat's policy in the rollouts: count, cautious, snug or random
     noise: float = 0.5  # count, cautious and snug rollouts: noise on each card's estimate (bullheads)
     explore: float = 0.05  # share of moves played at random while collecting positions
+    labelled_seats: int = 2  # seats of each game whose decisions are labelled (the others only play)
     learner_share: float = 0.75  # rounds after the first: share of seats the network plays
     hidden: tuple[int, ...] = (256, 256)
+    features: str = "derived"  # features the network derives from the observation (features.py), or ""
     init: str = "none"  # "none", "learned" (the shipped policy) or a policy file
     epochs: int = 4  # over all the data, after each round
     lr: float = 1e-3
@@ -131,6 +135,9 @@ def collect(config: DistilConfig, policy: MlpPolicy | None, players: int, decisi
         game = Game(rules, seed=int(rng.integers(2**62)))
         heuristic = [CautiousBot(int(rng.integers(2**31))) for _ in range(players)]
         learner = [policy is not None and rng.random() < config.learner_share for _ in range(players)]
+        # A few seats per game: the labels spread over many more deals (a 10-player deal has 100
+        # decisions, and the positions of one deal are much alike).
+        labelled = set(rng.choice(players, size=min(players, config.labelled_seats), replace=False).tolist())
         held_game = len(obs) < held
         while not game.is_over:
             for decision in game.pending():
@@ -138,7 +145,7 @@ def collect(config: DistilConfig, policy: MlpPolicy | None, players: int, decisi
                 view = game.view(seat)
                 observation = encode(view)
                 mask = action_mask(decision)
-                if len(decision.options) > 1:
+                if seat in labelled and len(decision.options) > 1:
                     out = searcher.simulate(view, tuple(decision.options), config.samples)
                     value = np.zeros(N_ACTIONS, dtype=np.float32)
                     actions = [move_to_action(option, decision) for option in decision.options]
@@ -192,7 +199,10 @@ def _fit(torch: Any, config: DistilConfig, net: Any, optimizer: Any, data: Label
          generator: Any) -> float:
     """``epochs`` epochs over the training decisions; the last epoch's mean loss."""
     train_rows = np.flatnonzero(~data.holdout)
-    obs = torch.as_tensor(data.obs[train_rows])
+    inputs = data.obs[train_rows]
+    if config.features:
+        inputs = np.concatenate([inputs, derived(inputs).astype(np.float16)], axis=1)
+    obs = torch.as_tensor(inputs)
     legal = torch.as_tensor(data.masks[train_rows].astype(bool))
     targets = torch.as_tensor(_targets(data.values[train_rows], data.masks[train_rows], config.value_scale))
     loss_sum = 0.0
@@ -266,7 +276,9 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     generator = torch.Generator().manual_seed(config.seed)
-    net = _mlp(torch, [OBS_SIZE, *config.hidden, N_ACTIONS])
+    if config.features and config.features not in FEATURE_SETS:
+        raise TrainingError(f"unknown features {config.features!r}: choose one of {', '.join(FEATURE_SETS)}, or none")
+    net = _mlp(torch, [OBS_SIZE + FEATURE_SETS.get(config.features, 0), *config.hidden, N_ACTIONS])
     optimizer = torch.optim.Adam(net.parameters(), lr=config.lr)
     log: list[dict[str, Any]] = []
     done, decisions, seconds = 0, 0, 0.0
@@ -285,6 +297,7 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
         echo(f"distilling into {out}: players {list(config.players)}, {config.variant}, "
              f"{config.decisions} decisions per round, {config.samples} rollouts per option")
     meta = {"players": list(config.players), "variant": config.variant, "net": list(config.hidden),
+            "features": config.features,
             "algorithm": "distilled from Monte-Carlo search (expert iteration)", "seed": config.seed}
 
     def current() -> MlpPolicy:
@@ -293,8 +306,11 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
     while done < config.rounds:
         start = time.process_time()
         behaviour = current() if done > 0 else None
-        share = config.decisions // len(config.players)
-        fresh = Labelled.join([collect(config, behaviour, count, share, rng) for count in config.players])
+        # Each player count's share of the labels is in proportion to its seats: a bigger table's
+        # positions are more varied (and its labels noisier).
+        seats = sum(config.players)
+        fresh = Labelled.join([collect(config, behaviour, count, max(1, config.decisions * count // seats), rng)
+                               for count in config.players])
         fresh.save(out / "data" / f"round-{done}.npz")
         labelled = time.process_time() - start
         data = Labelled.join([Labelled.load(out / "data" / f"round-{r}.npz") for r in range(done + 1)])

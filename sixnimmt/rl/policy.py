@@ -9,6 +9,8 @@ The ``.npz`` holds ``w0, b0, w1, b1, ...`` (``w`` shaped ``(out, in)`` as in tor
 name, and the observation and action sizes it was trained with, which must match
 :mod:`sixnimmt.rl.encoding`'s, or one of its earlier layouts (``EARLIER_OBS_SIZES``, which this one
 extends at the end only: such a policy reads the first numbers of the vector, exactly as before).
+A policy whose meta names ``features`` (``"derived"``, :mod:`sixnimmt.rl.features`) reads the
+observation followed by those features, which it computes from the observation.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .encoding import EARLIER_OBS_SIZES, N_ACTIONS, OBS_SIZE
+from .features import FEATURE_SETS, derived
 
 #: The policies shipped in the package.
 POLICY_DIR = Path(__file__).parent / "policies"
@@ -46,18 +49,26 @@ class MlpPolicy:
             raise PolicyFileError(f"unknown activation {activation!r}: choose one of {sorted(_ACTIVATIONS)}")
         if not weights or len(weights) != len(biases):
             raise PolicyFileError("a policy needs as many bias vectors as weight matrices, at least one")
-        if weights[0].shape[1] not in (OBS_SIZE, *EARLIER_OBS_SIZES) or weights[-1].shape[0] != N_ACTIONS:
+        meta = meta or {}
+        #: Features the policy derives from the observation and reads after it (``features.py``), or "".
+        self.features = str(meta.get("features", ""))
+        if self.features and self.features not in FEATURE_SETS:
+            raise PolicyFileError(f"unknown features {self.features!r}: this version of sixnimmt derives "
+                                  f"{', '.join(FEATURE_SETS)}")
+        extra = FEATURE_SETS.get(self.features, 0)
+        sizes = (OBS_SIZE + extra,) if extra else (OBS_SIZE, *EARLIER_OBS_SIZES)
+        if weights[0].shape[1] not in sizes or weights[-1].shape[0] != N_ACTIONS:
             raise PolicyFileError(
                 f"policy maps {weights[0].shape[1]} inputs to {weights[-1].shape[0]} actions; this "
-                f"version of sixnimmt encodes {OBS_SIZE} inputs and {N_ACTIONS} actions"
+                f"version of sixnimmt encodes {OBS_SIZE} inputs (plus {extra} derived) and {N_ACTIONS} actions"
             )
         self.weights = weights
         self.biases = biases
         #: How many of the observation's numbers the network reads (fewer than OBS_SIZE for a
         #: policy made for an earlier layout: the rest are slots it never saw set).
-        self.inputs = int(weights[0].shape[1])
+        self.inputs = int(weights[0].shape[1]) - extra
         self.activation = activation
-        self.meta = meta or {}
+        self.meta = meta
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_POLICY) -> MlpPolicy:
@@ -85,6 +96,8 @@ class MlpPolicy:
     def logits(self, observation: NDArray[np.float32]) -> NDArray[np.float32]:
         """The actor's raw action scores for one observation (or a batch, one per row)."""
         x = observation[..., : self.inputs] if self.inputs != observation.shape[-1] else observation
+        if self.features:
+            x = np.concatenate([x, derived(observation)], axis=-1)
         act = _ACTIVATIONS[self.activation]
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from sixnimmt.cli import app
 from sixnimmt.core import Game, Rules
 from sixnimmt.rl.encoding import N_ACTIONS, OBS_SIZE
+from sixnimmt.rl.features import DERIVED_SIZE
 from sixnimmt.rl.policy import DEFAULT_POLICY, MlpPolicy
 from sixnimmt.seats import make_bot, play_game
 
@@ -45,8 +46,8 @@ def test_a_tiny_run_writes_everything_plays_on_numpy_and_resumes(tmp_path: Path)
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in (out / "data").iterdir()) == ["round-0.npz", "round-1.npz"]
     policy = MlpPolicy.load(out / "policy.npz")
-    assert policy.weights[0].shape == (16, OBS_SIZE) and policy.weights[-1].shape[0] == N_ACTIONS
-    assert policy.meta["rounds"] == 2 and policy.meta["players"] == [2, 3]
+    assert policy.weights[0].shape == (16, OBS_SIZE + DERIVED_SIZE) and policy.weights[-1].shape[0] == N_ACTIONS
+    assert policy.meta["rounds"] == 2 and policy.meta["players"] == [2, 3] and policy.features == "derived"
     # The policy plays whole games as the learned bot (numpy inference), at a count it never saw.
     bots = [make_bot(f"learned:policy={out / 'policy.npz'}", seed=0), make_bot("random", 1), make_bot("random", 2),
             make_bot("random", 3)]
@@ -66,9 +67,11 @@ def test_a_tiny_run_writes_everything_plays_on_numpy_and_resumes(tmp_path: Path)
 def test_a_seed_repeats_the_run_and_another_seed_does_not(tmp_path: Path) -> None:
     runner = CliRunner()
     for name, seed in (("a", 4), ("b", 4), ("c", 5)):
-        result = runner.invoke(app, ["train", "--out", str(tmp_path / name), "--rounds", "1", "--seed", str(seed), *TINY])
+        result = runner.invoke(app, ["train", "--out", str(tmp_path / name), "--rounds", "1", "--seed", str(seed),
+                                     "--features", "none", *TINY])
         assert result.exit_code == 0, result.output
     weights = {name: MlpPolicy.load(tmp_path / name / "policy.npz").weights for name in "abc"}
+    assert weights["a"][0].shape[1] == OBS_SIZE  # --features none: the observation alone
     assert all(np.array_equal(x, y) for x, y in zip(weights["a"], weights["b"]))
     assert not np.array_equal(weights["a"][0], weights["c"][0])
     assert digest(tmp_path / "a" / "data" / "round-0.npz") == digest(tmp_path / "b" / "data" / "round-0.npz")

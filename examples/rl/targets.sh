@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The strength targets of the shipped `learned` bot (docs/rl.md, "Strength of the distilled policy"):
+# duplicate-deal arena runs, one-deal games, seed 7; it against `medium` at 2, 3, 6 and 10 players
+# (500 deals each) and against `mcs100` at 4 players (2,000 deals); then the learned prior inside the
+# search: `expert-learned` against `expert` at 4 players (300 deals). Reports go to
+# examples/rl/results/distil/; one process at a time (nice it on a shared machine).
+#   bash examples/rl/targets.sh                       # everything, the shipped policy
+#   POLICY=runs/distil/policy.npz bash examples/rl/targets.sh medium
+#   bash examples/rl/targets.sh mcs100 prior          # only those parts
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SIXNIMMT=${SIXNIMMT:-.venv/bin/sixnimmt}
+POLICY=${POLICY:-shipped}
+OUT=${OUT:-examples/rl/results/distil}
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(medium mcs100 prior)
+mkdir -p "$OUT"
+arena() {  # NAME PLAYERS DEALS BOTS
+  echo "$1: $4, $2 players, $3 deals" >&2
+  "$SIXNIMMT" arena --bots "$4" --players "$2" --deals "$3" --target 0 --game-deals 1 --seed 7 --json \
+    > "$OUT/$1.json"
+}
+for part in "${parts[@]}"; do
+  case "$part" in
+    medium) for players in 2 3 6 10; do
+              arena "learned_vs_medium_$players" "$players" "${DEALS:-500}" "learned:policy=$POLICY,medium"
+            done ;;
+    mcs100) arena learned_vs_mcs100_4 4 "${DEALS:-2000}" "learned:policy=$POLICY,mcs100" ;;
+    prior) arena expert_learned_vs_expert_4 4 "${DEALS:-300}" "expert-learned:policy=$POLICY,expert" ;;
+    *) echo "unknown part $part: medium, mcs100 or prior" >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,87 @@
+"""Features a policy may derive from the observation, numpy alone (``MlpPolicy`` with
+``meta["features"] == "derived"``; ``sixnimmt train --distil --features derived``).
+
+The observation says where each hand card would land now and which cards are unseen. What makes a
+card risky is how many unseen cards lie between the end of the row it would join and the card,
+against the room left in that row: the ``cautious`` bot's card counting. A small MLP computes that
+poorly from the raw 104-card segments (at ten players the distilled network lost to ``cautious``
+without it), so a policy may read it directly. :func:`derived` appends three 104-long segments, one
+number per card of the hand (0 elsewhere, and for a card that would be too low):
+
+* ``between``: unseen cards strictly between the row end and the card, / 10 (capped at 1);
+* ``taken``: the chance that the card is taken now, modelling each other player's card as an unseen
+  card drawn at random (a binomial tail, as ``cautious`` counts; 1 for a sure sixth card);
+* ``danger``: that chance times the bullheads it would take (the row, plus the cards that land
+  before it at their mean), / 20 (capped at 1).
+
+They are computed from the observation alone, so anything that feeds a policy observations (the
+environments, the vector env, the ``learned`` bot) feeds it these too. The row model is the
+standard game's (one card per player and turn, the closest lower row end).
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..core import BULLHEADS, ROW_LIMIT
+from ..core.rules import MAX_PLAYERS
+from .encoding import segment_slice
+
+#: The derived segments, in order, each one number per card.
+DERIVED_SEGMENTS = ("between", "taken", "danger")
+DERIVED_SIZE = 104 * len(DERIVED_SEGMENTS)
+#: The feature sets a policy may name in its ``meta["features"]``, with their sizes.
+FEATURE_SETS = {"derived": DERIVED_SIZE}
+
+_HAND = segment_slice("hand")
+_UNSEEN = segment_slice("unseen")
+_GAP = segment_slice("hand_gap")
+_TOO_LOW = segment_slice("hand_too_low")
+_ROWS = segment_slice("rows")
+_PLAYERS_AT = segment_slice("context").start + 2  # players / 10
+_CARDS = np.arange(1, 105)
+_BULLHEADS = np.array([BULLHEADS[c] for c in range(1, 105)], dtype=np.float32)
+#: comb(others, k) for others < MAX_PLAYERS, k < ROW_LIMIT.
+_COMB = np.array([[comb(n, k) for k in range(ROW_LIMIT)] for n in range(MAX_PLAYERS)], dtype=np.float64)
+
+
+def derived(observations: NDArray[np.floating]) -> NDArray[np.float32]:
+    """The derived features of one observation (``[OBS_SIZE]``) or a batch (``[M, OBS_SIZE]``)."""
+    x = np.asarray(observations, dtype=np.float32)
+    batch = x.reshape(-1, x.shape[-1])
+    n = len(batch)
+    hand = batch[:, _HAND] > 0
+    unseen = (batch[:, _UNSEEN] > 0).astype(np.float64)
+    gap = np.rint(batch[:, _GAP] * 104).astype(np.int64)
+    placeable = hand & (batch[:, _TOO_LOW] == 0) & (gap > 0)
+    end = np.where(placeable, _CARDS - gap, 0)  # the row end each card would join
+    # cum[:, k]: unseen cards among 1..k; between end and card c: cum[c - 1] - cum[end].
+    cum = np.concatenate([np.zeros((n, 1)), np.cumsum(unseen, axis=1)], axis=1)
+    cum_bulls = np.concatenate([np.zeros((n, 1)), np.cumsum(unseen * _BULLHEADS, axis=1)], axis=1)
+    below = np.broadcast_to(_CARDS - 1, (n, 104))
+    between = np.where(placeable, np.take_along_axis(cum, below, 1) - np.take_along_axis(cum, end, 1), 0.0)
+    landing = np.take_along_axis(cum_bulls, below, 1) - np.take_along_axis(cum_bulls, end, 1)
+    mean_landing = np.where(between > 0, landing / np.maximum(between, 1), 0.0)
+    rows = batch[:, _ROWS].reshape(n, 4, 6)
+    last = np.rint(rows[:, :, 1] * 104)
+    length = np.rint(rows[:, :, 2] * 5)
+    cost = rows[:, :, 3] * 20
+    joins = (last[:, None, :] == end[:, :, None]) & placeable[:, :, None]  # [n, card, row]
+    need = np.where(joins, ROW_LIMIT - length[:, None, :], 0).sum(axis=2)
+    row_cost = np.where(joins, cost[:, None, :], 0).sum(axis=2)
+    others = np.clip(np.rint(batch[:, _PLAYERS_AT] * 10).astype(np.int64) - 1, 0, MAX_PLAYERS - 1)[:, None]
+    q = between / np.maximum(unseen.sum(axis=1, keepdims=True), 1)
+    below_need = np.zeros((n, 104))
+    for k in range(ROW_LIMIT):  # P(fewer than `need` of the others' cards land in the gap); 1 if
+        # the others are fewer than the room left
+        term = _COMB[others, k] * q**k * (1 - q) ** np.maximum(others - k, 0)
+        below_need += np.where((k < need) & (k <= others), term, 0.0)
+    taken = np.where(need <= 0, 1.0, np.clip(1 - below_need, 0.0, 1.0))
+    taken = np.where(placeable, taken, 0.0)
+    danger = taken * (row_cost + np.maximum(need, 0) * mean_landing)
+    out = np.concatenate([np.minimum(between / 10, 1), taken, np.minimum(danger / 20, 1)], axis=1)
+    result: NDArray[np.float32] = out.astype(np.float32).reshape(*x.shape[:-1], DERIVED_SIZE)
+    return result
