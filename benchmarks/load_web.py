@@ -17,6 +17,11 @@ the load generator's own CPU, and the server's memory per table (RSS growth / ta
 
     .venv/bin/python benchmarks/load_web.py --tables 200 --players 4 --seconds 60
     .venv/bin/python benchmarks/load_web.py --tables 1000 --seconds 60 --url http://127.0.0.1:8000 --pid 1234
+    .venv/bin/python benchmarks/load_web.py --tables 200 --seconds 60 --bot-tables 50   # 50 with a grandmaster
+
+With ``--bot-tables N`` the first N tables seat a bot of level ``--bot`` (grandmaster) in their last
+seat, which thinks as the server plays it (its time limit, the shared bot threads): the people's
+round trips then show whether searching bots elsewhere hold up the event loop.
 """
 
 from __future__ import annotations
@@ -154,19 +159,21 @@ class Spectator:
                 self.messages += 1
 
 
-async def open_table(bases: list[str], index: int, players: int) -> tuple[str, list[str]]:
-    """Create table ``index`` and fill its seats, from its own address; returns its code and tokens."""
+async def open_table(bases: list[str], index: int, players: int, bot: str | None = None) -> tuple[str, list[str]]:
+    """Create table ``index`` and fill its seats (the last one with a ``bot`` of that level, if
+    given), from its own address; returns its code and the people's tokens."""
+    people = players - (bot is not None)
     transport = httpx.AsyncHTTPTransport(local_address=table_address(index))
     async with httpx.AsyncClient(transport=transport, timeout=60) as client:
         base = bases[index % len(bases)]
         reply = await client.post(f"{base}/api/tables", json={
-            "name": "P1", "seats": [{"kind": "open"}] * (players - 1),
+            "name": "P1", "seats": [{"kind": "open"}] * (people - 1) + ([{"kind": "bot", "bot": bot}] if bot else []),
         })
         made = reply.json()
         if "token" not in made:
             raise SystemExit(f"creating a table failed: {reply.status_code} {made}")
         tokens = [made["token"]]
-        for n in range(2, players + 1):
+        for n in range(2, people + 1):
             base = bases[(index + n - 1) % len(bases)]
             reply = await client.post(f"{base}/api/tables/{made['code']}/join", json={"name": f"P{n}"})
             joined = reply.json()
@@ -208,7 +215,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         baseline = rss_kib(pids)
         tables: list[tuple[str, list[str]]] = []
         for first in range(0, args.tables, 20):  # 20 tables opened at once
-            tables += await asyncio.gather(*(open_table(bases, i, args.players)
+            tables += await asyncio.gather(*(open_table(bases, i, args.players, args.bot if i < args.bot_tables else None)
                                              for i in range(first, min(args.tables, first + 20))))
         rng = random.Random(args.seed)
         players: list[Player] = []
@@ -255,6 +262,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
     return {
         "tables": args.tables,
+        "bot_tables": f"{args.bot_tables} with a {args.bot}" if args.bot_tables else 0,
         "servers": len(bases),
         "clients": len(players) + len(spectators),
         "spectators": len(spectators),
@@ -287,6 +295,8 @@ def main() -> None:
     parser.add_argument("--think-min", type=float, default=0.5, help="shortest think time (s)")
     parser.add_argument("--think-max", type=float, default=3.0, help="longest think time (s)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bot-tables", type=int, default=0, help="this many tables have a bot in their last seat")
+    parser.add_argument("--bot", default="grandmaster", help="that bot's level (default: grandmaster)")
     parser.add_argument("--database-url", default="", help="the started server's database (default: SQLite)")
     parser.add_argument("--url", action="append", default=[],
                         help="use a server already running here (repeat for several workers or hosts)")
@@ -300,6 +310,8 @@ def main() -> None:
     if not (1 <= args.tables <= 5000 and 2 <= args.players <= 10 and 1 <= args.seconds <= 600
             and 0 <= args.spectators <= 20):
         parser.error("tables 1..5000, players 2..10, spectators 0..20, seconds 1..600")
+    if not 0 <= args.bot_tables <= args.tables or (args.bot_tables and args.players < 3):
+        parser.error("bot tables 0..tables, with at least 3 players (people and the bot)")
     if args.url and not args.pid:
         parser.error("--url/--port need --pid (the server's process id, for its CPU figures)")
     print(json.dumps(asyncio.run(main_async(args)), indent=1))

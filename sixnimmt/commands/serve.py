@@ -66,6 +66,14 @@ def serve(
         typer.echo(f"sixnimmt serve: cannot listen on {host}:{port}: {error.strerror} (try another --port)", err=True)
         raise typer.Exit(1) from None
     settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace)
+    # The searching bots' kernels load (or, the first time, compile) before anyone is served: done
+    # by a table's first expert or grandmaster instead, it would hold up the event loop for a second
+    # (a minute when compiling), and every table with it.
+    typer.echo("sixnimmt: preparing the bots (compiling the search, first run only)…")
+    from ..core import Rules
+    from ..tui.warmup import warm_up
+
+    warm_up(Rules(players=4))
     typer.echo(f"sixnimmt: http://{host}:{port}  (database {url.split('@')[-1]})")
     try:
         uvicorn.run(
