@@ -65,7 +65,7 @@ def serve(
     except OSError as error:
         typer.echo(f"sixnimmt serve: cannot listen on {host}:{port}: {error.strerror} (try another --port)", err=True)
         raise typer.Exit(1) from None
-    settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace)
+    settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace, quiet_gc=True)
     # The searching bots' kernels load (or, the first time, compile) before anyone is served: done
     # by a table's first expert or grandmaster instead, it would hold up the event loop for a second
     # (a minute when compiling), and every table with it.

@@ -7,6 +7,7 @@ and the static front end (plain HTML, CSS and JavaScript modules; no build step)
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -444,6 +445,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.store = store
         app.state.rooms = Rooms(store, settings, clock)
         app.state.reviews = Reviews(store, app.state.rooms.db, settings)
+        if settings.quiet_gc:
+            gc.freeze()  # the modules, the app: they live as long as the process, never scan them again
+            # Young objects (messages, views) mostly die young; the tables' long-lived state
+            # changes slowly. Fewer collections, and a full one only after many young ones.
+            gc.set_threshold(50_000, 20, 20)
         try:
             yield
         finally:

@@ -82,3 +82,7 @@ class Settings:
     thinking_notice: float = 0.15
     #: Seconds a room with nobody connected stays in memory (it is reloaded from the store on demand).
     idle_evict: float = 600.0
+    #: A process that only serves (``sixnimmt serve`` sets it): freeze what start-up made and collect
+    #: garbage less often. Under load, full collections over every table in memory took a quarter
+    #: to a third of the server's CPU (docs/performance.md, "Web server").
+    quiet_gc: bool = False

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import orjson
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
@@ -147,7 +148,9 @@ class Store:
         self.url = url
         if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
             Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self.engine: Engine = create_engine(url, future=True)
+        self.engine: Engine = create_engine(
+            url, future=True, json_serializer=_to_json, json_deserializer=orjson.loads
+        )
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
 
@@ -223,14 +226,8 @@ class Store:
             }
             for d in batch
         ]
-        table = Table_
-        statement = (
-            update(table)
-            .where(table.c.code == bindparam("match_code"))
-            .values({name: bindparam(name) for name in rows[0] if name != "match_code"})
-        )
         with self.engine.begin() as connection:
-            connection.execute(statement, rows)
+            connection.execute(_SAVE_TABLE, rows)
 
     def load_table(self, code: str) -> TableData | None:
         with Session(self.engine) as session:
@@ -364,6 +361,23 @@ def _file_lock(path: Path | None) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+#: The statement of :meth:`Store.save_tables`, built once: building it for every commit cost more
+#: CPU than the commit itself.
+_SAVE_TABLE = (
+    update(Table_)
+    .where(Table_.c.code == bindparam("match_code"))
+    .values({name: bindparam(name) for name in
+             ("status", "settings", "seats", "game_number", "record", "current", "updated_at")})
+)
+
+
+def _to_json(value: Any) -> str:
+    # A table's whole record is written after every move: serializing it with ``json`` was the
+    # largest part of the store's CPU per move (docs/performance.md, "Web server"). Integer keys
+    # become strings, as ``json`` makes them.
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import gc
+from pathlib import Path
+
 from fastapi.testclient import TestClient
 
 from sixnimmt.core.record import replay
 
+from .conftest import make_client
 from .helpers import create_table, play_out, receive_until
 
 PAYLOAD = "<img src onerror=z=1>"
@@ -143,3 +147,18 @@ def test_request_lists_come_from_the_variant_specs(client: TestClient) -> None:
     unknown = client.post("/api/tables", json={"name": "A", "seats": [{"kind": "bot"}], "variant": "chess"})
     assert unknown.status_code == 422 and unknown.json()["code"] == "invalid"
     assert config["reactions"] and config["chat_max_chars"] == 200
+
+
+def test_a_serving_process_collects_garbage_quietly(tmp_path: Path) -> None:
+    """``quiet_gc`` (what ``sixnimmt serve`` sets) freezes start-up's objects and raises the
+    collection thresholds when the app starts; without it the process's collector is left alone."""
+    before = gc.get_threshold()
+    try:
+        with make_client(f"sqlite:///{tmp_path / 'plain.db'}"):
+            assert gc.get_threshold() == before
+        with make_client(f"sqlite:///{tmp_path / 'quiet.db'}", quiet_gc=True):
+            assert gc.get_threshold()[0] > before[0]
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()

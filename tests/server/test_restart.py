@@ -76,7 +76,7 @@ def test_kill_and_restart_loses_nothing(database_url: str, tmp_path: Path) -> No
                     view = settled(ws)["view"]
                     if view["decision"] and view["decision"]["kind"] == "card":
                         ws.send(json.dumps({"type": "play", "card": view["hand"][0]}))
-                for _ in range(10):
+                for _ in range(200):  # the bot thinks in a worker thread: on a loaded machine it takes a while
                     views = [settled(ws)["view"] for ws in (host, friend)]
                     pending = [(ws, v) for ws, v in zip((host, friend), views) if v["decision"] and v["decision"]["kind"] == "row"]
                     if not pending and all(v["turn"] == turn + 1 for v in views):
