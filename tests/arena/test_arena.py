@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sixnimmt.arena import ArenaConfig, ArenaError, run_arena
+from sixnimmt.arena.stats import mean_ci, paired_differences
 from sixnimmt.bots import Bot
 from sixnimmt.cli import app
 from sixnimmt.commands.arena import split_bots
@@ -224,3 +225,13 @@ def test_fewer_bots_than_seats_fill_the_table() -> None:
     assert report.games == 6  # (A,B,A,B) has two distinct rotations
     assert all(b.deals == 12 for b in report.bots)  # two seats in each of 6 one-deal games
     assert all(len(set(r.seating)) == 2 and len(r.seating) == 4 for r in report.results)
+
+
+def test_per_set_penalties_give_the_pair_interval_and_pool_across_runs() -> None:
+    first = run_arena(replace(QUICK, deals=6, seed=11))
+    second = run_arena(replace(QUICK, deals=4, seed=12))
+    for report in (first, second):
+        assert len(report.per_set_penalty) == 2 and len(report.per_set_penalty[0]) == report.sets
+        assert mean_ci(paired_differences(*report.per_set_penalty)) == report.pairs[0].difference
+    # Runs with other seeds play other shuffles: their sets can be pooled as independent samples.
+    assert paired_differences(*first.per_set_penalty)[:4] != paired_differences(*second.per_set_penalty)
