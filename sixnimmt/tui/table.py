@@ -263,9 +263,13 @@ class TableScreen(Screen[None]):
 
     @work(thread=True, group="bots")
     def _think(self, jobs: list[BotJob]) -> None:
-        """Off the interface's thread (an external program may take seconds to start or answer)."""
-        answers = self.session.think(jobs)
-        if answers:
+        """Off the interface's thread (an external program may take seconds to start or answer).
+        Each bot's answer is handed over as soon as it is made, so a bot that has answered stops
+        showing as thinking while a slower one goes on."""
+        for job in jobs:
+            answers = self.session.think([job])
+            if not answers:
+                return  # the bots were released
             self._from_worker(self.BotsAnswered(answers))
 
     def _from_worker(self, message: Message) -> None:
