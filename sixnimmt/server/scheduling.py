@@ -5,7 +5,8 @@ player who is away or out of time (the turn timer). Time comes from an injected
 Every bot plays through a :class:`~sixnimmt.seats.GuardedSeat`, which always answers legally (a
 failing bot's move is the seat's seeded fallback) and closes the bot when the game ends. Bots think
 off the event loop, in the :class:`BotThreads` every table shares (a few threads, at a lower
-priority than the event loop; the searching kernels release the GIL while they run); their answer is
+priority than the event loop; the searching kernels release the GIL while they run), except bots
+that have shown themselves quick, which never wait behind a search (``QUICK_SECONDS``); their answer is
 applied under the room's lock only if the game is still waiting for exactly that decision. A bot
 that thinks longer than ``Settings.thinking_notice`` is announced to the table as thinking until it
 answers.
@@ -32,6 +33,10 @@ from .seats import Seat, bot_spec
 
 log = logging.getLogger("sixnimmt.server")
 T = TypeVar("T")
+#: A bot whose slowest decision so far took less than this (its first one goes to the bot threads)
+#: thinks in the default executor from then on: heuristics answer in well under a millisecond and
+#: must not queue behind other tables' searches.
+QUICK_SECONDS = 0.02
 
 
 class BotThreads:
@@ -106,6 +111,7 @@ class Scheduler:
         self._step: tuple[Any, ...] | None = None
         self._bots: dict[int, GuardedSeat] = {}
         self._fallbacks: dict[int, GuardedSeat] = {}
+        self._slowest: dict[GuardedSeat, float] = {}  # each bot's slowest decision so far (seconds)
         self._thinking: dict[int, asyncio.Task[None]] = {}
         self._timer: Timer | None = None
 
@@ -134,7 +140,7 @@ class Scheduler:
     def _close_bots(self) -> None:
         for guarded in (*self._bots.values(), *self._fallbacks.values()):
             guarded.close()
-        self._bots, self._fallbacks = {}, {}  # fallbacks are made when first needed: most players never need one
+        self._bots, self._fallbacks, self._slowest = {}, {}, {}  # fallbacks are made when first needed: most players never need one
 
     def new_step(self, timer: int) -> None:
         """Restart the turn timer (``timer`` seconds, 0 for none) when the game reaches a new decision."""
@@ -225,7 +231,11 @@ class Scheduler:
             # think off the event loop; the guard answers legally whatever the bot does
             notice = self.clock.call_later(self.settings.thinking_notice, lambda: self._show_thinking(seat, True))
             try:
-                value = await self.threads.run(bot.decide, view)
+                if self._slowest.get(bot, QUICK_SECONDS) < QUICK_SECONDS:
+                    value = await asyncio.to_thread(bot.decide, view)  # a quick bot: no queue
+                else:
+                    value = await self.threads.run(bot.decide, view)
+                self._slowest[bot] = max(self._slowest.get(bot, 0.0), bot.last_seconds)
             finally:
                 notice.cancel()
                 self._show_thinking(seat, False)

@@ -17,6 +17,7 @@ from sixnimmt.core import PlayerView, Rules
 from sixnimmt.seats import HINT_LEVEL, LEVELS
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
+from sixnimmt.server.protocol import Play
 from sixnimmt.server.registry import Rooms
 from sixnimmt.server.scheduling import BotThreads
 from sixnimmt.server.seats import TableOptions
@@ -147,5 +148,36 @@ def test_the_bot_threads_cap_how_many_think_at_once() -> None:
         await asyncio.gather(*tasks)
         assert most == 2
         threads.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_quick_bot_does_not_wait_behind_other_tables_searches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what counts as quick, made generous here so that a loaded test machine cannot make easy look slow
+    monkeypatch.setattr("sixnimmt.server.scheduling.QUICK_SECONDS", 1.0)
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'quick.db'}")
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, think_threads=1), ManualClock())
+        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "easy"}])
+        game = room.game
+        assert game is not None
+        host = Conn(0)
+        await room.connect(host)
+        await room.turns.settle()
+        assert game.chosen[1] is not None  # its first decision, in the bot threads (how quick is it?)
+        # another table's search takes the only bot thread
+        gate = threading.Event()
+        search = asyncio.ensure_future(room.turns.threads.run(gate.wait, 30))
+        await room.handle(host, Play(type="play", card=max(game.hands[0])))  # never too low: no row choice
+        for _ in range(10_000):
+            if game.turn == 1 and game.chosen[1] is not None:
+                break
+            await asyncio.sleep(0.001)
+        assert game.turn == 1 and game.chosen[1] is not None and not gate.is_set()  # it answered meanwhile
+        gate.set()
+        await search
+        await rooms.close()
 
     asyncio.run(scenario())
