@@ -68,19 +68,25 @@ _DECK_SETS: dict[Rules, frozenset[Card]] = {}
 
 def shuffle(deck: list[Card], rng: random.Random) -> None:
     """``rng.shuffle(deck)``, with the very same result, at twice the speed: the loop of
-    ``random.Random.shuffle`` with its ``_randbelow`` written inline (a deal shuffles 104 cards, and
-    every game of the checked engine shuffles several times)."""
+    ``random.Random.shuffle`` with its ``_randbelow`` written inline and each bound's bit length
+    looked up (a deal shuffles 104 cards, and every game of the checked engine shuffles several
+    times)."""
     if type(rng) is not random.Random:  # a subclass may draw its numbers differently
         rng.shuffle(deck)
         return
     getrandbits = rng.getrandbits
+    bits = _BIT_LENGTHS if len(deck) < len(_BIT_LENGTHS) else [n.bit_length() for n in range(len(deck) + 1)]
     for i in range(len(deck) - 1, 0, -1):
         n = i + 1
-        k = n.bit_length()
+        k = bits[n]
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
         deck[i], deck[j] = deck[j], deck[i]
+
+
+#: ``_BIT_LENGTHS[n] == n.bit_length()``, for every deck (Double's is 208 cards).
+_BIT_LENGTHS: tuple[int, ...] = tuple(n.bit_length() for n in range(257))
 
 
 #: ``dealer(deal_index) -> DealSetup``: where each shuffled deal's cards come from.
@@ -91,17 +97,18 @@ class RandomDealer:
     """Shuffles the variant's deck with its own ``random.Random`` for each deal."""
 
     def __init__(self, rules: Rules, rng: random.Random) -> None:
-        self._rules = rules
         self._rng = rng
         self._deck = rules.deck
+        # Read once: each of these looks the variant's spec up again.
+        self._players, self._size, self._twins = rules.players, rules.hand_size, rules.spec.twins
 
     def __call__(self, deal_index: int) -> DealSetup:
         deck = list(self._deck)
         shuffle(deck, self._rng)
-        players, size = self._rules.players, self._rules.hand_size
-        hands = tuple(tuple(sorted(deck[seat * size : (seat + 1) * size])) for seat in range(players))
+        players, size = self._players, self._size
+        hands = tuple([tuple(sorted(deck[seat * size : (seat + 1) * size])) for seat in range(players)])
         rest = deck[players * size :]
-        if not self._rules.spec.twins:
+        if not self._twins:
             return DealSetup(hands=hands, rows=tuple(rest[:ROW_COUNT]))
         turned: list[Card] = []  # twins: turn cards up until four different ones start the rows
         for card in rest:

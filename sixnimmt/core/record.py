@@ -242,7 +242,8 @@ class RecordWriter:
         self._turn: dict[str, Any] | None = None
         self._asked: Card | None = None  # the card whose row choice is awaited
         spec = game.rules.spec
-        self._order = spec.turn_order
+        self._solo = spec.turn_order is TurnOrder.SOLO
+        self._pairs = spec.turn_order is TurnOrder.PAIRS
         self._drafts_first = spec.dealing is Dealing.DRAFT_ONCE
         self._drafts_always = spec.dealing is Dealing.DRAFT
         self._handlers: dict[type[Event], Callable[[Any], None]] = {
@@ -305,9 +306,9 @@ class RecordWriter:
 
     def _start_turn(self, event: CardsRevealed) -> None:
         turn: dict[str, Any]
-        if self._order is TurnOrder.SOLO:
+        if self._solo:
             turn = {"seat": event.seat, "plays": list(event.plays)}
-        elif self._order is TurnOrder.PAIRS:
+        elif self._pairs:
             turn = {"plays": [[] for _ in range(self._game.players)]}  # filled as pairs are ordered
         else:
             turn = {"plays": [card for _, card in event.seat_cards]}
@@ -319,10 +320,11 @@ class RecordWriter:
         """The record's ``deals`` so far (a fresh copy)."""
         self._catch_up()
         placing = self._game.revealed is not None  # the last turn is not over yet
+        pairs = self._pairs
         copies = []
         for deal in self._deals:
             copy = {key: _copy(value) for key, value in deal.items() if key != "turns"}
-            copy["turns"] = [_turn_copy(turn) for turn in deal["turns"]]
+            copy["turns"] = [_turn_copy(turn, pairs) for turn in deal["turns"]]
             copies.append(copy)
         if placing and copies and copies[-1]["turns"]:
             copies[-1]["turns"].pop()
@@ -351,12 +353,12 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def _turn_copy(turn: dict[str, Any]) -> dict[str, Any]:
+def _turn_copy(turn: dict[str, Any], pairs: bool) -> dict[str, Any]:
     copy: dict[str, Any] = {}
     if "seat" in turn:
         copy["seat"] = turn["seat"]
-    # A card per seat, or (pairs) a list of cards per seat.
-    copy["plays"] = [play if play.__class__ is int else list(play) for play in turn["plays"]]
+    # A card per seat, or in a turn of pairs each seat's two cards.
+    copy["plays"] = [list(pair) for pair in turn["plays"]] if pairs else list(turn["plays"])
     if turn["picks"]:
         copy["picks"] = dict(turn["picks"])
     if turn["keeps"]:
