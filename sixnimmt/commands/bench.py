@@ -20,13 +20,15 @@ app = typer.Typer(help="Measure speed (one core). Figures belong in docs/perform
 
 
 def _rate(run_one: Callable[[], object], seconds: float) -> tuple[float, int]:
-    """Games per second of ``run_one`` over at least ``seconds`` of wall time."""
+    """Games per second of ``run_one`` over at least ``seconds`` of this process's CPU time: CPU
+    time, not wall time, so that tiers measured one after the other compare on a machine whose
+    other work comes and goes (every tier runs on one core)."""
     count = 0
-    start = time.perf_counter()
+    start = time.process_time()
     while True:
         run_one()
         count += 1
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed >= seconds:
             return count / elapsed, count
 
