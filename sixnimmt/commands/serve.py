@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import socket
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from ..server.config import Settings, default_database_url
+from ..server.config import SETTINGS_ENV, Settings, default_database_url, settings_to_env
+
+#: What each worker process imports when ``--workers`` is above 1.
+APP_FACTORY = "sixnimmt.server.app:app_from_environment"
 
 app = typer.Typer(help="Play 6 nimmt! in the browser with friends and bots.", subcommand_metavar="")
 
@@ -35,6 +39,19 @@ def serve(
         bool,
         typer.Option(help="Compress WebSocket messages (permessage-deflate): less data, more CPU."),
     ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(min=1, max=256, help="Processes serving the game (more than 1 needs PostgreSQL)."),
+    ] = 1,
+    proxy_headers: Annotated[
+        bool,
+        typer.Option(help="Behind a reverse proxy: take the client's address from X-Forwarded-For "
+                     "(per-address limits then count clients, not the proxy)."),
+    ] = False,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(help="Proxies trusted for --proxy-headers (comma-separated addresses, or '*')."),
+    ] = "127.0.0.1",
 ) -> None:
     """Start the web server (Alembic migrations are applied on start). Open http://HOST:PORT."""
     import uvicorn
@@ -51,6 +68,11 @@ def serve(
         raise typer.Exit(2) from None
     from ..server.store import Store
 
+    settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace, quiet_gc=True)
+    if workers > 1 and not settings.clustered():
+        typer.echo(f"sixnimmt serve: --workers {workers} needs PostgreSQL (--database-url postgresql+psycopg://...): "
+                   "an SQLite database is served by one process", err=True)
+        raise typer.Exit(2)
     try:  # migrate here first, so a bad or unreachable database is one clear line
         store = Store(url)
         store.migrate()
@@ -65,7 +87,6 @@ def serve(
     except OSError as error:
         typer.echo(f"sixnimmt serve: cannot listen on {host}:{port}: {error.strerror} (try another --port)", err=True)
         raise typer.Exit(1) from None
-    settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace, quiet_gc=True)
     # The searching bots' kernels load (or, the first time, compile) before anyone is served: done
     # by a table's first expert or grandmaster instead, it would hold up the event loop for a second
     # (a minute when compiling), and every table with it.
@@ -74,18 +95,25 @@ def serve(
     from ..tui.warmup import warm_up
 
     warm_up(Rules(players=4))
-    typer.echo(f"sixnimmt: http://{host}:{port}  (database {url.split('@')[-1]})")
+    shown = f"{workers} processes, " if workers > 1 else ""
+    typer.echo(f"sixnimmt: http://{host}:{port}  ({shown}database {url.split('@')[-1]})")
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": log_level,
+        "ws_max_size": 65536,
+        # Off by default: a game update is a few KB, and compressing every message to every
+        # player was the largest single cost per move in the load test.
+        "ws_per_message_deflate": compress,
+        "proxy_headers": proxy_headers,
+        "forwarded_allow_ips": forwarded_allow_ips,
+    }
     try:
-        uvicorn.run(
-            create_app(settings),
-            host=host,
-            port=port,
-            log_level=log_level,
-            ws_max_size=65536,
-            # Off by default: a game update is a few KB, and compressing every message to every
-            # player was the largest single cost per move in the load test.
-            ws_per_message_deflate=compress,
-        )
+        if workers > 1:  # uvicorn's supervisor: each worker builds the app from the settings passed on
+            os.environ[SETTINGS_ENV] = settings_to_env(settings)
+            uvicorn.run(APP_FACTORY, factory=True, workers=workers, **options)
+        else:
+            uvicorn.run(create_app(settings), **options)
     except Exception as error:
         typer.echo(f"sixnimmt serve: {error}".splitlines()[0], err=True)
         raise typer.Exit(1) from None

@@ -38,12 +38,12 @@ from ..core.rules import DoubleDeck
 from ..core.variants import VARIANTS as SPECS
 from ..seats import available
 from .clock import Clock, LoopClock
-from .config import Settings
+from .cluster import MOVED_CLOSE_CODE, Cluster
+from .config import Settings, settings_from_env
 from .limits import AddressCount, ApiError, BodyLimit, RateLimits, too_many
-from .protocol import ProtocolError, decode, wire_text
+from .protocol import ProtocolError, wire_text
 from .registry import Rooms
 from .reviews import ReviewBusyError, Reviews
-from .room import Room
 from .rules_pages import LANGUAGES, rules_html
 from .seats import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
 from .store import Store
@@ -115,9 +115,10 @@ def get_rooms(request: Request) -> Rooms:
 RoomsDep = Annotated[Rooms, Depends(get_rooms)]
 
 
-async def room_or_404(rooms: Rooms, code: str) -> Room:
+async def table_call(rooms: Rooms, code: str, op: str, **args: Any) -> Any:
+    """Run ``op`` on table ``code`` wherever it is driven (here, or by another process)."""
     try:
-        return await rooms.get(code)
+        return await rooms.call(code, op, args)
     except LookupError as error:
         raise ApiError(404, str(error), "no-table", table=code[:8]) from None
 
@@ -130,6 +131,9 @@ def client_address(request: Request | WebSocket) -> str:
 def table_error(status: int, error: TableError) -> ApiError:
     return ApiError(status, str(error), error.code, **error.params)
 
+
+#: Refusals that say "try again" rather than "no": HTTP 503.
+UNAVAILABLE = ("store-failed", "table-unavailable")
 
 #: Largest id a game can have (PostgreSQL's ``integer``); larger ones are simply not found.
 MAX_ID = 2**31 - 1
@@ -188,12 +192,16 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
 
 @api.get("/tables")
 async def list_tables(rooms: RoomsDep) -> list[dict[str, Any]]:
-    return rooms.listing()
+    return await rooms.lobby()
 
 
 @api.get("/tables/{code}")
 async def get_table(code: str, rooms: RoomsDep) -> dict[str, Any]:
-    return (await room_or_404(rooms, code)).summary()
+    try:
+        summary: dict[str, Any] = await table_call(rooms, code, "summary")
+    except TableError as error:
+        raise table_error(503, error) from None
+    return summary
 
 
 @api.post("/tables/{code}/join")
@@ -201,13 +209,12 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
     wait = request.app.state.join_limits.retry_after(client_address(request), rooms.clock.now())
     if wait:
         raise too_many(wait, "joins")
-    room = await room_or_404(rooms, code)
     try:
-        seat, token, later = await room.join(body.name, body.invite)
+        seat, token, later = await table_call(rooms, code, "join", name=body.name, invite=body.invite)
     except TableError as error:
-        raise table_error(409, error) from None
+        raise table_error(503 if error.code in UNAVAILABLE else 409, error) from None
     # ``from_next_deal``: the game runs; the seat is yours when the next deal starts (watch till then)
-    return {"code": room.code, "seat": seat, "token": token, "from_next_deal": later}
+    return {"code": code.strip().upper(), "seat": seat, "token": token, "from_next_deal": later}
 
 
 @api.get("/games")
@@ -320,6 +327,7 @@ class SocketClient:
         self.limit = limit  # messages it may leave unread before it is disconnected
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.overflowed = False
+        self.close_code, self.close_reason = 1008, "too far behind"
 
     def push(self, message: dict[str, Any]) -> None:
         if self.overflowed:
@@ -330,11 +338,22 @@ class SocketClient:
             return
         self.outbox.put_nowait(message)
 
+    def close(self, code: int, reason: str) -> None:
+        """Close after the messages already queued (the client reconnects by itself)."""
+        if not self.overflowed:
+            self.overflowed = True
+            self.close_code, self.close_reason = code, reason
+            self.outbox.put_nowait(None)
+
+    def drop(self) -> None:
+        """The table left this process (another one drives it now): reconnect to reach it."""
+        self.close(MOVED_CLOSE_CODE, "the table moved: reconnect")
+
     async def writer(self) -> None:
         while True:
             message = await self.outbox.get()
             if message is None:
-                await self.websocket.close(code=1008, reason="too far behind")
+                await self.websocket.close(code=self.close_code, reason=self.close_reason)
                 return
             await self.websocket.send_text(wire_text(message))
 
@@ -385,10 +404,18 @@ async def _serve_socket(
     websocket: WebSocket, rooms: Rooms, settings: Settings, code: str, token: str | None, address: str
 ) -> None:
     try:
-        room = await rooms.get(code)
+        target = await rooms.locate(code)
     except LookupError as error:
         await _refuse(websocket, {**TableError(str(error), "no-table", table=code[:8]).to_message(), "fatal": True}, 4404)
         return
+    except TableError as error:  # changing hands between processes: the page retries
+        await _refuse(websocket, error.to_message(), MOVED_CLOSE_CODE)
+        return
+    if isinstance(target, str):
+        assert rooms.cluster is not None
+        await _forward_socket(websocket, rooms.cluster, target, code.strip().upper(), token, address, settings)
+        return
+    room = target
     seat, joining = room.place_for_token(token)
     if token and seat is None and joining is None:
         await websocket.send_text(json.dumps(TableError("unknown seat token: watching", "unknown-token").to_message()))
@@ -405,28 +432,44 @@ async def _serve_socket(
             frame = await websocket.receive()
             if frame["type"] == "websocket.disconnect":
                 break
-            wait = room.retry_after(client)
-            if wait:
-                seconds = round(wait, 1)
-                client.push(ProtocolError(
-                    f"too many messages: slow down ({seconds} s)", "rate-limited", retry_after=seconds
-                ).to_message())
-                continue
-            text = frame.get("text")
-            try:
-                if text is None:
-                    raise ProtocolError("binary frames are not part of the protocol: send JSON text", "binary-frame")
-                message = decode(text, settings.max_message_bytes, settings.max_json_depth)
-            except ProtocolError as error:
-                log.info("table %s, %s: %s", room.code, address, error)
-                client.push(error.to_message())
-                continue
-            await room.handle(client, message)
+            await room.receive(client, frame.get("text"), address)
     except (WebSocketDisconnect, RuntimeError):
         pass  # closed by the client (or by our writer after an overflow)
     finally:
         writer.cancel()
         await room.disconnect(client)
+
+
+async def _forward_socket(
+    websocket: WebSocket, cluster: Cluster, owner: str, code: str, token: str | None, address: str, settings: Settings
+) -> None:
+    """A socket at a table another process drives: its frames go to the owner, the owner's messages
+    for this socket come back through the cluster; if this process takes the table over, the
+    frames are handled here from then on."""
+    client = SocketClient(websocket, None, settings.max_outbox_messages)
+    link = cluster.link(code, owner, client, token)
+    writer = asyncio.create_task(client.writer())
+    try:
+        while not writer.done():
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            text = frame.get("text")
+            if link.room is not None:
+                await link.room.receive(client, text, address)
+            elif text is not None and (size := len(text.encode())) > settings.max_message_bytes:
+                # (checked here too: a frame travels to the owner inside one NOTIFY)
+                client.push(ProtocolError(
+                    f"message too large: {size} bytes (limit {settings.max_message_bytes})",
+                    "too-large", size=size, limit=settings.max_message_bytes,
+                ).to_message())
+            else:
+                cluster.forward(link, text)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        writer.cancel()
+        await cluster.unlink(link)
 
 
 # ---------------------------------------------------------------------- the app
@@ -444,6 +487,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         await asyncio.to_thread(store.migrate)
         app.state.store = store
         app.state.rooms = Rooms(store, settings, clock)
+        if settings.clustered():
+            await app.state.rooms.join_cluster()
         app.state.reviews = Reviews(store, app.state.rooms.db, settings)
         if settings.quiet_gc:
             gc.freeze()  # the modules, the app: they live as long as the process, never scan them again
@@ -495,3 +540,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         return {"status": "ok"}
 
     return app
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker of ``sixnimmt serve --workers N`` (settings from the environment)."""
+    return create_app(settings_from_env())

@@ -6,8 +6,9 @@ the environment (``SIXNIMMT_DATABASE_URL``, ``SIXNIMMT_DATA_DIR``).
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 
@@ -86,3 +87,29 @@ class Settings:
     #: garbage less often. Under load, full collections over every table in memory took a quarter
     #: to a third of the server's CPU (docs/performance.md, "Web server").
     quiet_gc: bool = False
+    #: Several processes on one database (``docs/deploy.md``): None means "on for PostgreSQL" (any
+    #: process may then share the database with others), False keeps one process's tables to itself.
+    cluster: bool | None = None
+    #: A process's lease (seconds, the database's clock) and how often it renews it and checks that
+    #: the owners of the tables its sockets watch are alive: a dead owner's tables are taken over
+    #: within lease + heartbeat seconds.
+    lease_seconds: float = 3.0
+    heartbeat_seconds: float = 1.0
+
+    def clustered(self) -> bool:
+        """Whether this process coordinates with others through the database (PostgreSQL only)."""
+        postgres = self.database_url.startswith(("postgresql", "postgres:"))
+        return postgres if self.cluster is None else self.cluster and postgres
+
+
+#: How ``sixnimmt serve --workers N`` hands its settings to the worker processes it starts.
+SETTINGS_ENV = "SIXNIMMT_SERVE_SETTINGS"
+
+
+def settings_to_env(settings: Settings) -> str:
+    return json.dumps(asdict(settings))
+
+
+def settings_from_env() -> Settings:
+    raw = os.environ.get(SETTINGS_ENV)
+    return Settings(**json.loads(raw)) if raw else Settings()

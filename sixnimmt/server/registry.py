@@ -8,11 +8,21 @@ import secrets
 from typing import Any
 
 from .clock import Clock, LoopClock
+from .cluster import Cluster
 from .config import Settings
 from .room import Room
 from .scheduling import BotThreads
-from .seats import BOT_LEVELS, Seat, TableError, TableOptions, bot_label, clean_name, hash_token
-from .store import Store, Writer
+from .seats import (
+    BOT_LEVELS,
+    Seat,
+    TableError,
+    TableMovedError,
+    TableOptions,
+    bot_label,
+    clean_name,
+    hash_token,
+)
+from .store import Store, TableData, Writer
 
 #: Letters for join codes: no 0/O, 1/I/L, so a code read aloud or off a phone is typed right.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -32,31 +42,118 @@ class Rooms:
         self._rooms: dict[str, Room] = {}
         self._last_sweep = self.clock.now()
         self._loading = asyncio.Lock()
+        #: Several processes on one database: this process's part (None: it is the only one).
+        self.cluster: Cluster | None = None
+
+    async def join_cluster(self) -> None:
+        self.cluster = Cluster(self.settings.database_url, self, self.settings.lease_seconds,
+                               self.settings.heartbeat_seconds)
+        await self.cluster.start()
 
     async def _archive(
-        self, code: str, number: int, record: dict[str, Any], winners: list[int], players: list[list[dict[str, Any]]]
+        self, data: TableData, record: dict[str, Any], winners: list[int], players: list[list[dict[str, Any]]]
     ) -> int:
-        return await self.db.run(self.store.add_game, code, number, record, winners, players)
+        return await self.db.run(self.store.finish_game, data, record, winners, players)
 
     def _room(self, code: str, options: TableOptions, seats: list[Seat]) -> Room:
         return Room(code, options, seats, self.settings, self.clock, self.db.save, self._archive, self.threads)
 
     async def get(self, code: str) -> Room:
+        """The room of ``code``, driven by this process (:class:`LookupError` if there is no such
+        table, :class:`TableMovedError` if another process drives it)."""
+        target = await self.locate(code)
+        if isinstance(target, str):
+            raise TableMovedError()
+        return target
+
+    async def locate(self, code: str) -> Room | str:
+        """The room of ``code`` if this process drives it (loading it, and with several processes
+        taking it over if nobody alive drives it), else the id of the process that does."""
         code = code.strip().upper()
         await self._evict_idle()
         if code in self._rooms:
             room = self._rooms[code]
             room.last_active = self.clock.now()  # about to be used: not idle
             return room
+        missing = LookupError(f"no table with code {code[:CODE_LENGTH + 3]!r}")
+        if not valid_code(code):
+            raise missing
         async with self._loading:
             if code in self._rooms:
                 return self._rooms[code]
-            data = await self.db.run(self.store.load_table, code) if valid_code(code) else None
+            epoch = None
+            if self.cluster is not None:
+                try:
+                    owner, epoch = await self.cluster.claim(code)
+                except LookupError:
+                    raise missing from None
+                if owner != self.cluster.me:
+                    return owner
+            data = await self.db.run(self.store.load_table, code)
             if data is None:
-                raise LookupError(f"no table with code {code[:CODE_LENGTH + 3]!r}")
+                raise missing
             room = Room.from_store(data, self.settings, self.clock, self.db.save, self._archive, self.threads)
-            self._rooms[code] = room
+            self._adopt(room, epoch)
             return room
+
+    def _adopt(self, room: Room, epoch: int | None) -> None:
+        room.epoch = epoch
+        if room.saved is not None:
+            room.saved.epoch = epoch
+        room.on_lost = self._lost
+        self._rooms[room.code] = room
+
+    def local(self, code: str) -> Room | None:
+        """The room of ``code`` if it is in this process's memory."""
+        room = self._rooms.get(code)
+        return None if room is None or room.closed else room
+
+    def rooms_with(self, conn: object) -> list[Room]:
+        return [room for room in self._rooms.values() if conn in room.connections]
+
+    async def call(self, code: str, op: str, args: dict[str, Any]) -> Any:
+        """An HTTP request about table ``code``: run here, or by the process that drives it."""
+        target = await self.locate(code)
+        if isinstance(target, Room):
+            return await self.run_call(target, op, args)
+        assert self.cluster is not None
+        reply = await self.cluster.call(target, code.strip().upper(), op, args)
+        if "error" in reply:
+            error = reply["error"]
+            raise TableError(error["message"], error["code"], **error["params"])
+        return reply["result"]
+
+    async def run_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:
+        if op == "summary":
+            return room.summary()
+        if op == "join":
+            return list(await room.join(args["name"], args.get("invite")))
+        raise TableError(f"unknown operation {op!r}", "bad-field", type="call", field="op")
+
+    def _lost(self, room: Room) -> None:
+        """Another process took ``room`` over: drop this copy (after the current change)."""
+        asyncio.get_running_loop().create_task(self._drop(room, release=False))
+
+    async def _drop(self, room: Room, release: bool) -> None:
+        if self._rooms.get(room.code) is room:
+            del self._rooms[room.code]
+        await room.close()
+        for conn in list(room.connections):
+            drop = getattr(conn, "drop", None)
+            if drop is not None:
+                drop()
+        if release and room.epoch is not None:
+            await self.db.run(self.store.release_table, room.code, room.epoch)
+
+    async def drop(self, code: str) -> None:
+        """Another process drives ``code`` now: drop this process's copy."""
+        room = self._rooms.get(code)
+        if room is not None:
+            async with room.lock:
+                await self._drop(room, release=False)
+
+    def loaded_codes(self) -> list[str]:
+        return list(self._rooms)
 
     async def create(self, options: TableOptions, host_name: str, seats: list[dict[str, Any]]) -> tuple[Room, str]:
         """A new table with the host in seat 0; ``seats`` describes seats 1.. ("open" or a bot)."""
@@ -87,8 +184,12 @@ class Rooms:
         async with self._loading:
             code = await self._new_code()
             room = self._room(code, options, room_seats)
-            await self.db.run(self.store.create_table, room.to_store())
-            self._rooms[code] = room
+            epoch = None if self.cluster is None else 1
+            room.epoch = epoch
+            room.saved = room.to_store()
+            room.saved.owner = None if self.cluster is None else self.cluster.me
+            await self.db.run(self.store.create_table, room.saved)
+            self._adopt(room, epoch)
         if not room.open_seats():
             async with room.lock:
                 await room.start_game()
@@ -101,12 +202,11 @@ class Rooms:
         if now - self._last_sweep < min(30.0, self.settings.idle_evict / 2):
             return
         self._last_sweep = now
-        for code, room in list(self._rooms.items()):
+        for room in list(self._rooms.values()):
             if room.idle(now, self.settings.idle_evict):
                 async with room.lock:
                     if room.idle(now, self.settings.idle_evict):
-                        await room.close()
-                        del self._rooms[code]
+                        await self._drop(room, release=True)
 
     def loaded(self) -> int:
         return len(self._rooms)
@@ -116,6 +216,15 @@ class Rooms:
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
             if code not in self._rooms and not await self.db.run(self.store.code_taken, code):
                 return code
+
+    async def lobby(self, limit: int = 40) -> list[dict[str, Any]]:
+        """The lobby: with several processes, every live process lists the public tables it drives."""
+        listed = self.listing(limit)
+        if self.cluster is None:
+            return listed
+        listed += await self.cluster.lobbies(limit)
+        listed.sort(key=lambda t: (t["status"] != "waiting", -_people(t), t["code"]))
+        return listed[:limit]
 
     def listing(self, limit: int = 40) -> list[dict[str, Any]]:
         """The lobby: public tables, waiting or playing, that someone is connected to (a table is in
@@ -133,6 +242,19 @@ class Rooms:
             await room.close()
         self.threads.close()
         await self.db.close()
+        if self.cluster is not None:  # give the tables up, so that other processes take them at once
+            for room in list(self._rooms.values()):
+                if room.epoch is not None:
+                    try:
+                        await asyncio.to_thread(self.store.release_table, room.code, room.epoch)
+                    except Exception:  # the lease runs out by itself
+                        break
+            await self.cluster.stop()
+
+
+def _people(summary: dict[str, Any]) -> int:
+    """Seats with someone connected, and spectators: how busy a listed table is."""
+    return int(summary["spectators"]) + sum(1 for seat in summary["seats"] if seat["connected"])
 
 
 def valid_code(code: str) -> bool:

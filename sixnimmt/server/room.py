@@ -49,25 +49,29 @@ from .protocol import (
     Pass,
     Ping,
     Play,
+    ProtocolError,
     React,
     Release,
     Retract,
     SpectatorChat,
     Start,
     Sync,
+    decode,
 )
 from .scheduling import BotThreads, Scheduler
 from .seats import (
     REACTIONS,
     Seat,
+    StoreFailedError,
     TableError,
+    TableMovedError,
     TableOptions,
     bot_label,
     clean_name,
     hash_token,
     names_clash,
 )
-from .store import TableData
+from .store import LeaseLostError, TableData
 
 log = logging.getLogger("sixnimmt.server")
 
@@ -76,7 +80,8 @@ log = logging.getLogger("sixnimmt.server")
 HINT_BOT = HINT_LEVEL
 
 Save = Callable[[TableData], Awaitable[None]]
-Archive = Callable[[str, int, dict[str, Any], list[int], list[list[dict[str, Any]]]], Awaitable[int]]
+#: Store a finished game and the table's state in one transaction; returns the game's id.
+Archive = Callable[[TableData, dict[str, Any], list[int], list[list[dict[str, Any]]]], Awaitable[int]]
 
 
 class Connection(Protocol):
@@ -137,6 +142,12 @@ class Room:
         self.closed = False
         #: The last record made, the game it is of and how many of its events it had seen.
         self._record_cache: tuple[Game, int, dict[str, Any]] | None = None
+        #: The state the store holds (what a failed save rolls the room back to).
+        self.saved: TableData | None = None
+        #: Several processes: this process's fencing epoch for the table (None: the only process),
+        #: and what to call when another process has taken the table over.
+        self.epoch: int | None = None
+        self.on_lost: Callable[[Room], None] | None = None
 
     # ------------------------------------------------------------------ creation and restore
 
@@ -155,6 +166,7 @@ class Room:
             game_number=self.game_number,
             record=None if self.game is None else self._record(self.game),
             current=current,
+            epoch=self.epoch,
         )
 
     def _record(self, game: Game) -> dict[str, Any]:
@@ -185,23 +197,65 @@ class Room:
         now = clock.now()
         seats = [Seat.from_store(i, s, now) for i, s in enumerate(data.seats)]
         room = cls(data.code, TableOptions.from_dict(data.settings), seats, settings, clock, save, archive, threads)
-        room.status = data.status
-        room.game_number = data.game_number
+        room._load(data)
+        return room
+
+    def _load(self, data: TableData) -> None:
+        """Take the stored state ``data`` (seats' settings already in place): status, game, chat."""
+        self.status = data.status
+        self.game_number = data.game_number
         current = data.current or {}
-        room.last_game_id = current.get("last_game_id")
-        room.chat = list(current.get("chat", []))
-        room._chat_id = max((line.get("id", 0) for line in room.chat), default=0)
-        room.deal_players = list(current.get("deal_players", []))
+        self.last_game_id = current.get("last_game_id")
+        self.chat = list(current.get("chat", []))
+        self._chat_id = max((line.get("id", 0) for line in self.chat), default=0)
+        self.deal_players = list(current.get("deal_players", []))
+        self._turn_log = []
+        self.game = None
         if data.record is not None:
             game = replay(data.record, partial=True, seed=secrets.randbits(64)).game
             for seat, value in current.get("log", []):
                 game.act(seat, value)
-                room._turn_log.append(_Action(seat, value))
-            room.game = game
-            room.turns.make_bots()
-            if room.status == "playing":
-                room.turns.new_step(room.options.timer)  # the turn timer starts afresh after a restart
-        return room
+                self._turn_log.append(_Action(seat, value))
+            self.game = game
+            self.turns.make_bots()
+            if self.status == "playing":
+                self.turns.new_step(self.options.timer)  # the turn timer starts afresh after a restart
+        self.saved = data
+
+    def _roll_back(self) -> None:
+        """Back to the last saved state after a failed save: the game is rebuilt from the record the
+        store holds; who is connected (a runtime matter) stays as it is."""
+        data = self.saved
+        assert data is not None, "a room is saved when it is created or loaded"
+        self.options = TableOptions.from_dict(data.settings)
+        now = self.clock.now()
+        for seat, stored in zip(self.seats, data.seats, strict=True):
+            back = Seat.from_store(seat.index, stored, now)
+            back.connections, back.away_since = seat.connections, seat.away_since
+            self.seats[seat.index] = back
+        self._load(data)
+
+    def _moved(self) -> TableMovedError:
+        """Another process took the table over (this one lost its lease): this copy is stale. It is
+        dropped, and its connections are closed so that the clients reconnect to the new owner."""
+        log.warning("table %s: another process drives it now; dropping this copy", self.code)
+        self.closed = True
+        if self.on_lost is not None:
+            self.on_lost(self)
+        return TableMovedError()
+
+    async def _commit(self) -> None:
+        """Write the room's state; if the store fails, roll the room back and refuse the change."""
+        data = self.to_store()
+        try:
+            await self._save(data)
+        except LeaseLostError:
+            raise self._moved() from None
+        except Exception:
+            log.exception("table %s: the store failed; back to the last saved state", self.code)
+            self._roll_back()
+            raise StoreFailedError() from None
+        self.saved = data
 
     # ------------------------------------------------------------------ queries
 
@@ -297,7 +351,7 @@ class Room:
             if not later and not self.open_seats() and not any(s.kind == "invited" for s in self.seats):
                 await self.start_game()
             else:
-                await self._save(self.to_store())
+                await self._commit()
                 self._send_seats()
             return seat.index, token, later
 
@@ -398,6 +452,26 @@ class Room:
         return 0.0 if limiter.allow(now) else limiter.retry_after(now)
 
     # ------------------------------------------------------------------ inbound messages
+
+    async def receive(self, conn: Connection, text: str | None, address: str = "") -> None:
+        """One frame from ``conn`` (None: a binary frame): the rate limit, then decoding, then
+        :meth:`handle`; anything refused is answered on ``conn`` only."""
+        wait = self.retry_after(conn)
+        if wait:
+            seconds = round(wait, 1)
+            conn.push(ProtocolError(
+                f"too many messages: slow down ({seconds} s)", "rate-limited", retry_after=seconds
+            ).to_message())
+            return
+        try:
+            if text is None:
+                raise ProtocolError("binary frames are not part of the protocol: send JSON text", "binary-frame")
+            message = decode(text, self.settings.max_message_bytes, self.settings.max_json_depth)
+        except ProtocolError as error:
+            log.info("table %s, %s: %s", self.code, address, error)
+            conn.push(error.to_message())
+            return
+        await self.handle(conn, message)
 
     async def handle(self, conn: Connection, message: Any) -> None:
         """Apply one decoded message from ``conn`` (dispatch by message class)."""
@@ -508,7 +582,7 @@ class Room:
         self.last_active = self.clock.now()
         # the turn log re-applies this turn's choices after a restart: drop this seat's
         self._turn_log = [a for a in self._turn_log if a.seat != seat]
-        await self._save(self.to_store())
+        await self._commit()
         self._publish([])
         self.turns.schedule()
 
@@ -590,7 +664,7 @@ class Room:
             level = seat.bot or self.options.fill_bot
             seat.become_invited(name, hash_token(token))
             seat.bot = level
-        await self._save(self.to_store())
+        await self._commit()
         conn.push({"type": "invite", "seat": seat.index, "name": name, "token": token})
         self._send_seats()
 
@@ -607,7 +681,7 @@ class Room:
             seat.become_open()
         else:  # an invitation or a takeover asked for stops here too
             seat.leaving, seat.invite_hash, seat.joining, seat.joining_hash = True, None, None, None
-        await self._save(self.to_store())
+        await self._commit()
         self._send_seats()
 
     def _reseat(self) -> bool:
@@ -674,7 +748,7 @@ class Room:
         line = {"id": self._chat_id, "seat": conn.seat,
                 "name": None if conn.seat is None else self.seats[conn.seat].name, **content}
         self.chat = [*self.chat, line][-self.settings.chat_kept:]
-        await self._save(self.to_store())
+        await self._commit()
         message = Outbound(type="chat", **line)
         for other in list(self.connections):
             other.push(message)
@@ -683,7 +757,7 @@ class Room:
         if conn.seat != 0:
             raise TableError("only the host (seat 1) can do that", "not-host")
         self.options.spectator_chat = message.allow
-        await self._save(self.to_store())
+        await self._commit()
         self._publish([])
 
     _HANDLERS: ClassVar[dict[type, Callable[[Room, Connection, Any], Awaitable[None]]]] = {
@@ -725,7 +799,7 @@ class Room:
         self._reseat()  # who is waiting to take a seat over sits down now
         self.turns.make_bots()
         self.turns.new_step(self.options.timer)
-        await self._save(self.to_store())
+        await self._commit()
         self._publish(list(self.game.events))
         self.turns.schedule()
 
@@ -735,8 +809,7 @@ class Room:
         game = self._require_game()
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
         self.last_active = self.clock.now()
-        if any(isinstance(e, DealStarted) for e in events) and self._reseat():
-            self._send_seats()
+        reseated = any(isinstance(e, DealStarted) for e in events) and self._reseat()
         self._turn_log.append(_Action(seat, value))
         if game.phase in (Phase.DRAFT, Phase.OVER) or (
             game.phase is Phase.PLAY and all(c is None for c in game.chosen)
@@ -745,15 +818,29 @@ class Room:
         if game.is_over:
             self.status = "finished"
             self.turns.finish()
-            record = game.record()
-            self.last_game_id = await self._archive(
-                self.code, self.game_number, record, list(game.winners), self.deal_players
-            )
+            await self._archive_game(game)
         else:
             self.turns.new_step(self.options.timer)
-        await self._save(self.to_store())
+            await self._commit()
+        if reseated:
+            self._send_seats()
         self._publish(events, actor=seat, played_for=None if stand_in is None else {"seat": seat, "reason": stand_in})
         self.turns.schedule()
+
+    async def _archive_game(self, game: Game) -> None:
+        """The game is over: store it for the history and the table's state, in one transaction (a
+        failure leaves neither, and the room goes back to before the last move)."""
+        data = self.to_store()
+        try:
+            self.last_game_id = await self._archive(data, game.record(), list(game.winners), self.deal_players)
+        except LeaseLostError:
+            raise self._moved() from None
+        except Exception:
+            log.exception("table %s: the store failed to archive the game; back to the last saved state", self.code)
+            self._roll_back()
+            raise StoreFailedError() from None
+        data.current = {**(data.current or {}), "last_game_id": self.last_game_id}
+        self.saved = data
 
     # ------------------------------------------------------------------ outbound
 

@@ -29,9 +29,11 @@ from ..core import Decision, Game, Phase
 from ..seats import GuardedSeat, make_bot
 from .clock import Clock, Timer
 from .config import Settings
-from .seats import Seat, bot_spec
+from .seats import Seat, StoreFailedError, bot_spec
 
 log = logging.getLogger("sixnimmt.server")
+#: Seconds a bot waits before trying its move again after the store failed to save it.
+STORE_RETRY = 1.0
 T = TypeVar("T")
 #: A bot whose slowest decision so far took less than this (its first one goes to the bot threads)
 #: thinks in the default executor from then on: heuristics answer in well under a millisecond and
@@ -247,6 +249,10 @@ class Scheduler:
                     if due is None or due > self.clock.now():
                         return  # the player came back in the meantime: it is their move again
                 await table.act(seat, value, stand_in)
+        except StoreFailedError:
+            # the table went back to its last saved state; the move is made again after a pause
+            log.warning("table %s: a bot's move was not saved; trying again in %.0f s", table.code, STORE_RETRY)
+            await self.clock.sleep(STORE_RETRY)
         finally:
             if self._thinking.get(seat) is asyncio.current_task():
                 del self._thinking[seat]

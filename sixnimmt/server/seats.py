@@ -35,6 +35,20 @@ class TableError(ValueError):
         return {"type": "error", "code": self.code, "params": self.params, "message": str(self)}
 
 
+class StoreFailedError(TableError):
+    """The store refused a change: the table went back to its last saved state, nothing changed."""
+
+    def __init__(self) -> None:
+        super().__init__("the server could not save that: nothing changed, please try again", "store-failed")
+
+
+class TableMovedError(TableError):
+    """Another server process drives the table now; the client reconnects (and reaches it)."""
+
+    def __init__(self) -> None:
+        super().__init__("this table moved to another server process: reconnecting", "table-unavailable")
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 

@@ -12,7 +12,7 @@ import asyncio
 import datetime as dt
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,10 +21,12 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     JSON,
+    BigInteger,
     DateTime,
     Integer,
     String,
     Table,
+    Text,
     UniqueConstraint,
     bindparam,
     create_engine,
@@ -65,6 +67,32 @@ class TableRow(Base):
     game_number: Mapped[int] = mapped_column(Integer, default=0)
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     current: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: Several processes on one database (PostgreSQL): the process that drives the table, and the
+    #: fencing epoch its writes must carry (raised by each takeover). Unused by a single process.
+    owner: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    owner_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class ProcessRow(Base):
+    """A live server process (several on one database): it owns tables while its lease runs."""
+
+    __tablename__ = "server_processes"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    lease_until: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
+class OutboxRow(Base):
+    """A message between processes too large for a NOTIFY payload; the NOTIFY carries its id."""
+
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    payload: Mapped[str] = mapped_column(Text)
 
 
 class GameRow(Base):
@@ -112,6 +140,13 @@ class TableData:
     record: dict[str, Any] | None
     current: dict[str, Any] | None
     created_at: dt.datetime | None = None
+    #: The owner's fencing epoch (several processes): a write carrying an older one is refused.
+    epoch: int | None = None
+    owner: str | None = None
+
+
+class LeaseLostError(RuntimeError):
+    """Another process took the table over: this process's copy is stale and must be dropped."""
 
 
 def _table_data(row: TableRow) -> TableData:
@@ -124,6 +159,23 @@ def _table_data(row: TableRow) -> TableData:
         record=row.record,
         current=row.current,
         created_at=row.created_at,
+        epoch=row.owner_epoch,
+        owner=row.owner,
+    )
+
+
+def _game_row(
+    code: str, number: int, record: dict[str, Any], winners: list[int], deal_players: list[list[dict[str, Any]]] | None
+) -> GameRow:
+    return GameRow(
+        table_code=code,
+        number=number,
+        variant=record["rules"]["variant"],
+        seats=list(record["seats"]),
+        totals=list(record.get("scores", [])),
+        winners=winners,
+        record=record,
+        deal_players=deal_players,
     )
 
 
@@ -189,6 +241,8 @@ class Store:
                     game_number=data.game_number,
                     record=data.record,
                     current=data.current,
+                    owner=data.owner,
+                    owner_epoch=data.epoch or 0,
                 )
             )
 
@@ -199,19 +253,28 @@ class Store:
     def save_table(self, data: TableData) -> None:
         """Write a table's whole state (called after every action that changes it)."""
         with Session(self.engine) as session, session.begin():
-            row = session.scalars(select(TableRow).where(TableRow.code == data.code)).one()
-            row.status = data.status
-            row.settings = data.settings
-            row.seats = data.seats
-            row.game_number = data.game_number
-            row.record = data.record
-            row.current = data.current
-            row.updated_at = _now()
+            self._write_table(session, data)
 
-    def save_tables(self, batch: list[TableData]) -> None:
-        """Write several tables' states in one transaction (the server's group commit)."""
+    def _write_table(self, session: Session, data: TableData) -> None:
+        row = session.scalars(select(TableRow).where(TableRow.code == data.code)).one()
+        if data.epoch is not None and row.owner_epoch != data.epoch:
+            raise LeaseLostError(data.code)
+        row.status = data.status
+        row.settings = data.settings
+        row.seats = data.seats
+        row.game_number = data.game_number
+        row.record = data.record
+        row.current = data.current
+        row.updated_at = _now()
+
+    def save_tables(self, batch: list[TableData]) -> set[str]:
+        """Write several tables' states in one transaction (the server's group commit). Returns the
+        codes whose write was refused because another process owns them now (a newer epoch); the
+        others are written."""
         if not batch:
-            return
+            return set()
+        if any(d.epoch is not None for d in batch):
+            return self._save_fenced(batch)
         now = _now()
         rows = [
             {
@@ -228,6 +291,30 @@ class Store:
         ]
         with self.engine.begin() as connection:
             connection.execute(_SAVE_TABLE, rows)
+        return set()
+
+    def _save_fenced(self, batch: list[TableData]) -> set[str]:
+        """As :meth:`save_tables`, each row written only if it still carries the writer's epoch."""
+        now = _now()
+        refused: set[str] = set()
+        with self.engine.begin() as connection:
+            for d in batch:
+                done = connection.execute(_SAVE_FENCED, {
+                    "match_code": d.code, "match_epoch": d.epoch, "status": d.status, "settings": d.settings,
+                    "seats": d.seats, "game_number": d.game_number, "record": d.record, "current": d.current,
+                    "updated_at": now,
+                })
+                if done.rowcount != 1:
+                    refused.add(d.code)
+        return refused
+
+    def release_table(self, code: str, epoch: int) -> None:
+        """Give a table up (idle, or this process stops): any process may take it over at once."""
+        table = Table_
+        with self.engine.begin() as connection:
+            connection.execute(
+                update(table).where(table.c.code == code, table.c.owner_epoch == epoch).values(owner=None)
+            )
 
     def load_table(self, code: str) -> TableData | None:
         with Session(self.engine) as session:
@@ -245,19 +332,27 @@ class Store:
         deal_players: list[list[dict[str, Any]]] | None = None,
     ) -> int:
         with Session(self.engine) as session, session.begin():
-            row = GameRow(
-                table_code=code,
-                number=number,
-                variant=record["rules"]["variant"],
-                seats=list(record["seats"]),
-                totals=list(record.get("scores", [])),
-                winners=winners,
-                record=record,
-                deal_players=deal_players,
-            )
+            row = _game_row(code, number, record, winners, deal_players)
             session.add(row)
             session.flush()
             return row.id
+
+    def finish_game(
+        self,
+        data: TableData,
+        record: dict[str, Any],
+        winners: list[int],
+        deal_players: list[list[dict[str, Any]]] | None = None,
+    ) -> int:
+        """A finished game into the history and its table's new state (which names the game), in one
+        transaction: either both are stored or neither is. Returns the game's id."""
+        with Session(self.engine) as session, session.begin():
+            game = _game_row(data.code, data.game_number, record, winners, deal_players)
+            session.add(game)
+            session.flush()
+            current = {**(data.current or {}), "last_game_id": game.id}
+            self._write_table(session, replace(data, current=current))
+            return game.id
 
     def list_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         with Session(self.engine) as session:
@@ -295,8 +390,8 @@ class Writer:
         self.store = store
         self._one_at_a_time = asyncio.Semaphore(1)
         self._unsaved: dict[str, TableData] = {}
-        self._waiters: list[asyncio.Future[None]] = []
-        self._committing: list[asyncio.Future[None]] = []
+        self._waiters: list[tuple[str, asyncio.Future[None]]] = []
+        self._committing: list[tuple[str, asyncio.Future[None]]] = []
         self._wanted = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -310,7 +405,7 @@ class Writer:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         self._unsaved[data.code] = data
-        self._waiters.append(done)
+        self._waiters.append((data.code, done))
         self._wanted.set()
         if self._task is None or self._task.done():
             self._task = loop.create_task(self._write_behind())
@@ -324,19 +419,22 @@ class Writer:
             self._unsaved, self._waiters = {}, []
             self._committing = waiters
             try:
-                await self.run(self.store.save_tables, list(batch.values()))
+                refused = await self.run(self.store.save_tables, list(batch.values()))
             except Exception as error:
-                for waiter in waiters:
+                for _, waiter in waiters:
                     if not waiter.done():
                         waiter.set_exception(error)
                 continue
-            for waiter in waiters:
+            for code, waiter in waiters:
                 if not waiter.done():
-                    waiter.set_result(None)
+                    if code in refused:
+                        waiter.set_exception(LeaseLostError(code))
+                    else:
+                        waiter.set_result(None)
 
     async def close(self) -> None:
         """Let the last saves commit, then stop the writer."""
-        pending = [w for w in self._committing + self._waiters if not w.done()]
+        pending = [w for _, w in self._committing + self._waiters if not w.done()]
         if pending:
             await asyncio.wait(pending, timeout=5)
         if self._task is not None:
@@ -368,6 +466,14 @@ def _file_lock(path: Path | None) -> Iterator[None]:
 _SAVE_TABLE = (
     update(Table_)
     .where(Table_.c.code == bindparam("match_code"))
+    .values({name: bindparam(name) for name in
+             ("status", "settings", "seats", "game_number", "record", "current", "updated_at")})
+)
+
+#: The same, written only by the table's owner (several processes): the epoch must still be its own.
+_SAVE_FENCED = (
+    update(Table_)
+    .where(Table_.c.code == bindparam("match_code"), Table_.c.owner_epoch == bindparam("match_epoch"))
     .values({name: bindparam(name) for name in
              ("status", "settings", "seats", "game_number", "record", "current", "updated_at")})
 )

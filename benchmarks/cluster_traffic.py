@@ -1,0 +1,199 @@
+"""What one move costs the database when several processes share it, and what one table costs in
+memory: the figures behind docs/scaling.md.
+
+Two "processes" (registries with their own store, sessions, lease and NOTIFY channel, in one event
+loop, as in tests/server/test_cluster.py) share a fresh PostgreSQL database. Process A drives one
+table of four (a host at A, a friend and a spectator whose sockets are on B, two bots); whole games
+are played, and every statement the store runs, every NOTIFY and every outbox row is counted.
+Then, in one plain process (SQLite), many all-bot tables are loaded to measure memory per table.
+
+    SIXNIMMT_TEST_POSTGRES_URL=postgresql+psycopg://postgres@127.0.0.1:54331/postgres \\
+        .venv/bin/python benchmarks/cluster_traffic.py --games 3 --tables 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import random
+import sys
+import tempfile
+import tracemalloc
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+
+from sixnimmt.core import Rules
+from sixnimmt.server.cluster import Cluster
+from sixnimmt.server.config import Settings
+from sixnimmt.server.protocol import ChooseRow, Play
+from sixnimmt.server.registry import Rooms
+from sixnimmt.server.room import Room
+from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.store import Store
+
+
+class Socket:
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self.received = 0
+
+    def push(self, message: dict[str, Any]) -> None:
+        self.received += 1
+
+    def close(self, code: int, reason: str) -> None:
+        pass
+
+
+def fresh_database(server_url: str) -> str:
+    name = f"sixnimmt_bench_{uuid.uuid4().hex[:10]}"
+    engine = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return server_url.rsplit("/", 1)[0] + "/" + name
+
+
+async def traffic(server_url: str, games: int) -> dict[str, Any]:
+    url = fresh_database(server_url)
+    counts: Counter[str] = Counter()
+    sizes: Counter[str] = Counter()
+    processes = []
+    for _ in range(2):
+        store = Store(url)
+        store.migrate()
+
+        def count(_conn: Any, _cursor: Any, statement: str, _params: Any, _context: Any, _many: bool) -> None:
+            counts["store " + statement.split(None, 1)[0].upper()] += 1
+
+        event.listen(store.engine, "before_cursor_execute", count)
+        rooms = Rooms(store, Settings(database_url=url, bot_delay=0.0, fallback_bot="random", lease_seconds=30.0))
+        await rooms.join_cluster()
+        processes.append(rooms)
+    a, b = processes
+    assert a.cluster is not None and b.cluster is not None
+    send = Cluster._send
+
+    async def counted_send(self: Cluster, process: str, items: list[Any]) -> None:
+        text = self._encode(items)
+        counts["notify"] += 1
+        counts["notify items"] += len(items)
+        sizes["notify json bytes"] += len(text.encode())
+        if len(text.encode()) > 7900:
+            counts["notify compressed or outbox"] += 1
+        await send(self, process, items)
+
+    Cluster._send = counted_send  # type: ignore[method-assign]
+    act = Room.act
+    moves = Counter[str]()
+
+    async def counted_act(self: Room, seat: int, value: int, stand_in: str | None = None) -> None:
+        moves["moves"] += 1
+        await act(self, seat, value, stand_in)
+        data = self.to_store()
+        sizes["table row json bytes"] += len(json.dumps([data.record, data.current, data.seats, data.settings]))
+
+    Room.act = counted_act  # type: ignore[method-assign]
+    rng = random.Random(1)
+    baseline: Counter[str] = Counter()
+    for _ in range(games):
+        rules = Rules(players=4)
+        room, host_token = await a.create(TableOptions(rules), "Host",
+                                          [{"kind": "open"}, {"kind": "bot", "bot": "medium"},
+                                           {"kind": "bot", "bot": "medium"}])
+        host = Socket()
+        host.seat = 0
+        await room.connect(host)
+        _, friend_token, _ = await room.join("Friend")
+        friend, spectator = Socket(), Socket()
+        b.cluster.link(room.code, a.cluster.me, friend, friend_token)
+        b.cluster.link(room.code, a.cluster.me, spectator, None)
+        for _ in range(500):
+            if len(a.cluster.remote) >= 2 and friend.received:
+                break
+            await asyncio.sleep(0.01)
+        remote_friend = next(c for c in a.cluster.remote.values() if c.seat == 1)
+        baseline = counts.copy()
+        moves_before = moves["moves"]
+        while room.game is not None and not room.game.is_over:
+            pending = [d for d in room.game.pending() if d.seat in (0, 1)]
+            if not pending:
+                await room.turns.settle()
+                continue
+            decision = pending[0]
+            conn = host if decision.seat == 0 else remote_friend
+            value = rng.choice(decision.options)
+            message = ChooseRow(type="row", row=value) if decision.kind.value == "row" else Play(type="play", card=value)
+            await room.handle(conn, message)
+        await asyncio.sleep(0.5)  # the last messages on their way (counted, not timed)
+        sizes["spectator messages"] += spectator.received
+        for key in ("store UPDATE", "store INSERT", "notify", "notify items", "notify compressed or outbox"):
+            sizes["per game " + key] += counts[key] - baseline[key]
+        sizes["game moves"] += moves["moves"] - moves_before
+    for rooms in processes:
+        await rooms.close()
+    Cluster._send = send  # type: ignore[method-assign]
+    Room.act = act  # type: ignore[method-assign]
+    total_moves = sizes["game moves"]
+    return {
+        "games": games,
+        "moves (accepted answers, bots included)": total_moves,
+        "table UPDATEs per move": round(sizes["per game store UPDATE"] / total_moves, 2),
+        "INSERTs per move (finished games, outbox)": round(sizes["per game store INSERT"] / total_moves, 3),
+        "NOTIFYs per move": round(sizes["per game notify"] / total_moves, 2),
+        "messages per NOTIFY": round(sizes["per game notify items"] / max(1, sizes["per game notify"]), 2),
+        "NOTIFY bytes per move (JSON, before compression)": round(sizes["notify json bytes"] / total_moves),
+        "share of NOTIFYs over 7,900 bytes (sent compressed or by outbox)":
+            round(sizes["per game notify compressed or outbox"] / max(1, sizes["per game notify"]), 3),
+        "table row bytes written per move (JSON: record, chosen cards, seats, settings)":
+            round(sizes["table row json bytes"] / total_moves),
+    }
+
+
+async def memory(tables: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(f"sqlite:///{Path(folder) / 'memory.db'}")
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=3600.0, fallback_bot="random"))
+        seats = [{"kind": "bot", "bot": "medium"}] * 3
+        # one table first, so that imports and caches are not counted per table
+        await rooms.create(TableOptions(Rules(players=4)), "Host", seats)
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(tables):
+            await rooms.create(TableOptions(Rules(players=4)), "Host", seats)
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        loaded = rooms.loaded()
+        await rooms.close()
+    return {"tables loaded (4 seats, 3 medium bots, game started)": loaded,
+            "Python heap per table (KiB, tracemalloc)": round((after - before) / tables / 1024, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=3)
+    parser.add_argument("--tables", type=int, default=300)
+    args = parser.parse_args()
+    server = os.environ.get("SIXNIMMT_TEST_POSTGRES_URL")
+    results: dict[str, Any] = {}
+    if server:
+        results.update(asyncio.run(traffic(server, args.games)))
+    else:
+        print("SIXNIMMT_TEST_POSTGRES_URL not set: database traffic not measured", file=sys.stderr)
+    results.update(asyncio.run(memory(args.tables)))
+    for key, value in results.items():
+        print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,520 @@
+"""Several server processes on one PostgreSQL database (``sixnimmt serve --workers N``, or several
+hosts sharing one URL). Any process accepts any request; each table is driven by one process, its
+*owner*, and the others forward their sockets' frames to it and its messages back.
+
+- **Ownership** is a lease with a fencing epoch, kept in PostgreSQL. Each process has a row in
+  ``server_processes`` that it renews every ``heartbeat_seconds``; it is alive while that row's
+  ``lease_until`` (the database's clock) has not passed. A table's row names its owner and an epoch.
+  A process takes a table over when it has no owner or its owner is dead, by a compare-and-swap
+  that raises the epoch; every write of a table then carries the epoch, and the store refuses a
+  write with an older one (:class:`~sixnimmt.server.store.LeaseLostError`), so a process that was
+  paused or cut off and comes back can never overwrite the new owner's state. One lease row per
+  *process*, not per table, keeps the heartbeat at one small write per process per second.
+- **Messages** go over ``LISTEN/NOTIFY`` (psycopg 3, async): one channel per process. Each
+  payload is a batch of items for that process; one too large for NOTIFY's 8000 bytes is sent
+  compressed, or, if still too large, through the ``outbox`` table (the NOTIFY carries its id).
+- **Privacy**: the owner computes every connection's messages as for its own sockets and addresses
+  each to one connection id; the forwarding process hands it to that socket only.
+- **Failover**: a forwarding process checks, every heartbeat, that the owners of its sockets'
+  tables are alive; when one is not, it takes the table over from the store (the record, the cards
+  already chosen this turn) and its sockets are served locally from then on, each sent a fresh
+  state. Sockets that were on the dead process reconnect by themselves (the page retries) and land
+  wherever the proxy sends them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import logging
+import os
+import socket
+import uuid
+import zlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import orjson
+from sqlalchemy.engine import make_url
+
+from .protocol import Outbound, to_json, wire_text
+from .seats import TableError
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from .registry import Rooms
+    from .room import Room
+
+log = logging.getLogger("sixnimmt.server")
+
+#: Largest NOTIFY payload PostgreSQL takes is 8000 bytes; keep a margin.
+NOTIFY_LIMIT = 7900
+#: Seconds a forwarded HTTP call (join, a table's summary) waits for the owner's answer.
+CALL_TIMEOUT = 5.0
+#: Seconds the lobby waits for the other processes' listings.
+LOBBY_TIMEOUT = 1.0
+#: WebSocket close code telling a page to reconnect (the table moved to another process).
+MOVED_CLOSE_CODE = 1012
+
+
+def psycopg_dsn(url: str) -> str:
+    """The libpq connection string of an SQLAlchemy ``postgresql+psycopg://`` URL."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def channel(process: str) -> str:
+    return f"sixnimmt_{process}"
+
+
+class Client(Protocol):
+    """What the cluster needs of a local socket (``app.SocketClient``)."""
+
+    seat: int | None
+
+    def push(self, message: dict[str, Any]) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+
+@dataclass(eq=False)
+class Link:
+    """A socket of this process at a table that another process drives (or, after a takeover, this
+    one: then :attr:`room` is set and its frames are handled here)."""
+
+    code: str
+    conn_id: int
+    client: Client
+    token: str | None
+    joining: int | None = None
+    owner: str = ""
+    room: Room | None = None
+
+
+@dataclass(eq=False)
+class RemoteConnection:
+    """On the owner: a socket that lives in another process. Messages pushed to it travel to that
+    process, addressed to this one socket; its frames arrive in order through :attr:`frames`."""
+
+    cluster: Cluster
+    process: str
+    conn_id: int
+    seat: int | None
+    frames: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+
+    def push(self, message: dict[str, Any]) -> None:
+        self.cluster.post(self.process, ["push", self.conn_id, message])
+
+    def drop(self) -> None:
+        """The table left this process: the socket reconnects (and finds the new owner)."""
+        self.cluster.post(self.process, ["gone", self.conn_id])
+
+
+class Cluster:
+    """This process's part in a cluster: its lease, its channel, the tables it forwards to others
+    and the remote sockets at the tables it owns."""
+
+    def __init__(self, url: str, rooms: Rooms, lease: float, heartbeat: float) -> None:
+        self.dsn = psycopg_dsn(url)
+        self.rooms = rooms
+        self.lease = lease
+        self.heartbeat = heartbeat
+        self.me = uuid.uuid4().hex[:16]
+        self._listen: psycopg.AsyncConnection[Any] | None = None
+        self._query: psycopg.AsyncConnection[Any] | None = None
+        self._beat_conn: psycopg.AsyncConnection[Any] | None = None
+        self._query_lock = asyncio.Lock()
+        self._pending: dict[str, list[Any]] = {}
+        self._kick = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._ids = itertools.count(1)
+        self.links: dict[int, Link] = {}  # this process's sockets at tables it does not own
+        self.remote: dict[tuple[str, int], RemoteConnection] = {}  # others' sockets at tables it owns
+        self._calls: dict[int, asyncio.Future[Any]] = {}
+        self._ticks = 0
+
+    # ------------------------------------------------------------------ start and stop
+
+    async def start(self) -> None:
+        import psycopg
+
+        self._listen = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+        self._query = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+        # the lease has a connection of its own, so renewing it never waits behind the messages
+        self._beat_conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+        await self._listen.execute(f'LISTEN "{channel(self.me)}"')
+        await self._renew()
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._reader()), loop.create_task(self._sender()),
+                       loop.create_task(self._beat())]
+        log.info("process %s (pid %d) joined the cluster", self.me, os.getpid())
+
+    async def stop(self) -> None:
+        """Leave: the tables are released by the registry first; the lease row goes last."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        try:
+            await self._sql("DELETE FROM server_processes WHERE id = %s", (self.me,))
+        except Exception:  # the database may be gone already: the lease simply runs out
+            log.warning("could not remove process %s's lease", self.me)
+        for conn in (self._listen, self._query, self._beat_conn):
+            if conn is not None:
+                await conn.close()
+
+
+    async def _sql(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        assert self._query is not None
+        async with self._query_lock:
+            cursor = await self._query.execute(query, params)
+            return await cursor.fetchall() if cursor.description else []
+
+    # ------------------------------------------------------------------ ownership
+
+    async def claim(self, code: str) -> tuple[str, int]:
+        """Who drives ``code``: ("mine", epoch) after this process took it over, ("other", 0) with
+        the owner in :attr:`last_owner`; raises :class:`LookupError` if there is no such table."""
+        for _ in range(5):
+            rows = await self._sql(
+                "SELECT t.owner, t.owner_epoch, p.id IS NOT NULL FROM tables t LEFT JOIN server_processes p "
+                "ON p.id = t.owner AND p.lease_until > now() WHERE t.code = %s",
+                (code,),
+            )
+            if not rows:
+                raise LookupError(code)
+            owner, epoch, alive = rows[0]
+            if alive and owner != self.me:
+                return owner, epoch
+            won = await self._sql(
+                "UPDATE tables SET owner = %s, owner_epoch = owner_epoch + 1 WHERE code = %s AND owner_epoch = %s "
+                "RETURNING owner_epoch",
+                (self.me, code, epoch),
+            )
+            if won:
+                log.info("process %s drives table %s (epoch %d)", self.me, code, won[0][0])
+                return self.me, int(won[0][0])
+        raise TableError("the table is changing hands: try again", "table-unavailable")
+
+    async def _owners(self, codes: list[str]) -> dict[str, str | None]:
+        """The live owner of each table (None: nobody alive drives it)."""
+        rows = await self._sql(
+            "SELECT t.code, p.id FROM tables t LEFT JOIN server_processes p "
+            "ON p.id = t.owner AND p.lease_until > now() WHERE t.code = ANY(%s)",
+            (codes,),
+        )
+        return dict(rows)
+
+    async def _alive(self, processes: list[str]) -> set[str]:
+        rows = await self._sql(
+            "SELECT id FROM server_processes WHERE id = ANY(%s) AND lease_until > now()", (processes,)
+        )
+        return {row[0] for row in rows}
+
+    async def others(self) -> list[str]:
+        """The other live processes."""
+        rows = await self._sql("SELECT id FROM server_processes WHERE lease_until > now() AND id <> %s", (self.me,))
+        return [row[0] for row in rows]
+
+    async def lobbies(self, limit: int) -> list[dict[str, Any]]:
+        """The lobby listings of the other live processes (each lists the tables it drives); a
+        process that does not answer in time is left out."""
+
+        async def ask(process: str) -> list[dict[str, Any]]:
+            try:
+                reply = await self.call(process, "", "listing", {"limit": limit}, timeout=LOBBY_TIMEOUT)
+            except TableError:
+                return []
+            listed: list[dict[str, Any]] = reply.get("result", [])
+            return listed
+
+        answers = await asyncio.gather(*(ask(process) for process in await self.others()))
+        return [table for answer in answers for table in answer]
+
+    # ------------------------------------------------------------------ the heartbeat
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            try:
+                await self._tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster heartbeat failed (process %s)", self.me)
+
+    async def _tick(self) -> None:
+        await self._renew()
+        await self._watch_owners()
+        await self._watch_forwarders()
+        self._ticks += 1
+        if self._ticks % 60 == 0:  # leftovers of processes that died mid-message
+            await self._sql("DELETE FROM outbox WHERE created_at < now() - interval '1 minute'")
+            await self._sql("DELETE FROM server_processes WHERE lease_until < now() - interval '1 day'")
+
+    async def _renew(self) -> None:
+        """Extend this process's lease. If it had run out (a long pause, a slow database), other
+        processes may have taken some of its tables over: those are dropped here (any write to them
+        would be refused by the epoch anyway); the others are still this process's."""
+        assert self._beat_conn is not None
+        cursor = await self._beat_conn.execute(
+            "SELECT lease_until > now() FROM server_processes WHERE id = %s", (self.me,)
+        )
+        row = await cursor.fetchone()
+        await self._beat_conn.execute(
+            "INSERT INTO server_processes (id, host, pid, started_at, lease_until) "
+            "VALUES (%s, %s, %s, now(), now() + make_interval(secs => %s)) "
+            "ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until",
+            (self.me, socket.gethostname()[:255], os.getpid(), self.lease),
+        )
+        if row is None or row[0]:  # (None: the first time)
+            return
+        log.warning("process %s: its lease had run out; checking which tables it still drives", self.me)
+        mine = self.rooms.loaded_codes()
+        if mine:
+            cursor = await self._beat_conn.execute(
+                "SELECT code FROM tables WHERE code = ANY(%s) AND owner IS DISTINCT FROM %s", (mine, self.me)
+            )
+            for (code,) in await cursor.fetchall():
+                await self.rooms.drop(code)
+
+    async def _watch_owners(self) -> None:
+        """Tables this process forwards to: if the owner died, take over; if it changed, follow."""
+        forwarded = {link.code for link in self.links.values() if link.room is None}
+        if not forwarded:
+            return
+        owners = await self._owners(sorted(forwarded))
+        for code in forwarded:
+            links = [link for link in self.links.values() if link.code == code and link.room is None]
+            owner = owners.get(code)
+            if owner is not None and all(link.owner == owner for link in links):
+                continue
+            try:
+                target = await self.rooms.locate(code)
+            except (LookupError, TableError):
+                continue
+            for link in links:
+                if link.room is not None or link.conn_id not in self.links:
+                    continue
+                if isinstance(target, str):
+                    link.owner = target
+                    self._open(link)
+                else:
+                    await self.adopt(link, target)
+
+    async def _watch_forwarders(self) -> None:
+        """Sockets forwarded to this process from processes that died are disconnected."""
+        processes = sorted({conn.process for conn in self.remote.values()})
+        if not processes:
+            return
+        alive = await self._alive(processes)
+        for key, conn in list(self.remote.items()):
+            if conn.process not in alive:
+                await self._remote_closed(key)
+
+    # ------------------------------------------------------------------ forwarding (this process's sockets)
+
+    def link(self, code: str, owner: str, client: Client, token: str | None) -> Link:
+        link = Link(code, next(self._ids), client, token, owner=owner)
+        self.links[link.conn_id] = link
+        self._open(link)
+        return link
+
+    def _open(self, link: Link) -> None:
+        self.post(link.owner, ["open", link.code, link.conn_id, link.token])
+
+    def forward(self, link: Link, text: str | None) -> None:
+        self.post(link.owner, ["frame", link.code, link.conn_id, text])
+
+    async def unlink(self, link: Link) -> None:
+        self.links.pop(link.conn_id, None)
+        if link.room is not None:
+            await link.room.disconnect(link.client)
+        else:
+            self.post(link.owner, ["close", link.code, link.conn_id])
+
+    async def adopt(self, link: Link, room: Room) -> None:
+        """This process took ``link``'s table over: serve the socket here from now on."""
+        seat, joining = room.place_for_token(link.token)
+        link.client.seat = seat
+        try:
+            await room.connect(link.client, joining)
+        except TableError as error:
+            link.client.push(error.to_message())
+            link.client.close(4429, "too many connections")
+            return
+        link.room = room
+
+    async def call(self, owner: str, code: str, op: str, args: dict[str, Any], timeout: float = CALL_TIMEOUT) -> Any:
+        """Run ``op`` on the owner of ``code`` (an HTTP request that changes or reads a table)."""
+        rid = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._calls[rid] = future
+        self.post(owner, ["call", rid, code, op, args])
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            raise TableError("the server driving this table does not answer: try again", "table-unavailable") from None
+        finally:
+            self._calls.pop(rid, None)
+
+    # ------------------------------------------------------------------ messages in
+
+    async def _on_items(self, sender: str, items: list[Any]) -> None:
+        for item in items:
+            kind = item[0]
+            if kind == "push":
+                link = self.links.get(item[1])
+                if link is not None and link.room is None:
+                    link.client.push(item[2])
+            elif kind == "gone":
+                link = self.links.get(item[1])
+                if link is not None and link.room is None:
+                    link.client.close(MOVED_CLOSE_CODE, "the table moved: reconnect")
+            elif kind == "refuse":
+                link = self.links.get(item[1])
+                if link is not None:
+                    link.client.push(item[2])
+                    link.client.close(item[3], "refused")
+            elif kind == "reply":
+                future = self._calls.get(item[1])
+                if future is not None and not future.done():
+                    future.set_result(item[2])
+            elif kind == "open":
+                self._remote_open(sender, item[1], item[2], item[3])
+            elif kind == "frame":
+                conn = self.remote.get((sender, item[2]))
+                if conn is not None:
+                    conn.frames.put_nowait(item[3])
+            elif kind == "close":
+                await self._remote_closed((sender, item[2]))
+            elif kind == "call":
+                asyncio.get_running_loop().create_task(self._answer(sender, item[1], item[2], item[3], item[4]))
+
+    def _remote_open(self, sender: str, code: str, conn_id: int, token: str | None) -> None:
+        room = self.rooms.local(code)
+        if room is None:
+            self.post(sender, ["gone", conn_id])
+            return
+        conn = RemoteConnection(self, sender, conn_id, None)
+        self.remote[(sender, conn_id)] = conn
+        conn.task = asyncio.get_running_loop().create_task(self._serve_remote(room, conn, token))
+
+    async def _serve_remote(self, room: Room, conn: RemoteConnection, token: str | None) -> None:
+        """A remote socket at a table of this process: as the local socket loop in ``app``."""
+        seat, joining = room.place_for_token(token)
+        conn.seat = seat
+        if token and seat is None and joining is None:
+            conn.push(TableError("unknown seat token: watching", "unknown-token").to_message())
+        try:
+            await room.connect(conn, joining)
+        except TableError as error:
+            self.remote.pop((conn.process, conn.conn_id), None)
+            self.post(conn.process, ["refuse", conn.conn_id, error.to_message(), 4429])
+            return
+        while True:
+            text = await conn.frames.get()
+            if room.closed:
+                conn.drop()
+                return
+            await room.receive(conn, text, conn.process)
+
+    async def _remote_closed(self, key: tuple[str, int]) -> None:
+        conn = self.remote.pop(key, None)
+        if conn is None:
+            return
+        if conn.task is not None:
+            conn.task.cancel()
+        for room in self.rooms.rooms_with(conn):
+            await room.disconnect(conn)
+
+    async def _answer(self, sender: str, rid: int, code: str, op: str, args: dict[str, Any]) -> None:
+        room = self.rooms.local(code)
+        reply: dict[str, Any]
+        if op == "listing":
+            reply = {"result": self.rooms.listing(int(args.get("limit", 40)))}
+        elif room is None:
+            reply = {"error": TableError("the table moved: try again", "table-unavailable").to_message()}
+        else:
+            try:
+                reply = {"result": await self.rooms.run_call(room, op, args)}
+            except TableError as error:
+                reply = {"error": error.to_message()}
+        self.post(sender, ["reply", rid, reply])
+
+    # ------------------------------------------------------------------ the wire
+
+    def post(self, process: str, item: list[Any]) -> None:
+        """Queue ``item`` for ``process``; queued items go out together, in order, on the next turn."""
+        self._pending.setdefault(process, []).append(item)
+        self._kick.set()
+
+    async def _sender(self) -> None:
+        while True:
+            await self._kick.wait()
+            self._kick.clear()
+            pending, self._pending = self._pending, {}
+            for process, items in pending.items():
+                try:
+                    await self._send(process, items)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("could not send %d message(s) to process %s", len(items), process)
+
+    def _encode(self, items: list[Any]) -> str:
+        """One batch as JSON text. A message pushed to several sockets of the receiving process (a
+        ``chosen`` to everyone, a seat's update to each of its sockets) travels once, and its text
+        is the one the owner already made for its own sockets."""
+        texts: list[str] = []
+        index: dict[int, int] = {}
+        parts: list[str] = []
+        for item in items:
+            if item[0] == "push":
+                message = item[2]
+                number = index.get(id(message))  # (the items hold every message alive meanwhile)
+                if number is None:
+                    number = index[id(message)] = len(texts)
+                    texts.append(wire_text(message))
+                parts.append(f'["push",{int(item[1])},{number}]')
+            else:
+                parts.append(to_json(item))
+        return f'{{"from":"{self.me}","messages":[{",".join(texts)}],"items":[{",".join(parts)}]}}'
+
+    async def _send(self, process: str, items: list[Any]) -> None:
+        text = self._encode(items)
+        if len(text.encode()) > NOTIFY_LIMIT:
+            packed = "z" + base64.b64encode(zlib.compress(text.encode(), 6)).decode()
+            if len(packed) <= NOTIFY_LIMIT:
+                text = packed
+            else:
+                rows = await self._sql(
+                    "INSERT INTO outbox (created_at, payload) VALUES (now(), %s) RETURNING id", (text,)
+                )
+                text = f"@{rows[0][0]}"
+        await self._sql("SELECT pg_notify(%s, %s)", (channel(process), text))
+
+    async def _reader(self) -> None:
+        assert self._listen is not None
+        async for notify in self._listen.notifies():
+            try:
+                await self._receive(notify.payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bad message between processes")
+
+    async def _receive(self, payload: str) -> None:
+        if payload.startswith("@"):
+            rows = await self._sql("DELETE FROM outbox WHERE id = %s RETURNING payload", (int(payload[1:]),))
+            if not rows:
+                return
+            payload = rows[0][0]
+        elif payload.startswith("z"):
+            payload = zlib.decompress(base64.b64decode(payload[1:])).decode()
+        batch = orjson.loads(payload)
+        messages = [Outbound(message) for message in batch["messages"]]
+        items = [[*item[:2], messages[item[2]]] if item[0] == "push" else item for item in batch["items"]]
+        await self._on_items(batch["from"], items)
+
