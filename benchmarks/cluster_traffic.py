@@ -157,6 +157,47 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
     }
 
 
+async def notify_rate(server_url: str, seconds: float, listeners: int) -> dict[str, Any]:
+    """NOTIFYs per second one PostgreSQL carries with a 2,000-byte payload (the size measured per
+    move above), sent one at a time in autocommit from one connection, each read by its listener
+    (``listeners`` processes, each on its own channel, as the cluster does)."""
+    import psycopg
+
+    from sixnimmt.server.cluster import psycopg_dsn
+
+    dsn = psycopg_dsn(fresh_database(server_url))
+    payload = "x" * 2000
+    received = Counter[int]()
+    conns = [await psycopg.AsyncConnection.connect(dsn, autocommit=True) for _ in range(listeners)]
+    for n, conn in enumerate(conns):
+        await conn.execute(f'LISTEN "bench_{n}"')
+
+    async def listen(n: int, conn: Any) -> None:
+        async for _ in conn.notifies():
+            received[n] += 1
+
+    tasks = [asyncio.create_task(listen(n, conn)) for n, conn in enumerate(conns)]
+    sender = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    sent = 0
+    while loop.time() - start < seconds:
+        await sender.execute("SELECT pg_notify(%s, %s)", (f"bench_{sent % listeners}", payload))
+        sent += 1
+    elapsed = loop.time() - start
+    for _ in range(500):
+        if sum(received.values()) >= sent:
+            break
+        await asyncio.sleep(0.01)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for conn in (*conns, sender):
+        await conn.close()
+    return {f"NOTIFY/s, 2,000 bytes, one sender, {listeners} listeners": round(sent / elapsed),
+            "NOTIFYs received of those sent": f"{sum(received.values())} of {sent}"}
+
+
 async def memory(tables: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         store = Store(f"sqlite:///{Path(folder) / 'memory.db'}")
@@ -183,11 +224,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--tables", type=int, default=300)
+    parser.add_argument("--notify-seconds", type=float, default=5.0)
     args = parser.parse_args()
     server = os.environ.get("SIXNIMMT_TEST_POSTGRES_URL")
     results: dict[str, Any] = {}
     if server:
         results.update(asyncio.run(traffic(server, args.games)))
+        results.update(asyncio.run(notify_rate(server, args.notify_seconds, 2)))
     else:
         print("SIXNIMMT_TEST_POSTGRES_URL not set: database traffic not measured", file=sys.stderr)
     results.update(asyncio.run(memory(args.tables)))
