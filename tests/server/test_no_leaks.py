@@ -190,6 +190,9 @@ async def _play_to_end(
             elif decision.kind.value == "card" and game.rules.cards_per_turn == 2:
                 await room.handle(conn, Play(type="play", card=choice))
                 mine = game.choices[decision.seat]
+                # (the bots' moves land first: one still thinking could otherwise complete the turn
+                # between the pair and its take-back, which is then refused, rightly)
+                await room.turns.settle()
                 if game.phase.value == "play" and len(mine) == 2 and rng.random() < 0.3:
                     # a whole pair chosen, then taken back: it may reach nobody else
                     await room.handle(conn, Retract(type="retract"))
