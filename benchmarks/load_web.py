@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 
 OWN_EVENTS = {"card-chosen", "card-placed", "row-taken", "draft-picked"}
 
@@ -98,9 +98,15 @@ class Player:
         self.rtts: list[float] = []
         self.errors = 0
         self.games = 0
+        self.ws: ClientConnection | None = None
+
+    async def open(self, gate: asyncio.Semaphore) -> None:
+        async with gate:  # a few handshakes at a time: thousands at once time out
+            self.ws = await connect(self.url, max_size=2**22, local_addr=(self.address, 0), open_timeout=300)
 
     async def run(self, stop_at: float) -> None:
-        async with connect(self.url, max_size=2**22, local_addr=(self.address, 0)) as ws:
+        assert self.ws is not None
+        async with self.ws as ws:
             sent_at: float | None = None
             acting_on: tuple[Any, ...] | None = None
             while time.monotonic() < stop_at:
@@ -148,9 +154,15 @@ class Spectator:
         self.url = url
         self.address = address
         self.messages = 0
+        self.ws: ClientConnection | None = None
+
+    async def open(self, gate: asyncio.Semaphore) -> None:
+        async with gate:
+            self.ws = await connect(self.url, max_size=2**22, local_addr=(self.address, 0), open_timeout=300)
 
     async def run(self, stop_at: float) -> None:
-        async with connect(self.url, max_size=2**22, local_addr=(self.address, 0)) as ws:
+        assert self.ws is not None
+        async with self.ws as ws:
             while time.monotonic() < stop_at:
                 try:
                     await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop_at - time.monotonic()))
@@ -229,6 +241,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             for n in range(args.spectators):
                 ws_base = bases[(index + n) % len(bases)].replace("http", "ws", 1)
                 spectators.append(Spectator(f"{ws_base}/ws/{code}", address))
+        gate = asyncio.Semaphore(50)
+        await asyncio.gather(*(c.open(gate) for c in (*players, *spectators)))  # all connected, then measured
         start = time.monotonic()
         stop_at = start + args.seconds
         server_cpu0 = cpu_seconds(pids)
