@@ -18,7 +18,8 @@ from .conftest import SIZE, settle, table, text_of
 
 
 class SlowBot(Bot):
-    """Decides only when the test lets it (or after 5 s, so a mistake cannot hang the suite)."""
+    """Decides only when the test lets it (or after 30 s, so a mistake cannot hang the suite; a
+    loaded machine can take more than 5 s over a few pilot steps)."""
 
     release = threading.Event()
     waiting = threading.Event()
@@ -26,7 +27,7 @@ class SlowBot(Bot):
     def decide(self, view: PlayerView) -> int:
         assert view.decision is not None
         SlowBot.waiting.set()
-        SlowBot.release.wait(timeout=5)
+        SlowBot.release.wait(timeout=30)
         SlowBot.waiting.clear()
         return view.decision.options[0]
 
