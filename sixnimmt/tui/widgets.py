@@ -122,14 +122,26 @@ class RowWidget(Horizontal):
         self.index = index
         self.tr = tr
         self.shown: tuple[tuple[int, ...], bool, frozenset[int]] | None = None
+        # The latest drawing asked for before this row's own parts were mounted (a resize can
+        # redraw the table in between); it is drawn as soon as they are.
+        self.waiting: tuple[Sequence[int], bool, bool, bool, bool, frozenset[int]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(classes="row-label")
         yield Horizontal(classes="row-cards")
         yield Static(classes="row-tail")
 
+    def on_mount(self) -> None:
+        if self.waiting is not None:
+            cards, boxed, option, cursor, preview, placed = self.waiting
+            self.show(cards, boxed=boxed, option=option, cursor=cursor, preview=preview, placed=placed)
+
     def show(self, cards: Sequence[int], *, boxed: bool, option: bool, cursor: bool, preview: bool,
              placed: frozenset[int] = frozenset()) -> None:  # fmt: skip
+        if not self.query(".row-label"):
+            self.waiting = (tuple(cards), boxed, option, cursor, preview, placed)
+            return
+        self.waiting = None
         g, n = self.tr.gettext, self.tr.ngettext
         self.set_class(option, "-option")
         self.set_class(cursor, "-cursor")
