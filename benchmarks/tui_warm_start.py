@@ -16,7 +16,7 @@ def main() -> None:
     started = time.perf_counter()
     from sixnimmt.core import Game, Rules
     from sixnimmt.seats import make_bot
-    from sixnimmt.tui.warmup import warm_up
+    from sixnimmt.seats.warmup import warm_up
 
     imported = time.perf_counter()
     rules = Rules(players=4)

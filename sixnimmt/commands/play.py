@@ -211,7 +211,7 @@ def _check_writable(folder: Path) -> None:
 def _warm_up(config: GameConfig) -> None:
     """Compile the searching bots' kernels before the table opens (first run only: later runs load
     them from numba's cache at once), with a progress line while it lasts."""
-    from ..tui.warmup import needs_warm_up, warm_up_with_progress
+    from ..seats.warmup import needs_warm_up, warm_up_with_progress
 
     if not needs_warm_up(seat.bot for seat in config.seats):
         return

@@ -92,7 +92,7 @@ def serve(
     # (a minute when compiling), and every table with it.
     typer.echo("sixnimmt: preparing the bots (compiling the search, first run only)…")
     from ..core import Rules
-    from ..tui.warmup import warm_up
+    from ..seats.warmup import warm_up
 
     warm_up(Rules(players=4))
     shown = f"{workers} processes, " if workers > 1 else ""

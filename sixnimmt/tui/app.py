@@ -15,13 +15,13 @@ from textual.worker import WorkerFailed
 
 from ..core import Dealer, Game
 from ..i18n import translator
+from ..seats.warmup import needs_warm_up, warm_up
 from .config import GameConfig, default_records_dir, resume_command
 from .final import FinalScreen
 from .panels import MIN_HEIGHT, MIN_WIDTH
 from .preparing import PreparingScreen, Warm
 from .start import StartScreen
 from .table import TableScreen
-from .warmup import needs_warm_up, warm_up
 
 
 def error_log() -> Path:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 
 from ..bots.search import MonteCarloBot, SearchConfig
 from ..core import DecisionKind, Game, Rules
-from ..seats import make_bot
+from .registry import make_bot
 
 #: Deals played at most to meet a row decision (one almost always comes in the first).
 _MAX_DEALS = 4

@@ -6,7 +6,7 @@ import itertools
 import threading
 
 from sixnimmt.core import DecisionKind, Rules
-from sixnimmt.tui.warmup import needs_warm_up, warm_up, warm_up_with_progress
+from sixnimmt.seats.warmup import needs_warm_up, warm_up, warm_up_with_progress
 
 
 def test_only_searchers_need_a_warm_up() -> None:
