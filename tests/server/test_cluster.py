@@ -110,8 +110,9 @@ def test_no_leak_across_processes(variant: str, players: int) -> None:
             assert views and all(view["seat"] == seat for view in views)
             assert socket.messages[-1]["view"]["phase"] == "over"
         assert len(checkers[0].messages) > 20
-        await a.close()
-        await b.close()
+        for rooms in (a, b):
+            await rooms.close()
+            rooms.store.close()
 
     asyncio.run(scenario())
 
@@ -144,6 +145,7 @@ def test_processes_racing_to_own_a_table_one_wins() -> None:
         codes = [(await creator.create(TableOptions(rules), "Host", [{"kind": "open"}] * 2))[0].code
                  for _ in range(4)]
         await creator.close()
+        creator.store.close()
         for code in codes:
             results = await asyncio.gather(a.locate(code), b.locate(code), c.locate(code))
             winners = [(rooms, r) for rooms, r in zip((a, b, c), results, strict=True) if isinstance(r, Room)]
@@ -177,5 +179,6 @@ def test_processes_racing_to_own_a_table_one_wins() -> None:
             assert new.game is not None and new.game.chosen[0] is None  # the refused move is not there
         for rooms in (a, b, c):
             await rooms.close()
+            rooms.store.close()
 
     asyncio.run(scenario())
