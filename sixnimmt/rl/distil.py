@@ -14,7 +14,11 @@ by the searchers' own rollouts, and the network learns the scores.
   ``mcs100`` estimate with 100 rollouts per option at every decision.
 * **Training**: the network's output for each legal action is fitted (squared error) to minus that
   option's value, less the mean over the options, divided by ``value_scale``: the highest output is
-  the option with the least expected penalty, which the ``learned`` bot plays (numpy alone).
+  the option with the least expected penalty, which the ``learned`` bot plays (numpy alone). The
+  network reads the observation and features derived from it (``features``, the ``cautious`` bot's
+  card counting per hand card), and with ``residual`` its card scores are a learned multiple of
+  ``cautious``'s expected cost of each card plus the MLP's output, which starts at 0: the first
+  policy is ``cautious``, and the labels teach it where to differ.
 * **Rounds (DAgger)**: round 0 plays positions with the ``cautious`` heuristic (the ``medium``
   level) in every seat; later rounds with the network trained so far in most seats, so the labels
   cover the positions it reaches itself. Every round adds its positions to the data and trains on
@@ -47,10 +51,18 @@ from ..bots.heuristics import CautiousBot
 from ..bots.rollout import CAUTIOUS, COUNT, RANDOM, SNUG
 from ..bots.search import MonteCarloBot, SearchConfig
 from ..core import Game, Rules, RulesError, Variant
-from .encoding import N_ACTIONS, OBS_SIZE, action_mask, action_to_move, encode, move_to_action
-from .features import FEATURE_SETS, derived
+from .encoding import (
+    CARD_ACTIONS,
+    N_ACTIONS,
+    OBS_SIZE,
+    action_mask,
+    action_to_move,
+    encode,
+    move_to_action,
+)
+from .features import FEATURE_SETS, counted_cost, derived
 from .policy import DEFAULT_POLICY, MlpPolicy
-from .train import TrainingError, _load_into, _mlp, _torch, export_actor
+from .train import TrainingError, _linears, _load_into, _mlp, _torch, export_actor
 from .vector import vector_config
 
 #: The rollout policies the labels may use (``sixnimmt.bots.rollout``).
@@ -76,6 +88,7 @@ class DistilConfig:
     learner_share: float = 0.75  # rounds after the first: share of seats the network plays
     hidden: tuple[int, ...] = (256, 256)
     features: str = "derived"  # features the network derives from the observation (features.py), or ""
+    residual: bool = True  # add a learned multiple of cautious's expected cost to the card scores
     init: str = "none"  # "none", "learned" (the shipped policy) or a policy file
     epochs: int = 4  # over all the data, after each round
     lr: float = 1e-3
@@ -195,7 +208,7 @@ def judge(policy: MlpPolicy, data: Labelled) -> dict[str, dict[str, float]]:
     return report
 
 
-def _fit(torch: Any, config: DistilConfig, net: Any, optimizer: Any, data: Labelled,
+def _fit(torch: Any, config: DistilConfig, net: Any, coef: Any, optimizer: Any, data: Labelled,
          generator: Any) -> float:
     """``epochs`` epochs over the training decisions; the last epoch's mean loss."""
     train_rows = np.flatnonzero(~data.holdout)
@@ -203,6 +216,10 @@ def _fit(torch: Any, config: DistilConfig, net: Any, optimizer: Any, data: Label
     if config.features:
         inputs = np.concatenate([inputs, derived(inputs).astype(np.float16)], axis=1)
     obs = torch.as_tensor(inputs)
+    counted = np.zeros((len(train_rows), N_ACTIONS), dtype=np.float32)
+    if config.residual:
+        counted[:, :CARD_ACTIONS] = counted_cost(data.obs[train_rows])
+    prior = torch.as_tensor(counted)
     legal = torch.as_tensor(data.masks[train_rows].astype(bool))
     targets = torch.as_tensor(_targets(data.values[train_rows], data.masks[train_rows], config.value_scale))
     loss_sum = 0.0
@@ -212,7 +229,7 @@ def _fit(torch: Any, config: DistilConfig, net: Any, optimizer: Any, data: Label
         for begin in range(0, len(order), config.minibatch):
             idx = order[begin : begin + config.minibatch]
             where = legal[idx]
-            error = (net(obs[idx].float()) - targets[idx]) * where
+            error = (net(obs[idx].float()) + coef * prior[idx] - targets[idx]) * where
             loss = (error**2).sum() / where.sum()
             optimizer.zero_grad()
             loss.backward()
@@ -279,11 +296,20 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
     if config.features and config.features not in FEATURE_SETS:
         raise TrainingError(f"unknown features {config.features!r}: choose one of {', '.join(FEATURE_SETS)}, or none")
     net = _mlp(torch, [OBS_SIZE + FEATURE_SETS.get(config.features, 0), *config.hidden, N_ACTIONS])
-    optimizer = torch.optim.Adam(net.parameters(), lr=config.lr)
+    # The residual's weight on cautious's expected cost (bullheads): -1 / value_scale fits it exactly
+    # where the rollouts agree with it; the network's last layer starts at 0, so the first policy is
+    # cautious itself.
+    coef = torch.nn.Parameter(torch.tensor(-1.0 / config.value_scale if config.residual else 0.0))
+    if config.residual:
+        with torch.no_grad():
+            _linears(net)[-1].weight.zero_()
+            _linears(net)[-1].bias.zero_()
+    optimizer = torch.optim.Adam([*net.parameters(), *([coef] if config.residual else [])], lr=config.lr)
     log: list[dict[str, Any]] = []
     done, decisions, seconds = 0, 0, 0.0
     if resume:
         net.load_state_dict(saved["net"])
+        coef.data.fill_(saved["residual"])
         optimizer.load_state_dict(saved["optimizer"])
         done, decisions, seconds, log = saved["rounds_done"], saved["decisions"], saved["seconds"], saved["log"]
         rng.bit_generator.state = saved["rng"]
@@ -301,7 +327,8 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
             "algorithm": "distilled from Monte-Carlo search (expert iteration)", "seed": config.seed}
 
     def current() -> MlpPolicy:
-        return export_actor(net, {**meta, "rounds": done, "decisions": decisions})
+        residual = {"residual": float(coef.detach())} if config.residual else {}
+        return export_actor(net, {**meta, **residual, "rounds": done, "decisions": decisions})
 
     while done < config.rounds:
         start = time.process_time()
@@ -314,7 +341,7 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
         fresh.save(out / "data" / f"round-{done}.npz")
         labelled = time.process_time() - start
         data = Labelled.join([Labelled.load(out / "data" / f"round-{r}.npz") for r in range(done + 1)])
-        loss = _fit(torch, config, net, optimizer, data, generator)
+        loss = _fit(torch, config, net, coef, optimizer, data, generator)
         done += 1
         decisions = int((~data.holdout).sum())
         seconds += time.process_time() - start
@@ -329,7 +356,7 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
         echo(json.dumps(entry))
         current().save(out / "policy.npz")
         torch.save({"config": asdict(config), "net": net.state_dict(), "optimizer": optimizer.state_dict(),
-                    "rounds_done": done, "decisions": decisions, "seconds": seconds, "log": log,
+                    "residual": float(coef.detach()), "rounds_done": done, "decisions": decisions, "seconds": seconds, "log": log,
                     "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                     "generator": generator.get_state()}, out / "checkpoint.tmp")
         (out / "checkpoint.tmp").replace(checkpoint_path)  # never a half-written checkpoint

@@ -85,3 +85,16 @@ def derived(observations: NDArray[np.floating]) -> NDArray[np.float32]:
     out = np.concatenate([np.minimum(between / 10, 1), taken, np.minimum(danger / 20, 1)], axis=1)
     result: NDArray[np.float32] = out.astype(np.float32).reshape(*x.shape[:-1], DERIVED_SIZE)
     return result
+
+
+def counted_cost(observations: NDArray[np.floating]) -> NDArray[np.float32]:
+    """Per card action (``[..., 104]``): the ``cautious`` bot's expected bullheads for playing that
+    hand card now (its ``danger``; a too-low card: the cheapest row, plus 0.5 as ``cautious``
+    adds), 0 for cards not in hand. A policy with a ``residual`` adds ``residual`` times this to its
+    card scores: it starts from ``cautious``'s choices and learns where to differ."""
+    x = np.asarray(observations, dtype=np.float32)
+    danger = derived(x)[..., 208:312] * 20
+    too_low = x[..., _TOO_LOW] > 0
+    cost = np.where(too_low, x[..., segment_slice("hand_take")] * 20 + 0.5, danger)
+    result: NDArray[np.float32] = np.where(x[..., _HAND] > 0, cost, 0.0).astype(np.float32)
+    return result

@@ -10,7 +10,9 @@ name, and the observation and action sizes it was trained with, which must match
 :mod:`sixnimmt.rl.encoding`'s, or one of its earlier layouts (``EARLIER_OBS_SIZES``, which this one
 extends at the end only: such a policy reads the first numbers of the vector, exactly as before).
 A policy whose meta names ``features`` (``"derived"``, :mod:`sixnimmt.rl.features`) reads the
-observation followed by those features, which it computes from the observation.
+observation followed by those features, which it computes from the observation; one whose meta
+has a ``residual`` adds it times the ``cautious`` bot's expected cost of each card to the card
+actions' scores.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .encoding import EARLIER_OBS_SIZES, N_ACTIONS, OBS_SIZE
-from .features import FEATURE_SETS, derived
+from .encoding import CARD_ACTIONS, EARLIER_OBS_SIZES, N_ACTIONS, OBS_SIZE
+from .features import FEATURE_SETS, counted_cost, derived
 
 #: The policies shipped in the package.
 POLICY_DIR = Path(__file__).parent / "policies"
@@ -55,6 +57,9 @@ class MlpPolicy:
         if self.features and self.features not in FEATURE_SETS:
             raise PolicyFileError(f"unknown features {self.features!r}: this version of sixnimmt derives "
                                   f"{', '.join(FEATURE_SETS)}")
+        #: Added to the card actions' scores, times :func:`~sixnimmt.rl.features.counted_cost`: 0, or
+        #: negative for a policy that starts from the ``cautious`` bot's choices (a residual).
+        self.residual = float(meta.get("residual", 0.0))
         extra = FEATURE_SETS.get(self.features, 0)
         sizes = (OBS_SIZE + extra,) if extra else (OBS_SIZE, *EARLIER_OBS_SIZES)
         if weights[0].shape[1] not in sizes or weights[-1].shape[0] != N_ACTIONS:
@@ -104,6 +109,8 @@ class MlpPolicy:
             x = x @ w.T + b
             if i < last:
                 x = act(x)
+        if self.residual:
+            x[..., :CARD_ACTIONS] += self.residual * counted_cost(observation)
         return x
 
     def act_batch(self, observations: NDArray[np.float32], masks: NDArray[np.int8]) -> NDArray[np.int64]:

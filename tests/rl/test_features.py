@@ -67,3 +67,28 @@ def test_a_policy_reading_the_features_plays_and_round_trips(tmp_path: Path) -> 
         MlpPolicy(weights, biases)  # the same weights without the features: the sizes do not match
     with pytest.raises(PolicyFileError, match="unknown features"):
         MlpPolicy(weights, biases, meta={"features": "telepathy"})
+
+
+def test_a_residual_policy_with_a_silent_network_plays_cautious_choices() -> None:
+    """MLP output 0, residual -0.2: the card scores are minus cautious's expected costs, so the
+    chosen card is one cautious rates cheapest (too-low cards at the cheapest row plus 0.5)."""
+    hidden = 4
+    policy = MlpPolicy([np.zeros((hidden, OBS_SIZE + DERIVED_SIZE), dtype=np.float32),
+                        np.zeros((N_ACTIONS, hidden), dtype=np.float32)],
+                       [np.zeros(hidden, dtype=np.float32), np.zeros(N_ACTIONS, dtype=np.float32)],
+                       meta={"features": "derived", "residual": -0.2})
+    checked = 0
+    for players in (4, 10):
+        game = Game(Rules(players=players, target=None, deals=1), seed=players)
+        bots = [CautiousBot(s) for s in range(players)]
+        while not game.is_over:
+            for decision in game.pending():
+                view = game.view(decision.seat)
+                if decision.kind is DecisionKind.CARD:
+                    unseen = view.unseen_cards()
+                    costs = {card: expected_cost(view, view.rows, card, unseen) for card in view.hand}
+                    card = policy.act(encode(view), action_mask(decision)) + 1
+                    assert costs[card] == pytest.approx(min(costs.values()), abs=1e-5)
+                    checked += 1
+                game.act(decision.seat, bots[decision.seat].decide(view))
+    assert checked == 4 * 10 + 10 * 10
