@@ -17,8 +17,10 @@ parts=("$@")
 mkdir -p "$OUT"
 arena() {  # NAME PLAYERS DEALS BOTS
   echo "$1: $4, $2 players, $3 deals" >&2
+  # Written aside, then moved: a run cut short leaves no half-written report in the tree.
   "$SIXNIMMT" arena --bots "$4" --players "$2" --deals "$3" --target 0 --game-deals 1 --seed 7 --json \
-    > "$OUT/$1.json"
+    > "$OUT/.$1.json.part"
+  mv "$OUT/.$1.json.part" "$OUT/$1.json"
 }
 for part in "${parts[@]}"; do
   case "$part" in
