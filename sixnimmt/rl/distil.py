@@ -133,8 +133,8 @@ def _rules(config: DistilConfig, players: int) -> Rules:
 
 def collect(config: DistilConfig, policy: MlpPolicy | None, players: int, decisions: int,
             rng: np.random.Generator) -> Labelled:
-    """``decisions`` labelled decisions of one-deal games at ``players`` players: every seat's
-    decisions that have a choice. Seats are played by ``cautious``, or (given ``policy``) by the
+    """``decisions`` labelled decisions of one-deal games at ``players`` players: the decisions
+    with a choice of ``labelled_seats`` seats drawn for each game. Seats are played by ``cautious``, or (given ``policy``) by the
     policy with probability ``learner_share``; ``explore`` of the moves are random instead."""
     searcher = MonteCarloBot(int(rng.integers(2**31)), SearchConfig(
         samples=config.samples, policy=ROLLOUT_POLICIES[config.rollout], noise=config.noise, shared=True))
