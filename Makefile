@@ -34,7 +34,7 @@ typecheck: $(STAMP)
 	$(BIN)/python -m mypy --strict sixnimmt
 
 lint: $(STAMP)
-	$(BIN)/python -m ruff check sixnimmt tests
+	$(BIN)/python -m ruff check sixnimmt tests benchmarks examples
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

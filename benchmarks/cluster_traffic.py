@@ -105,7 +105,7 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
     baseline: Counter[str] = Counter()
     for _ in range(games):
         rules = Rules(players=4)
-        room, host_token = await a.create(TableOptions(rules), "Host",
+        room, _host_token = await a.create(TableOptions(rules), "Host",
                                           [{"kind": "open"}, {"kind": "bot", "bot": "medium"},
                                            {"kind": "bot", "bot": "medium"}])
         host = Socket()

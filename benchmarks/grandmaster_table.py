@@ -127,7 +127,7 @@ def runs_table(reports: list[tuple[Path, dict[str, Any]]]) -> list[str]:
         "| match (a vs b) | players | deals | a − b per deal, 95% CI | verdict | ms per decision a / b | seed | command (`nice -n 19 .venv/bin/python benchmarks/...`) |",
         "| --- | --- | ---: | --- | --- | ---: | ---: | --- |",
     ]
-    for path, report in sorted(reports, key=lambda pr: (match_key(pr[1]), pr[1]["config"]["seed"])):
+    for _path, report in sorted(reports, key=lambda pr: (match_key(pr[1]), pr[1]["config"]["seed"])):
         a, b, players, variant = match_key(report)
         diff = report["pairs"][0]["difference"]
         ms = {s["label"]: s["mean_decision_ms"] for s in report["bots"]}

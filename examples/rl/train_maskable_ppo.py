@@ -124,8 +124,8 @@ def export(model: MaskablePPO, path: Path, meta: dict[str, Any]) -> None:
     layers = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     layers.append(model.policy.action_net)
     activation = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}[model.policy.activation_fn]
-    policy = MlpPolicy([l.weight.detach().cpu().numpy() for l in layers],
-                       [l.bias.detach().cpu().numpy() for l in layers], activation, meta)
+    policy = MlpPolicy([layer.weight.detach().cpu().numpy() for layer in layers],
+                       [layer.bias.detach().cpu().numpy() for layer in layers], activation, meta)
     policy.save(path.with_suffix(".npz"))
 
 
