@@ -95,12 +95,24 @@ def _kill_group(process: subprocess.Popen[str]) -> None:
         process.wait(timeout=5)
     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
         log.error("bot process %d did not die", process.pid)
+
+
+def _close_streams(process: subprocess.Popen[str]) -> None:
+    """Close our ends of the pipes. Called once the threads using them have ended: closing a
+    stream while another thread is inside a write on it fails inside CPython's buffer code
+    (a ValueError, not an OSError), which is also caught for the finalizer's sake."""
     for stream in (process.stdin, process.stdout, process.stderr):
         if stream is not None:
             try:
                 stream.close()
-            except OSError:
+            except (OSError, ValueError):
                 pass
+
+
+def _kill_and_close(process: subprocess.Popen[str]) -> None:
+    """The finalizer's path: no threads to wait for, the process is only being cleaned up."""
+    _kill_group(process)
+    _close_streams(process)
 
 
 class ExternalBot(Bot):
@@ -232,10 +244,11 @@ class ExternalBot(Bot):
                 process.wait(timeout=self.grace)
             except subprocess.TimeoutExpired:
                 pass
-        _kill_group(process)
+        _kill_group(process)  # the threads now see a broken pipe or end of file, and end
         for thread in self._threads:
             thread.join(timeout=2)
         self._threads = []
+        _close_streams(process)
         if self._finalizer is not None:
             self._finalizer.detach()
             self._finalizer = None
@@ -298,7 +311,7 @@ class ExternalBot(Bot):
             self._benched = True
             return False
         self._process = process
-        self._finalizer = weakref.finalize(self, _kill_group, process)
+        self._finalizer = weakref.finalize(self, _kill_and_close, process)
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         self._threads = [
             threading.Thread(target=_write_lines, args=(process.stdin, self._outbox), daemon=True),
