@@ -46,6 +46,7 @@ from ..core.fast import (
     nb_play_turn_nifty,
     nb_put,
     nb_row_cost,
+    nb_row_for,
     nb_slots_pro,
 )
 
@@ -63,13 +64,7 @@ def _row_for(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) 
     if professional:
         right_row, left_row, gap = nb_slots_pro(rows, lens, card)
         return (right_row if right_row >= 0 else left_row), gap
-    r = -1
-    gap = 1 << 30
-    for i in range(4):
-        d = card - rows[i, lens[i] - 1]
-        if 0 < d < gap:
-            r, gap = i, d
-    return r, gap
+    return nb_row_for(rows, lens, card)
 
 
 @njit(cache=True)

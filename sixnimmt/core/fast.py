@@ -146,15 +146,23 @@ def nb_cheapest_row(rows: np.ndarray, lens: np.ndarray) -> int:  # pragma: no co
 
 
 @njit(cache=True)
-def nb_place(rows: np.ndarray, lens: np.ndarray, card: int, low_row: int) -> int:  # pragma: no cover
-    """Place ``card`` (standard rules); returns the bullheads its owner takes. A too-low card takes
-    ``low_row``, or the cheapest row when ``low_row`` is -1."""
+def nb_row_for(rows: np.ndarray, lens: np.ndarray, card: int) -> tuple[int, int]:  # pragma: no cover
+    """The row ``card`` joins by the standard rules (the highest end below it) and the gap to that
+    end; row -1 when it is lower than every end."""
     best = -1
     gap = 1 << 30
     for r in range(4):
         d = card - rows[r, lens[r] - 1]
         if 0 < d < gap:
             best, gap = r, d
+    return best, gap
+
+
+@njit(cache=True)
+def nb_place(rows: np.ndarray, lens: np.ndarray, card: int, low_row: int) -> int:  # pragma: no cover
+    """Place ``card`` (standard rules); returns the bullheads its owner takes. A too-low card takes
+    ``low_row``, or the cheapest row when ``low_row`` is -1."""
+    best, _ = nb_row_for(rows, lens, card)
     if best < 0:
         r = low_row if low_row >= 0 else nb_cheapest_row(rows, lens)
         cost = nb_row_cost(rows, lens, r)
