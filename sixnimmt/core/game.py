@@ -44,7 +44,7 @@ from .placement import Side, Slot, best_slots, row_size
 from .rules import HAND_VARIANT_HAND_LIMIT, ProTie, Rules
 from .turns import STRUCTURES, Pairs
 from .variants import Placement, TurnOrder
-from .views import PASS, Decision, DecisionKind, Phase, PlayerView, assemble_view
+from .views import PASS, Decision, DecisionKind, Phase, PlayerView, make_view
 
 if TYPE_CHECKING:  # record.py imports this module; the writer is made on first use
     from .record import RecordWriter
@@ -315,32 +315,39 @@ class Game:
         """What ``seat`` may see; ``None`` gives the spectator's view (no hand at all)."""
         if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
             self._check_seat(seat, allow_over=True)
-        shared, hands = self._table or self._view_table()
         moment = self._moment or self._view_moment()
+        fields = moment.copy()  # every field the seats' views share now, then this view's own
         if seat is None:
-            return assemble_view(shared, moment, seat=None, hand=(), my_choice=None, my_choices=(), decision=None)
-        own = tuple(self.choices[seat])
-        decision = None
-        for d in self._pending or self.pending():  # decision_for(seat), from the cached pending()
-            if d.seat == seat:
-                decision = d
-                break
-        return assemble_view(
-            shared, moment, seat=seat, hand=hands[seat], my_choice=own[0] if own else None, my_choices=own,
-            decision=decision,
-        )
+            fields["seat"] = fields["decision"] = fields["my_choice"] = None
+            fields["hand"] = fields["my_choices"] = ()
+        else:
+            fields["seat"] = seat
+            fields["hand"] = (self._table or self._view_table())[1][seat]
+            if self.choices[seat]:
+                own = tuple(self.choices[seat])
+                fields["my_choice"], fields["my_choices"] = own[0], own
+            else:
+                fields["my_choice"], fields["my_choices"] = None, ()
+            decision = None
+            for d in self._pending or self.pending():  # decision_for(seat), from the cached pending()
+                if d.seat == seat:
+                    decision = d
+                    break
+            fields["decision"] = decision
+        return make_view(fields)
 
     def _view_moment(self) -> dict[str, Any]:
+        """The view fields every seat shares until the next answer: the table's, and who has chosen
+        and who is awaited."""
         pending = self.pending()
         phase = self.phase
-        moment = self._moment = {
-            "phase": phase,
-            "chosen": tuple(map(bool, self.choices)),
-            "waiting_for": tuple([d.seat for d in pending]),
-            "row_choice": pending[0] if phase is _ROW_CHOICE else None,
-            "face_up": self._turns.face_up(),
-            "current": self.current,
-        }
+        moment = self._moment = (self._table or self._view_table())[0].copy()
+        moment["phase"] = phase
+        moment["chosen"] = tuple(map(bool, self.choices))
+        moment["waiting_for"] = tuple([d.seat for d in pending])
+        moment["row_choice"] = pending[0] if phase is _ROW_CHOICE else None
+        moment["face_up"] = self._turns.face_up()
+        moment["current"] = self.current
         return moment
 
     def _view_table(self) -> _ViewTable:
@@ -381,7 +388,7 @@ class Game:
     def _table_changed(self) -> None:
         """Cards moved (revealed, placed, taken, kept, drafted or dealt): the cached view table and
         card decisions are out of date."""
-        self._table = None
+        self._table = self._moment = None
         self._card_decisions = None
 
     # ------------------------------------------------------------------ decisions
@@ -448,8 +455,7 @@ class Game:
                 f"{pending.card}: choose one of {list(pending.options)}"
             )
         mark = len(self.events)
-        self._pending = self._moment = None
-        self._table_changed()
+        self._pending = self._moment = self._table = None  # rows move; the hands do not
         self._pending_row = None
         self.phase = _PLAY
         card, owner = self._queue.pop(0)
@@ -509,8 +515,7 @@ class Game:
             )
         assert isinstance(self._turns, Pairs)
         mark = len(self.events)
-        self._pending = self._moment = None
-        self._table_changed()
+        self._pending = self._moment = self._table = None  # rows move; the hands do not
         self._turns.order(seat, card)
         self.phase = _PLAY
         self._resolve()

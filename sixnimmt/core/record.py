@@ -246,8 +246,9 @@ class RecordWriter:
         self._pairs = spec.turn_order is TurnOrder.PAIRS
         self._drafts_first = spec.dealing is Dealing.DRAFT_ONCE
         self._drafts_always = spec.dealing is Dealing.DRAFT
+        # Placements matter only when one answers a row choice: ``_asked_for`` adds that handler
+        # and ``_placed`` takes it away again (a game places some 160 cards and asks about 25).
         self._handlers: dict[type[Event], Callable[[Any], None]] = {
-            CardPlaced: self._placed,
             CardsRevealed: self._start_turn,
             RowChoiceRequired: self._asked_for,
             OrderChosen: self._ordered,
@@ -273,9 +274,11 @@ class RecordWriter:
             assert self._turn is not None
             self._turn["picks"][str(event.card)] = event.row
             self._asked = None
+            del self._handlers[CardPlaced]
 
     def _asked_for(self, event: RowChoiceRequired) -> None:
         self._asked = event.card
+        self._handlers[CardPlaced] = self._placed
 
     def _ordered(self, event: OrderChosen) -> None:
         assert self._turn is not None
@@ -349,7 +352,10 @@ def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        # The writer's lists hold cards, or lists of them: a list of cards is copied at once.
+        if value and isinstance(value[0], (list, dict)):
+            return [_copy(v) for v in value]
+        return list(value)
     return value
 
 
