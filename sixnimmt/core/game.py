@@ -73,6 +73,25 @@ _TOO_LOW = "too-low"
 _ViewTable = tuple[dict[str, Any], tuple[Cards, ...]]
 
 
+#: A simultaneous turn's moment, while its cards are chosen: the table's shared view fields, who has
+#: chosen, and whose turn it is (nobody's).
+_SimultaneousMoment = tuple[dict[str, Any], tuple[bool, ...], "int | None"]
+
+
+def _simultaneous_moment(moment: _SimultaneousMoment) -> dict[str, Any]:
+    """The view fields that every seat shares at ``moment`` (see ``Game._view_moment``). Every seat
+    that has not chosen owes a card (``Simultaneous.decisions``)."""
+    shared, chosen, current = moment
+    fields = shared.copy()
+    fields["phase"] = _PLAY
+    fields["chosen"] = chosen
+    fields["waiting_for"] = tuple([seat for seat, has_chosen in enumerate(chosen) if not has_chosen])
+    fields["row_choice"] = None
+    fields["face_up"] = None
+    fields["current"] = current
+    return fields
+
+
 @dataclass(slots=True)
 class _PendingRow:
     seat: int
@@ -125,6 +144,7 @@ class Game:
         #: it is its hand size, the turns a player would take playing one card each time.
         self.turns_per_deal = rules.hand_size // rules.cards_per_turn
         self._turns = STRUCTURES[spec.turn_order](self)
+        self._simultaneous = spec.turn_order is TurnOrder.SIMULTANEOUS
         self._professional = spec.placement is Placement.EITHER_END
         self._stack = spec.placement is Placement.STACKED
         self._plain = spec.placement is Placement.RIGHT_END  # placement needs no general search
@@ -173,7 +193,7 @@ class Game:
         # card of their hand) by :meth:`_table_changed`, called wherever cards move. The game's
         # state changes only through its own methods.
         self._pending: tuple[Decision, ...] | None = None
-        self._moment: dict[str, Any] | None = None  # the view fields of this moment (until an answer)
+        self._moment: dict[str, Any] | _SimultaneousMoment | None = None  # this moment's view fields (until an answer)
         self._table: _ViewTable | None = None
         self._card_decisions: list[Decision] | None = None
         self._hands_public = rules.hands_public
@@ -316,39 +336,59 @@ class Game:
         if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
             self._check_seat(seat, allow_over=True)
         moment = self._moment or self._view_moment()
-        fields = moment.copy()  # every field the seats' views share now, then this view's own
+        if moment.__class__ is dict:
+            fields = moment.copy()  # every field the seats' views share now, then this view's own
+            deferred = None
+        else:
+            fields = {}
+            deferred = (_simultaneous_moment, moment)
         if seat is None:
             fields["seat"] = fields["decision"] = fields["my_choice"] = None
             fields["hand"] = fields["my_choices"] = ()
+            return make_view(fields, deferred)
+        fields["seat"] = seat
+        fields["hand"] = (self._table or self._view_table())[1][seat]
+        mine = self.choices[seat]
+        if mine:
+            own = tuple(mine)
+            fields["my_choice"], fields["my_choices"] = own[0], own
         else:
-            fields["seat"] = seat
-            fields["hand"] = (self._table or self._view_table())[1][seat]
-            if self.choices[seat]:
-                own = tuple(self.choices[seat])
-                fields["my_choice"], fields["my_choices"] = own[0], own
-            else:
-                fields["my_choice"], fields["my_choices"] = None, ()
-            decision = None
-            for d in self._pending or self.pending():  # decision_for(seat), from the cached pending()
-                if d.seat == seat:
-                    decision = d
-                    break
-            fields["decision"] = decision
+            fields["my_choice"], fields["my_choices"] = None, ()
+        if deferred is not None:  # a simultaneous turn: a seat owes a card until it has chosen one
+            fields["decision"] = None if mine else self._seat_card_decisions()[seat]
+            return make_view(fields, deferred)
+        decision = None
+        for d in self._pending or self.pending():  # decision_for(seat), from the cached pending()
+            if d.seat == seat:
+                decision = d
+                break
+        fields["decision"] = decision
         return make_view(fields)
 
-    def _view_moment(self) -> dict[str, Any]:
+    def _view_moment(self) -> dict[str, Any] | _SimultaneousMoment:
         """The view fields every seat shares until the next answer: the table's, and who has chosen
-        and who is awaited."""
+        and who is awaited.
+
+        While the cards of a simultaneous turn are chosen (most of a game's answers), only what the
+        answers change is kept here, and each view makes its shared fields from it when one of them
+        is first read (:func:`_simultaneous_moment`): hosts make a view per answer, and many read
+        little more than its decision."""
+        if self.phase is _PLAY and self._simultaneous:
+            table = self._table or self._view_table()
+            moment: dict[str, Any] | _SimultaneousMoment = (table[0], tuple(map(bool, self.choices)), self.current)
+            self._moment = moment
+            return moment
         pending = self.pending()
         phase = self.phase
-        moment = self._moment = (self._table or self._view_table())[0].copy()
-        moment["phase"] = phase
-        moment["chosen"] = tuple(map(bool, self.choices))
-        moment["waiting_for"] = tuple([d.seat for d in pending])
-        moment["row_choice"] = pending[0] if phase is _ROW_CHOICE else None
-        moment["face_up"] = self._turns.face_up()
-        moment["current"] = self.current
-        return moment
+        fields = (self._table or self._view_table())[0].copy()
+        fields["phase"] = phase
+        fields["chosen"] = tuple(map(bool, self.choices))
+        fields["waiting_for"] = tuple([d.seat for d in pending])
+        fields["row_choice"] = pending[0] if phase is _ROW_CHOICE else None
+        fields["face_up"] = self._turns.face_up()
+        fields["current"] = self.current
+        self._moment = fields
+        return fields
 
     def _view_table(self) -> _ViewTable:
         table = self._table

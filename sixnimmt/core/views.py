@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cards import Card
 from .events import SeatCard
@@ -101,6 +102,32 @@ class PlayerView:
     played_by: tuple[tuple[SeatCard, ...], ...] = ()
     turns_per_deal: int | None = None  # turns in a deal; None where a deal has no fixed length (Hand)
     target: int | None = None  # the total that ends the game, once the variant has fixed its end
+
+    if not TYPE_CHECKING:  # hidden from mypy, which would let any attribute name through
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached for a name not in the instance: a view whose shared fields the engine
+            # deferred (make_view) makes them now, once.
+            if name not in _FIELD_NAMES or not self._make_deferred():
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            return self.__dict__[name]
+
+        def __getstate__(self) -> dict[str, Any]:
+            # Pickled and copied with every field made, like any other view.
+            self._make_deferred()
+            return self.__dict__
+
+    def _make_deferred(self) -> bool:
+        """Make the fields the engine deferred, if any (True if there were). They are made before
+        they are stored, so a view read by two threads at once only makes them twice."""
+        attributes = self.__dict__
+        deferred = attributes.get(_DEFERRED)
+        if deferred is None:
+            return False
+        make, source = deferred
+        attributes.update(make(source))
+        attributes.pop(_DEFERRED, None)
+        return True
 
     @property
     def players(self) -> int:
@@ -249,14 +276,28 @@ class PlayerView:
         )
 
 
-def make_view(fields: dict[str, Any]) -> PlayerView:
+def make_view(fields: dict[str, Any], deferred: Deferred | None = None) -> PlayerView:
     """The engine's quick way to make a view (``Game.view``): ``fields`` (a fresh dict, which the
-    view keeps) must give every field once; nothing is checked or converted, which is what makes it
-    quick (``tests/core`` compares these views with ones made afresh)."""
+    view keeps) must give every field once, or with ``deferred`` = ``(make, source)`` some of them,
+    and ``make(source)`` the others when one of those is first read. Nothing is checked or
+    converted, which is what makes it quick (``tests/core`` compares these views with ones made
+    afresh). ``source`` must not change: the view may read it at any time."""
     view = _new(PlayerView)
+    if deferred is not None:
+        fields[_DEFERRED] = deferred
     _set_attribute(view, "__dict__", fields)  # a frozen dataclass refuses setattr, not this
     return view
 
 
+#: ``(make, source)``: ``make(source)`` gives the view fields not made yet.
+Deferred = tuple[Callable[[Any], dict[str, Any]], Any]
+_DEFERRED = "_deferred"
+_FIELD_NAMES = frozenset(f.name for f in fields(PlayerView))
+# Python asks ``__getattr__`` only for a name that neither the instance nor its class holds, and the
+# dataclass leaves each field's default on the class: a deferred ``hands`` would read as None. Its
+# ``__init__`` and ``fields()`` keep the defaults; every view made either way holds every field.
+for _name in _FIELD_NAMES:
+    if _name in PlayerView.__dict__:
+        delattr(PlayerView, _name)
 _new = object.__new__
 _set_attribute = object.__setattr__

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
+from dataclasses import FrozenInstanceError, fields
 
 import pytest
 
 from sixnimmt.core import Game, IllegalMoveError, Rules, RulesError
+from sixnimmt.core.views import Phase, PlayerView
 
 from .conftest import play_all, position
 
@@ -162,6 +165,32 @@ def test_view_round_trips_through_json() -> None:
         assert type(view).from_dict(json.loads(json.dumps(view.to_dict()))) == view
     assert game.view(0).decision is not None and game.view(1).decision is None
     assert game.view(1).row_choice is not None and game.view(1).waiting_for == (0,)
+
+
+def test_a_view_made_while_cards_are_chosen_is_a_view_like_any_other() -> None:
+    """The engine makes the fields every seat shares on first use in a simultaneous turn: the view
+    still equals, hashes, copies, pickles and serializes as one made from its fields."""
+    game = Game(Rules(players=4), seed=7)
+    first = game.pending()[0]
+    game.play(first.seat, first.options[0])
+    assert game.view(0).target == 66 and game.view(1).current is None  # fields with defaults
+    assert game.view(None).played_by == () and game.view(2).turns_per_deal == 10
+    for seat in (0, 1, None):
+        made = type(game.view(seat)).from_dict(game.view(seat).to_dict())
+        for view in (game.view(seat), copy.copy(game.view(seat)), copy.deepcopy(game.view(seat)),
+                     pickle.loads(pickle.dumps(game.view(seat)))):
+            assert view == made and hash(view) == hash(made)
+            assert view.chosen == (True, False, False, False) and view.waiting_for == (1, 2, 3)
+            assert not hasattr(view, "no_such_field")
+            with pytest.raises(FrozenInstanceError):
+                view.rows = ()  # type: ignore[misc]
+    kept = game.view(1)
+    assert PlayerView(**{f.name: getattr(kept, f.name) for f in fields(PlayerView)}) == kept
+    assert PlayerView(**{f.name: getattr(made, f.name) for f in fields(PlayerView) if f.name != "hands"}) == made
+    for decision in game.pending():
+        game.play(decision.seat, decision.options[0])
+    assert kept.phase is Phase.PLAY and kept.waiting_for == (1, 2, 3)  # as it was when made
+    assert kept.revealed is None and kept.decision is not None
 
 
 def test_events_describe_every_change_in_order() -> None:
