@@ -73,23 +73,32 @@ _TOO_LOW = "too-low"
 _ViewTable = tuple[dict[str, Any], tuple[Cards, ...]]
 
 
-#: A simultaneous turn's moment, while its cards are chosen: the table's shared view fields, who has
-#: chosen, and whose turn it is (nobody's).
-_SimultaneousMoment = tuple[dict[str, Any], tuple[bool, ...], "int | None"]
+class _SimultaneousMoment:
+    """A simultaneous turn's moment while its cards are chosen: the table's shared view fields, who
+    has chosen, and whose turn it is (nobody's). The view fields made from them (:meth:`fields`)
+    are kept for every view of the same moment."""
 
+    __slots__ = ("chosen", "current", "made", "shared")
 
-def _simultaneous_moment(moment: _SimultaneousMoment) -> dict[str, Any]:
-    """The view fields that every seat shares at ``moment`` (see ``Game._view_moment``). Every seat
-    that has not chosen owes a card (``Simultaneous.decisions``)."""
-    shared, chosen, current = moment
-    fields = shared.copy()
-    fields["phase"] = _PLAY
-    fields["chosen"] = chosen
-    fields["waiting_for"] = tuple([seat for seat, has_chosen in enumerate(chosen) if not has_chosen])
-    fields["row_choice"] = None
-    fields["face_up"] = None
-    fields["current"] = current
-    return fields
+    def __init__(self, shared: dict[str, Any], chosen: tuple[bool, ...], current: int | None) -> None:
+        self.shared, self.chosen, self.current = shared, chosen, current
+        self.made: dict[str, Any] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The view fields every seat shares at this moment (see ``Game._view_moment``). Every seat
+        that has not chosen owes a card (``Simultaneous.decisions``)."""
+        made = self.made
+        if made is None:
+            chosen = self.chosen
+            made = self.shared.copy()
+            made["phase"] = _PLAY
+            made["chosen"] = chosen
+            made["waiting_for"] = tuple([seat for seat, has_chosen in enumerate(chosen) if not has_chosen])
+            made["row_choice"] = None
+            made["face_up"] = None
+            made["current"] = self.current
+            self.made = made
+        return made
 
 
 @dataclass(slots=True)
@@ -341,7 +350,7 @@ class Game:
             deferred = None
         else:
             fields = {}
-            deferred = (_simultaneous_moment, moment)
+            deferred = (_SimultaneousMoment.fields, moment)
         if seat is None:
             fields["seat"] = fields["decision"] = fields["my_choice"] = None
             fields["hand"] = fields["my_choices"] = ()
@@ -371,12 +380,11 @@ class Game:
 
         While the cards of a simultaneous turn are chosen (most of a game's answers), only what the
         answers change is kept here, and each view makes its shared fields from it when one of them
-        is first read (:func:`_simultaneous_moment`): hosts make a view per answer, and many read
+        is first read (:meth:`_SimultaneousMoment.fields`): hosts make a view per answer, and many read
         little more than its decision."""
         if self.phase is _PLAY and self._simultaneous:
             table = self._table or self._view_table()
-            moment: dict[str, Any] | _SimultaneousMoment = (table[0], tuple(map(bool, self.choices)), self.current)
-            self._moment = moment
+            moment = self._moment = _SimultaneousMoment(table[0], tuple(map(bool, self.choices)), self.current)
             return moment
         pending = self.pending()
         phase = self.phase
@@ -704,6 +712,9 @@ class Game:
         """Place queued cards in order until one needs its owner's decision."""
         queue = self._queue
         rows = self.rows
+        plain = self._plain
+        emit = self.events.append
+        deal, turn = self.deal_index, self.turn
         while True:
             if self._pending_keep is not None:
                 self.phase = _KEEP
@@ -714,14 +725,24 @@ class Game:
                     return
                 break
             card, seat = queue[0]
-            if self._plain:
+            if plain:
                 # The row whose end is the highest card below this one (§3 rule 1), and the card
-                # placed there, inline: this runs for every card of every game.
-                best, gap = -1, 1 << 30
-                for i in range(ROW_COUNT):
-                    d = card - rows[i][-1]
-                    if 0 < d < gap:
-                        best, gap = i, d
+                # placed there, inline and over the four rows written out: this runs for every card
+                # of every game.
+                gap = card - rows[0][-1]
+                if gap > 0:
+                    best = 0
+                else:
+                    best, gap = -1, 1 << 30
+                d = card - rows[1][-1]
+                if 0 < d < gap:
+                    best, gap = 1, d
+                d = card - rows[2][-1]
+                if 0 < d < gap:
+                    best, gap = 2, d
+                d = card - rows[3][-1]
+                if 0 < d < gap:
+                    best = 3
                 if best >= 0:
                     del queue[0]
                     row = rows[best]
@@ -729,7 +750,7 @@ class Game:
                         self._take_row(seat, best, "full", card)
                         row = rows[best]
                     row.append(card)
-                    self.events.append(CardPlaced(self.deal_index, self.turn, seat, card, best, _RIGHT))
+                    emit(CardPlaced(deal, turn, seat, card, best, _RIGHT))
                     continue
                 options: tuple[int, ...] = (0, 1, 2, 3)
                 reason = _TOO_LOW
