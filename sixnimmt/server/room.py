@@ -71,7 +71,7 @@ from .seats import (
     hash_token,
     names_clash,
 )
-from .store import LeaseLostError, TableData
+from .store import LeaseLostError, TableData, changed_columns
 
 log = logging.getLogger("sixnimmt.server")
 
@@ -247,6 +247,8 @@ class Room:
     async def _commit(self) -> None:
         """Write the room's state; if the store fails, roll the room back and refuse the change."""
         data = self.to_store()
+        if self.saved is not None:
+            data.changed = changed_columns(self.saved, data)
         try:
             await self._save(data)
         except LeaseLostError:

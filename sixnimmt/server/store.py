@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -37,8 +39,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+from sqlalchemy.sql.dml import Update
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+log = logging.getLogger("sixnimmt.server")
 
 #: The advisory lock that serialises migrations on PostgreSQL (any fixed 64-bit number: "6nimmt!\0").
 MIGRATION_LOCK_KEY = 0x366E696D6D742100
@@ -143,6 +147,32 @@ class TableData:
     #: The owner's fencing epoch (several processes): a write carrying an older one is refused.
     epoch: int | None = None
     owner: str | None = None
+    #: The columns of :data:`STATE_COLUMNS` a save must write: those that differ from what the
+    #: store holds (the others are left as they are). None: all of them.
+    changed: frozenset[str] | None = None
+
+
+#: A table's state as a save writes it (``updated_at`` besides).
+STATE_COLUMNS = ("status", "settings", "seats", "game_number", "record", "current")
+
+
+def changed_columns(stored: TableData, new: TableData) -> frozenset[str]:
+    """The columns of ``new`` that differ from ``stored``, the state the store holds. Within a turn
+    a move changes only ``current`` (the turn's chosen cards): the record, the largest column, is
+    compared by identity (a room keeps the same record object until the record changes), so it is
+    written again only when a turn is complete; ``current`` is always written."""
+    changed = {"current"}
+    if new.record is not stored.record:
+        changed.add("record")
+    if new.status != stored.status:
+        changed.add("status")
+    if new.game_number != stored.game_number:
+        changed.add("game_number")
+    if new.seats != stored.seats:
+        changed.add("seats")
+    if new.settings != stored.settings:
+        changed.add("settings")
+    return frozenset(changed)
 
 
 class LeaseLostError(RuntimeError):
@@ -194,7 +224,7 @@ def _game_summary(row: GameRow) -> dict[str, Any]:
 
 
 class Store:
-    """The database. Methods are synchronous; the server runs them on one worker thread."""
+    """The database. Methods are synchronous; the server runs them through a :class:`Writer`."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -203,6 +233,10 @@ class Store:
         self.engine: Engine = create_engine(
             url, future=True, json_serializer=_to_json, json_deserializer=orjson.loads
         )
+        #: An SQLite file: a commit appends to its write-ahead log, quick enough to run on the event
+        #: loop (see :class:`Writer`); the log's checkpoints, which write the file and sync it to
+        #: disk, are :meth:`checkpoint`'s, run in a thread.
+        self.local_file = self._lock_path() is not None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
 
@@ -227,6 +261,14 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def checkpoint(self) -> None:
+        """SQLite: copy the write-ahead log into the database file (``PASSIVE``: writers go on
+        meanwhile). Connections do not do it by themselves (``wal_autocheckpoint`` is off), so that
+        a commit on the event loop never waits for the disk."""
+        if self.local_file:
+            with self.engine.connect() as connection:
+                connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
 
     # ------------------------------------------------------------------ tables
 
@@ -268,29 +310,21 @@ class Store:
         row.updated_at = _now()
 
     def save_tables(self, batch: list[TableData]) -> set[str]:
-        """Write several tables' states in one transaction (the server's group commit). Returns the
-        codes whose write was refused because another process owns them now (a newer epoch); the
-        others are written."""
+        """Write several tables' states in one transaction (the server's group commit), each only in
+        its ``changed`` columns. Returns the codes whose write was refused because another process
+        owns them now (a newer epoch); the others are written."""
         if not batch:
             return set()
         if any(d.epoch is not None for d in batch):
             return self._save_fenced(batch)
         now = _now()
-        rows = [
-            {
-                "match_code": d.code,
-                "status": d.status,
-                "settings": d.settings,
-                "seats": d.seats,
-                "game_number": d.game_number,
-                "record": d.record,
-                "current": d.current,
-                "updated_at": now,
-            }
-            for d in batch
-        ]
+        groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for d in batch:
+            columns = _columns(d)
+            groups.setdefault(columns, []).append(_values(d, columns, now))
         with self.engine.begin() as connection:
-            connection.execute(_SAVE_TABLE, rows)
+            for columns, rows in groups.items():
+                connection.execute(_save_statement(columns, fenced=False), rows)
         return set()
 
     def _save_fenced(self, batch: list[TableData]) -> set[str]:
@@ -299,11 +333,10 @@ class Store:
         refused: set[str] = set()
         with self.engine.begin() as connection:
             for d in batch:
-                done = connection.execute(_SAVE_FENCED, {
-                    "match_code": d.code, "match_epoch": d.epoch, "status": d.status, "settings": d.settings,
-                    "seats": d.seats, "game_number": d.game_number, "record": d.record, "current": d.current,
-                    "updated_at": now,
-                })
+                columns = _columns(d)
+                values = _values(d, columns, now)
+                values["match_epoch"] = d.epoch
+                done = connection.execute(_save_statement(columns, fenced=True), values)
                 if done.rowcount != 1:
                     refused.add(d.code)
         return refused
@@ -380,14 +413,25 @@ class Store:
             return {**_game_summary(row), "record": row.record, "deal_players": row.deal_players}
 
 
+#: SQLite: the write-ahead log is checkpointed after this many table saves (a few MB of log).
+CHECKPOINT_EVERY = 500
+
+
 class Writer:
     """The store as the event loop uses it: every call runs on one worker thread, in order (SQLite
     wants one writer, and each table's writes keep their order), and table saves are group-committed:
     saves that arrive while a write is running go out together in the next transaction (only each
-    table's newest state), and every caller waits for the commit that holds its save."""
+    table's newest state), and every caller waits for the commit that holds its save.
+
+    On an SQLite file the group commits themselves run on the event loop, in order with the calls
+    on the thread: such a commit appends a few pages to the write-ahead log (tens of microseconds),
+    less than handing it to a thread and back cost (about 0.15 ms of CPU per commit,
+    docs/performance.md); the log's checkpoints, which wait for the disk, run in a thread."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self._saves_since_checkpoint = 0
+        self._checkpoint: asyncio.Task[None] | None = None
         self._one_at_a_time = asyncio.Semaphore(1)
         self._unsaved: dict[str, TableData] = {}
         self._waiters: list[tuple[str, asyncio.Future[None]]] = []
@@ -404,6 +448,10 @@ class Writer:
         """Persist a table's state; returns once it is committed."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
+        waiting = self._unsaved.get(data.code)
+        if waiting is not None and data.changed is not None:
+            # the newer state replaces the one not yet written: it must write that one's columns too
+            data = replace(data, changed=None if waiting.changed is None else data.changed | waiting.changed)
         self._unsaved[data.code] = data
         self._waiters.append((data.code, done))
         self._wanted.set()
@@ -419,7 +467,7 @@ class Writer:
             self._unsaved, self._waiters = {}, []
             self._committing = waiters
             try:
-                refused = await self.run(self.store.save_tables, list(batch.values()))
+                refused = await self._save_batch(list(batch.values()))
             except Exception as error:
                 for _, waiter in waiters:
                     if not waiter.done():
@@ -432,6 +480,25 @@ class Writer:
                     else:
                         waiter.set_result(None)
 
+    async def _save_batch(self, batch: list[TableData]) -> set[str]:
+        if not self.store.local_file:
+            return await self.run(self.store.save_tables, batch)
+        async with self._one_at_a_time:
+            refused = self.store.save_tables(batch)
+        self._saves_since_checkpoint += len(batch)
+        if self._saves_since_checkpoint >= CHECKPOINT_EVERY and (
+            self._checkpoint is None or self._checkpoint.done()
+        ):
+            self._saves_since_checkpoint = 0
+            self._checkpoint = asyncio.get_running_loop().create_task(self._checkpoint_log())
+        return refused
+
+    async def _checkpoint_log(self) -> None:
+        try:
+            await asyncio.to_thread(self.store.checkpoint)
+        except Exception:  # the next one catches up; the log only grows meanwhile
+            log.exception("the database's write-ahead log could not be checkpointed")
+
     async def close(self) -> None:
         """Let the last saves commit, then stop the writer."""
         pending = [w for _, w in self._committing + self._waiters if not w.done()]
@@ -439,6 +506,8 @@ class Writer:
             await asyncio.wait(pending, timeout=5)
         if self._task is not None:
             self._task.cancel()
+        if self._checkpoint is not None:
+            await asyncio.wait([self._checkpoint], timeout=5)
 
 
 @contextmanager
@@ -461,22 +530,28 @@ def _file_lock(path: Path | None) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-#: The statement of :meth:`Store.save_tables`, built once: building it for every commit cost more
-#: CPU than the commit itself.
-_SAVE_TABLE = (
-    update(Table_)
-    .where(Table_.c.code == bindparam("match_code"))
-    .values({name: bindparam(name) for name in
-             ("status", "settings", "seats", "game_number", "record", "current", "updated_at")})
-)
+def _columns(data: TableData) -> tuple[str, ...]:
+    """The state columns a save of ``data`` writes, in :data:`STATE_COLUMNS` order."""
+    changed = data.changed
+    return STATE_COLUMNS if changed is None else tuple(c for c in STATE_COLUMNS if c in changed)
 
-#: The same, written only by the table's owner (several processes): the epoch must still be its own.
-_SAVE_FENCED = (
-    update(Table_)
-    .where(Table_.c.code == bindparam("match_code"), Table_.c.owner_epoch == bindparam("match_epoch"))
-    .values({name: bindparam(name) for name in
-             ("status", "settings", "seats", "game_number", "record", "current", "updated_at")})
-)
+
+def _values(data: TableData, columns: tuple[str, ...], now: dt.datetime) -> dict[str, Any]:
+    values: dict[str, Any] = {name: getattr(data, name) for name in columns}
+    values["match_code"] = data.code
+    values["updated_at"] = now
+    return values
+
+
+@functools.cache
+def _save_statement(columns: tuple[str, ...], fenced: bool) -> Update:
+    """The ``UPDATE`` of a table's ``columns`` (and ``updated_at``), built once per set of columns:
+    building the statement for each group commit cost more CPU than the commit itself. ``fenced``:
+    written only by the table's owner (several processes), whose epoch must still be its own."""
+    where = [Table_.c.code == bindparam("match_code")]
+    if fenced:
+        where.append(Table_.c.owner_epoch == bindparam("match_epoch"))
+    return update(Table_).where(*where).values({name: bindparam(name) for name in (*columns, "updated_at")})
 
 
 def _to_json(value: Any) -> str:
@@ -493,4 +568,5 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA wal_autocheckpoint=0")  # see Store.checkpoint
     cursor.close()

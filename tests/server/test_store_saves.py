@@ -1,0 +1,159 @@
+"""What a save writes: within a turn only the chosen cards (``current``), the record when a turn is
+complete, and still everything a restart needs; saves queued together write every column either
+of them changed; on SQLite the write-ahead log is checkpointed off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sixnimmt.core import Rules
+from sixnimmt.server import store as store_module
+from sixnimmt.server.clock import ManualClock
+from sixnimmt.server.config import Settings
+from sixnimmt.server.protocol import Play
+from sixnimmt.server.registry import Rooms
+from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.store import Store, TableData, Writer
+
+
+class RecordingStore(Store):
+    """A store that notes which columns each table save was asked to write."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.saved_columns: list[frozenset[str] | None] = []
+
+    def save_tables(self, batch: list[TableData]) -> set[str]:
+        self.saved_columns += [d.changed for d in batch]
+        return super().save_tables(batch)
+
+
+class Listener:
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.messages: list[dict[str, Any]] = []
+
+    def push(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+
+def stored(store: Store, code: str) -> TableData:
+    data = store.load_table(code)
+    assert data is not None
+    return data
+
+
+def test_a_choice_within_a_turn_writes_only_the_chosen_cards(database_url: str) -> None:
+    async def scenario() -> None:
+        store = RecordingStore(database_url)
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=database_url, bot_delay=0.0), ManualClock())
+        room, _ = await rooms.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}] * 2)
+        for name in ("Ana", "Bo"):
+            await room.join(name)
+        players = [Listener(seat) for seat in range(3)]
+        for conn in players:
+            await room.connect(conn)
+        game = room.game
+        assert game is not None
+        record_before = stored(store, room.code).record
+        chosen = {}
+        for seat in (0, 1):  # two of three choose: the turn stays open
+            card = game.hands[seat][0]
+            chosen[seat] = card
+            store.saved_columns.clear()
+            await room.handle(players[seat], Play(type="play", card=card))
+            assert store.saved_columns == [frozenset({"current"})]
+            row = stored(store, room.code)
+            assert row.record == record_before  # the record was not written again
+            assert row.current is not None and [seat, card] in row.current["log"]
+
+        # The process dies here: another one loads the table and has both chosen cards.
+        again = Store(database_url)
+        reloaded = await Rooms(again, Settings(database_url=database_url, bot_delay=0.0), ManualClock()).get(room.code)
+        assert reloaded.game is not None
+        assert [reloaded.game.chosen[seat] for seat in (0, 1, 2)] == [chosen[0], chosen[1], None]
+        again.close()
+
+        store.saved_columns.clear()
+        await room.handle(players[2], Play(type="play", card=game.hands[2][0]))  # the turn is revealed
+        assert store.saved_columns and all(c is not None and "record" in c for c in store.saved_columns)
+        assert stored(store, room.code).record == room.to_store().record
+        await rooms.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_save_leaves_the_columns_it_does_not_name_as_they_were(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'columns.db'}")
+    store.migrate()
+    data = TableData("ABCDE", "waiting", {"a": 1}, [{"kind": "open"}], 0, {"deals": []}, {"log": []})
+    store.create_table(data)
+    changed = dataclasses.replace(data, status="playing", record={"deals": [1]}, current={"log": [[0, 7]]},
+                                  changed=frozenset({"current"}))
+    store.save_tables([changed])
+    row = stored(store, "ABCDE")
+    assert (row.status, row.record, row.current) == ("waiting", {"deals": []}, {"log": [[0, 7]]})
+    store.save_tables([dataclasses.replace(changed, changed=None)])
+    row = stored(store, "ABCDE")
+    assert (row.status, row.record, row.current) == ("playing", {"deals": [1]}, {"log": [[0, 7]]})
+
+
+def test_saves_queued_together_write_what_either_changed(tmp_path: Path) -> None:
+    """Two saves of one table before the commit: only the newer is written, with the older's
+    columns too (here the record, which the newer alone would not write)."""
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'merge.db'}")
+        store.migrate()
+        data = TableData("ABCDE", "playing", {}, [], 1, {"deals": []}, {"log": []})
+        store.create_table(data)
+        writer = Writer(store)
+        record = {"deals": [{"turns": [1]}]}
+        first = dataclasses.replace(data, record=record, current={"log": []}, changed=frozenset({"record", "current"}))
+        second = dataclasses.replace(first, current={"log": [[0, 9]]}, changed=frozenset({"current"}))
+        await asyncio.gather(writer.save(first), writer.save(second))
+        row = stored(store, "ABCDE")
+        assert (row.record, row.current) == (record, {"log": [[0, 9]]})
+        await writer.close()
+        store.close()
+
+    asyncio.run(scenario())
+
+
+def test_sqlite_checkpoints_its_log_in_a_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connections never checkpoint by themselves (that would wait for the disk on the event loop);
+    the writer does it in a thread every CHECKPOINT_EVERY saves."""
+    monkeypatch.setattr(store_module, "CHECKPOINT_EVERY", 3)
+    store = Store(f"sqlite:///{tmp_path / 'wal.db'}")
+    store.migrate()
+    with store.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+    checkpoints: list[int] = []
+    checkpoint = store.checkpoint
+
+    def spy() -> None:
+        checkpoints.append(threading.get_ident())
+        checkpoint()
+
+    monkeypatch.setattr(store, "checkpoint", spy)
+    data = TableData("ABCDE", "playing", {}, [], 1, None, {"log": []})
+    store.create_table(data)
+
+    async def scenario() -> None:
+        writer = Writer(store)
+        for n in range(7):
+            await writer.save(dataclasses.replace(data, current={"log": [[0, n]]}, changed=frozenset({"current"})))
+            await asyncio.sleep(0.01)  # (a checkpoint runs in the background)
+        await writer.close()
+        assert stored(store, "ABCDE").current == {"log": [[0, 6]]}
+
+    asyncio.run(scenario())
+    assert len(checkpoints) == 2 and threading.get_ident() not in checkpoints
+    store.close()
