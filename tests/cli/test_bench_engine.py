@@ -9,7 +9,7 @@ import random
 from typer.testing import CliRunner
 
 from sixnimmt.cli import app
-from sixnimmt.commands.bench import checked_game
+from sixnimmt.commands.bench import _rates, checked_game
 from sixnimmt.core.record import replay
 
 
@@ -27,5 +27,17 @@ def test_bench_engine_command_reports_the_ratio_of_its_own_run() -> None:
     data = json.loads(result.output)
     assert data["players"] == 3
     assert all(count > 0 for count in data["games"].values())
-    ratio = data["checked_games_per_s"] / data["fast_python_games_per_s"]
-    assert abs(data["checked_vs_fast"] - ratio) < 0.002
+    fast = data["fast_python_games_per_s"]
+    assert abs(data["checked_vs_fast"] - data["checked_games_per_s"] / fast) < 0.002
+    assert abs(data["checked_engine_alone_vs_fast"] - data["checked_engine_alone_games_per_s"] / fast) < 0.002
+
+
+def test_the_tiers_take_turns_until_each_has_its_time() -> None:
+    order: list[str] = []
+    clock = iter(range(1000))
+    rates = _rates(
+        {"a": lambda: order.append("a"), "b": lambda: order.append("b")}, seconds=4, turn=2, clock=lambda: next(clock)
+    )
+    # Each call ticks the injected clock once: a turn is two runs, and each tier gets two turns.
+    assert order == ["a", "a", "b", "b", "a", "a", "b", "b"]
+    assert rates == {"a": (1.0, 4), "b": (1.0, 4)}
