@@ -37,7 +37,7 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.sql.dml import Update
 
@@ -237,6 +237,7 @@ class Store:
         #: loop (see :class:`Writer`); the log's checkpoints, which write the file and sync it to
         #: disk, are :meth:`checkpoint`'s, run in a thread.
         self.local_file = self._lock_path() is not None
+        self._save_statements: dict[tuple[tuple[str, ...], bool], _SaveStatement] = {}
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
 
@@ -312,34 +313,47 @@ class Store:
     def save_tables(self, batch: list[TableData]) -> set[str]:
         """Write several tables' states in one transaction (the server's group commit), each only in
         its ``changed`` columns. Returns the codes whose write was refused because another process
-        owns them now (a newer epoch); the others are written."""
+        owns them now (a newer epoch: a fenced write, ``epoch`` set, finds no row); the others are
+        written.
+
+        The statements are SQLAlchemy's, compiled once for this database (:class:`_SaveStatement`)
+        and run by the driver itself: going through SQLAlchemy's execution for every group commit
+        cost twice the CPU of the commit itself (docs/performance.md, "Web server")."""
         if not batch:
             return set()
-        if any(d.epoch is not None for d in batch):
-            return self._save_fenced(batch)
         now = _now()
-        groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        groups: dict[tuple[tuple[str, ...], bool], list[TableData]] = {}
         for d in batch:
-            columns = _columns(d)
-            groups.setdefault(columns, []).append(_values(d, columns, now))
-        with self.engine.begin() as connection:
-            for columns, rows in groups.items():
-                connection.execute(_save_statement(columns, fenced=False), rows)
-        return set()
-
-    def _save_fenced(self, batch: list[TableData]) -> set[str]:
-        """As :meth:`save_tables`, each row written only if it still carries the writer's epoch."""
-        now = _now()
+            groups.setdefault((_columns(d), d.epoch is not None), []).append(d)
         refused: set[str] = set()
-        with self.engine.begin() as connection:
-            for d in batch:
-                columns = _columns(d)
-                values = _values(d, columns, now)
-                values["match_epoch"] = d.epoch
-                done = connection.execute(_save_statement(columns, fenced=True), values)
-                if done.rowcount != 1:
-                    refused.add(d.code)
+        connection = self.engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            for (columns, fenced), tables in groups.items():
+                statement = self._save_statement(columns, fenced)
+                if not fenced:
+                    rows: list[Any] = [statement.parameters(d, now) for d in tables]
+                    cursor.executemany(statement.sql, rows)
+                    continue
+                for d in tables:  # one at a time, to learn which rows another process owns now
+                    cursor.execute(statement.sql, statement.parameters(d, now))
+                    if cursor.rowcount != 1:
+                        refused.add(d.code)
+            cursor.close()
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
+        finally:
+            connection.close()  # (back to the pool)
         return refused
+
+    def _save_statement(self, columns: tuple[str, ...], fenced: bool) -> _SaveStatement:
+        key = (columns, fenced)
+        statement = self._save_statements.get(key)
+        if statement is None:
+            statement = self._save_statements[key] = _SaveStatement(self.engine.dialect, columns, fenced)
+        return statement
 
     def release_table(self, code: str, epoch: int) -> None:
         """Give a table up (idle, or this process stops): any process may take it over at once."""
@@ -536,22 +550,47 @@ def _columns(data: TableData) -> tuple[str, ...]:
     return STATE_COLUMNS if changed is None else tuple(c for c in STATE_COLUMNS if c in changed)
 
 
-def _values(data: TableData, columns: tuple[str, ...], now: dt.datetime) -> dict[str, Any]:
-    values: dict[str, Any] = {name: getattr(data, name) for name in columns}
-    values["match_code"] = data.code
-    values["updated_at"] = now
-    return values
-
-
 @functools.cache
 def _save_statement(columns: tuple[str, ...], fenced: bool) -> Update:
-    """The ``UPDATE`` of a table's ``columns`` (and ``updated_at``), built once per set of columns:
-    building the statement for each group commit cost more CPU than the commit itself. ``fenced``:
-    written only by the table's owner (several processes), whose epoch must still be its own."""
+    """The ``UPDATE`` of a table's ``columns`` (and ``updated_at``). ``fenced``: written only by the
+    table's owner (several processes), whose epoch must still be its own."""
     where = [Table_.c.code == bindparam("match_code")]
     if fenced:
         where.append(Table_.c.owner_epoch == bindparam("match_epoch"))
     return update(Table_).where(*where).values({name: bindparam(name) for name in (*columns, "updated_at")})
+
+
+class _SaveStatement:
+    """:func:`_save_statement` compiled for one database, with what turns a table's state into the
+    driver's parameters: each column's own bind processing (JSON with orjson, dates as the dialect
+    stores them), in the order or by the names the driver's parameter style wants."""
+
+    def __init__(self, dialect: Dialect, columns: tuple[str, ...], fenced: bool) -> None:
+        compiled = _save_statement(columns, fenced).compile(dialect=dialect)
+        self.sql = str(compiled)
+        names = [*columns, "updated_at", "match_code", *(("match_epoch",) if fenced else ())]
+        self.names = list(compiled.positiontup) if compiled.positiontup is not None else names
+        if sorted(self.names) != sorted(names):
+            raise RuntimeError(f"unexpected parameters in {self.sql!r}: {self.names}")
+        self.positional = compiled.positiontup is not None
+        column = {"match_code": "code", "match_epoch": "owner_epoch"}
+        self.processors = [
+            Table_.c[column.get(name, name)].type.dialect_impl(dialect).bind_processor(dialect) for name in self.names
+        ]
+
+    def parameters(self, data: TableData, now: dt.datetime) -> tuple[Any, ...] | dict[str, Any]:
+        values = []
+        for name, process in zip(self.names, self.processors, strict=True):
+            if name == "updated_at":
+                value: Any = now
+            elif name == "match_code":
+                value = data.code
+            elif name == "match_epoch":
+                value = data.epoch
+            else:
+                value = getattr(data, name)
+            values.append(value if process is None else process(value))
+        return tuple(values) if self.positional else dict(zip(self.names, values, strict=True))
 
 
 def _to_json(value: Any) -> str:

@@ -88,7 +88,9 @@ def test_kill_and_restart_loses_nothing(database_url: str, tmp_path: Path) -> No
             assert before["turn"] == 3 and before["decision"]["kind"] == "card"
             choice = before["hand"][-1]
             host.send(json.dumps({"type": "play", "card": choice}))
-            before = state(host, lambda m: m["view"]["my_choice"] == choice)["view"]
+            # (and the bot's choice: made in a thread, it may come after the host's; waiting for it
+            # keeps it from being saved between this view and the kill, unseen here)
+            before = state(host, lambda m: m["view"]["my_choice"] == choice and m["view"]["chosen"][2])["view"]
     finally:
         server.send_signal(signal.SIGKILL)
         server.wait()
