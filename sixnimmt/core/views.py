@@ -57,6 +57,11 @@ class Decision:
         }
 
 
+#: The fields of a view that are its seat's own (:meth:`Game.view` sets them per seat); at one
+#: moment every other field is the same in every seat's view and in the spectators'.
+OWN_FIELDS = ("seat", "hand", "my_choice", "my_choices", "decision")
+
+
 @dataclass(frozen=True)
 class PlayerView:
     """The game as seen from ``seat`` (``None`` for a spectator).
@@ -184,14 +189,27 @@ class PlayerView:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (for the web server and the bot protocol)."""
+        return {**self.own_to_dict(), **self.shared_to_dict()}
+
+    def own_to_dict(self) -> dict[str, Any]:
+        """The fields of :data:`OWN_FIELDS`, JSON-ready: what this seat's view has that no other has."""
         return {
             "seat": self.seat,
+            "hand": list(self.hand),
+            "my_choice": self.my_choice,
+            "my_choices": list(self.my_choices),
+            "decision": None if self.decision is None else self.decision.to_dict(),
+        }
+
+    def shared_to_dict(self) -> dict[str, Any]:
+        """Every other field, JSON-ready: the same in every seat's view of one moment, and in the
+        spectators' (a server serializes it once for all of them)."""
+        return {
             "seats": list(self.seats),
             "rules": self.rules.to_dict(),
             "phase": self.phase.value,
             "deal": self.deal,
             "turn": self.turn,
-            "hand": list(self.hand),
             "rows": [list(r) for r in self.rows],
             "totals": list(self.totals),
             "penalties": list(self.penalties),
@@ -199,17 +217,14 @@ class PlayerView:
             "hand_sizes": list(self.hand_sizes),
             "played": [list(p) for p in self.played],
             "chosen": list(self.chosen),
-            "my_choice": self.my_choice,
             "revealed": None if self.revealed is None else list(self.revealed),
             "unplaced": list(self.unplaced),
-            "decision": None if self.decision is None else self.decision.to_dict(),
             "waiting_for": list(self.waiting_for),
             "hands": None if self.hands is None else [list(h) for h in self.hands],
             "draft_pool": list(self.draft_pool),
             "drafter": self.drafter,
             "winners": list(self.winners),
             "row_choice": None if self.row_choice is None else self.row_choice.to_dict(),
-            "my_choices": list(self.my_choices),
             "face_up": None if self.face_up is None else list(self.face_up),
             "current": self.current,
             "revealed_by": None if self.revealed_by is None else [list(p) for p in self.revealed_by],

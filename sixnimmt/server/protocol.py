@@ -61,6 +61,14 @@ class Outbound(dict[str, Any]):
             self._text: str = to_json(self)
             return self._text
 
+    @classmethod
+    def prepared(cls, fields: dict[str, Any], text: str) -> Outbound:
+        """A message whose JSON text is already made: ``text`` is ``fields`` as JSON (spliced from
+        parts serialized once for many messages, :class:`~sixnimmt.server.room.SharedState`)."""
+        message = cls(fields)
+        message._text = text
+        return message
+
 
 def to_json(value: Any) -> str:
     """Compact JSON (orjson: several times quicker than ``json`` on the server's messages; integer

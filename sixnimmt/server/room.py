@@ -57,6 +57,7 @@ from .protocol import (
     Start,
     Sync,
     decode,
+    to_json,
 )
 from .scheduling import BotThreads, Scheduler
 from .seats import (
@@ -98,6 +99,44 @@ class _Action:
 
     seat: int
     value: int
+
+
+class SharedState:
+    """One change's ``update`` messages, made from what every receiver shares: the events, the
+    table, and the view fields common to every seat at this moment (those of the spectators' view,
+    :meth:`PlayerView.shared_to_dict`), each built and serialized once. A seat's message adds only
+    its own part (:data:`~sixnimmt.core.views.OWN_FIELDS`: its seat, hand, own choice and
+    decision; the table's ``you`` and ``joining``), serialized on its own and spliced into the same
+    text. Nothing of one seat's own part is in another's message: each is made from that seat's
+    view alone."""
+
+    def __init__(self, table: dict[str, Any], game: Game | None, events: list[dict[str, Any]],
+                 extra: dict[str, Any]) -> None:
+        self.table = table
+        self.game = game
+        self.view = None if game is None else game.view(None).shared_to_dict()
+        self.events = events
+        self.extra = extra
+        self._head = '{"type":"update","events":' + to_json(events) + ',"table":{'
+        self._table_rest = "," + to_json(table)[1:] + ',"view":'
+        self._view_rest = None if self.view is None else "," + to_json(self.view)[1:]
+        self._end = "".join(f",{to_json(key)}:{to_json(value)}" for key, value in extra.items()) + "}"
+
+    def update(self, seat: int | None, joining: int | None) -> Outbound:
+        """The ``update`` for ``seat`` (None: a spectator, taking ``joining`` over at the next deal)."""
+        own_table = {"you": seat, "joining": joining}
+        text = [self._head, to_json(own_table)[1:-1], self._table_rest]
+        view: dict[str, Any] | None = None
+        if self.game is None or self._view_rest is None or self.view is None:
+            text.append("null")
+        else:
+            own = self.game.view(seat).own_to_dict()
+            view = {**own, **self.view}
+            text += ["{", to_json(own)[1:-1], self._view_rest]
+        text.append(self._end)
+        fields = {"type": "update", "events": self.events, "table": {**self.table, **own_table}, "view": view,
+                  **self.extra}
+        return Outbound.prepared(fields, "".join(text))
 
 
 class Room:
@@ -308,17 +347,19 @@ class Room:
         ``summary`` may be passed in when many seats are served at once (it is the same for all);
         ``joining`` is the seat a spectator takes over at the next deal."""
         return {
-            "table": {
-                **(summary or self.summary()),
-                "you": seat,
-                "joining": joining,
-                "chat": self.chat,
-                "host": 0,
-                "timer_left": self.turns.timer_left(),
-                "thinking": sorted(self.turns.long_thinking),
-                "wire": WIRE_VERSION,
-            },
+            "table": {**self._table_state(summary or self.summary()), "you": seat, "joining": joining},
             "view": None if self.game is None else self.game.view(seat).to_dict(),
+        }
+
+    def _table_state(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """A state's ``table``, but for the receiver's own ``you`` and ``joining``."""
+        return {
+            **summary,
+            "chat": self.chat,
+            "host": 0,
+            "timer_left": self.turns.timer_left(),
+            "thinking": sorted(self.turns.long_thinking),
+            "wire": WIRE_VERSION,
         }
 
     # ------------------------------------------------------------------ seats
@@ -876,7 +917,7 @@ class Room:
                 **extra,
             )
         updates: dict[tuple[int | None, int | None], Outbound] = {}
-        summary: dict[str, Any] | None = None
+        shared: SharedState | None = None
         for conn in list(self.connections):
             if conn is skip:
                 continue
@@ -886,11 +927,9 @@ class Room:
             key = (conn.seat, self._joiners.get(conn))
             update = updates.get(key)
             if update is None:
-                if summary is None:
-                    summary = self.summary()
-                update = updates[key] = Outbound(
-                    type="update", events=public, **self.state_for(conn.seat, summary, key[1]), **extra
-                )
+                if shared is None:
+                    shared = SharedState(self._table_state(self.summary()), self.game, public, extra)
+                update = updates[key] = shared.update(*key)
             conn.push(update)
 
     async def close(self) -> None:

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from sixnimmt.core import Rules
+from sixnimmt.core import Game, Rules
 from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import ChooseRow, Draft, Keep, Order, Pass, Play, Retract, wire_text
 from sixnimmt.server.registry import Rooms
-from sixnimmt.server.room import Room
+from sixnimmt.server.room import Room, SharedState
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
@@ -263,3 +263,38 @@ def test_a_seats_message_is_shared_by_its_sockets_and_reaches_no_other(tmp_path:
         await rooms.close()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    "variant,players",
+    [("standard", 4), ("professional", 5), ("tactics", 3), ("logic", 3),
+     ("tournament", 3), ("open", 4), ("nifty", 3), ("hand", 3), ("double", 4)],
+)
+def test_a_spliced_update_is_exactly_the_seats_own_state(variant: str, players: int) -> None:
+    """An ``update`` is spliced from parts shared by every seat and the seat's own part: at every
+    moment of random games, for every seat and for a spectator, its text and its fields are exactly
+    the update made from that seat's whole view (so no other seat's own part is in it), and the
+    shared part of every seat's view is the spectators'."""
+    extra = {"double_deck": "doubles"} if variant == "double" else {}
+    rules = Rules(players=players, variant=variant, target=None, deals=2, **extra)
+    rng = random.Random(f"{variant}-{players}")
+    for _ in range(2):
+        game = Game(rules, [f"P{n}" for n in range(players)], seed=rng.getrandbits(32))
+        events: list[dict[str, Any]] = []
+        while True:
+            table = {"code": "ABCDE", "seats": [{"name": f"P{n}"} for n in range(players)], "wire": 2}
+            shared = SharedState(table, game, events, {"played_for": {"seat": 0, "reason": "timer"}})
+            for seat in (*range(players), None):
+                view = game.view(seat)
+                if seat is not None:
+                    assert view.shared_to_dict() == game.view(None).shared_to_dict()
+                message = shared.update(seat, None if seat is not None else 1)
+                whole = {"type": "update", "events": events,
+                         "table": {**table, "you": seat, "joining": None if seat is not None else 1},
+                         "view": view.to_dict(), "played_for": {"seat": 0, "reason": "timer"}}
+                assert json.loads(wire_text(message)) == json.loads(json.dumps(whole))
+                assert json.loads(json.dumps(message)) == json.loads(json.dumps(whole))
+            if game.is_over:
+                break
+            decision = rng.choice(game.pending())
+            events = [e.to_dict() for e in game.act(decision.seat, rng.choice(decision.options))]
