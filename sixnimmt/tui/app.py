@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
@@ -58,13 +61,16 @@ class SixNimmtApp(App[None]):
         resumed_from: Path | None = None,
         friendly_errors: bool = False,
         warm: Warm = warm_up,
+        terminal_alive: Callable[[], bool] | None = None,
     ) -> None:
         """``resume``: a game rebuilt from its record (``sixnimmt play --resume``), seated as in
         ``config``; it goes on at once. ``friendly_errors`` (``sixnimmt play``): a bug ends the app
         with one line, the traceback in a log file, instead of Textual's traceback on screen.
         ``warm``: compiles the searchers' kernels before a table chosen on the start screen (the
+        tests pass a stand-in). ``terminal_alive``: whether the terminal is still there (the
         tests pass a stand-in)."""
         super().__init__()
+        self.terminal_alive = terminal_alive or _stdin_is_terminal
         self.friendly_errors = friendly_errors
         #: The bug that stopped the app, if one did (kept for the caller and the tests).
         self.error: BaseException | None = None
@@ -82,12 +88,22 @@ class SixNimmtApp(App[None]):
         self.warmed: set[str] = set()
 
     def on_mount(self) -> None:
+        # A terminal closed under the app (its window, an ssh session, tmux) hangs up our input,
+        # and Textual's input thread then spins on the dead descriptor for ever, a whole core, with
+        # the game unsaved. Watched only where the app started on a terminal (not headless).
+        if self.terminal_alive():
+            self.set_interval(1.0, self.check_terminal)
         if not self.show_start_first:
             self.warmed.add(_rules_key(self.config))  # `sixnimmt play` with options warmed them
         if self.show_start_first:
             self.push_screen(StartScreen(self.config))
         else:
             self.push_screen(TableScreen(self.config, self.dealer, self.resume, resumed_from=self.resumed_from))
+
+    def check_terminal(self) -> None:
+        """Leave, saving a game under way, once the terminal is gone."""
+        if not self.terminal_alive() and self.is_running:
+            self.quit_saving()
 
     async def action_quit(self) -> None:
         """Ctrl+Q / Ctrl+C: leave at once, keeping a game under way."""
@@ -208,3 +224,13 @@ class SixNimmtApp(App[None]):
             if isinstance(screen, TableScreen):
                 return screen
         return None
+
+
+def _stdin_is_terminal() -> bool:
+    """False once the terminal has hung up: its descriptor then answers terminal queries with an
+    error, which ``isatty`` reports as not a terminal."""
+    stdin = sys.__stdin__
+    try:
+        return stdin is not None and os.isatty(stdin.fileno())
+    except (OSError, ValueError):
+        return False

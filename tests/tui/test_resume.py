@@ -71,6 +71,30 @@ def test_quitting_mid_game_saves_a_partial_record_that_replays(tmp_path: Path, k
     asyncio.run(scenario())
 
 
+def test_a_terminal_that_hangs_up_ends_the_app_and_the_game_is_saved(tmp_path: Path) -> None:
+    """A closed terminal window (or ssh session) hangs up the app's input: the app notices, saves
+    the game under way and exits, instead of running on with nobody to play."""
+    terminal = {"there": True}
+
+    async def scenario() -> None:
+        app = SixNimmtApp(config(tmp_path), show_start=False, terminal_alive=lambda: terminal["there"])
+        async with app.run_test(size=SIZE) as pilot:
+            await play_turns(app, pilot, 2)
+            await settle(pilot, lambda: table(app).asking == 0)
+            app.check_terminal()  # the terminal is still there: nothing happens
+            await pilot.pause()
+            assert app.is_running and unfinished(tmp_path) == []
+            terminal["there"] = False
+            app.check_terminal()  # what the app's one-second watch calls
+            await settle(pilot, lambda: not app.is_running)
+        [saved] = unfinished(tmp_path)
+        assert app.unfinished_saved_to == saved
+        again = replay(json.loads(saved.read_text()), partial=True).game
+        assert (again.deal_index, again.turn) == (0, 2)
+
+    asyncio.run(scenario())
+
+
 def test_quitting_before_anything_happened_saves_nothing(tmp_path: Path) -> None:
     async def scenario() -> None:
         app = SixNimmtApp(config(tmp_path), show_start=False)
