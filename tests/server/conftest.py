@@ -53,3 +53,14 @@ def client(database_url: str) -> Iterator[TestClient]:
     """The app on a fresh database: every test using it runs on SQLite, and on PostgreSQL too."""
     with make_client(database_url) as test_client:
         yield test_client
+
+
+class Listener:
+    """A connection as a room sees it, keeping what is pushed to it (a socket's stand-in)."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.messages: list[dict[str, Any]] = []
+
+    def push(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)

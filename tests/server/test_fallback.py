@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pytest
 
@@ -19,14 +19,7 @@ from sixnimmt.server.room import Room
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
-
-class Conn:
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.messages: list[dict[str, Any]] = []
-
-    def push(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
+from .conftest import Listener
 
 
 async def two_humans(
@@ -41,7 +34,7 @@ async def two_humans(
     return rooms, room
 
 
-async def answer_rows(room: Room, *present: Conn) -> None:
+async def answer_rows(room: Room, *present: Listener) -> None:
     """The players at the table answer their own row choices (the fallback answers an absent one's)."""
     game = room.game
     assert game is not None
@@ -57,7 +50,7 @@ def test_an_absent_player_is_played_for_then_takes_over(tmp_path: Path) -> None:
         rooms, room = await two_humans(tmp_path, clock, grace=30.0)
         game = room.game
         assert game is not None
-        host = Conn(0)
+        host = Listener(0)
         await room.connect(host)  # the friend never connects: away since joining
         await room.handle(host, Play(type="play", card=game.hands[0][0]))
         clock.advance(29.9)
@@ -74,7 +67,7 @@ def test_an_absent_player_is_played_for_then_takes_over(tmp_path: Path) -> None:
         assert game.turn == 2
         # the friend comes back: from now on the game waits for them, however long it takes
         # (the card chosen for them before they came back stands: this turn ends with it)
-        friend = Conn(1)
+        friend = Listener(1)
         await room.connect(friend)
         await room.handle(host, Play(type="play", card=game.hands[0][0]))
         await room.turns.settle()
@@ -99,7 +92,7 @@ def test_the_turn_timer_plays_for_whoever_runs_out_of_time(tmp_path: Path) -> No
         rooms, room = await two_humans(tmp_path, clock, timer=15)
         game = room.game
         assert game is not None
-        host, friend = Conn(0), Conn(1)
+        host, friend = Listener(0), Listener(1)
         await room.connect(host)
         await room.connect(friend)
         assert friend.messages[-1]["table"]["timer_left"] == 15
@@ -148,7 +141,7 @@ def test_idle_rooms_leave_memory_and_come_back_unchanged(tmp_path: Path) -> None
         rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, idle_evict=600.0), clock)
         room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "open"}])
         await room.join("Friend")
-        host = Conn(0)
+        host = Listener(0)
         await room.connect(host)
         assert room.game is not None
         card = room.game.hands[0][3]
@@ -195,7 +188,7 @@ def test_a_broken_bot_is_played_for_by_its_guard_and_closed(
         room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "bot", "bot": "expert"}])
         game = room.game
         assert game is not None
-        host = Conn(0)
+        host = Listener(0)
         await room.connect(host)
         while not game.is_over:
             decision = game.decision_for(0)

@@ -21,17 +21,8 @@ from sixnimmt.server.registry import Rooms
 from sixnimmt.server.seats import TableError, TableOptions
 from sixnimmt.server.store import Store
 
-from .conftest import make_client
+from .conftest import Listener, make_client
 from .helpers import create_table, receive_until
-
-
-class Conn:
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.messages: list[dict[str, Any]] = []
-
-    def push(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
 
 
 async def _rooms(tmp_path: Path, **overrides: Any) -> Rooms:
@@ -45,9 +36,9 @@ def test_presence_changes_are_one_small_message_per_other_socket(tmp_path: Path)
     async def scenario() -> None:
         rooms = await _rooms(tmp_path)
         room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "open"}])
-        host = Conn(0)
+        host = Listener(0)
         await room.connect(host)
-        watchers = [Conn(None) for _ in range(50)]
+        watchers = [Listener(None) for _ in range(50)]
         for watcher in watchers:
             await room.connect(watcher)
         # 50 spectators arrived: the host heard nothing, each spectator got only its own state
@@ -57,7 +48,7 @@ def test_presence_changes_are_one_small_message_per_other_socket(tmp_path: Path)
         await room.join("Friend")
         for conn in (host, *watchers):
             conn.messages.clear()
-        friend, friend_again = Conn(1), Conn(1)
+        friend, friend_again = Listener(1), Listener(1)
         await room.connect(friend)  # the seat's first socket: one presence delta to each other socket
         for conn in (host, *watchers):
             assert conn.messages == [{"type": "presence", "seat": 1, "connected": True, "spectators": 50}]
@@ -75,15 +66,15 @@ def test_connections_are_capped_per_seat_and_spectators_per_table(tmp_path: Path
     async def scenario() -> None:
         rooms = await _rooms(tmp_path, max_connections_per_seat=2, max_spectators_per_table=3)
         room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot"}])
-        await room.connect(Conn(0))
-        await room.connect(Conn(0))
+        await room.connect(Listener(0))
+        await room.connect(Listener(0))
         with pytest.raises(TableError) as refused:
-            await room.connect(Conn(0))
+            await room.connect(Listener(0))
         assert refused.value.code == "too-many-connections" and refused.value.params == {"limit": 2}
         for _ in range(3):
-            await room.connect(Conn(None))
+            await room.connect(Listener(None))
         with pytest.raises(TableError, match="spectators"):
-            await room.connect(Conn(None))
+            await room.connect(Listener(None))
         assert room.seats[0].connections == 2 and room.spectators() == 3
         await rooms.close()
 

@@ -17,6 +17,8 @@ from sixnimmt.server.room import Room
 from sixnimmt.server.seats import StoreFailedError, TableOptions
 from sixnimmt.server.store import Store, TableData
 
+from .conftest import Listener
+
 
 class FlakyStore(Store):
     """A store that fails its next write when asked to (a lost connection, a full disk...)."""
@@ -38,14 +40,6 @@ class FlakyStore(Store):
         self._maybe_fail()
         return super().finish_game(data, *args)
 
-
-class Listener:
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.messages: list[dict[str, Any]] = []
-
-    def push(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
 
 
 def stored_state(store: Store, code: str) -> tuple[Any, ...]:

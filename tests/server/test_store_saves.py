@@ -8,7 +8,6 @@ import asyncio
 import dataclasses
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,6 +19,8 @@ from sixnimmt.server.protocol import Play
 from sixnimmt.server.registry import Rooms
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store, TableData, Writer
+
+from .conftest import Listener
 
 
 class RecordingStore(Store):
@@ -33,14 +34,6 @@ class RecordingStore(Store):
         self.saved_columns += [d.changed for d in batch]
         return super().save_tables(batch)
 
-
-class Listener:
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.messages: list[dict[str, Any]] = []
-
-    def push(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
 
 
 def stored(store: Store, code: str) -> TableData:

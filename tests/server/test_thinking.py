@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,14 +22,7 @@ from sixnimmt.server.scheduling import BotThreads
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
-
-class Conn:
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.messages: list[dict[str, Any]] = []
-
-    def push(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
+from .conftest import Listener
 
 
 class GatedBot(Bot):
@@ -59,7 +51,7 @@ async def wait_for(event: threading.Event) -> None:
     raise AssertionError("the bot never started thinking")
 
 
-def thinking(conn: Conn) -> list[tuple[int, bool]]:
+def thinking(conn: Listener) -> list[tuple[int, bool]]:
     return [(m["seat"], m["thinking"]) for m in conn.messages if m["type"] == "thinking"]
 
 
@@ -91,7 +83,7 @@ def test_a_long_think_is_announced_and_its_end_too(tmp_path: Path, monkeypatch: 
         assert game is not None
         (spec, bot), = made
         assert spec == rooms.settings.level_specs["grandmaster"]  # the server's time-limited grandmaster
-        host = Conn(0)
+        host = Listener(0)
         await room.connect(host)
         await wait_for(bot.started)
         if slow:
@@ -100,7 +92,7 @@ def test_a_long_think_is_announced_and_its_end_too(tmp_path: Path, monkeypatch: 
             clock.advance(0.02)
             assert thinking(host) == [(1, True)]
             # someone who connects now sees it in the table's state
-            late = Conn(None)
+            late = Listener(None)
             await room.connect(late)
             assert late.messages[0]["table"]["thinking"] == [1]
         bot.release.set()
@@ -163,7 +155,7 @@ def test_a_quick_bot_does_not_wait_behind_other_tables_searches(tmp_path: Path, 
         room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "easy"}])
         game = room.game
         assert game is not None
-        host = Conn(0)
+        host = Listener(0)
         await room.connect(host)
         await room.turns.settle()
         assert game.chosen[1] is not None  # its first decision, in the bot threads (how quick is it?)
