@@ -8,9 +8,9 @@ seconds (the tables' creation left out).
     kill -INT %1
 
 Settings are those of ``sixnimmt serve`` (SQLite in a temporary folder, bots without delay, the
-quiet garbage collector), as ``load_web.py`` starts it; ``--freeze S`` also moves every live object
-out of the collector's reach every S seconds (``gc.freeze``), an experiment: it would keep cyclic
-garbage for ever in a long-running server."""
+quiet garbage collection of server/collector.py), as ``load_web.py`` starts it; ``--full-every S``
+sets its period (``Settings.full_collection_seconds``), ``--automatic-gc`` gives the server Python's
+automatic collector instead, with ``--threshold`` for its thresholds."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ import gc
 import json
 import signal
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip", type=float, default=35.0, help="seconds from the start not counted")
-    parser.add_argument("--freeze", type=float, default=0.0, help="gc.freeze() every this many seconds (0: never)")
+    parser.add_argument("--full-every", type=float, default=Settings().full_collection_seconds,
+                        help="seconds between the quiet collector's full collections")
+    parser.add_argument("--automatic-gc", action="store_true", help="Python's automatic collector instead")
+    parser.add_argument("--threshold", default="700,10,10", help="with --automatic-gc: gc.set_threshold's three numbers")
     args = parser.parse_args()
     url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='sixnimmt-probe-')) / 'probe.db'}"
     store = Store(url)
@@ -60,14 +62,6 @@ def main() -> None:
             pauses.append((time.monotonic() - start, info["generation"], (time.perf_counter() - began) * 1000))
 
     gc.callbacks.append(on_gc)
-    if args.freeze > 0:
-
-        def freezer() -> None:
-            while True:
-                time.sleep(args.freeze)
-                gc.freeze()
-
-        threading.Thread(target=freezer, daemon=True).start()
 
     async def lag_probe() -> None:
         while True:
@@ -75,7 +69,10 @@ def main() -> None:
             await asyncio.sleep(0.01)
             lags.append((time.monotonic() - start, (time.perf_counter() - asked - 0.01) * 1000))
 
-    settings = Settings(database_url=url, bot_delay=0.0, absent_grace=600.0, quiet_gc=True)
+    settings = Settings(database_url=url, bot_delay=0.0, absent_grace=600.0, quiet_gc=not args.automatic_gc,
+                        full_collection_seconds=args.full_every)
+    if args.automatic_gc:
+        gc.set_threshold(*(int(n) for n in args.threshold.split(",")))
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=args.port, log_level="warning",
                             ws_max_size=65536, ws_per_message_deflate=False)  # as `sixnimmt serve`
 
@@ -98,6 +95,10 @@ def main() -> None:
         "loop_late_ms_max": round(max(late, default=0.0), 1),
         "loop_late_over_100ms": sum(1 for ms in late if ms > 100),
         "loop_samples": len(late),
+        # Each collection over 10 ms: seconds since the start, generation, milliseconds (the last
+        # ones may be the shutdown's, after the load test has stopped measuring).
+        "gc_pauses": [[round(when, 1), gen, round(ms, 1)] for when, gen, ms in pauses if when > args.skip and ms > 10],
+        "seconds": round(time.monotonic() - start, 1),
     }), flush=True)
 
 

@@ -158,12 +158,14 @@ class Game:
         self._stack = spec.placement is Placement.STACKED
         self._plain = spec.placement is Placement.RIGHT_END  # placement needs no general search
         self._keeps_taken = spec.keeps_taken
-        self._act: dict[Phase, Callable[[int, int], list[Event]]] = {
-            _PLAY: self.play,
-            _ROW_CHOICE: self.choose_row,
-            _DRAFT: self.draft,
-            _ORDER: self.order,
-            _KEEP: self.keep,
+        # The class's functions, not bound methods: a game holding its own bound methods would be
+        # a reference cycle, freed only by the cycle collector (see TurnStructure.game).
+        self._act: dict[Phase, Callable[[Game, int, int], list[Event]]] = {
+            _PLAY: Game.play,
+            _ROW_CHOICE: Game.choose_row,
+            _DRAFT: Game.draft,
+            _ORDER: Game.order,
+            _KEEP: Game.keep,
         }
 
         self.totals: list[int] = [0] * players
@@ -449,7 +451,7 @@ class Game:
         if handler is None:  # the game is over: say so (or that there is no such seat)
             self._check_seat(seat)
             raise IllegalMoveError(f"the game is over: {self._who(seat)} has nothing to decide")
-        return handler(seat, value)
+        return handler(self, seat, value)
 
     def play(self, seat: int, card: Card) -> list[Event]:
         """``seat`` chooses ``card`` for this turn.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -236,7 +237,7 @@ class RecordWriter:
     """
 
     def __init__(self, game: Game) -> None:
-        self._game = game
+        self._game: Game = weakref.proxy(game)  # the game owns its writer (see TurnStructure.game)
         self._seen = 0
         self._deals: list[dict[str, Any]] = []
         self._turn: dict[str, Any] | None = None
@@ -248,13 +249,15 @@ class RecordWriter:
         self._drafts_always = spec.dealing is Dealing.DRAFT
         # Placements matter only when one answers a row choice: ``_asked_for`` adds that handler
         # and ``_placed`` takes it away again (a game places some 160 cards and asks about 25).
-        self._handlers: dict[type[Event], Callable[[Any], None]] = {
-            CardsRevealed: self._start_turn,
-            RowChoiceRequired: self._asked_for,
-            OrderChosen: self._ordered,
-            CardsKept: self._kept,
-            DraftPicked: self._drafted,
-            DealStarted: self._start_deal,
+        # The class's functions, not bound methods: a writer holding its own bound methods would
+        # be a reference cycle, freed only by the cycle collector.
+        self._handlers: dict[type[Event], Callable[[RecordWriter, Any], None]] = {
+            CardsRevealed: RecordWriter._start_turn,
+            RowChoiceRequired: RecordWriter._asked_for,
+            OrderChosen: RecordWriter._ordered,
+            CardsKept: RecordWriter._kept,
+            DraftPicked: RecordWriter._drafted,
+            DealStarted: RecordWriter._start_deal,
         }
 
     def _catch_up(self) -> None:
@@ -266,7 +269,7 @@ class RecordWriter:
         for event in events[self._seen :]:
             handler = handlers.get(event.__class__)
             if handler is not None:
-                handler(event)
+                handler(self, event)
         self._seen = len(events)
 
     def _placed(self, event: CardPlaced) -> None:
@@ -278,7 +281,7 @@ class RecordWriter:
 
     def _asked_for(self, event: RowChoiceRequired) -> None:
         self._asked = event.card
-        self._handlers[CardPlaced] = self._placed
+        self._handlers[CardPlaced] = RecordWriter._placed
 
     def _ordered(self, event: OrderChosen) -> None:
         assert self._turn is not None

@@ -16,6 +16,7 @@ called with a seat and an int already checked by the game.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 from .cards import Card
@@ -40,7 +41,10 @@ class TurnStructure:
     retractable = True
 
     def __init__(self, game: Game) -> None:
-        self.game = game
+        # The game owns its turn structure: a weak reference back, so that a game nobody holds is
+        # freed at once by its reference count, not left for the cycle collector (a serving
+        # process runs that once every few minutes: server/collector.py).
+        self.game: Game = weakref.proxy(game)
 
     # ---------------------------------------------------------------- the turn order's own
 

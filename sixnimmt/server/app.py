@@ -7,7 +7,6 @@ and the static front end (plain HTML, CSS and JavaScript modules; no build step)
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import logging
 from collections import deque
@@ -40,6 +39,7 @@ from ..core.variants import VARIANTS as SPECS
 from ..seats import available
 from .clock import Clock, LoopClock
 from .cluster import MOVED_CLOSE_CODE, Cluster
+from .collector import QuietCollector
 from .config import Settings, settings_from_env
 from .limits import AddressCount, ApiError, BodyLimit, RateLimits, too_many
 from .protocol import ProtocolError, wire_text
@@ -504,14 +504,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         if settings.clustered():
             await app.state.rooms.join_cluster()
         app.state.reviews = Reviews(store, app.state.rooms.db, settings)
-        if settings.quiet_gc:
-            gc.freeze()  # the modules, the app: they live as long as the process, never scan them again
-            # Young objects (messages, views) mostly die young; the tables' long-lived state
-            # changes slowly. Fewer collections, and a full one only after many young ones.
-            gc.set_threshold(50_000, 20, 20)
+        collector = QuietCollector(clock, settings.full_collection_seconds) if settings.quiet_gc else None
+        if collector is not None:
+            collector.start()
+        app.state.collector = collector
         try:
             yield
         finally:
+            if collector is not None:
+                await collector.stop()
             await app.state.reviews.close()
             await app.state.rooms.close()
             store.close()

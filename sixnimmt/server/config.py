@@ -83,10 +83,12 @@ class Settings:
     thinking_notice: float = 0.15
     #: Seconds a room with nobody connected stays in memory (it is reloaded from the store on demand).
     idle_evict: float = 600.0
-    #: A process that only serves (``sixnimmt serve`` sets it): freeze what start-up made and collect
-    #: garbage less often. Under load, full collections over every table in memory took a quarter
-    #: to a third of the server's CPU (docs/performance.md, "Web server").
+    #: A process that only serves (``sixnimmt serve`` sets it): freeze what start-up made, stop
+    #: Python's automatic collector and run one full collection every ``full_collection_seconds``
+    #: (server/collector.py says why: the automatic one stopped a busy server for a quarter of a
+    #: second every few seconds, and found nothing to free).
     quiet_gc: bool = False
+    full_collection_seconds: float = 300.0
     #: Several processes on one database (``docs/deploy.md``): None means "on for PostgreSQL" (any
     #: process may then share the database with others), False keeps one process's tables to itself.
     cluster: bool | None = None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import random
+import weakref
 from collections import Counter
 from dataclasses import fields
 
@@ -166,3 +168,22 @@ def test_views_and_pending_decisions_are_never_out_of_date(rules: Rules, seed: i
             cached = [game.view(s) for s in seats]
             assert [fresh_view(game, s) for s in seats] == cached
             assert game.pending() == pending
+
+
+def test_a_game_nobody_holds_is_freed_at_once() -> None:
+    """No reference cycles in a game (its turn structure and record writer refer back to it weakly):
+    a game that is dropped is freed by its reference count, in every variant, views and record
+    made, without waiting for the cycle collector (a serving process runs it every few minutes)."""
+    gc.collect()
+    gc.disable()
+    try:
+        for variant in VARIANTS:
+            low, _ = PLAYER_RANGE.get(Variant(variant), (2, 10))
+            game = play_random(Rules(players=max(low, 4), variant=variant, target=None, deals=2), seed=7, check=False)
+            game.view(0)
+            game.record()
+            freed = [weakref.ref(game), weakref.ref(game._turns), weakref.ref(game._record_writer())]
+            del game
+            assert [ref() for ref in freed] == [None, None, None], f"{variant}: a dropped game is still alive"
+    finally:
+        gc.enable()

@@ -8,6 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from sixnimmt.core.record import replay
+from sixnimmt.server.config import Settings
 
 from .conftest import make_client
 from .helpers import create_table, play_out, receive_until
@@ -150,16 +151,18 @@ def test_request_lists_come_from_the_variant_specs(client: TestClient) -> None:
 
 
 def test_a_serving_process_collects_garbage_quietly(tmp_path: Path) -> None:
-    """``quiet_gc`` (what ``sixnimmt serve`` sets) freezes start-up's objects and raises the
-    collection thresholds when the app starts; without it the process's collector is left alone."""
-    before = gc.get_threshold()
-    gc.set_threshold(700, 10, 10)  # Python's defaults, whatever an earlier test in this process left
+    """``quiet_gc`` (what ``sixnimmt serve`` sets) freezes start-up's objects and stops the automatic
+    collector while the app runs, and gives it back when the app stops; without it the process's
+    collector is left alone."""
+    assert gc.isenabled()
     try:
         with make_client(f"sqlite:///{tmp_path / 'plain.db'}"):
-            assert gc.get_threshold() == (700, 10, 10)
-        with make_client(f"sqlite:///{tmp_path / 'quiet.db'}", quiet_gc=True):
-            assert gc.get_threshold()[0] > 700
+            assert gc.isenabled()
+        with make_client(f"sqlite:///{tmp_path / 'quiet.db'}", quiet_gc=True) as client:
+            assert not gc.isenabled()
             assert gc.get_freeze_count() > 0
+            assert client.app.state.collector.every == Settings().full_collection_seconds  # type: ignore[attr-defined]
+        assert gc.isenabled()
     finally:
-        gc.set_threshold(*before)
+        gc.enable()
         gc.unfreeze()
