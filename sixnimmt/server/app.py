@@ -10,7 +10,7 @@ import asyncio
 import json
 import logging
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -440,18 +440,26 @@ async def _serve_socket(
         log.warning("refused a WebSocket from %s at table %s: %s", address, room.code, error)
         await _refuse(websocket, error.to_message(), 4429)
         return
+    try:
+        await _pump(websocket, client, lambda text: room.receive(client, text, address))
+    finally:
+        await room.disconnect(client)
+
+
+async def _pump(websocket: WebSocket, client: SocketClient, handle: Callable[[str | None], Awaitable[None]]) -> None:
+    """Run ``client``'s writer and hand each frame's text to ``handle`` until either side closes
+    (the client, or the writer after an overflow or a move to another process)."""
     writer = asyncio.create_task(client.writer())
     try:
         while not writer.done():
             frame = await websocket.receive()
             if frame["type"] == "websocket.disconnect":
                 break
-            await room.receive(client, frame.get("text"), address)
+            await handle(frame.get("text"))
     except (WebSocketDisconnect, RuntimeError):
-        pass  # closed by the client (or by our writer after an overflow)
+        pass
     finally:
         writer.cancel()
-        await room.disconnect(client)
 
 
 async def _forward_socket(
@@ -462,27 +470,22 @@ async def _forward_socket(
     frames are handled here from then on."""
     client = SocketClient(websocket, None, settings.max_outbox_messages)
     link = cluster.link(code, owner, client, token)
-    writer = asyncio.create_task(client.writer())
+
+    async def handle(text: str | None) -> None:
+        if link.room is not None:
+            await link.room.receive(client, text, address)
+        elif text is not None and (size := len(text.encode())) > settings.max_message_bytes:
+            # (checked here too: a frame travels to the owner inside one NOTIFY)
+            client.push(ProtocolError(
+                f"message too large: {size} bytes (limit {settings.max_message_bytes})",
+                "too-large", size=size, limit=settings.max_message_bytes,
+            ).to_message())
+        else:
+            cluster.forward(link, text)
+
     try:
-        while not writer.done():
-            frame = await websocket.receive()
-            if frame["type"] == "websocket.disconnect":
-                break
-            text = frame.get("text")
-            if link.room is not None:
-                await link.room.receive(client, text, address)
-            elif text is not None and (size := len(text.encode())) > settings.max_message_bytes:
-                # (checked here too: a frame travels to the owner inside one NOTIFY)
-                client.push(ProtocolError(
-                    f"message too large: {size} bytes (limit {settings.max_message_bytes})",
-                    "too-large", size=size, limit=settings.max_message_bytes,
-                ).to_message())
-            else:
-                cluster.forward(link, text)
-    except (WebSocketDisconnect, RuntimeError):
-        pass
+        await _pump(websocket, client, handle)
     finally:
-        writer.cancel()
         await cluster.unlink(link)
 
 
