@@ -28,10 +28,11 @@ def learned_policy(policy: str | Path) -> MlpPolicy:
 
 
 class LearnedBot(Bot):
-    """Plays the trained policy (by default the one shipped for 4-player standard games).
+    """Plays the trained policy (by default the shipped one, trained on standard games of 2, 3, 4, 6
+    and 10 players: docs/rl.md).
 
-    It was trained for 4 players, standard rules; the observation is the same at every table size
-    and in every variant, so it plays them all, though not as well as where it was trained.
+    The observation is the same at every table size and in every variant, so it plays them all,
+    though not as well where it was not trained.
     """
 
     name = "learned"

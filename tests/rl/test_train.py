@@ -62,7 +62,7 @@ def test_the_exported_policy_is_the_trained_actor(tmp_path: Path) -> None:
     with torch.no_grad():
         expected = actor(torch.as_tensor(obs)).numpy()
     assert np.allclose(policy.logits(obs), expected, atol=1e-5)
-    # Starting from the shipped policy (made for the shorter, earlier layout) plays as it does.
+    # Starting from the shipped policy plays as it does.
     shipped = MlpPolicy.load()
     big = _mlp(torch, [OBS_SIZE, 256, 256, N_ACTIONS])
     _load_into(torch, big, shipped)
