@@ -29,15 +29,10 @@ from sixnimmt.server.room import Room
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
+from .conftest import Listener
 
-class Conn:
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.messages: list[dict[str, Any]] = []
 
-    def push(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
-
+class Conn(Listener):
     def last(self, kind: str) -> dict[str, Any]:
         return next(m for m in reversed(self.messages) if m["type"] == kind)
 
