@@ -21,6 +21,22 @@ def _numbers(text: str, what: str) -> tuple[int, ...]:
     return values
 
 
+def _weights(text: str) -> dict[int, float]:
+    """``--residual 10:-8,6:-2`` (or ``--row-residual``): a starting weight per player count."""
+    weights: dict[int, float] = {}
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        count, sep, weight = piece.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            weights[int(count)] = float(weight)
+        except ValueError:
+            raise typer.BadParameter(f"the residuals take PLAYERS:WEIGHT pairs separated by commas (10:-8,6:-2), not {piece!r}") from None
+    return weights
+
+
 @app.callback(invoke_without_command=True)
 def train(
     out: Annotated[str, typer.Option(help="Run folder: log.jsonl, curve.png, policy.npz, checkpoint.pt.")] = "runs/selfplay",
@@ -34,7 +50,10 @@ def train(
     hidden: Annotated[str, typer.Option(help="Hidden layer sizes.")] = "256,256",
     lr: Annotated[float | None, typer.Option(min=0.0, help="Adam learning rate. Default: 1e-4 (PPO), 1e-3 (--distil).", show_default=False)] = None,
     self_play: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of games where the learner takes every seat.")] = 0.4,
-    league_bots: Annotated[str, typer.Option(help="Built-in league players (compiled): greedy, random.")] = "greedy,random",
+    league_bots: Annotated[str, typer.Option(help="Built-in league players: greedy, random (compiled), cautious (the medium level's card counting).")] = "greedy,random",
+    bot_share: Annotated[float, typer.Option(min=0.0, max=1.0, help="Of the league games, the share the built-in players take once there are snapshots.")] = 0.3,
+    residual: Annotated[str, typer.Option(help="Card scores plus a learned weight times cautious's expected cost, per player count, from these starting weights: e.g. 10:-8,6:-2. Empty: none.")] = "",
+    row_residual: Annotated[str, typer.Option(help="Row scores (a too-low card's row) plus a learned weight times the row's bullheads, per player count: e.g. 4:-4. Empty: none.")] = "",
     eval_every: Annotated[int, typer.Option(min=1, help="Iterations between evaluations and checkpoints.")] = 5,
     eval_games: Annotated[int, typer.Option(min=2, help="Games per evaluation (vs compiled greedy).")] = 256,
     clone: Annotated[str, typer.Option(help="First imitate this compiled player (greedy), then PPO; empty: no cloning.")] = "",
@@ -44,7 +63,7 @@ def train(
     decisions: Annotated[int, typer.Option(min=1, help="--distil: labelled decisions per round, all player counts together.")] = 50_000,
     samples: Annotated[int, typer.Option(min=1, help="--distil: rollouts per option for each label.")] = 16,
     rollout: Annotated[str, typer.Option(help="--distil: every seat's policy in the labels' rollouts: count, cautious, snug or random.")] = "count",
-    features: Annotated[str, typer.Option(help="--distil: features the network derives from the observation: derived, or none.")] = "derived",
+    features: Annotated[str | None, typer.Option(help="Features the networks derive from the observation: derived, or none. Default: derived (--distil), none (PPO).", show_default=False)] = None,
     explore: Annotated[float, typer.Option(min=0.0, max=1.0, help="--distil: share of random moves while collecting positions.")] = 0.05,
     epochs: Annotated[int, typer.Option(min=1, help="--distil: epochs over all the data after each round.")] = 4,
     resume: Annotated[bool, typer.Option("--resume", help="Go on with the run in --out from its checkpoint.")] = False,
@@ -63,7 +82,7 @@ def train(
 
             result = run_distil(DistilConfig(
                 out=out, players=_numbers(players, "player counts"), variant=variant, rounds=rounds,
-                decisions=decisions, samples=samples, rollout=rollout, explore=explore, features="" if features == "none" else features, hidden=_numbers(hidden, "layer sizes"),
+                decisions=decisions, samples=samples, rollout=rollout, explore=explore, features="" if features == "none" else (features or "derived"), hidden=_numbers(hidden, "layer sizes"),
                 init=init or "none", epochs=epochs, lr=1e-3 if lr is None else lr, seed=seed,
             ), resume=resume, ship=ship, echo=typer.echo)
         else:
@@ -71,7 +90,8 @@ def train(
                 out=out, players=_numbers(players, "player counts"), variant=variant, agent_steps=agent_steps,
                 games=games, steps=steps, seed=seed, init=init or "learned", hidden=_numbers(hidden, "layer sizes"),
                 lr=1e-4 if lr is None else lr, self_play=self_play,
-                league_bots=tuple(b.strip() for b in league_bots.split(",") if b.strip()),
+                league_bots=tuple(b.strip() for b in league_bots.split(",") if b.strip()), bot_share=bot_share,
+                residual=_weights(residual), row_residual=_weights(row_residual), features="" if features in (None, "none") else features,
                 eval_every=eval_every, eval_games=eval_games, clone=clone, clone_decisions=clone_decisions,
             )
             result = run(config, resume=resume, ship=ship, echo=typer.echo)

@@ -12,7 +12,10 @@ extends at the end only: such a policy reads the first numbers of the vector, ex
 A policy whose meta names ``features`` (``"derived"``, :mod:`sixnimmt.rl.features`) reads the
 observation followed by those features, which it computes from the observation; one whose meta
 has a ``residual`` adds it times the ``cautious`` bot's expected cost of each card to the card
-actions' scores.
+actions' scores, and one with a ``row_residual`` adds that times the bullheads of each row to the row
+actions' scores when a too-low card takes one. Each is one number, or one per player count (a list
+indexed by the number of players, which the policy reads from the observation), so that a policy may
+lean on the counting at ten players and not at two.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .encoding import CARD_ACTIONS, EARLIER_OBS_SIZES, N_ACTIONS, OBS_SIZE
-from .features import FEATURE_SETS, counted_cost, derived
+from ..core.rules import MAX_PLAYERS
+from .encoding import CARD_ACTIONS, EARLIER_OBS_SIZES, N_ACTIONS, OBS_SIZE, ROW_ACTION_BASE
+from .features import FEATURE_SETS, counted_cost, derived, players_of, row_cost
 
 #: The policies shipped in the package.
 POLICY_DIR = Path(__file__).parent / "policies"
@@ -40,6 +44,26 @@ _ACTIVATIONS: dict[str, Callable[[NDArray[np.float32]], NDArray[np.float32]]] = 
 
 class PolicyFileError(ValueError):
     """A policy file that is missing, unreadable, or made for another observation layout."""
+
+
+def _residual(value: Any) -> NDArray[np.float32]:
+    """A meta's ``residual``: one weight for every table (an array of one), or one per player count
+    (indexed by the number of players: ``MAX_PLAYERS + 1`` numbers, the first two unused)."""
+    if isinstance(value, list | tuple):
+        if len(value) != MAX_PLAYERS + 1:
+            raise PolicyFileError(f"a residual per player count has {MAX_PLAYERS + 1} numbers (index: players), "
+                                  f"not {len(value)}")
+        return np.asarray(value, dtype=np.float32)
+    try:
+        return np.asarray([float(value)], dtype=np.float32)
+    except (TypeError, ValueError):
+        raise PolicyFileError(f"a residual is a number or a list of numbers, not {value!r}") from None
+
+
+def _weight(residual: NDArray[np.float32], observation: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A residual's weight for each observation (``[..., 1]``): its table size's, or the one weight."""
+    weight = residual[players_of(observation)] if residual.size > 1 else np.full(observation.shape[:-1], residual[0])
+    return np.expand_dims(weight, -1)
 
 
 class MlpPolicy:
@@ -58,8 +82,11 @@ class MlpPolicy:
             raise PolicyFileError(f"unknown features {self.features!r}: this version of sixnimmt derives "
                                   f"{', '.join(FEATURE_SETS)}")
         #: Added to the card actions' scores, times :func:`~sixnimmt.rl.features.counted_cost`: 0, or
-        #: negative for a policy that starts from the ``cautious`` bot's choices (a residual).
-        self.residual = float(meta.get("residual", 0.0))
+        #: negative for a policy that starts from the ``cautious`` bot's choices (a residual); per
+        #: player count (index: the number of players) when the meta gives a list.
+        self.residual = _residual(meta.get("residual", 0.0))
+        #: The same for the row actions, times the bullheads of each row (:func:`~sixnimmt.rl.features.row_cost`).
+        self.row_residual = _residual(meta.get("row_residual", 0.0))
         extra = FEATURE_SETS.get(self.features, 0)
         sizes = (OBS_SIZE + extra,) if extra else (OBS_SIZE, *EARLIER_OBS_SIZES)
         if weights[0].shape[1] not in sizes or weights[-1].shape[0] != N_ACTIONS:
@@ -109,8 +136,10 @@ class MlpPolicy:
             x = x @ w.T + b
             if i < last:
                 x = act(x)
-        if self.residual:
-            x[..., :CARD_ACTIONS] += self.residual * counted_cost(observation)
+        if self.residual.any():
+            x[..., :CARD_ACTIONS] += _weight(self.residual, observation) * counted_cost(observation)
+        if self.row_residual.any():
+            x[..., ROW_ACTION_BASE : ROW_ACTION_BASE + 4] += _weight(self.row_residual, observation) * row_cost(observation)
         return x
 
     def act_batch(self, observations: NDArray[np.float32], masks: NDArray[np.int8]) -> NDArray[np.int64]:

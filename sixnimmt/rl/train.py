@@ -10,7 +10,14 @@ epochs over the learner's decisions. Each game, when it starts, draws who sits w
 * with probability ``self_play``, the learner takes every seat (all of them learn);
 * otherwise one seat is the learner's and the other seats are one league member: a past self (a
   snapshot of the actor, taken every ``snapshot_every`` iterations, the last ``league_size`` kept)
-  or a built-in compiled player (``greedy``, ``random``).
+  or a built-in player (compiled ``greedy`` and ``random``, or ``cautious``, the ``medium`` level's
+  card counting over the observation: :class:`~sixnimmt.rl.features.CountingPolicy`).
+
+With a ``residual`` (per player count), the actor's card scores are its network's plus that weight
+times the ``cautious`` bot's expected cost of each card (:func:`~sixnimmt.rl.features.counted_cost`),
+a weight PPO learns with the network: a policy can start from ``cautious``'s card choices at the
+table sizes where its network plays worse, and learn where to differ. A ``row_residual`` does the
+same for the row to take, with each row's bullheads (:func:`~sixnimmt.rl.features.row_cost`).
 
 Output, all in the run folder ``out``: ``log.jsonl`` (one line per iteration), ``curve.png`` (the
 learning curve: the greedy policy's margin against compiled ``greedy`` opponents, and the training
@@ -31,11 +38,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .encoding import N_ACTIONS, OBS_SIZE, PASS_ACTION
+from ..core.rules import MAX_PLAYERS
+from .encoding import CARD_ACTIONS, N_ACTIONS, OBS_SIZE, PASS_ACTION
+from .features import FEATURE_SETS, CountingPolicy, counted_cost, derived, row_cost
 from .policy import DEFAULT_POLICY, MlpPolicy
 from .vector import COMPILED_OPPONENTS, SixNimmtBatch, SixNimmtVectorEnv
 
 LEARNER = -1  # role of a seat the learner plays; roles >= 0 index the league
+#: League players that are numpy policies over observations rather than compiled kernels.
+POLICY_OPPONENTS = {"cautious": CountingPolicy}
 
 
 @dataclass
@@ -66,6 +77,9 @@ class TrainConfig:
     clone_epochs: int = 4
     self_play: float = 0.4
     league_bots: tuple[str, ...] = ("greedy", "random")
+    residual: dict[int, float] = field(default_factory=dict)  # players -> starting weight on counted cost
+    row_residual: dict[int, float] = field(default_factory=dict)  # players -> starting weight on a row's bullheads
+    features: str = ""  # "derived": the networks also read features.py's per-card counting
     bot_share: float = 0.3  # of the league games, how many go to the built-in players
     snapshot_every: int = 5
     league_size: int = 8
@@ -85,6 +99,32 @@ def _torch() -> Any:
     except ImportError:
         raise TrainingError("training needs the rl extra: pip install 'sixnimmt[rl]' (torch)") from None
     return torch
+
+
+def _inputs(config: TrainConfig, observations: NDArray[np.float32]) -> NDArray[np.float32]:
+    """What the networks read: the observations, and with ``features`` the features derived from them."""
+    if not config.features:
+        return observations
+    return np.concatenate([observations, derived(observations)], axis=-1)
+
+
+def _costs(config: TrainConfig, observations: NDArray[np.float32]) -> NDArray[np.float32] | None:
+    """What the residuals weigh, per card and row action (``[M, CARD_ACTIONS + 4]``); None without."""
+    if not (config.residual or config.row_residual):
+        return None
+    return np.concatenate([counted_cost(observations), row_cost(observations)], axis=-1)
+
+
+def _actor_logits(torch: Any, actor: Any, residual: Any, x: Any, cost: Any, players: Any) -> Any:
+    """The actor's scores: its network's, plus (with residuals) the table size's weights times the
+    counted cost of each card and the bullheads of each row (``residual[0]``, ``residual[1]``)."""
+    logits = actor(x)
+    if cost is None:
+        return logits
+    weights = residual[:, players]  # [2, M]
+    card = logits[:, :CARD_ACTIONS] + weights[0].unsqueeze(-1) * cost[:, :CARD_ACTIONS]
+    rows = logits[:, CARD_ACTIONS : CARD_ACTIONS + 4] + weights[1].unsqueeze(-1) * cost[:, CARD_ACTIONS:]
+    return torch.cat([card, rows, logits[:, CARD_ACTIONS + 4 :]], dim=1)
 
 
 def _mlp(torch: Any, sizes: list[int]) -> Any:
@@ -148,6 +188,7 @@ class _League:
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
         self.bots = list(config.league_bots)
+        self.policies = {name: POLICY_OPPONENTS[name]() for name in self.bots if name in POLICY_OPPONENTS}
         self.snapshots: list[MlpPolicy] = []
 
     @property
@@ -169,10 +210,13 @@ class _League:
         """The league members' moves in ``table``, into ``actions``."""
         roles = table.roles
         kinds = np.full(roles.shape, -1, dtype=np.int64)
-        for i, name in enumerate(self.bots):
-            kinds[roles == i] = COMPILED_OPPONENTS[name]
-        table.batch.compiled_actions(kinds, actions)
         owes = table.masks[..., PASS_ACTION] == 0
+        for i, name in enumerate(self.bots):
+            if name in COMPILED_OPPONENTS:
+                kinds[roles == i] = COMPILED_OPPONENTS[name]
+            elif (where := (roles == i) & owes).any():
+                actions[where] = self.policies[name].act_batch(table.obs[where], table.masks[where])
+        table.batch.compiled_actions(kinds, actions)
         for j, policy in enumerate(self.snapshots):
             where = (roles == len(self.bots) + j) & owes
             if where.any():
@@ -237,20 +281,37 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         config = TrainConfig(**{**saved["config"], "agent_steps": config.agent_steps, "out": config.out})
         config.players, config.hidden, config.league_bots = (tuple(config.players), tuple(config.hidden),
                                                              tuple(config.league_bots))
+        config.residual = {int(k): float(v) for k, v in config.residual.items()}
+        config.row_residual = {int(k): float(v) for k, v in config.row_residual.items()}
     elif checkpoint_path.exists():
         raise TrainingError(f"{out} already holds a run: --resume to go on with it, or choose another --out")
     if out.resolve() == DEFAULT_POLICY.parent.resolve():
         raise TrainingError("--out must not be the shipped policies' folder: use --ship to replace the shipped policy")
     for bot in config.league_bots:
-        if bot not in COMPILED_OPPONENTS:
-            raise TrainingError(f"unknown league bot {bot!r}: choose from {', '.join(COMPILED_OPPONENTS)}")
+        if bot not in COMPILED_OPPONENTS and bot not in POLICY_OPPONENTS:
+            raise TrainingError(f"unknown league bot {bot!r}: choose from {', '.join([*COMPILED_OPPONENTS, *POLICY_OPPONENTS])}")
+    for option, weights in (("--residual", config.residual), ("--row-residual", config.row_residual)):
+        for count in weights:
+            if not 2 <= count <= MAX_PLAYERS:
+                raise TrainingError(f"{option} names {count} players: tables have 2 to {MAX_PLAYERS}")
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
-    actor = _mlp(torch, [OBS_SIZE, *config.hidden, N_ACTIONS])
-    critic = _mlp(torch, [OBS_SIZE, *config.hidden, 1])
-    optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=config.lr)
+    if config.features and config.features not in FEATURE_SETS:
+        raise TrainingError(f"unknown features {config.features!r}: choose from {', '.join(FEATURE_SETS)}")
+    inputs = OBS_SIZE + FEATURE_SETS.get(config.features, 0)
+    actor = _mlp(torch, [inputs, *config.hidden, N_ACTIONS])
+    critic = _mlp(torch, [inputs, *config.hidden, 1])
+    kinds = (config.residual, config.row_residual)
+    starting = [[weights.get(count, 0.0) for count in range(MAX_PLAYERS + 1)] for weights in kinds]
+    residual = torch.nn.Parameter(torch.tensor(starting, dtype=torch.float32))
+    # Only the table sizes given learn a weight; at the others the policy plays its network alone.
+    given = torch.tensor([[float(count in weights) for count in range(MAX_PLAYERS + 1)] for weights in kinds])
+    residual.register_hook(lambda grad: grad * given)
+    residuals = bool(config.residual or config.row_residual)
+    learned = [*actor.parameters(), *critic.parameters(), *([residual] if residuals else [])]
+    optimizer = torch.optim.Adam(learned, lr=config.lr)
     league = _League(config)
     log: list[dict[str, Any]] = []
     iteration = agent_steps = 0
@@ -258,6 +319,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
     if resume:
         actor.load_state_dict(saved["actor"])
         critic.load_state_dict(saved["critic"])
+        residual.data.copy_(torch.as_tensor(saved.get("residual", starting)))
         optimizer.load_state_dict(saved["optimizer"])
         league.snapshots = [MlpPolicy(s["weights"], s["biases"], "tanh", s["meta"]) for s in saved["league"]]
         iteration, agent_steps, seconds = saved["iteration"], saved["agent_steps"], saved["seconds"]
@@ -275,7 +337,8 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         agreement = _clone(torch, config, actor, rng, echo)
         log.append({"iteration": 0, "agent_steps": 0, "cloned": config.clone, "agreement": round(agreement, 4)})
     meta = {"players": list(config.players), "variant": config.variant, "algorithm": "self-play PPO with a league",
-            "net": list(config.hidden), "init": config.init, "seed": config.seed}
+            "net": list(config.hidden), "init": config.init, "seed": config.seed,
+            **({"features": config.features} if config.features else {})}
     tables = [_Table(config, p, rng) for p in config.players]
     for table in tables:
         table.draw_roles(np.arange(config.games), league, rng, config.self_play)
@@ -284,11 +347,17 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         echo(f"training into {out}: players {list(config.players)}, {config.variant}, {config.games} games each")
     margins: list[float] = []
 
+    def exported(extra: dict[str, Any]) -> MlpPolicy:
+        weights = {key: [round(float(w), 5) for w in residual.detach()[i]]
+                   for i, key in enumerate(("residual", "row_residual")) if kinds[i]}
+        return export_actor(actor, {**meta, **weights, **extra})
+
     def save() -> None:
-        policy = export_actor(actor, {**meta, "agent_steps": agent_steps})
+        policy = exported({"agent_steps": agent_steps})
         policy.save(out / "policy.npz")
         torch.save({"config": asdict(config), "actor": actor.state_dict(), "critic": critic.state_dict(),
-                    "optimizer": optimizer.state_dict(), "iteration": iteration, "agent_steps": agent_steps,
+                    "optimizer": optimizer.state_dict(), "residual": residual.detach().tolist(),
+                    "iteration": iteration, "agent_steps": agent_steps,
                     "seconds": seconds, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                     "league": [{"weights": p.weights, "biases": p.biases, "meta": p.meta} for p in league.snapshots],
                     "log": log}, out / "checkpoint.tmp")
@@ -297,9 +366,10 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
 
     while agent_steps < config.agent_steps:
         start = time.process_time()
-        samples = _collect(torch, config, tables, actor, critic, league, rng, margins)
+        samples = _collect(torch, config, tables, actor, residual, critic, league, rng, margins)
         agent_steps += len(samples["actions"])
-        stats = _update(torch, config, actor, critic, optimizer, samples, policy_on=iteration >= config.critic_warmup)
+        stats = _update(torch, config, actor, residual, critic, optimizer, samples,
+                        policy_on=iteration >= config.critic_warmup)
         iteration += 1
         seconds += time.process_time() - start
         entry: dict[str, Any] = {"iteration": iteration, "agent_steps": agent_steps, "cpu_seconds": round(seconds, 1),
@@ -307,9 +377,9 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
                                  "league": league.size, **stats}
         margins.clear()
         if iteration % config.snapshot_every == 0:
-            league.add(export_actor(actor, {**meta, "iteration": iteration}))
+            league.add(exported({"iteration": iteration}))
         if iteration % config.eval_every == 0 or agent_steps >= config.agent_steps:
-            policy = export_actor(actor, meta)
+            policy = exported({})
             entry["eval_vs_greedy"] = {
                 str(count): [round(v, 3) for v in evaluate(policy, count, config.variant, config.eval_games, seed=12345)]
                 for count in config.players
@@ -343,7 +413,7 @@ def _clone(torch: Any, config: TrainConfig, actor: Any, rng: np.random.Generator
         while taken < per_count:
             actions = batch.compiled_actions(kinds)
             deciding = masks[..., PASS_ACTION] == 0
-            obs_parts.append(obs[deciding])
+            obs_parts.append(_inputs(config, obs[deciding]))
             mask_parts.append(masks[deciding])
             action_parts.append(actions[deciding])
             taken += int(deciding.sum())
@@ -369,26 +439,33 @@ def _clone(torch: Any, config: TrainConfig, actor: Any, rng: np.random.Generator
     return agreement
 
 
-def _collect(torch: Any, config: TrainConfig, tables: list[_Table], actor: Any, critic: Any, league: _League,
-             rng: np.random.Generator, margins: list[float]) -> dict[str, Any]:
+def _collect(torch: Any, config: TrainConfig, tables: list[_Table], actor: Any, residual: Any, critic: Any,
+             league: _League, rng: np.random.Generator, margins: list[float]) -> dict[str, Any]:
     """``config.steps`` steps of every table; the learner's decisions with their advantages."""
-    chunks: dict[str, list[Any]] = {key: [] for key in ("obs", "masks", "actions", "logp", "advantages", "returns")}
+    residuals = bool(config.residual or config.row_residual)
+    keys = ("obs", "masks", "actions", "logp", "advantages", "returns", *(("cost", "players") if residuals else ()))
+    chunks: dict[str, list[Any]] = {key: [] for key in keys}
     for table in tables:
         n, p, steps = config.games, table.players, config.steps
         values = np.zeros((steps + 1, n, p), dtype=np.float32)
         rewards = np.zeros((steps, n, p), dtype=np.float32)
         dones = np.zeros((steps, n), dtype=np.float32)
         learner_at = np.zeros((steps + 1, n, p), dtype=bool)
-        kept: list[tuple[int, NDArray[np.bool_], NDArray[np.float32], NDArray[np.int8], NDArray[np.int64], NDArray[np.float32]]] = []
+        kept: list[tuple[int, NDArray[np.bool_], NDArray[np.float32], NDArray[np.int8], NDArray[np.int64],
+                         NDArray[np.float32], NDArray[np.float32] | None]] = []
         for t in range(steps + 1):
             mine = table.roles == LEARNER
             learner_at[t] = mine
-            x = torch.as_tensor(table.obs[mine])
+            seen = _inputs(config, table.obs[mine])
+            x = torch.as_tensor(seen)
             with torch.no_grad():
                 values[t][mine] = critic(x).squeeze(-1).numpy()
                 if t == steps:
                     break
-                logits = actor(x).masked_fill(torch.as_tensor(table.masks[mine] == 0), -1e9)
+                cost = _costs(config, table.obs[mine])
+                seats = torch.full((len(x),), p, dtype=torch.int64)
+                logits = _actor_logits(torch, actor, residual, x, None if cost is None else torch.as_tensor(cost), seats)
+                logits = logits.masked_fill(torch.as_tensor(table.masks[mine] == 0), -1e9)
                 dist = torch.distributions.Categorical(logits=logits)
                 chosen = dist.sample()
                 logp = dist.log_prob(chosen).numpy()
@@ -397,7 +474,8 @@ def _collect(torch: Any, config: TrainConfig, tables: list[_Table], actor: Any, 
             league.act(table, actions)
             deciding = mine & (table.masks[..., PASS_ACTION] == 0)
             pick = deciding[mine]
-            kept.append((t, deciding, table.obs[deciding], table.masks[deciding], actions[deciding], logp[pick]))
+            kept.append((t, deciding, seen[pick], table.masks[deciding], actions[deciding], logp[pick],
+                         None if cost is None else cost[pick]))
             table.obs, table.masks, step_rewards, done, info = table.batch.step(actions)
             rewards[t] = step_rewards * config.reward_scale
             dones[t] = done
@@ -416,7 +494,10 @@ def _collect(torch: Any, config: TrainConfig, tables: list[_Table], actor: Any, 
             running = np.where(learner_at[t], running, 0.0).astype(np.float32)
             advantages[t] = running
         returns = advantages + values[:steps]
-        for t, deciding, obs, masks, acts, logp in kept:
+        for t, deciding, obs, masks, acts, logp, cost in kept:
+            if cost is not None:
+                chunks["cost"].append(cost)
+                chunks["players"].append(np.full(len(acts), p, dtype=np.int64))
             chunks["obs"].append(obs)
             chunks["masks"].append(masks)
             chunks["actions"].append(acts)
@@ -426,9 +507,11 @@ def _collect(torch: Any, config: TrainConfig, tables: list[_Table], actor: Any, 
     return {key: np.concatenate(parts) for key, parts in chunks.items()}
 
 
-def _update(torch: Any, config: TrainConfig, actor: Any, critic: Any, optimizer: Any, samples: dict[str, Any],
-            policy_on: bool) -> dict[str, float]:
+def _update(torch: Any, config: TrainConfig, actor: Any, residual: Any, critic: Any, optimizer: Any,
+            samples: dict[str, Any], policy_on: bool) -> dict[str, float]:
     obs = torch.as_tensor(samples["obs"])
+    cost = torch.as_tensor(samples["cost"]) if "cost" in samples else None
+    players = torch.as_tensor(samples["players"]) if "players" in samples else None
     illegal = torch.as_tensor(samples["masks"] == 0)
     actions = torch.as_tensor(samples["actions"])
     old_logp = torch.as_tensor(samples["logp"])
@@ -442,8 +525,9 @@ def _update(torch: Any, config: TrainConfig, actor: Any, critic: Any, optimizer:
         order = torch.randperm(total)
         for begin in range(0, total, config.minibatch):
             idx = order[begin : begin + config.minibatch]
-            logits = actor(obs[idx]).masked_fill(illegal[idx], -1e9)
-            dist = torch.distributions.Categorical(logits=logits)
+            logits = _actor_logits(torch, actor, residual, obs[idx], None if cost is None else cost[idx],
+                                   None if players is None else players[idx])
+            dist = torch.distributions.Categorical(logits=logits.masked_fill(illegal[idx], -1e9))
             logp = dist.log_prob(actions[idx])
             ratio = torch.exp(logp - old_logp[idx])
             adv = advantages[idx]
@@ -455,7 +539,7 @@ def _update(torch: Any, config: TrainConfig, actor: Any, critic: Any, optimizer:
                 loss = loss + policy_loss - config.entropy * entropy
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_([*actor.parameters(), *critic.parameters()], 0.5)
+            torch.nn.utils.clip_grad_norm_([*actor.parameters(), *critic.parameters(), residual], 0.5)
             optimizer.step()
             sums["policy_loss"] += float(policy_loss.detach())
             sums["value_loss"] += float(value_loss.detach())

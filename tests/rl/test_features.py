@@ -10,8 +10,9 @@ import pytest
 
 from sixnimmt.bots.heuristics import CautiousBot, expected_cost
 from sixnimmt.core import DecisionKind, Game, Rules
+from sixnimmt.core.fast import row_cost
 from sixnimmt.rl.encoding import N_ACTIONS, OBS_SIZE, action_mask, encode
-from sixnimmt.rl.features import DERIVED_SIZE, derived
+from sixnimmt.rl.features import DERIVED_SIZE, CountingPolicy, counted_cost, derived
 from sixnimmt.rl.policy import MlpPolicy, PolicyFileError
 
 
@@ -92,3 +93,77 @@ def test_a_residual_policy_with_a_silent_network_plays_cautious_choices() -> Non
                     checked += 1
                 game.act(decision.seat, bots[decision.seat].decide(view))
     assert checked == 4 * 10 + 10 * 10
+
+
+def _silent(hidden: int = 4, residual: object = 0.0) -> MlpPolicy:
+    """A policy whose network says nothing (all scores 0) and whose residual is ``residual``."""
+    return MlpPolicy([np.zeros((hidden, OBS_SIZE), dtype=np.float32), np.zeros((N_ACTIONS, hidden), dtype=np.float32)],
+                     [np.zeros(hidden, dtype=np.float32), np.zeros(N_ACTIONS, dtype=np.float32)],
+                     meta={"residual": residual})
+
+
+def test_a_residual_per_player_count_weighs_the_counting_at_its_table_size_only() -> None:
+    weights = [0.0] * 11
+    weights[10] = -2.0
+    policy = _silent(residual=weights)
+    for players, weight in ((10, -2.0), (4, 0.0)):
+        view = Game(Rules(players=players), seed=3).view(0)
+        obs = encode(view)
+        assert np.allclose(policy.logits(obs)[:104], weight * counted_cost(obs), atol=1e-6)
+    batch = np.stack([encode(Game(Rules(players=p), seed=3).view(0)) for p in (10, 4)])
+    assert np.allclose(policy.logits(batch)[:, :104], np.stack([-2 * counted_cost(batch[0]), 0 * batch[1, :104]]))
+    with pytest.raises(PolicyFileError, match="11 numbers"):
+        _silent(residual=[-1.0] * 10)
+    with pytest.raises(PolicyFileError, match="a number or a list"):
+        _silent(residual="strong")
+
+
+def test_the_counting_policy_plays_as_cautious_does() -> None:
+    """The league's ``cautious`` over observations: the same card as the ``cautious`` bot in nearly
+    every decision (its card counting is the bot's, from the observation), and a row of fewest
+    bullheads when it must take one."""
+    counting = CountingPolicy()
+    same = cards = rows = 0
+    for seed, players in ((1, 10), (2, 10), (3, 4), (4, 6)):
+        game = Game(Rules(players=players, target=None, deals=1), seed=seed)
+        bots = [CautiousBot(s) for s in range(players)]
+        while not game.is_over:
+            for decision in game.pending():
+                view = game.view(decision.seat)
+                pick = int(counting.act_batch(encode(view)[None], action_mask(decision)[None])[0])
+                if decision.kind is DecisionKind.CARD:
+                    cards += 1
+                    same += pick + 1 == bots[decision.seat].decide(view)
+                elif decision.kind is DecisionKind.ROW:
+                    rows += 1
+                    row = pick - 104
+                    assert row in decision.options
+                    if decision.reason == "too-low":
+                        cost = min(row_cost(view.rows[r]) for r in decision.options)
+                        assert row_cost(view.rows[row]) == cost
+                game.act(decision.seat, bots[decision.seat].decide(view))
+    assert cards == 10 * (10 + 10 + 4 + 6) and rows > 0
+    assert same >= 0.95 * cards
+
+
+def test_a_row_residual_takes_the_cheapest_row_for_a_too_low_card() -> None:
+    """A silent network with a row residual: where a too-low card must take a row, the policy takes
+    one of fewest bullheads; the card scores are untouched (no card residual)."""
+    policy = _silent(residual=0.0)
+    policy.row_residual = np.asarray([-1.0], dtype=np.float32)
+    chosen = 0
+    for seed in range(6):
+        game = Game(Rules(players=6, target=None, deals=1), seed=seed)
+        bots = [CautiousBot(s) for s in range(6)]
+        while not game.is_over:
+            for decision in game.pending():
+                view = game.view(decision.seat)
+                obs = encode(view)
+                if decision.kind is DecisionKind.ROW and decision.reason == "too-low":
+                    row = policy.act(obs, action_mask(decision)) - 104
+                    assert row_cost(view.rows[row]) == min(row_cost(r) for r in view.rows)
+                    chosen += 1
+                elif decision.kind is DecisionKind.CARD:
+                    assert not policy.logits(obs).any()
+                game.act(decision.seat, bots[decision.seat].decide(view))
+    assert chosen >= 3

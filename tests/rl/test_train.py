@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from sixnimmt.cli import app
 from sixnimmt.rl.encoding import N_ACTIONS, OBS_SIZE
+from sixnimmt.rl.features import DERIVED_SIZE
 from sixnimmt.rl.policy import DEFAULT_POLICY, MlpPolicy
 
 torch = pytest.importorskip("torch")
@@ -80,4 +81,35 @@ def test_bad_runs_are_refused_clearly(tmp_path: Path) -> None:
     assert bot.exit_code != 0 and "unknown league bot 'grandmaster'" in bot.output
     variant = runner.invoke(app, ["train", "--out", str(tmp_path / "v"), "--variant", "nifty", *TINY])
     assert variant.exit_code != 0 and "do not cover the nifty variant" in variant.output
-    assert "Traceback" not in shipped_dir.output + nothing.output + bot.output + variant.output
+    weights = runner.invoke(app, ["train", "--out", str(tmp_path / "w"), "--residual", "10=-8", *TINY])
+    assert weights.exit_code != 0 and "PLAYERS:WEIGHT" in weights.output, weights.output
+    table = runner.invoke(app, ["train", "--out", str(tmp_path / "t"), "--residual", "12:-8", *TINY])
+    assert table.exit_code != 0 and "names 12 players" in table.output
+    outputs = shipped_dir.output + nothing.output + bot.output + variant.output + weights.output + table.output
+    assert "Traceback" not in outputs
+
+
+def test_a_run_against_cautious_learns_a_residual_per_table_size(tmp_path: Path) -> None:
+    """The ``cautious`` league player, the derived features and residuals at one table size each: the
+    run plays, the policy reads the features, each residual
+    moves from where it started at that size only, and the exported policy carries it (so the
+    ``learned`` bot plays the trained scores); a resumed run starts from the saved weights."""
+    runner = CliRunner()
+    out = tmp_path / "run"
+    args = ["train", "--out", str(out), "--league-bots", "cautious", "--bot-share", "1", "--self-play", "0",
+            "--residual", "5:-4", "--row-residual", "3:-2", "--features", "derived", "--agent-steps", "300", *TINY]
+    first = runner.invoke(app, [*args, "--lr", "0.05"])
+    assert first.exit_code == 0, first.output
+    policy = MlpPolicy.load(out / "policy.npz")
+    assert policy.features == "derived" and policy.weights[0].shape == (16, OBS_SIZE + DERIVED_SIZE)
+    residual = policy.meta["residual"]
+    assert len(residual) == 11 and residual[5] != -4.0 and residual[:5] == [0.0] * 5 and residual[6:] == [0.0] * 5
+    rows = policy.meta["row_residual"]
+    assert rows[3] != -2.0 and rows[:3] == [0.0] * 3 and rows[4:] == [0.0] * 7
+    saved = torch.load(out / "checkpoint.pt", weights_only=False)
+    assert saved["residual"][0][5] == pytest.approx(residual[5], abs=1e-4)
+    assert saved["config"]["residual"] == {5: -4.0} and saved["config"]["row_residual"] == {3: -2.0}
+    assert tuple(saved["config"]["league_bots"]) == ("cautious",)
+    more = runner.invoke(app, ["train", "--out", str(out), "--agent-steps", "600", "--resume"])
+    assert more.exit_code == 0, more.output
+    assert MlpPolicy.load(out / "policy.npz").meta["residual"][5] != residual[5]
