@@ -136,10 +136,11 @@ class MlpPolicy:
             x = x @ w.T + b
             if i < last:
                 x = act(x)
-        if self.residual.any():
-            x[..., :CARD_ACTIONS] += _weight(self.residual, observation) * counted_cost(observation)
-        if self.row_residual.any():
-            x[..., ROW_ACTION_BASE : ROW_ACTION_BASE + 4] += _weight(self.row_residual, observation) * row_cost(observation)
+        # The counting costs about twice the network: only where a table size has a weight.
+        if self.residual.any() and (weight := _weight(self.residual, observation)).any():
+            x[..., :CARD_ACTIONS] += weight * counted_cost(observation)
+        if self.row_residual.any() and (weight := _weight(self.row_residual, observation)).any():
+            x[..., ROW_ACTION_BASE : ROW_ACTION_BASE + 4] += weight * row_cost(observation)
         return x
 
     def act_batch(self, observations: NDArray[np.float32], masks: NDArray[np.int8]) -> NDArray[np.int64]:
