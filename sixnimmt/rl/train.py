@@ -108,6 +108,16 @@ def _inputs(config: TrainConfig, observations: NDArray[np.float32]) -> NDArray[n
     return np.concatenate([observations, derived(observations)], axis=-1)
 
 
+def _inherit_residuals(config: TrainConfig, init: MlpPolicy) -> None:
+    """A run that starts from a policy with residual weights starts from those weights too (and
+    learns them), at every table size where the command line gives none: it plays as that policy."""
+    for weights, inherited in ((config.residual, init.residual), (config.row_residual, init.row_residual)):
+        for count in range(2, MAX_PLAYERS + 1):
+            weight = float(inherited[count] if inherited.size > 1 else inherited[0])
+            if weight and count not in weights:
+                weights[count] = weight
+
+
 def _costs(config: TrainConfig, observations: NDArray[np.float32]) -> NDArray[np.float32] | None:
     """What the residuals weigh, per card and row action (``[M, CARD_ACTIONS + 4]``); None without."""
     if not (config.residual or config.row_residual):
@@ -303,6 +313,9 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
     inputs = OBS_SIZE + FEATURE_SETS.get(config.features, 0)
     actor = _mlp(torch, [inputs, *config.hidden, N_ACTIONS])
     critic = _mlp(torch, [inputs, *config.hidden, 1])
+    init = None if resume or config.init == "none" else MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init)
+    if init is not None:
+        _inherit_residuals(config, init)
     kinds = (config.residual, config.row_residual)
     starting = [[weights.get(count, 0.0) for count in range(MAX_PLAYERS + 1)] for weights in kinds]
     residual = torch.nn.Parameter(torch.tensor(starting, dtype=torch.float32))
@@ -328,8 +341,8 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         log = saved["log"]
         # The log as of the checkpoint: iterations run after it (and lost with a crash) run again.
         (out / "log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [{"config": saved["config"]}, *log]))
-    elif config.init != "none":
-        _load_into(torch, actor, MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init))
+    elif init is not None:
+        _load_into(torch, actor, init)
     if config.clone and not resume:
         if config.clone not in COMPILED_OPPONENTS:
             raise TrainingError(f"unknown player to clone {config.clone!r}: choose from {', '.join(COMPILED_OPPONENTS)}")

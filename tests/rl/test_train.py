@@ -55,7 +55,7 @@ def test_a_tiny_run_writes_everything_and_resumes(tmp_path: Path) -> None:
 
 
 def test_the_exported_policy_is_the_trained_actor(tmp_path: Path) -> None:
-    from sixnimmt.rl.train import _load_into, _mlp, export_actor
+    from sixnimmt.rl.train import TrainConfig, _inherit_residuals, _load_into, _mlp, export_actor
 
     actor = _mlp(torch, [OBS_SIZE, 16, N_ACTIONS])
     policy = export_actor(actor, {})
@@ -63,12 +63,17 @@ def test_the_exported_policy_is_the_trained_actor(tmp_path: Path) -> None:
     with torch.no_grad():
         expected = actor(torch.as_tensor(obs)).numpy()
     assert np.allclose(policy.logits(obs), expected, atol=1e-5)
-    # Starting from the shipped policy plays as it does.
+    # Starting from the shipped policy plays as it does: its network, and its residual weights.
     shipped = MlpPolicy.load()
     big = _mlp(torch, [OBS_SIZE, 256, 256, N_ACTIONS])
     _load_into(torch, big, shipped)
+    network = MlpPolicy(shipped.weights, shipped.biases, shipped.activation)
     with torch.no_grad():
-        assert np.allclose(big(torch.as_tensor(obs)).numpy(), shipped.logits(obs), atol=1e-4)
+        assert np.allclose(big(torch.as_tensor(obs)).numpy(), network.logits(obs), atol=1e-4)
+    config = TrainConfig(residual={10: -8.0})
+    _inherit_residuals(config, shipped)
+    assert config.residual == {4: float(shipped.residual[4]), 10: -8.0}  # the command line's 10 stays
+    assert config.row_residual == {count: float(shipped.row_residual[count]) for count in range(2, 11)}
 
 
 def test_bad_runs_are_refused_clearly(tmp_path: Path) -> None:
