@@ -41,6 +41,8 @@ from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.sql.dml import Update
 
+from .protocol import to_json
+
 MIGRATIONS = Path(__file__).with_name("migrations")
 log = logging.getLogger("sixnimmt.server")
 
@@ -231,7 +233,9 @@ class Store:
         if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
             Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self.engine: Engine = create_engine(
-            url, future=True, json_serializer=_to_json, json_deserializer=orjson.loads
+            # orjson, as the messages: serializing the record with ``json`` was the largest part of
+            # the store's CPU per move (docs/performance.md, "Web server").
+            url, future=True, json_serializer=to_json, json_deserializer=orjson.loads
         )
         #: An SQLite file: a commit appends to its write-ahead log, quick enough to run on the event
         #: loop (see :class:`Writer`); the log's checkpoints, which write the file and sync it to
@@ -591,13 +595,6 @@ class _SaveStatement:
                 value = getattr(data, name)
             values.append(value if process is None else process(value))
         return tuple(values) if self.positional else dict(zip(self.names, values, strict=True))
-
-
-def _to_json(value: Any) -> str:
-    # A table's whole record is written after every move: serializing it with ``json`` was the
-    # largest part of the store's CPU per move (docs/performance.md, "Web server"). Integer keys
-    # become strings, as ``json`` makes them.
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
