@@ -56,6 +56,13 @@ def settled(ws: Any) -> dict[str, Any]:
             return message
 
 
+def bot_chosen(message: dict[str, Any]) -> bool:
+    """Whether ``message`` shows that seat 2 (the bot) has chosen its card this turn."""
+    if message["type"] == "chosen":
+        return bool(message["chosen"][2])
+    return message["type"] in ("state", "update") and message["view"] is not None and bool(message["view"]["chosen"][2])
+
+
 def play_until_turn(players: list[Any], views: list[dict[str, Any]], turn: int) -> None:
     """Each player answers each decision it is shown once (its first card, or row 0), reading the
     updates the server pushes, until every player is at ``turn`` of the first deal with a card to
@@ -102,9 +109,13 @@ def test_kill_and_restart_loses_nothing(database_url: str, tmp_path: Path) -> No
             assert before["turn"] == 3 and before["decision"]["kind"] == "card"
             choice = before["hand"][-1]
             host.send(json.dumps({"type": "play", "card": choice}))
-            # (and the bot's choice: made in a thread, it may come after the host's; waiting for it
-            # keeps it from being saved between this view and the kill, unseen here)
-            before = state(host, lambda m: m["view"]["my_choice"] == choice and m["view"]["chosen"][2])["view"]
+            # and the bot's choice, made in a thread, before or after the host's: waiting for it keeps
+            # it from being saved between this view and the kill, unseen here. Once the host has
+            # chosen, the bot's choice reaches the host as the brief "chosen" message, not a view.
+            while not bot_chosen(json.loads(host.recv(timeout=10))):
+                pass
+            before = settled(host)["view"]
+            assert before["my_choice"] == choice and before["chosen"][2]
     finally:
         server.send_signal(signal.SIGKILL)
         server.wait()
