@@ -304,12 +304,12 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         for count in weights:
             if not 2 <= count <= MAX_PLAYERS:
                 raise TrainingError(f"{option} names {count} players: tables have 2 to {MAX_PLAYERS}")
+    if config.features and config.features not in FEATURE_SETS:
+        raise TrainingError(f"unknown features {config.features!r}: choose from {', '.join(FEATURE_SETS)}")
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
-    if config.features and config.features not in FEATURE_SETS:
-        raise TrainingError(f"unknown features {config.features!r}: choose from {', '.join(FEATURE_SETS)}")
     inputs = OBS_SIZE + FEATURE_SETS.get(config.features, 0)
     actor = _mlp(torch, [inputs, *config.hidden, N_ACTIONS])
     critic = _mlp(torch, [inputs, *config.hidden, 1])
