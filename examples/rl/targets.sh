@@ -7,6 +7,8 @@
 #   bash examples/rl/targets.sh                       # everything, the shipped policy
 #   POLICY=runs/distil/policy.npz bash examples/rl/targets.sh medium
 #   bash examples/rl/targets.sh mcs100 prior          # only those parts
+#   DEALS=8000 JOBS=2 bash examples/rl/targets.sh mcs100   # more deals, two processes (same results
+#                                                           # as one: every deal has its own seed)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SIXNIMMT=${SIXNIMMT:-.venv/bin/sixnimmt}
@@ -18,7 +20,7 @@ mkdir -p "$OUT"
 arena() {  # NAME PLAYERS DEALS BOTS
   echo "$1: $4, $2 players, $3 deals" >&2
   # Written aside, then moved: a run cut short leaves no half-written report in the tree.
-  "$SIXNIMMT" arena --bots "$4" --players "$2" --deals "$3" --target 0 --game-deals 1 --seed 7 --json \
+  "$SIXNIMMT" arena --bots "$4" --players "$2" --deals "$3" --target 0 --game-deals 1 --seed 7 --jobs "${JOBS:-1}" --json \
     > "$OUT/.$1.json.part"
   mv "$OUT/.$1.json.part" "$OUT/$1.json"
 }

@@ -37,6 +37,34 @@ def _weights(text: str) -> dict[int, float]:
     return weights
 
 
+def _ensemble(sources: str, out: str, ship: bool) -> dict[str, object]:
+    """``--ensemble A,B,...``: one policy file whose scores are the mean of these policies' scores."""
+    import shutil
+    from pathlib import Path
+
+    from ..rl.policy import DEFAULT_POLICY, MlpPolicy, ensemble
+    from ..rl.train import TrainingError
+
+    paths = [DEFAULT_POLICY if name == "learned" else Path(name) for name in (p.strip() for p in sources.split(",")) if name]
+    if len(paths) < 2:
+        raise TrainingError("--ensemble averages two policies or more: give their files separated by commas")
+    folder = Path(out)
+    if folder.resolve() == DEFAULT_POLICY.parent.resolve():
+        raise TrainingError("--out must not be the shipped policies' folder: use --ship to replace the shipped policy")
+    policies = [MlpPolicy.load(path) for path in paths]
+    history = list(policies[0].meta.get("history", []))
+    history.append(f"sixnimmt train --ensemble: the mean of {len(paths)} policies' scores "
+                   f"({', '.join(str(p.meta.get('agent_steps', '?')) + ' agent steps' for p in policies)})")
+    meta = {**policies[0].meta, "history": history, "ensemble_of": [str(path) for path in paths]}
+    combined = ensemble(policies, meta)
+    folder.mkdir(parents=True, exist_ok=True)
+    combined.save(folder / "policy.npz")
+    if ship:
+        shutil.copyfile(folder / "policy.npz", DEFAULT_POLICY)
+        typer.echo(f"shipped: {folder / 'policy.npz'} -> {DEFAULT_POLICY}")
+    return {"policy": str(folder / "policy.npz"), "networks": combined.networks}
+
+
 @app.callback(invoke_without_command=True)
 def train(
     out: Annotated[str, typer.Option(help="Run folder: log.jsonl, curve.png, policy.npz, checkpoint.pt.")] = "runs/selfplay",
@@ -68,15 +96,19 @@ def train(
     epochs: Annotated[int, typer.Option(min=1, help="--distil: epochs over all the data after each round.")] = 4,
     resume: Annotated[bool, typer.Option("--resume", help="Go on with the run in --out from its checkpoint.")] = False,
     ship: Annotated[bool, typer.Option("--ship", help="At the end, replace the shipped policy (sixnimmt/rl/policies/standard4.npz).")] = False,
+    ensemble: Annotated[str, typer.Option(help="Instead of training: average these policies (files, or learned: the shipped one; separated by commas) into --out/policy.npz. Needs no torch.")] = "",
 ) -> None:
     """Self-play PPO against a league of past selves and built-in players, or (--distil) the
-    searchers distilled into the network; on CPU."""
+    searchers distilled into the network, on CPU; or (--ensemble) trained policies averaged."""
     from ..core import RulesError
+    from ..rl.policy import PolicyFileError
     from ..rl.train import TrainConfig, TrainingError
     from ..rl.train import train as run
 
     try:
-        if distil:
+        if ensemble:
+            result = _ensemble(ensemble, out, ship)
+        elif distil:
             from ..rl.distil import DistilConfig
             from ..rl.distil import distil as run_distil
 
@@ -95,7 +127,7 @@ def train(
                 eval_every=eval_every, eval_games=eval_games, clone=clone, clone_decisions=clone_decisions,
             )
             result = run(config, resume=resume, ship=ship, echo=typer.echo)
-    except (TrainingError, RulesError) as error:
+    except (TrainingError, RulesError, PolicyFileError) as error:
         typer.echo(f"sixnimmt train: {error}", err=True)  # one line, as every command's errors
         raise typer.Exit(2) from None
     typer.echo(json.dumps(result))

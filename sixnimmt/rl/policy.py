@@ -16,12 +16,20 @@ actions' scores, and one with a ``row_residual`` adds that times the bullheads o
 actions' scores when a too-low card takes one. Each is one number, or one per player count (a list
 indexed by the number of players, which the policy reads from the observation), so that a policy may
 lean on the counting at ten players and not at two.
+
+An **ensemble** is several networks of the same shape in one file: each ``w``/``b`` array then has a
+leading axis, one entry per network (``w0`` shaped ``(networks, out, in)``), and the policy's scores
+are the mean of the networks' scores (then the residuals, once). Networks trained from the same
+start with different seeds make different mistakes, and their mean makes fewer:
+:func:`ensemble` builds one (``sixnimmt train --ensemble``), :meth:`MlpPolicy.member` takes one
+network out of it (training goes on from a single network).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +83,20 @@ class MlpPolicy:
             raise PolicyFileError(f"unknown activation {activation!r}: choose one of {sorted(_ACTIVATIONS)}")
         if not weights or len(weights) != len(biases):
             raise PolicyFileError("a policy needs as many bias vectors as weight matrices, at least one")
+        # One network: matrices (out, in). An ensemble: every array has a leading axis of networks.
+        stacked = {w.ndim == 3 and b.ndim == 2 and w.shape[0] == b.shape[0] == weights[0].shape[0]
+                   for w, b in zip(weights, biases)}
+        if stacked == {True}:
+            #: How many networks the policy averages (1: a single network).
+            self.networks = int(weights[0].shape[0])
+        elif {w.ndim == 2 and b.ndim == 1 for w, b in zip(weights, biases)} == {True}:
+            self.networks = 1
+        else:
+            raise PolicyFileError("a policy's layers are all matrices (one network) or all stacks of the same "
+                                  "number of matrices (an ensemble)")
+        stacks = [w if w.ndim == 3 else w[None] for w in weights]
+        if any(a.shape[1] != b.shape[2] for a, b in pairwise(stacks)):
+            raise PolicyFileError(f"a policy's layers must chain: sizes {[w.shape[-2:] for w in weights]}")
         meta = meta or {}
         #: Features the policy derives from the observation and reads after it (``features.py``), or "".
         self.features = str(meta.get("features", ""))
@@ -89,16 +111,16 @@ class MlpPolicy:
         self.row_residual = _residual(meta.get("row_residual", 0.0))
         extra = FEATURE_SETS.get(self.features, 0)
         sizes = (OBS_SIZE + extra,) if extra else (OBS_SIZE, *EARLIER_OBS_SIZES)
-        if weights[0].shape[1] not in sizes or weights[-1].shape[0] != N_ACTIONS:
+        if weights[0].shape[-1] not in sizes or weights[-1].shape[-2] != N_ACTIONS:
             raise PolicyFileError(
-                f"policy maps {weights[0].shape[1]} inputs to {weights[-1].shape[0]} actions; this "
+                f"policy maps {weights[0].shape[-1]} inputs to {weights[-1].shape[-2]} actions; this "
                 f"version of sixnimmt encodes {OBS_SIZE} inputs (plus {extra} derived) and {N_ACTIONS} actions"
             )
         self.weights = weights
         self.biases = biases
         #: How many of the observation's numbers the network reads (fewer than OBS_SIZE for a
         #: policy made for an earlier layout: the rest are slots it never saw set).
-        self.inputs = int(weights[0].shape[1]) - extra
+        self.inputs = int(weights[0].shape[-1]) - extra
         self.activation = activation
         self.meta = meta
 
@@ -130,18 +152,38 @@ class MlpPolicy:
         x = observation[..., : self.inputs] if self.inputs != observation.shape[-1] else observation
         if self.features:
             x = np.concatenate([x, derived(observation)], axis=-1)
-        act = _ACTIVATIONS[self.activation]
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
-            x = x @ w.T + b
-            if i < last:
-                x = act(x)
+        x = self._network(x) if self.networks == 1 else np.mean(
+            [self._network(x, k) for k in range(self.networks)], axis=0, dtype=np.float32)
         # The counting costs about twice the network: only where a table size has a weight.
         if self.residual.any() and (weight := _weight(self.residual, observation)).any():
             x[..., :CARD_ACTIONS] += weight * counted_cost(observation)
         if self.row_residual.any() and (weight := _weight(self.row_residual, observation)).any():
             x[..., ROW_ACTION_BASE : ROW_ACTION_BASE + 4] += weight * row_cost(observation)
         return x
+
+    def _network(self, x: NDArray[np.float32], k: int | None = None) -> NDArray[np.float32]:
+        """One network's scores: the only one, or the ``k``-th of an ensemble (each network's own
+        small matrix products: one wide product would hand a matrix-vector product to several
+        threads, which on a busy machine costs far more than it saves)."""
+        act = _ACTIVATIONS[self.activation]
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            if k is not None:
+                w, b = w[k], b[k]
+            x = x @ w.T + b
+            if i < last:
+                x = act(x)
+        return x
+
+    def member(self, k: int) -> MlpPolicy:
+        """The ``k``-th network of an ensemble as a policy of its own (the residuals kept): what
+        training starts from when ``--init`` names an ensemble."""
+        if not 0 <= k < self.networks:
+            raise PolicyFileError(f"the policy has {self.networks} network(s), not a number {k}")
+        if self.networks == 1:
+            return self
+        return MlpPolicy([w[k] for w in self.weights], [b[k] for b in self.biases], self.activation,
+                         {**self.meta, "networks": 1})
 
     def act_batch(self, observations: NDArray[np.float32], masks: NDArray[np.int8]) -> NDArray[np.int64]:
         """The best legal action of each row of ``observations`` (shape ``[M, OBS_SIZE]``), under the
@@ -159,3 +201,37 @@ class MlpPolicy:
         probabilities = np.exp(scores - scores.max())
         probabilities /= probabilities.sum()
         return int(rng.choice(len(scores), p=probabilities))
+
+
+def _per_count(residual: NDArray[np.float32]) -> NDArray[np.float32]:
+    return residual if residual.size > 1 else np.full(MAX_PLAYERS + 1, residual[0], dtype=np.float32)
+
+
+def ensemble(policies: Sequence[MlpPolicy], meta: dict[str, Any] | None = None) -> MlpPolicy:
+    """One policy whose scores are the mean of these networks' scores (each may itself be an
+    ensemble: its networks join). They must have the same layers, activation and features. The
+    residual weights are the members' mean (per player count where any member's are), so the mean
+    of the members' whole scores is exactly the ensemble's."""
+    if not policies:
+        raise PolicyFileError("an ensemble needs at least one policy")
+    first = policies[0]
+    for policy in policies[1:]:
+        if ([w.shape[-2:] for w in policy.weights] != [w.shape[-2:] for w in first.weights]
+                or policy.activation != first.activation or policy.features != first.features):
+            raise PolicyFileError("the policies of an ensemble must have the same layers, activation and features")
+    networks = [policy.member(k) for policy in policies for k in range(policy.networks)]
+    weights = [np.stack([n.weights[i] for n in networks]) for i in range(len(first.weights))]
+    biases = [np.stack([n.biases[i] for n in networks]) for i in range(len(first.biases))]
+
+    def mean(name: str) -> float | list[float]:
+        # Each network counts once, as in the scores' mean (a member ensemble of three counts thrice).
+        values = [getattr(n, name) for n in networks]
+        if all(v.size == 1 for v in values):
+            return float(np.mean([v[0] for v in values]))
+        return [float(v) for v in np.mean([_per_count(v) for v in values], axis=0)]
+
+    combined = {**(meta or {}), "networks": len(networks), "residual": mean("residual"),
+                "row_residual": mean("row_residual")}
+    if first.features:
+        combined["features"] = first.features
+    return MlpPolicy(weights, biases, first.activation, combined)

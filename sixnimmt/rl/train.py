@@ -158,9 +158,12 @@ def export_actor(actor: Any, meta: dict[str, Any]) -> MlpPolicy:
 
 
 def _load_into(torch: Any, actor: Any, policy: MlpPolicy) -> None:
-    """Start the actor from ``policy``: same hidden sizes; a policy made for an earlier, shorter
-    observation gets zero weights for the numbers it never read (so it plays exactly as before)."""
+    """Start the actor from ``policy`` (an ensemble: its first network): same hidden sizes; a policy
+    made for an earlier, shorter observation gets zero weights for the numbers it never read (so it
+    plays exactly as before)."""
     layers = _linears(actor)
+    # An ensemble (policy.py) trains on from its first network: PPO improves one network.
+    policy = policy.member(0)
     if [w.shape[0] for w in policy.weights] != [layer.weight.shape[0] for layer in layers]:
         raise TrainingError(f"--init policy has layers {[w.shape[0] for w in policy.weights]}, the run "
                             f"{[layer.weight.shape[0] for layer in layers]}: give --hidden to match")

@@ -38,7 +38,7 @@ def tiny_policy(seed: int = 0, hidden: int = 8, inputs: int = OBS_SIZE) -> MlpPo
 
 def test_the_shipped_policy_matches_this_encoding() -> None:
     policy = MlpPolicy.load(DEFAULT_POLICY)
-    assert policy.weights[0].shape[1] in (OBS_SIZE, *EARLIER_OBS_SIZES) and policy.weights[-1].shape[0] == N_ACTIONS
+    assert policy.weights[0].shape[-1] in (OBS_SIZE, *EARLIER_OBS_SIZES) and policy.weights[-1].shape[-2] == N_ACTIONS
     assert policy.meta["players"] == [2, 3, 4, 6, 10] and policy.meta["variant"] == "standard"
 
 

@@ -63,11 +63,12 @@ def test_the_exported_policy_is_the_trained_actor(tmp_path: Path) -> None:
     with torch.no_grad():
         expected = actor(torch.as_tensor(obs)).numpy()
     assert np.allclose(policy.logits(obs), expected, atol=1e-5)
-    # Starting from the shipped policy plays as it does: its network, and its residual weights.
+    # Starting from the shipped policy plays as its (first) network does, with its residual weights.
     shipped = MlpPolicy.load()
     big = _mlp(torch, [OBS_SIZE, 256, 256, N_ACTIONS])
     _load_into(torch, big, shipped)
-    network = MlpPolicy(shipped.weights, shipped.biases, shipped.activation)
+    first = shipped.member(0)
+    network = MlpPolicy(first.weights, first.biases, first.activation)
     with torch.no_grad():
         assert np.allclose(big(torch.as_tensor(obs)).numpy(), network.logits(obs), atol=1e-4)
     config = TrainConfig(residual={10: -8.0})
