@@ -53,8 +53,7 @@ def _ensemble(sources: str, out: str, ship: bool) -> dict[str, object]:
         raise TrainingError("--out must not be the shipped policies' folder: use --ship to replace the shipped policy")
     policies = [MlpPolicy.load(path) for path in paths]
     history = list(policies[0].meta.get("history", []))
-    history.append(f"sixnimmt train --ensemble: the mean of {len(paths)} policies' scores "
-                   f"({', '.join(str(p.meta.get('agent_steps', '?')) + ' agent steps' for p in policies)})")
+    history.append(f"sixnimmt train --ensemble {sources}: the mean of these {len(paths)} policies' scores")
     meta = {**policies[0].meta, "history": history, "ensemble_of": [str(path) for path in paths]}
     combined = ensemble(policies, meta)
     folder.mkdir(parents=True, exist_ok=True)

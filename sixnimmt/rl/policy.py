@@ -20,8 +20,8 @@ lean on the counting at ten players and not at two.
 An **ensemble** is several networks of the same shape in one file: each ``w``/``b`` array then has a
 leading axis, one entry per network (``w0`` shaped ``(networks, out, in)``), and the policy's scores
 are the mean of the networks' scores (then the residuals, once). Networks trained from the same
-start with different seeds make different mistakes, and their mean makes fewer:
-:func:`ensemble` builds one (``sixnimmt train --ensemble``), :meth:`MlpPolicy.member` takes one
+start with different seeds make different mistakes, and their mean can make fewer (docs/rl.md
+measures one; the shipped policy is a single network): :func:`ensemble` builds one (``sixnimmt train --ensemble``), :meth:`MlpPolicy.member` takes one
 network out of it (training goes on from a single network).
 """
 
