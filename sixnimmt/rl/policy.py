@@ -21,8 +21,9 @@ An **ensemble** is several networks of the same shape in one file: each ``w``/``
 leading axis, one entry per network (``w0`` shaped ``(networks, out, in)``), and the policy's scores
 are the mean of the networks' scores (then the residuals, once). Networks trained from the same
 start with different seeds make different mistakes, and their mean can make fewer (docs/rl.md
-measures one; the shipped policy is a single network): :func:`ensemble` builds one (``sixnimmt train --ensemble``), :meth:`MlpPolicy.member` takes one
-network out of it (training goes on from a single network).
+measures one; the shipped policy is a single network). :func:`ensemble` builds one (``sixnimmt
+train --ensemble``); :meth:`MlpPolicy.member` takes one network out of it (training goes on from a
+single network).
 """
 
 from __future__ import annotations
@@ -179,7 +180,7 @@ class MlpPolicy:
         """The ``k``-th network of an ensemble as a policy of its own (the residuals kept): what
         training starts from when ``--init`` names an ensemble."""
         if not 0 <= k < self.networks:
-            raise PolicyFileError(f"the policy has {self.networks} network(s), not a number {k}")
+            raise PolicyFileError(f"the policy has {self.networks} network(s): there is no network {k}")
         if self.networks == 1:
             return self
         return MlpPolicy([w[k] for w in self.weights], [b[k] for b in self.biases], self.activation,
