@@ -39,18 +39,16 @@ def _weights(text: str) -> dict[int, float]:
 
 def _ensemble(sources: str, out: str, ship: bool) -> dict[str, object]:
     """``--ensemble A,B,...``: one policy file whose scores are the mean of these policies' scores."""
-    import shutil
     from pathlib import Path
 
     from ..rl.policy import DEFAULT_POLICY, MlpPolicy, ensemble
-    from ..rl.train import TrainingError
+    from ..rl.train import TrainingError, refuse_shipped_folder, ship_policy
 
     paths = [DEFAULT_POLICY if name == "learned" else Path(name) for name in (p.strip() for p in sources.split(",")) if name]
     if len(paths) < 2:
         raise TrainingError("--ensemble averages two policies or more: give their files separated by commas")
     folder = Path(out)
-    if folder.resolve() == DEFAULT_POLICY.parent.resolve():
-        raise TrainingError("--out must not be the shipped policies' folder: use --ship to replace the shipped policy")
+    refuse_shipped_folder(folder)
     policies = [MlpPolicy.load(path) for path in paths]
     history = list(policies[0].meta.get("history", []))
     history.append(f"sixnimmt train --ensemble {sources}: the mean of these {len(paths)} policies' scores")
@@ -59,8 +57,7 @@ def _ensemble(sources: str, out: str, ship: bool) -> dict[str, object]:
     folder.mkdir(parents=True, exist_ok=True)
     combined.save(folder / "policy.npz")
     if ship:
-        shutil.copyfile(folder / "policy.npz", DEFAULT_POLICY)
-        typer.echo(f"shipped: {folder / 'policy.npz'} -> {DEFAULT_POLICY}")
+        ship_policy(folder, typer.echo)
     return {"policy": str(folder / "policy.npz"), "networks": combined.networks}
 
 

@@ -38,7 +38,6 @@ next round). The shipped policy is written only with ``ship=True``.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -62,7 +61,16 @@ from .encoding import (
 )
 from .features import FEATURE_SETS, counted_cost, derived
 from .policy import DEFAULT_POLICY, MlpPolicy
-from .train import TrainingError, _linears, _load_into, _mlp, _torch, export_actor
+from .train import (
+    TrainingError,
+    _linears,
+    _load_into,
+    _mlp,
+    _torch,
+    export_actor,
+    refuse_shipped_folder,
+    ship_policy,
+)
 from .vector import vector_config
 
 #: The rollout policies the labels may use (``sixnimmt.bots.rollout``).
@@ -270,8 +278,7 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
     torch = _torch()
     out = Path(config.out)
     checkpoint_path = out / "checkpoint.pt"
-    if out.resolve() == DEFAULT_POLICY.parent.resolve():
-        raise TrainingError("--out must not be the shipped policies' folder: use --ship to replace the shipped policy")
+    refuse_shipped_folder(out)
     if resume:
         if not checkpoint_path.exists():
             raise TrainingError(f"nothing to resume: no {checkpoint_path}")
@@ -362,8 +369,7 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
         (out / "checkpoint.tmp").replace(checkpoint_path)  # never a half-written checkpoint
         draw_curve(log, out / "curve.png")
     if ship:
-        shutil.copyfile(out / "policy.npz", DEFAULT_POLICY)
-        echo(f"shipped: {out / 'policy.npz'} -> {DEFAULT_POLICY}")
+        ship_policy(out, echo)
     return {"rounds": done, "decisions": decisions, "cpu_seconds": round(seconds, 1),
             "policy": str(out / "policy.npz"), "log": log[-1] if log else {}}
 

@@ -204,7 +204,9 @@ class MlpPolicy:
         return int(rng.choice(len(scores), p=probabilities))
 
 
-def _per_count(residual: NDArray[np.float32]) -> NDArray[np.float32]:
+def per_count(residual: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A residual's weight for every player count (index: the number of players), whether the
+    policy gives one weight or one per count."""
     return residual if residual.size > 1 else np.full(MAX_PLAYERS + 1, residual[0], dtype=np.float32)
 
 
@@ -229,7 +231,7 @@ def ensemble(policies: Sequence[MlpPolicy], meta: dict[str, Any] | None = None) 
         values = [getattr(n, name) for n in networks]
         if all(v.size == 1 for v in values):
             return float(np.mean([v[0] for v in values]))
-        return [float(v) for v in np.mean([_per_count(v) for v in values], axis=0)]
+        return [float(v) for v in np.mean([per_count(v) for v in values], axis=0)]
 
     combined = {**(meta or {}), "networks": len(networks), "residual": mean("residual"),
                 "row_residual": mean("row_residual")}

@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 from ..core.rules import MAX_PLAYERS
 from .encoding import CARD_ACTIONS, N_ACTIONS, OBS_SIZE, PASS_ACTION
 from .features import FEATURE_SETS, CountingPolicy, counted_cost, derived, row_cost
-from .policy import DEFAULT_POLICY, MlpPolicy
+from .policy import DEFAULT_POLICY, MlpPolicy, per_count
 from .vector import COMPILED_OPPONENTS, SixNimmtBatch, SixNimmtVectorEnv
 
 LEARNER = -1  # role of a seat the learner plays; roles >= 0 index the league
@@ -108,13 +108,26 @@ def _inputs(config: TrainConfig, observations: NDArray[np.float32]) -> NDArray[n
     return np.concatenate([observations, derived(observations)], axis=-1)
 
 
+def refuse_shipped_folder(out: Path) -> None:
+    """Every way of making a policy writes into its own run folder: the shipped policy is replaced
+    only by :func:`ship_policy` (``--ship``), never by a run folder that happens to be its folder."""
+    if out.resolve() == DEFAULT_POLICY.parent.resolve():
+        raise TrainingError("--out must not be the shipped policies' folder: use --ship to replace the shipped policy")
+
+
+def ship_policy(out: Path, echo: Any = print) -> None:
+    """``--ship``: the run folder's ``policy.npz`` becomes the shipped policy."""
+    shutil.copyfile(out / "policy.npz", DEFAULT_POLICY)
+    echo(f"shipped: {out / 'policy.npz'} -> {DEFAULT_POLICY}")
+
+
 def _inherit_residuals(config: TrainConfig, init: MlpPolicy) -> None:
     """A run that starts from a policy with residual weights starts from those weights too (and
     learns them), at every table size where the command line gives none: it plays as that policy."""
     for weights, inherited in ((config.residual, init.residual), (config.row_residual, init.row_residual)):
-        for count in range(2, MAX_PLAYERS + 1):
-            weight = float(inherited[count] if inherited.size > 1 else inherited[0])
-            if weight and count not in weights:
+        for count, value in enumerate(per_count(inherited)):
+            weight = float(value)
+            if count >= 2 and weight and count not in weights:
                 weights[count] = weight
 
 
@@ -298,8 +311,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         config.row_residual = {int(k): float(v) for k, v in config.row_residual.items()}
     elif checkpoint_path.exists():
         raise TrainingError(f"{out} already holds a run: --resume to go on with it, or choose another --out")
-    if out.resolve() == DEFAULT_POLICY.parent.resolve():
-        raise TrainingError("--out must not be the shipped policies' folder: use --ship to replace the shipped policy")
+    refuse_shipped_folder(out)
     for bot in config.league_bots:
         if bot not in COMPILED_OPPONENTS and bot not in POLICY_OPPONENTS:
             raise TrainingError(f"unknown league bot {bot!r}: choose from {', '.join([*COMPILED_OPPONENTS, *POLICY_OPPONENTS])}")
@@ -408,8 +420,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
             save()
     save()
     if ship:
-        shutil.copyfile(out / "policy.npz", DEFAULT_POLICY)
-        echo(f"shipped: {out / 'policy.npz'} -> {DEFAULT_POLICY}")
+        ship_policy(out, echo)
     return {"iterations": iteration, "agent_steps": agent_steps, "cpu_seconds": round(seconds, 1),
             "policy": str(out / "policy.npz"), "log": log[-1] if log else {}}
 
