@@ -200,7 +200,22 @@ class MonteCarloBot(Bot):
         """Spend ``budget`` rollouts on ``options`` (successive halving by ``config.split``); the
         best option and, per option, this seat's expected penalty for the whole deal."""
         assert view.seat is not None
-        me, players = view.seat, view.players
+        best, own = self.search(view.seat, view.players, options, budget, simulate)
+        already = view.penalties[view.seat]
+        return best, {o: already + value for o, value in own.items()}
+
+    def search(
+        self,
+        me: int,
+        players: int,
+        options: tuple[int, ...],
+        budget: int,
+        simulate: Callable[[tuple[int, ...], int], np.ndarray],
+    ) -> tuple[int, dict[int, float]]:
+        """The search itself, over any ``simulate`` (``float64[options, samples, players]``
+        penalties for the rest of the deal): the best option for seat ``me``, and per option the
+        seat's mean penalty in its rollouts. :meth:`_search` runs it on a view; the training
+        league runs it on a vector batch's state (``sixnimmt.rl.league``)."""
         # Per option: the sum of its rollouts' objective values and own penalties, and their count.
         objective = dict.fromkeys(options, 0.0)
         own = dict.fromkeys(options, 0.0)
@@ -220,8 +235,7 @@ class MonteCarloBot(Bot):
             alive = tuple(ranked[: max(2, (len(ranked) + 1) // 2)])
         # Only the options that got every round compete: an early-dropped option's mean is stale.
         best = min(finalists, key=lambda o: (objective[o] / count[o], o))
-        already = view.penalties[me]
-        return best, {o: already + own[o] / count[o] for o in options}
+        return best, {o: own[o] / count[o] for o in options}
 
     def _explain_nifty(self, view: PlayerView) -> tuple[int, dict[int, float]]:
         """Nifty: search the pair of cards to play this turn (both at the first card decision, ``samples`` rollouts per pair; the

@@ -11,7 +11,9 @@ epochs over the learner's decisions. Each game, when it starts, draws who sits w
 * otherwise one seat is the learner's and the other seats are one league member: a past self (a
   snapshot of the actor, taken every ``snapshot_every`` iterations, the last ``league_size`` kept)
   or a built-in player (compiled ``greedy`` and ``random``, or ``cautious``, the ``medium`` level's
-  card counting over the observation: :class:`~sixnimmt.rl.features.CountingPolicy`).
+  card counting over the observation: :class:`~sixnimmt.rl.features.CountingPolicy`), or a
+  Monte-Carlo searcher of the registry (``mcs100``, ``expert``: :class:`~sixnimmt.rl.league.StateSearcher`), which takes
+  half the seats and leaves the learner the others.
 
 With a ``residual`` (per player count), the actor's card scores are its network's plus that weight
 times the ``cautious`` bot's expected cost of each card (:func:`~sixnimmt.rl.features.counted_cost`),
@@ -39,8 +41,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.rules import MAX_PLAYERS
+from ..seats import available
 from .encoding import CARD_ACTIONS, N_ACTIONS, OBS_SIZE, PASS_ACTION
 from .features import FEATURE_SETS, CountingPolicy, counted_cost, derived, row_cost
+from .league import StateSearcher
 from .policy import DEFAULT_POLICY, MlpPolicy, per_count
 from .vector import COMPILED_OPPONENTS, SixNimmtBatch, SixNimmtVectorEnv
 
@@ -204,8 +208,13 @@ class _Table:
             if rng.random() < self_play:
                 continue
             member = league.draw(rng)
-            others = np.arange(self.players) != rng.integers(self.players)
-            self.roles[g, others] = member
+            if league.is_searcher(member):
+                # A searcher takes half the seats and the learner the others: its decisions cost
+                # milliseconds each, and the arena measures the learner against it so seated.
+                self.roles[g, rng.permutation(self.players)[: self.players // 2]] = member
+            else:
+                others = np.arange(self.players) != rng.integers(self.players)
+                self.roles[g, others] = member
 
 
 class _League:
@@ -215,7 +224,12 @@ class _League:
         self.config = config
         self.bots = list(config.league_bots)
         self.policies = {name: POLICY_OPPONENTS[name]() for name in self.bots if name in POLICY_OPPONENTS}
+        self.searchers = {name: StateSearcher(name, config.seed + i) for i, name in enumerate(self.bots)
+                          if name not in COMPILED_OPPONENTS and name not in POLICY_OPPONENTS}
         self.snapshots: list[MlpPolicy] = []
+
+    def is_searcher(self, member: int) -> bool:
+        return member < len(self.bots) and self.bots[member] in self.searchers
 
     @property
     def size(self) -> int:
@@ -240,6 +254,9 @@ class _League:
         for i, name in enumerate(self.bots):
             if name in COMPILED_OPPONENTS:
                 kinds[roles == i] = COMPILED_OPPONENTS[name]
+            elif name in self.searchers:
+                games, seats = np.nonzero((roles == i) & owes)
+                self.searchers[name].act(table.batch.state, games, seats, actions)
             elif (where := (roles == i) & owes).any():
                 actions[where] = self.policies[name].act_batch(table.obs[where], table.masks[where])
         table.batch.compiled_actions(kinds, actions)
@@ -294,6 +311,23 @@ def draw_curve(log: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
+def check_league_bots(bots: tuple[str, ...], variant: str) -> None:
+    """A ``TrainingError`` for a league player a run cannot seat."""
+    for bot in bots:
+        if bot in COMPILED_OPPONENTS or bot in POLICY_OPPONENTS:
+            continue
+        if bot.split(":", 1)[0] not in available():
+            raise TrainingError(f"unknown league bot {bot!r}: choose from "
+                                f"{', '.join([*COMPILED_OPPONENTS, *POLICY_OPPONENTS])} or a Monte-Carlo "
+                                "searcher (mcs100, hard, expert, mcs:samples=N)")
+        try:
+            StateSearcher(bot, 0)
+        except ValueError as error:  # a searcher's bad option, or a bot that is no plain searcher
+            raise TrainingError(f"league bot {bot!r}: {str(error).splitlines()[0]}") from None
+        if variant != "standard":
+            raise TrainingError(f"league bot {bot!r}: searchers play in standard games only")
+
+
 def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
           echo: Any = print) -> dict[str, Any]:
     """Run (or, with ``resume``, go on with) the training run in ``config.out``."""
@@ -312,9 +346,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
     elif checkpoint_path.exists():
         raise TrainingError(f"{out} already holds a run: --resume to go on with it, or choose another --out")
     refuse_shipped_folder(out)
-    for bot in config.league_bots:
-        if bot not in COMPILED_OPPONENTS and bot not in POLICY_OPPONENTS:
-            raise TrainingError(f"unknown league bot {bot!r}: choose from {', '.join([*COMPILED_OPPONENTS, *POLICY_OPPONENTS])}")
+    check_league_bots(config.league_bots, config.variant)
     for option, weights in (("--residual", config.residual), ("--row-residual", config.row_residual)):
         for count in weights:
             if not 2 <= count <= MAX_PLAYERS:
