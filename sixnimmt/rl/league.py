@@ -55,7 +55,7 @@ class StateSearcher:
         hands[me, : hlen[me]] = hand
         known = np.zeros(players, dtype=np.bool_)
         known[me] = True
-        unseen = ~state.seen[g].copy()
+        unseen = ~state.seen[g]
         unseen[0] = False
         unseen[hand] = False
         pool = np.flatnonzero(unseen).astype(np.int64)  # ascending, as the view's unseen cards
