@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sixnimmt.core import Game
-from sixnimmt.rl.encoding import PASS_ACTION, move_to_action
+from sixnimmt.rl.encoding import PASS_ACTION, action_to_move, move_to_action
 from sixnimmt.rl.league import StateSearcher
 from sixnimmt.rl.train import (
     LEARNER,
@@ -26,7 +26,7 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (rng.random(masks.shape) * masks).argmax(axis=-1)
 
 
-@pytest.mark.parametrize("spec", ["mcs100:samples=6", "mcs:samples=5"])
+@pytest.mark.parametrize("spec", ["mcs100:samples=6", "mcs:samples=5", "expert:samples=4"])
 def test_a_league_searcher_answers_as_the_bot_does_from_the_seats_view(spec: str) -> None:
     """Same seed, same answer: the arrays built from the batch's state are the ones the bot builds
     from the view (hand, rows, hand sizes, the unseen cards in the same order), card decisions and
@@ -34,6 +34,7 @@ def test_a_league_searcher_answers_as_the_bot_does_from_the_seats_view(spec: str
     count, players = 6, 4
     batch = SixNimmtBatch(num_games=count, players=players, seed=11)
     _, masks = batch.reset()
+
     def make_game(g: int) -> Game:  # the checked engine's game, dealt the batch game's deals
         return Game(batch.rules, dealer=lambda _deal: batch.deal_setup(g))
 
@@ -54,8 +55,7 @@ def test_a_league_searcher_answers_as_the_bot_does_from_the_seats_view(spec: str
         _, masks, _, dones, _ = batch.step(actions)  # first: the engine's next deal is the batch's
         for g, game in enumerate(games):
             for decision in game.pending():
-                move = int(actions[g, decision.seat])
-                game.act(decision.seat, move - 104 if decision.kind.value == "row" else move + 1)
+                game.act(decision.seat, action_to_move(int(actions[g, decision.seat]), decision))
             if dones[g]:
                 assert game.is_over
                 games[g] = make_game(g)
