@@ -37,7 +37,6 @@ class StateSearcher:
         if type(bot) is not MonteCarloBot or bot.prior is not None:
             raise ValueError(f"{spec!r} is not a Monte-Carlo searcher this league can seat (mcs100, hard, expert, mcs:samples=N)")
         self.bot = bot
-        self.spec = spec
 
     def act(self, state: Batch, games: NDArray[np.int64], seats: NDArray[np.int64], actions: NDArray[np.int64]) -> None:
         """Each ``(games[i], seats[i])``'s answer, written into ``actions`` (every one owes a decision)."""
