@@ -74,7 +74,7 @@ def train(
     hidden: Annotated[str, typer.Option(help="Hidden layer sizes.")] = "256,256",
     lr: Annotated[float | None, typer.Option(min=0.0, help="Adam learning rate. Default: 1e-4 (PPO), 1e-3 (--distil).", show_default=False)] = None,
     self_play: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of games where the learner takes every seat.")] = 0.4,
-    league_bots: Annotated[str, typer.Option(help="Built-in league players: greedy, random (compiled), cautious (the medium level's card counting), or a Monte-Carlo searcher: mcs100, hard, expert, mcs:samples=N (standard games; it takes half the seats).")] = "greedy,random",
+    league_bots: Annotated[str, typer.Option(help="Built-in league players: greedy, random (compiled), cautious (the medium level's card counting), or a Monte-Carlo searcher: mcs100, hard, expert, mcs:samples=N (standard games; it takes half the seats). P:name seats one at tables of P players only (4:mcs100).")] = "greedy,random",
     bot_share: Annotated[float, typer.Option(min=0.0, max=1.0, help="Of the league games, the share the built-in players take once there are snapshots.")] = 0.3,
     residual: Annotated[str, typer.Option(help="Card scores plus a learned weight times cautious's expected cost, per player count, from these starting weights: e.g. 10:-8,6:-2. Empty: none.")] = "",
     row_residual: Annotated[str, typer.Option(help="Row scores (a too-low card's row) plus a learned weight times the row's bullheads, per player count: e.g. 4:-4. Empty: none.")] = "",

@@ -207,7 +207,9 @@ class _Table:
             self.roles[g] = LEARNER
             if rng.random() < self_play:
                 continue
-            member = league.draw(rng)
+            member = league.draw(rng, self.players)
+            if member == LEARNER:
+                continue  # no league member plays at this table size yet: self-play
             if league.is_searcher(member):
                 # A searcher takes half the seats and the learner the others: its decisions cost
                 # milliseconds each, and the arena measures the learner against it so seated.
@@ -222,7 +224,10 @@ class _League:
 
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
-        self.bots = list(config.league_bots)
+        entries = [league_entry(spec) for spec in config.league_bots]
+        self.bots = [name for name, _ in entries]
+        #: The table size each bot is seated at (``None``: every size), from a ``P:`` before its name.
+        self.tables = [players for _, players in entries]
         self.policies = {name: POLICY_OPPONENTS[name]() for name in self.bots if name in POLICY_OPPONENTS}
         self.searchers = {name: StateSearcher(name, config.seed + i) for i, name in enumerate(self.bots)
                           if name not in COMPILED_OPPONENTS and name not in POLICY_OPPONENTS}
@@ -235,10 +240,12 @@ class _League:
     def size(self) -> int:
         return len(self.bots) + len(self.snapshots)
 
-    def draw(self, rng: np.random.Generator) -> int:
-        """A member's index: bots first, then snapshots (newer ones a little likelier)."""
-        if not self.snapshots or (self.bots and rng.random() < self.config.bot_share):
-            return int(rng.integers(len(self.bots))) if self.bots else len(self.bots)
+    def draw(self, rng: np.random.Generator, players: int) -> int:
+        """A member's index for a table of ``players``: bots first (those seated at that size), then
+        snapshots (newer ones a little likelier); ``LEARNER`` when there is neither."""
+        bots = [i for i, size in enumerate(self.tables) if size is None or size == players]
+        if not self.snapshots or (bots and rng.random() < self.config.bot_share):
+            return bots[int(rng.integers(len(bots)))] if bots else LEARNER
         weights = np.arange(1, len(self.snapshots) + 1, dtype=np.float64)
         return len(self.bots) + int(rng.choice(len(self.snapshots), p=weights / weights.sum()))
 
@@ -311,9 +318,24 @@ def draw_curve(log: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
-def check_league_bots(bots: tuple[str, ...], variant: str) -> None:
-    """A ``TrainingError`` for a league player a run cannot seat."""
-    for bot in bots:
+def league_entry(spec: str) -> tuple[str, int | None]:
+    """A ``--league-bots`` entry: the bot's name and, for ``P:name``, the one table size it sits at
+    (``4:mcs100``: the searcher at 4 players only; ``mcs:samples=8`` names no size)."""
+    size, colon, name = spec.partition(":")
+    if colon and size.isdigit():
+        return name, int(size)
+    return spec, None
+
+
+def check_league_bots(specs: tuple[str, ...], variant: str, players: tuple[int, ...] | None = None) -> None:
+    """A ``TrainingError`` for a league player a run cannot seat (``players``: the run's table sizes,
+    which a ``P:`` prefix must name)."""
+    for spec in specs:
+        bot, size = league_entry(spec)
+        if size is not None and (not bot or (players is not None and size not in players)):
+            raise TrainingError(f"league bot {spec!r}: {size} players is not one of the run's table sizes "
+                                f"({', '.join(map(str, players or ()))})" if bot else
+                                f"league bot {spec!r}: a bot's name follows the table size")
         if bot in COMPILED_OPPONENTS or bot in POLICY_OPPONENTS:
             continue
         if bot.split(":", 1)[0] not in available():
@@ -346,7 +368,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
     elif checkpoint_path.exists():
         raise TrainingError(f"{out} already holds a run: --resume to go on with it, or choose another --out")
     refuse_shipped_folder(out)
-    check_league_bots(config.league_bots, config.variant)
+    check_league_bots(config.league_bots, config.variant, config.players)
     for option, weights in (("--residual", config.residual), ("--row-residual", config.row_residual)):
         for count in weights:
             if not 2 <= count <= MAX_PLAYERS:

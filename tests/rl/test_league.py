@@ -82,12 +82,33 @@ def test_a_searcher_takes_half_the_seats_and_answers_legally() -> None:
     assert league.searchers["mcs:samples=3"].bot.rollouts > 0
 
 
+def test_a_bot_given_a_table_size_sits_only_at_that_size() -> None:
+    """``4:mcs:samples=3`` seats the searcher at 4 players only; ``greedy`` sits everywhere; at a size
+    with no bot of its own and no snapshot yet, the games are self-play."""
+    config = TrainConfig(games=64, players=(2, 4), league_bots=("4:mcs:samples=3", "greedy"), bot_share=1.0, seed=3)
+    league = _League(config)
+    assert league.bots == ["mcs:samples=3", "greedy"] and league.tables == [4, None]
+    rng = np.random.default_rng(0)
+    at = {players: _Table(config, players, rng) for players in (2, 4)}
+    for table in at.values():
+        table.draw_roles(np.arange(config.games), league, rng, self_play=0.0)
+    assert not (at[2].roles == 0).any() and (at[2].roles == 1).any()
+    assert (at[4].roles == 0).any() and (at[4].roles == 1).any()
+    alone = _League(TrainConfig(games=8, players=(2, 4), league_bots=("4:greedy",), seed=3))
+    table = _Table(alone.config, 2, rng)
+    table.draw_roles(np.arange(8), alone, rng, self_play=0.0)
+    assert (table.roles == LEARNER).all()
+
+
 def test_league_players_a_run_cannot_seat_are_refused_clearly() -> None:
     check_league_bots(("greedy", "cautious", "mcs100", "expert", "mcs:samples=30"), "standard")
     for bots, variant, message in ((("mcs:samples=0",), "standard", r"league bot 'mcs:samples=0': .*samples"),
                                    (("grandmaster",), "standard", "not a Monte-Carlo searcher this league can seat"),
                                    (("expert-learned",), "standard", "not a Monte-Carlo searcher"),
                                    (("nobody",), "standard", "unknown league bot 'nobody': choose from random, greedy, cautious"),
-                                   (("mcs100",), "tactics", "standard games only")):
+                                   (("mcs100",), "tactics", "standard games only"),
+                                   (("6:mcs100",), "standard", "6 players is not one of the run's table sizes"),
+                                   (("4:",), "standard", "a bot's name follows the table size"),
+                                   (("4:nobody",), "standard", "unknown league bot 'nobody'")):
         with pytest.raises(TrainingError, match=message):
-            check_league_bots(bots, variant)
+            check_league_bots(bots, variant, (2, 4))
