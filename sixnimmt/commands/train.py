@@ -76,6 +76,7 @@ def train(
     self_play: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of games where the learner takes every seat.")] = 0.4,
     league_bots: Annotated[str, typer.Option(help="Built-in league players: greedy, random (compiled), cautious (the medium level's card counting), or a Monte-Carlo searcher: mcs100, hard, expert, mcs:samples=N (standard games; it takes half the seats). P:name seats one at tables of P players only (4:mcs100).")] = "greedy,random",
     bot_share: Annotated[float, typer.Option(min=0.0, max=1.0, help="Of the league games, the share the built-in players take once there are snapshots.")] = 0.3,
+    half_seats: Annotated[bool, typer.Option(help="Built-in league players take half the table, as the arena seats them, not every seat but the learner's (searchers always take half).")] = False,
     residual: Annotated[str, typer.Option(help="Card scores plus a learned weight times cautious's expected cost, per player count, from these starting weights: e.g. 10:-8,6:-2. Empty: none.")] = "",
     row_residual: Annotated[str, typer.Option(help="Row scores (a too-low card's row) plus a learned weight times the row's bullheads, per player count: e.g. 4:-4. Empty: none.")] = "",
     eval_every: Annotated[int, typer.Option(min=1, help="Iterations between evaluations and checkpoints.")] = 5,
@@ -118,7 +119,7 @@ def train(
                 out=out, players=_numbers(players, "player counts"), variant=variant, agent_steps=agent_steps,
                 games=games, steps=steps, seed=seed, init=init or "learned", hidden=_numbers(hidden, "layer sizes"),
                 lr=1e-4 if lr is None else lr, self_play=self_play,
-                league_bots=tuple(b.strip() for b in league_bots.split(",") if b.strip()), bot_share=bot_share,
+                league_bots=tuple(b.strip() for b in league_bots.split(",") if b.strip()), bot_share=bot_share, half_seats=half_seats,
                 residual=_weights(residual), row_residual=_weights(row_residual), features="" if features in (None, "none") else features,
                 eval_every=eval_every, eval_games=eval_games, clone=clone, clone_decisions=clone_decisions,
             )

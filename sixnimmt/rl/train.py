@@ -85,6 +85,7 @@ class TrainConfig:
     row_residual: dict[int, float] = field(default_factory=dict)  # players -> starting weight on a row's bullheads
     features: str = ""  # "derived": the networks also read features.py's per-card counting
     bot_share: float = 0.3  # of the league games, how many go to the built-in players
+    half_seats: bool = False  # built-in players take half the table, as the arena seats them (searchers always do)
     snapshot_every: int = 5
     league_size: int = 8
     eval_every: int = 5
@@ -210,7 +211,7 @@ class _Table:
             member = league.draw(rng, self.players)
             if member == LEARNER:
                 continue  # no league member plays at this table size yet: self-play
-            if league.is_searcher(member):
+            if league.is_searcher(member) or (league.config.half_seats and league.is_bot(member)):
                 # A searcher takes half the seats and the learner the others: its decisions cost
                 # milliseconds each, and the arena measures the learner against it so seated.
                 self.roles[g, rng.permutation(self.players)[: self.players // 2]] = member
@@ -232,6 +233,9 @@ class _League:
         self.searchers = {name: StateSearcher(name, config.seed + i) for i, name in enumerate(self.bots)
                           if name not in COMPILED_OPPONENTS and name not in POLICY_OPPONENTS}
         self.snapshots: list[MlpPolicy] = []
+
+    def is_bot(self, member: int) -> bool:
+        return 0 <= member < len(self.bots)
 
     def is_searcher(self, member: int) -> bool:
         return member < len(self.bots) and self.bots[member] in self.searchers

@@ -100,6 +100,17 @@ def test_a_bot_given_a_table_size_sits_only_at_that_size() -> None:
     assert (table.roles == LEARNER).all()
 
 
+@pytest.mark.parametrize("half", [False, True])
+def test_built_in_players_take_every_other_seat_or_with_half_seats_half_the_table(half: bool) -> None:
+    config = TrainConfig(games=32, players=(10,), league_bots=("cautious", "greedy"), bot_share=1.0,
+                         half_seats=half, seed=4)
+    table = _Table(config, 10, np.random.default_rng(1))
+    table.draw_roles(np.arange(config.games), _League(config), np.random.default_rng(2), self_play=0.0)
+    learner_seats = (table.roles == LEARNER).sum(axis=1)
+    assert (learner_seats == (5 if half else 1)).all()
+    assert {int(r) for r in np.unique(table.roles)} == {LEARNER, 0, 1}  # both bots were drawn
+
+
 def test_league_players_a_run_cannot_seat_are_refused_clearly() -> None:
     check_league_bots(("greedy", "cautious", "mcs100", "expert", "mcs:samples=30"), "standard")
     for bots, variant, message in ((("mcs:samples=0",), "standard", r"league bot 'mcs:samples=0': .*samples"),
