@@ -40,6 +40,7 @@ _HAND = segment_slice("hand")
 _UNSEEN = segment_slice("unseen")
 _GAP = segment_slice("hand_gap")
 _TOO_LOW = segment_slice("hand_too_low")
+_TAKE = segment_slice("hand_take")
 _ROWS = segment_slice("rows")
 _PLAYERS_AT = segment_slice("context").start + 2  # players / 10
 _TOO_LOW_REASON = segment_slice("decision").start + 5  # after the five decision kinds
@@ -47,6 +48,7 @@ _CARDS = np.arange(1, 105)
 _BULLHEADS = np.array([BULLHEADS[c] for c in range(1, 105)], dtype=np.float32)
 #: comb(others, k) for others < MAX_PLAYERS, k < ROW_LIMIT.
 _COMB = np.array([[comb(n, k) for k in range(ROW_LIMIT)] for n in range(MAX_PLAYERS)], dtype=np.float64)
+_COMB_ROWS: list[list[float]] = _COMB.tolist()
 
 
 def derived(observations: NDArray[np.floating]) -> NDArray[np.float32]:
@@ -101,10 +103,66 @@ def counted_cost(observations: NDArray[np.floating]) -> NDArray[np.float32]:
     adds), 0 for cards not in hand. A policy with a ``residual`` adds ``residual`` times this to its
     card scores: it starts from ``cautious``'s choices and learns where to differ."""
     x = np.asarray(observations, dtype=np.float32)
+    if x.ndim == 1:
+        return _counted_cost_one(x)
     danger = derived(x)[..., 208:312] * 20
     too_low = x[..., _TOO_LOW] > 0
-    cost = np.where(too_low, x[..., segment_slice("hand_take")] * 20 + 0.5, danger)
+    cost = np.where(too_low, x[..., _TAKE] * 20 + 0.5, danger)
     result: NDArray[np.float32] = np.where(x[..., _HAND] > 0, cost, 0.0).astype(np.float32)
+    return result
+
+
+def _counted_cost_one(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """:func:`counted_cost` of one observation, number for number the same: :func:`derived`'s
+    arithmetic (the same operations on the same types, its powers through numpy's own ``power``) for
+    the hand's cards alone, in plain Python. A playing bot asks for one observation at a time, where
+    :func:`derived`'s 104-wide arrays were two thirds of its decision; ``tests/rl/test_features.py``
+    checks that the two agree exactly."""
+    result = np.zeros(104, dtype=np.float32)
+    hand = np.flatnonzero(x[_HAND] > 0)  # card - 1
+    too_low = x[_TOO_LOW][hand] > 0
+    result[hand[too_low]] = x[_TAKE][hand[too_low]] * 20 + 0.5
+    gaps = np.rint(x[_GAP][hand] * 104).astype(np.int64)
+    cards = [(int(i), int(gap)) for i, gap, low in zip(hand, gaps, too_low) if not low and gap > 0]
+    if not cards:
+        return result
+    unseen = x[_UNSEEN] > 0
+    cum = [0, *np.cumsum(unseen).tolist()]
+    cum_bulls = [0.0, *np.cumsum(unseen * _BULLHEADS.astype(np.float64)).tolist()]
+    rows = x[_ROWS].reshape(4, 6)
+    row_ends = np.rint(rows[:, 1] * 104).tolist()
+    room = (ROW_LIMIT - np.rint(rows[:, 2] * 5)).tolist()  # float32 arithmetic, as derived() does it
+    bullheads = (rows[:, 3] * 20).tolist()
+    others = min(max(int(np.rint(x[_PLAYERS_AT] * 10)) - 1, 0), MAX_PLAYERS - 1)
+    total = float(max(cum[-1], 1))
+    # Per card: (mean landing, need, row bullheads, q).
+    rows_of = []
+    for i, gap in cards:
+        end = i + 1 - gap
+        between = float(cum[i] - cum[end])
+        landing = cum_bulls[i] - cum_bulls[end]
+        joined = [r for r in range(4) if row_ends[r] == end]
+        need = room[joined[0]] if joined else 0.0
+        row_bulls = bullheads[joined[0]] if joined else 0.0
+        rows_of.append((landing / max(between, 1.0) if between > 0 else 0.0, need, row_bulls, between / total))
+    # The binomial terms' powers, all in one numpy call: q**k is q**k as numpy's array power makes it
+    # (1, q, q*q for k < 3), (1 - q)**(others - k) is numpy's power() of the two.
+    terms = [(q, k) for _, need, _, q in rows_of for k in range(min(ROW_LIMIT, others + 1)) if k < need]
+    powers = np.power(np.array([1 - q for q, _ in terms] + [q for q, k in terms if k >= 3]),
+                      np.array([float(others - k) for _, k in terms] + [float(k) for _, k in terms if k >= 3])).tolist()
+    high = iter(powers[len(terms):])
+    at = 0
+    features = []
+    for mean_landing, need, row_bulls, q in rows_of:
+        below_need = 0.0
+        for k in range(min(ROW_LIMIT, others + 1)):
+            if k < need:
+                q_k = 1.0 if k == 0 else q if k == 1 else q * q if k == 2 else next(high)
+                below_need += _COMB_ROWS[others][k] * q_k * powers[at]
+                at += 1
+        taken = 1.0 if need <= 0 else min(max(1 - below_need, 0.0), 1.0)
+        features.append(min(taken * (row_bulls + max(need, 0.0) * mean_landing) / 20, 1.0))
+    result[[i for i, _ in cards]] = np.array(features).astype(np.float32) * 20
     return result
 
 

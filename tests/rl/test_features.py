@@ -49,6 +49,30 @@ def test_a_batch_gives_each_rows_features() -> None:
     assert np.array_equal(derived(batch), np.stack([derived(row) for row in batch]))
 
 
+@pytest.mark.parametrize(("variant", "counts"), [("standard", (2, 3, 4, 6, 10)), ("professional", (2, 5, 10)),
+                                                 ("tactics", (3, 10)), ("double", (4, 10)), ("nifty", (2, 7))])
+def test_one_observations_counting_is_the_batchs_number_for_number(variant: str, counts: tuple[int, ...]) -> None:
+    """A playing bot counts one observation at a time by its own path (plain Python over the hand's
+    cards); the environments count batches. They must agree exactly, or the bot and the policy it
+    was trained as would differ: every decision of whole games, 2 to 10 players."""
+    compared = 0
+    for players in counts:
+        game = Game(Rules(players=players, variant=variant, target=None, deals=1), seed=players)
+        bots = [CautiousBot(s) for s in range(players)]
+        observations = []
+        while not game.is_over:
+            for decision in game.pending():
+                view = game.view(decision.seat)
+                observations.append(encode(view))
+                game.act(decision.seat, bots[decision.seat].decide(view))
+        batch = counted_cost(np.stack(observations))
+        for obs, row in zip(observations, batch):
+            one = counted_cost(obs)
+            assert one.dtype == np.float32 and np.array_equal(one, row), (players, np.flatnonzero(one != row))
+            compared += int((one > 0).sum())
+    assert compared >= 50  # cards with a cost, not only zeros
+
+
 def test_a_policy_reading_the_features_plays_and_round_trips(tmp_path: Path) -> None:
     rng = np.random.default_rng(2)
     weights = [rng.normal(size=(8, OBS_SIZE + DERIVED_SIZE)).astype(np.float32),
