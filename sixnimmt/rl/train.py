@@ -238,7 +238,7 @@ class _League:
         return 0 <= member < len(self.bots)
 
     def is_searcher(self, member: int) -> bool:
-        return member < len(self.bots) and self.bots[member] in self.searchers
+        return self.is_bot(member) and self.bots[member] in self.searchers
 
     @property
     def size(self) -> int:
@@ -336,10 +336,11 @@ def check_league_bots(specs: tuple[str, ...], variant: str, players: tuple[int, 
     which a ``P:`` prefix must name)."""
     for spec in specs:
         bot, size = league_entry(spec)
-        if size is not None and (not bot or (players is not None and size not in players)):
+        if size is not None and not bot:
+            raise TrainingError(f"league bot {spec!r}: a bot's name follows the table size")
+        if size is not None and players is not None and size not in players:
             raise TrainingError(f"league bot {spec!r}: {size} players is not one of the run's table sizes "
-                                f"({', '.join(map(str, players or ()))})" if bot else
-                                f"league bot {spec!r}: a bot's name follows the table size")
+                                f"({', '.join(map(str, players))})")
         if bot in COMPILED_OPPONENTS or bot in POLICY_OPPONENTS:
             continue
         if bot.split(":", 1)[0] not in available():
