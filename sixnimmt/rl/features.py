@@ -136,7 +136,7 @@ def _counted_cost_one(x: NDArray[np.float32]) -> NDArray[np.float32]:
     others = min(max(int(np.rint(x[_PLAYERS_AT] * 10)) - 1, 0), MAX_PLAYERS - 1)
     total = float(max(cum[-1], 1))
     # Per card: (mean landing, need, row bullheads, q).
-    rows_of = []
+    per_card = []
     for i, gap in cards:
         end = i + 1 - gap
         between = float(cum[i] - cum[end])
@@ -144,16 +144,16 @@ def _counted_cost_one(x: NDArray[np.float32]) -> NDArray[np.float32]:
         joined = [r for r in range(4) if row_ends[r] == end]
         need = room[joined[0]] if joined else 0.0
         row_bulls = bullheads[joined[0]] if joined else 0.0
-        rows_of.append((landing / max(between, 1.0) if between > 0 else 0.0, need, row_bulls, between / total))
+        per_card.append((landing / max(between, 1.0) if between > 0 else 0.0, need, row_bulls, between / total))
     # The binomial terms' powers, all in one numpy call: q**k is q**k as numpy's array power makes it
     # (1, q, q*q for k < 3), (1 - q)**(others - k) is numpy's power() of the two.
-    terms = [(q, k) for _, need, _, q in rows_of for k in range(min(ROW_LIMIT, others + 1)) if k < need]
+    terms = [(q, k) for _, need, _, q in per_card for k in range(min(ROW_LIMIT, others + 1)) if k < need]
     powers = np.power(np.array([1 - q for q, _ in terms] + [q for q, k in terms if k >= 3]),
                       np.array([float(others - k) for _, k in terms] + [float(k) for _, k in terms if k >= 3])).tolist()
     high = iter(powers[len(terms):])
     at = 0
     features = []
-    for mean_landing, need, row_bulls, q in rows_of:
+    for mean_landing, need, row_bulls, q in per_card:
         below_need = 0.0
         for k in range(min(ROW_LIMIT, others + 1)):
             if k < need:
