@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from functools import cache
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -70,11 +69,10 @@ def _residual(value: Any) -> NDArray[np.float32]:
         raise PolicyFileError(f"a residual is a number or a list of numbers, not {value!r}") from None
 
 
-def _weight(residual: NDArray[np.float32], observation: NDArray[np.float32],
-            players: Callable[[], NDArray[np.int64]]) -> NDArray[np.float32]:
-    """A residual's weight for each observation (``[..., 1]``): its table size's (``players()``, the
-    observations' table sizes), or the one weight."""
-    weight = residual[players()] if residual.size > 1 else np.full(observation.shape[:-1], residual[0])
+def _weight(residual: NDArray[np.float32], players: NDArray[np.int64]) -> NDArray[np.float32]:
+    """A residual's weight for each observation (``[..., 1]``) of these table sizes: its table
+    size's, or the one weight."""
+    weight = residual[players] if residual.size > 1 else np.full(players.shape, residual[0])
     return np.expand_dims(weight, -1)
 
 
@@ -158,11 +156,13 @@ class MlpPolicy:
             x = np.concatenate([x, derived(observation)], axis=-1)
         x = self._network(x) if self.networks == 1 else np.mean(
             [self._network(x, k) for k in range(self.networks)], axis=0, dtype=np.float32)
-        # The counting costs about five times the network: only where a table size has a weight.
-        players = cache(lambda: players_of(observation))
-        if self.residual.any() and (weight := _weight(self.residual, observation, players)).any():
+        if not (self.residual.any() or self.row_residual.any()):
+            return x
+        players = players_of(observation)
+        # The counting costs more than the network: only where a table size has a weight.
+        if self.residual.any() and (weight := _weight(self.residual, players)).any():
             x[..., :CARD_ACTIONS] += weight * counted_cost(observation)
-        if self.row_residual.any() and (weight := _weight(self.row_residual, observation, players)).any():
+        if self.row_residual.any() and (weight := _weight(self.row_residual, players)).any():
             x[..., ROW_ACTION_BASE : ROW_ACTION_BASE + 4] += weight * row_cost(observation)
         return x
 
