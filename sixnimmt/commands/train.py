@@ -61,6 +61,38 @@ def _ensemble(sources: str, out: str, ship: bool) -> dict[str, object]:
     return {"policy": str(folder / "policy.npz"), "networks": combined.networks}
 
 
+def _tables(sources: str, init: str | None, residual: str, row_residual: str, out: str, ship: bool) -> dict[str, object]:
+    """``--tables P:FILE,...``: the ``--init`` policy with the tables of these sizes played by these
+    files' networks, and the residual weights given set where they play."""
+    from pathlib import Path
+
+    from ..rl.policy import DEFAULT_POLICY, MlpPolicy, with_residuals, with_tables
+    from ..rl.train import TrainingError, refuse_shipped_folder, ship_policy
+
+    networks: dict[int, MlpPolicy] = {}
+    for piece in (p.strip() for p in sources.split(",")):
+        count, sep, name = piece.partition(":")
+        if not (sep and count.strip().isdigit() and name.strip()):
+            raise TrainingError(f"--tables takes PLAYERS:FILE pairs separated by commas (10:runs/ten/policy.npz), not {piece!r}")
+        networks[int(count)] = MlpPolicy.load(DEFAULT_POLICY if name.strip() == "learned" else Path(name.strip()))
+    base_name = init or "learned"
+    if base_name == "none":
+        raise TrainingError("--tables adds networks to a policy: give it with --init (a file, or learned)")
+    base = MlpPolicy.load(DEFAULT_POLICY if base_name == "learned" else Path(base_name))
+    folder = Path(out)
+    refuse_shipped_folder(folder)
+    history = [*base.meta.get("history", []), f"sixnimmt train --init {base_name} --tables {sources}"
+               + (f" --residual {residual}" if residual else "") + (f" --row-residual {row_residual}" if row_residual else "")
+               + ": tables of these sizes played by these networks"]
+    combined = with_residuals(with_tables(base, networks, {**base.meta, "history": history}),
+                              _weights(residual), _weights(row_residual))
+    folder.mkdir(parents=True, exist_ok=True)
+    combined.save(folder / "policy.npz")
+    if ship:
+        ship_policy(folder, typer.echo)
+    return {"policy": str(folder / "policy.npz"), "tables": sorted(combined.tables)}
+
+
 @app.callback(invoke_without_command=True)
 def train(
     out: Annotated[str, typer.Option(help="Run folder: log.jsonl, curve.png, policy.npz, checkpoint.pt.")] = "runs/selfplay",
@@ -94,6 +126,7 @@ def train(
     resume: Annotated[bool, typer.Option("--resume", help="Go on with the run in --out from its checkpoint.")] = False,
     ship: Annotated[bool, typer.Option("--ship", help="At the end, replace the shipped policy (sixnimmt/rl/policies/standard4.npz).")] = False,
     ensemble: Annotated[str, typer.Option(help="Instead of training: average these policies (files, or learned: the shipped one; separated by commas) into --out/policy.npz. Needs no torch.")] = "",
+    tables: Annotated[str, typer.Option(help="Instead of training: the --init policy (default: learned), its tables of P players played by the network of FILE (P:FILE, separated by commas), into --out/policy.npz; --residual and --row-residual set weights where they play. Needs no torch.")] = "",
 ) -> None:
     """Self-play PPO against a league of past selves and built-in players, or (--distil) the
     searchers distilled into the network, on CPU; or (--ensemble) trained policies averaged."""
@@ -105,6 +138,8 @@ def train(
     try:
         if ensemble:
             result = _ensemble(ensemble, out, ship)
+        elif tables:
+            result = _tables(tables, init, residual, row_residual, out, ship)
         elif distil:
             from ..rl.distil import DistilConfig
             from ..rl.distil import distil as run_distil

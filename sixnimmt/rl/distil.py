@@ -60,13 +60,16 @@ from .encoding import (
     move_to_action,
 )
 from .features import FEATURE_SETS, counted_cost, derived
-from .policy import DEFAULT_POLICY, MlpPolicy
+from .policy import DEFAULT_POLICY, MlpPolicy, with_tables
 from .train import (
     TrainingError,
     _linears,
     _load_into,
     _mlp,
+    _tables_from_state,
+    _tables_state,
     _torch,
+    carried_tables,
     export_actor,
     refuse_shipped_folder,
     ship_policy,
@@ -314,7 +317,9 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
     optimizer = torch.optim.Adam([*net.parameters(), *([coef] if config.residual else [])], lr=config.lr)
     log: list[dict[str, Any]] = []
     done, decisions, seconds = 0, 0, 0.0
+    carried: dict[int, MlpPolicy] = {}
     if resume:
+        carried = _tables_from_state(saved.get("tables", {}))
         net.load_state_dict(saved["net"])
         coef.data.fill_(saved["residual"])
         optimizer.load_state_dict(saved["optimizer"])
@@ -325,7 +330,9 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
         (out / "log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [{"config": saved["config"]}, *log]))
     else:
         if config.init != "none":
-            _load_into(torch, net, MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init))
+            init = MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init)
+            _load_into(torch, net, init)
+            carried = carried_tables(init, config.players, echo)
         (out / "log.jsonl").write_text(json.dumps({"config": asdict(config)}) + "\n")
         echo(f"distilling into {out}: players {list(config.players)}, {config.variant}, "
              f"{config.decisions} decisions per round, {config.samples} rollouts per option")
@@ -335,7 +342,7 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
 
     def current() -> MlpPolicy:
         residual = {"residual": float(coef.detach())} if config.residual else {}
-        return export_actor(net, {**meta, **residual, "rounds": done, "decisions": decisions})
+        return with_tables(export_actor(net, {**meta, **residual, "rounds": done, "decisions": decisions}), carried)
 
     while done < config.rounds:
         start = time.process_time()
@@ -365,7 +372,7 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
         torch.save({"config": asdict(config), "net": net.state_dict(), "optimizer": optimizer.state_dict(),
                     "residual": float(coef.detach()), "rounds_done": done, "decisions": decisions, "seconds": seconds, "log": log,
                     "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-                    "generator": generator.get_state()}, out / "checkpoint.tmp")
+                    "generator": generator.get_state(), "tables": _tables_state(carried)}, out / "checkpoint.tmp")
         (out / "checkpoint.tmp").replace(checkpoint_path)  # never a half-written checkpoint
         draw_curve(log, out / "curve.png")
     if ship:

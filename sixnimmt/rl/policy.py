@@ -24,12 +24,21 @@ start with different seeds make different mistakes, and their mean can make fewe
 measures one; the shipped policy is a single network). :func:`ensemble` builds one (``sixnimmt
 train --ensemble``); :meth:`MlpPolicy.member` takes one network out of it (training goes on from a
 single network).
+
+A policy may also hold **networks of their own for some table sizes** (``tables``): the shared
+network plays every table but those, and a table of such a size is played by its own network
+(``tNN_w0, tNN_b0, ...`` in the file, ``NN`` the number of players, with its activation and meta
+under ``meta["tables"]``). One network trained on every size from 2 to 10 players plays the big
+table worse than a network trained on it alone, and a network trained on it alone forgets the small
+ones (docs/rl.md, "Ten players: a network of its own"). :func:`with_tables` builds one (``sixnimmt
+train --tables``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -80,7 +89,8 @@ class MlpPolicy:
     """Masked greedy (or sampled) actions from an exported MLP actor."""
 
     def __init__(self, weights: list[NDArray[np.float32]], biases: list[NDArray[np.float32]],
-                 activation: str = "tanh", meta: dict[str, Any] | None = None) -> None:
+                 activation: str = "tanh", meta: dict[str, Any] | None = None,
+                 tables: Mapping[int, MlpPolicy] | None = None) -> None:
         if activation not in _ACTIVATIONS:
             raise PolicyFileError(f"unknown activation {activation!r}: choose one of {sorted(_ACTIVATIONS)}")
         if not weights or len(weights) != len(biases):
@@ -120,6 +130,13 @@ class MlpPolicy:
             )
         self.weights = weights
         self.biases = biases
+        #: Table sizes (numbers of players) played by networks of their own, not by this one.
+        self.tables: dict[int, MlpPolicy] = dict(tables or {})
+        for count, table in self.tables.items():
+            if not 2 <= count <= MAX_PLAYERS:
+                raise PolicyFileError(f"a network of its own is for a table of 2 to {MAX_PLAYERS} players, not {count}")
+            if table.tables:
+                raise PolicyFileError("a table size's own network cannot hold networks for other table sizes")
         #: How many of the observation's numbers the network reads (fewer than OBS_SIZE for a
         #: policy made for an earlier layout: the rest are slots it never saw set).
         self.inputs = int(weights[0].shape[-1]) - extra
@@ -132,25 +149,54 @@ class MlpPolicy:
         path = Path(path)
         try:
             with np.load(path, allow_pickle=False) as data:
-                layers = sum(1 for key in data.files if key.startswith("w"))
-                weights = [data[f"w{i}"].astype(np.float32) for i in range(layers)]
-                biases = [data[f"b{i}"].astype(np.float32) for i in range(layers)]
-                activation = str(data["activation"]) if "activation" in data.files else "tanh"
-                meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
+                arrays = {key: data[key] for key in data.files}
         except FileNotFoundError:
             raise PolicyFileError(f"no policy file at {path}") from None
         except (OSError, KeyError, ValueError) as error:
             raise PolicyFileError(f"{path} is not a policy file: {error}") from None
-        return cls(weights, biases, activation, meta)
+        try:
+            meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
+            activation = str(arrays["activation"]) if "activation" in arrays else "tanh"
+            own_tables = meta.pop("tables", {})
+            tables = {int(count): cls(*_layers(arrays, f"t{int(count)}_"), str(table.get("activation", "tanh")),
+                                      dict(table.get("meta", {})))
+                      for count, table in own_tables.items()}
+            return cls(*_layers(arrays, ""), activation, meta, tables)
+        except PolicyFileError as error:
+            raise PolicyFileError(f"{path}: {error}") from None
+        except (KeyError, ValueError, TypeError, AttributeError) as error:
+            raise PolicyFileError(f"{path} is not a policy file: {error}") from None
 
     def save(self, path: str | Path) -> None:
-        arrays: dict[str, Any] = {f"w{i}": w for i, w in enumerate(self.weights)}
-        arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})
-        np.savez_compressed(path, activation=np.array(self.activation), meta=np.array(json.dumps(self.meta)),
-                            **arrays)
+        arrays: dict[str, Any] = {}
+        meta = {key: value for key, value in self.meta.items() if key != "tables"}
+        for prefix, policy in (("", self), *((f"t{count}_", table) for count, table in sorted(self.tables.items()))):
+            arrays.update({f"{prefix}w{i}": w for i, w in enumerate(policy.weights)})
+            arrays.update({f"{prefix}b{i}": b for i, b in enumerate(policy.biases)})
+        if self.tables:
+            meta["tables"] = {str(count): {"activation": table.activation, "meta": table.meta}
+                              for count, table in sorted(self.tables.items())}
+        np.savez_compressed(path, activation=np.array(self.activation), meta=np.array(json.dumps(meta)), **arrays)
 
     def logits(self, observation: NDArray[np.float32]) -> NDArray[np.float32]:
         """The actor's raw action scores for one observation (or a batch, one per row)."""
+        if not self.tables:
+            return self._own_logits(observation)
+        players = players_of(observation)
+        if observation.ndim == 1:
+            return self.tables.get(int(players), self)._own_logits(observation)
+        # Each observation goes to its table size's network: a batch may mix table sizes.
+        scores = np.empty((*observation.shape[:-1], N_ACTIONS), dtype=np.float32)
+        shared = ~np.isin(players, list(self.tables))
+        if shared.any():
+            scores[shared] = self._own_logits(observation[shared])
+        for count, table in self.tables.items():
+            if (rows := players == count).any():
+                scores[rows] = table._own_logits(observation[rows])
+        return scores
+
+    def _own_logits(self, observation: NDArray[np.float32]) -> NDArray[np.float32]:
+        """The scores of this policy's own network (or ensemble) and residuals, whatever the table."""
         x = observation[..., : self.inputs] if self.inputs != observation.shape[-1] else observation
         if self.features:
             x = np.concatenate([x, derived(observation)], axis=-1)
@@ -188,7 +234,7 @@ class MlpPolicy:
         if self.networks == 1:
             return self
         return MlpPolicy([w[k] for w in self.weights], [b[k] for b in self.biases], self.activation,
-                         {**self.meta, "networks": 1})
+                         {**self.meta, "networks": 1}, self.tables)
 
     def act_batch(self, observations: NDArray[np.float32], masks: NDArray[np.int8]) -> NDArray[np.int64]:
         """The best legal action of each row of ``observations`` (shape ``[M, OBS_SIZE]``), under the
@@ -208,6 +254,50 @@ class MlpPolicy:
         return int(rng.choice(len(scores), p=probabilities))
 
 
+def _layers(arrays: Mapping[str, NDArray[Any]], prefix: str) -> tuple[list[NDArray[np.float32]], list[NDArray[np.float32]]]:
+    """The weights and biases stored under ``prefix`` (``""``: the shared network's ``w0, b0, ...``)."""
+    pattern = re.compile(rf"{re.escape(prefix)}w(\d+)")
+    layers = sum(1 for key in arrays if pattern.fullmatch(key))
+    return ([arrays[f"{prefix}w{i}"].astype(np.float32) for i in range(layers)],
+            [arrays[f"{prefix}b{i}"].astype(np.float32) for i in range(layers)])
+
+
+def with_tables(policy: MlpPolicy, tables: Mapping[int, MlpPolicy], meta: dict[str, Any] | None = None) -> MlpPolicy:
+    """``policy``, with the tables of these sizes played by these policies' networks (each one
+    network or an ensemble, residuals included: the one that plays that size in its file)."""
+    own = {**policy.tables, **{count: _playing(table, count) for count, table in tables.items()}}
+    return MlpPolicy(policy.weights, policy.biases, policy.activation, meta or policy.meta, own)
+
+
+def _playing(policy: MlpPolicy, count: int) -> MlpPolicy:
+    """The network of ``policy`` that plays tables of ``count`` players, as a policy without tables."""
+    if count in policy.tables:
+        return policy.tables[count]
+    return MlpPolicy(policy.weights, policy.biases, policy.activation, policy.meta) if policy.tables else policy
+
+
+def with_residuals(policy: MlpPolicy, residual: Mapping[int, float], row_residual: Mapping[int, float]) -> MlpPolicy:
+    """``policy`` with these residual weights set at these table sizes, each in the network that
+    plays that size (its own, where it has one)."""
+    def changed(network: MlpPolicy, counts: set[int]) -> MlpPolicy:
+        meta = dict(network.meta)
+        for key, weights in (("residual", residual), ("row_residual", row_residual)):
+            values = per_count(getattr(network, key)).copy()
+            for count in counts & set(weights):
+                values[count] = weights[count]
+            if counts & set(weights):
+                meta[key] = [float(v) for v in values]
+        return MlpPolicy(network.weights, network.biases, network.activation, meta)
+
+    counts = set(residual) | set(row_residual)
+    for count in counts:
+        if not 2 <= count <= MAX_PLAYERS:
+            raise PolicyFileError(f"a residual weight is for a table of 2 to {MAX_PLAYERS} players, not {count}")
+    tables = {count: changed(table, counts & {count}) for count, table in policy.tables.items()}
+    shared = changed(policy, counts - set(policy.tables))
+    return MlpPolicy(shared.weights, shared.biases, shared.activation, shared.meta, tables)
+
+
 def per_count(residual: NDArray[np.float32]) -> NDArray[np.float32]:
     """A residual's weight for every player count (index: the number of players), whether the
     policy gives one weight or one per count."""
@@ -221,6 +311,8 @@ def ensemble(policies: Sequence[MlpPolicy], meta: dict[str, Any] | None = None) 
     of the members' whole scores is exactly the ensemble's."""
     if not policies:
         raise PolicyFileError("an ensemble needs at least one policy")
+    if any(policy.tables for policy in policies):
+        raise PolicyFileError("a policy with networks of their own for some table sizes does not join an ensemble")
     first = policies[0]
     for policy in policies[1:]:
         if ([w.shape[-2:] for w in policy.weights] != [w.shape[-2:] for w in first.weights]

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ from ..seats import available
 from .encoding import CARD_ACTIONS, N_ACTIONS, OBS_SIZE, PASS_ACTION
 from .features import FEATURE_SETS, CountingPolicy, counted_cost, derived, row_cost
 from .league import StateSearcher
-from .policy import DEFAULT_POLICY, MlpPolicy, per_count
+from .policy import DEFAULT_POLICY, MlpPolicy, per_count, with_tables
 from .vector import COMPILED_OPPONENTS, SixNimmtBatch, SixNimmtVectorEnv
 
 LEARNER = -1  # role of a seat the learner plays; roles >= 0 index the league
@@ -134,6 +135,27 @@ def _inherit_residuals(config: TrainConfig, init: MlpPolicy) -> None:
             weight = float(value)
             if count >= 2 and weight and count not in weights:
                 weights[count] = weight
+
+
+def carried_tables(init: MlpPolicy | None, players: Sequence[int], echo: Any = print) -> dict[int, MlpPolicy]:
+    """The ``--init`` policy's networks of their own for table sizes this run does not train: the
+    policy it writes keeps them, so that training the small tables does not lose a big table's
+    network. At a size the run trains, the trained shared network takes over."""
+    if init is None:
+        return {}
+    for count in sorted(set(init.tables) & set(players)):
+        echo(f"the run trains the shared network at {count} players: the --init policy's own network "
+             f"for {count} players is not kept")
+    return {count: table for count, table in init.tables.items() if count not in players}
+
+
+def _tables_state(tables: dict[int, MlpPolicy]) -> dict[int, dict[str, Any]]:
+    return {count: {"weights": table.weights, "biases": table.biases, "activation": table.activation,
+                    "meta": table.meta} for count, table in tables.items()}
+
+
+def _tables_from_state(state: dict[int, dict[str, Any]]) -> dict[int, MlpPolicy]:
+    return {int(count): MlpPolicy(t["weights"], t["biases"], t["activation"], t["meta"]) for count, t in state.items()}
 
 
 def _costs(config: TrainConfig, observations: NDArray[np.float32]) -> NDArray[np.float32] | None:
@@ -390,6 +412,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
     init = None if resume or config.init == "none" else MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init)
     if init is not None:
         _inherit_residuals(config, init)
+    carried = carried_tables(init, config.players, echo)
     kinds = (config.residual, config.row_residual)
     starting = [[weights.get(count, 0.0) for count in range(MAX_PLAYERS + 1)] for weights in kinds]
     residual = torch.nn.Parameter(torch.tensor(starting, dtype=torch.float32))
@@ -409,6 +432,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         residual.data.copy_(torch.as_tensor(saved.get("residual", starting)))
         optimizer.load_state_dict(saved["optimizer"])
         league.snapshots = [MlpPolicy(s["weights"], s["biases"], "tanh", s["meta"]) for s in saved["league"]]
+        carried = _tables_from_state(saved.get("tables", {}))
         iteration, agent_steps, seconds = saved["iteration"], saved["agent_steps"], saved["seconds"]
         rng.bit_generator.state = saved["rng"]
         torch.set_rng_state(saved["torch_rng"])
@@ -437,7 +461,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
     def exported(extra: dict[str, Any]) -> MlpPolicy:
         weights = {key: [round(float(w), 5) for w in residual.detach()[i]]
                    for i, key in enumerate(("residual", "row_residual")) if kinds[i]}
-        return export_actor(actor, {**meta, **weights, **extra})
+        return with_tables(export_actor(actor, {**meta, **weights, **extra}), carried)
 
     def save() -> None:
         policy = exported({"agent_steps": agent_steps})
@@ -447,6 +471,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
                     "iteration": iteration, "agent_steps": agent_steps,
                     "seconds": seconds, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                     "league": [{"weights": p.weights, "biases": p.biases, "meta": p.meta} for p in league.snapshots],
+                    "tables": _tables_state(carried),
                     "log": log}, out / "checkpoint.tmp")
         (out / "checkpoint.tmp").replace(checkpoint_path)  # never a half-written checkpoint
         draw_curve(log, out / "curve.png")

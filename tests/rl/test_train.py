@@ -119,3 +119,32 @@ def test_a_run_against_cautious_learns_a_residual_per_table_size(tmp_path: Path)
     more = runner.invoke(app, ["train", "--out", str(out), "--agent-steps", "600", "--resume"])
     assert more.exit_code == 0, more.output
     assert MlpPolicy.load(out / "policy.npz").meta["residual"][5] != residual[5]
+
+
+def test_a_run_keeps_the_init_policys_own_networks_for_tables_it_does_not_train(tmp_path: Path) -> None:
+    from sixnimmt.rl.policy import with_tables
+
+    rng = np.random.default_rng(0)
+
+    def net(hidden: int) -> MlpPolicy:
+        return MlpPolicy([rng.normal(size=(hidden, OBS_SIZE)).astype(np.float32), rng.normal(size=(N_ACTIONS, hidden)).astype(np.float32)],
+                         [np.zeros(hidden, np.float32), np.zeros(N_ACTIONS, np.float32)])
+
+    ten = net(8)
+    with_tables(net(16), {10: ten}).save(tmp_path / "init.npz")
+    options = [*TINY[: TINY.index("--init")], "--agent-steps", "100", "--init", str(tmp_path / "init.npz")]
+    runner = CliRunner()
+    kept = runner.invoke(app, ["train", "--out", str(tmp_path / "small"), *options, "--players", "3,5"])
+    assert kept.exit_code == 0, kept.output
+    policy = MlpPolicy.load(tmp_path / "small" / "policy.npz")
+    assert sorted(policy.tables) == [10]
+    np.testing.assert_array_equal(policy.tables[10].weights[0], ten.weights[0])
+    # Resumed from its checkpoint, the run still writes the table's network.
+    more = runner.invoke(app, ["train", "--out", str(tmp_path / "small"), "--agent-steps", "200", "--resume"])
+    assert more.exit_code == 0, more.output
+    assert sorted(MlpPolicy.load(tmp_path / "small" / "policy.npz").tables) == [10]
+    # A run that trains 10 players trains the shared network there, and says so.
+    trained = runner.invoke(app, ["train", "--out", str(tmp_path / "ten"), *options, "--players", "3,10"])
+    assert trained.exit_code == 0, trained.output
+    assert "own network for 10 players is not kept" in trained.output
+    assert MlpPolicy.load(tmp_path / "ten" / "policy.npz").tables == {}
