@@ -29,7 +29,7 @@ def learned_policy(policy: str | Path) -> MlpPolicy:
 
 class LearnedBot(Bot):
     """Plays the trained policy (by default the shipped one, trained on standard games of 2, 3, 4, 6
-    and 10 players: docs/rl.md).
+    and 10 players, with a network of its own for 10 players: docs/rl.md).
 
     The observation is the same at every table size and in every variant, so it plays them all,
     though not as well where it was not trained.
