@@ -4,6 +4,7 @@ distilled into the network (docs/rl.md; needs the rl extra)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -37,14 +38,19 @@ def _weights(text: str) -> dict[int, float]:
     return weights
 
 
+def _policy_path(name: str) -> Path:
+    """A policy named on the command line: ``learned`` (the shipped one) or a file."""
+    from ..rl.policy import DEFAULT_POLICY
+
+    return DEFAULT_POLICY if name == "learned" else Path(name)
+
+
 def _ensemble(sources: str, out: str, ship: bool) -> dict[str, object]:
     """``--ensemble A,B,...``: one policy file whose scores are the mean of these policies' scores."""
-    from pathlib import Path
-
-    from ..rl.policy import DEFAULT_POLICY, MlpPolicy, ensemble
+    from ..rl.policy import MlpPolicy, ensemble
     from ..rl.train import TrainingError, refuse_shipped_folder, ship_policy
 
-    paths = [DEFAULT_POLICY if name == "learned" else Path(name) for name in (p.strip() for p in sources.split(",")) if name]
+    paths = [_policy_path(name) for name in (p.strip() for p in sources.split(",")) if name]
     if len(paths) < 2:
         raise TrainingError("--ensemble averages two policies or more: give their files separated by commas")
     folder = Path(out)
@@ -64,9 +70,7 @@ def _ensemble(sources: str, out: str, ship: bool) -> dict[str, object]:
 def _tables(sources: str, init: str | None, residual: str, row_residual: str, out: str, ship: bool) -> dict[str, object]:
     """``--tables P:FILE,...``: the ``--init`` policy with the tables of these sizes played by these
     files' networks, and the residual weights given set where they play."""
-    from pathlib import Path
-
-    from ..rl.policy import DEFAULT_POLICY, MlpPolicy, with_residuals, with_tables
+    from ..rl.policy import MlpPolicy, with_residuals, with_tables
     from ..rl.train import TrainingError, refuse_shipped_folder, ship_policy
 
     networks: dict[int, MlpPolicy] = {}
@@ -74,11 +78,11 @@ def _tables(sources: str, init: str | None, residual: str, row_residual: str, ou
         count, sep, name = piece.partition(":")
         if not (sep and count.strip().isdigit() and name.strip()):
             raise TrainingError(f"--tables takes PLAYERS:FILE pairs separated by commas (10:runs/ten/policy.npz), not {piece!r}")
-        networks[int(count)] = MlpPolicy.load(DEFAULT_POLICY if name.strip() == "learned" else Path(name.strip()))
+        networks[int(count)] = MlpPolicy.load(_policy_path(name.strip()))
     base_name = init or "learned"
     if base_name == "none":
         raise TrainingError("--tables adds networks to a policy: give it with --init (a file, or learned)")
-    base = MlpPolicy.load(DEFAULT_POLICY if base_name == "learned" else Path(base_name))
+    base = MlpPolicy.load(_policy_path(base_name))
     folder = Path(out)
     refuse_shipped_folder(folder)
     history = [*base.meta.get("history", []), f"sixnimmt train --init {base_name} --tables {sources}"
