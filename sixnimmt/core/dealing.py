@@ -109,13 +109,13 @@ class RandomDealer:
         hands = tuple([tuple(sorted(deck[seat * size : (seat + 1) * size])) for seat in range(players)])
         rest = deck[players * size :]
         if not self._twins:
-            return DealSetup(hands=hands, rows=tuple(rest[:ROW_COUNT]))
+            return DealSetup(hands, tuple(rest[:ROW_COUNT]))
         turned: list[Card] = []  # twins: turn cards up until four different ones start the rows
         for card in rest:
             turned.append(card)
             if len(set(turned)) == ROW_COUNT:
                 break
-        return DealSetup(hands=hands, rows=tuple(turned))
+        return DealSetup(hands, tuple(turned))
 
 
 def lay_rows(turned: Cards) -> list[list[Card]]:
@@ -149,10 +149,13 @@ class Deals:
         self._dealer = dealer
         self._sheets: list[list[Card]] = []  # Tournament: the drafted hands, passed round
         self._sheet_rows: list[Card] = []  # Tournament: the rows every deal starts from
+        self._twins = rules.spec.twins
+        self._dealing = rules.spec.dealing
+        self._ours = dealer.__class__ is RandomDealer
 
     def start(self, deal_index: int) -> DealStart:
         rules, players = self._rules, self._rules.players
-        dealing = rules.spec.dealing
+        dealing = self._dealing
         if dealing is Dealing.DRAFT or (dealing is Dealing.DRAFT_ONCE and deal_index == 0):
             empty: list[list[Card]] = [[] for _ in range(players)]
             return DealStart(empty, [[] for _ in range(ROW_COUNT)], deal_index % players, None)
@@ -162,8 +165,15 @@ class Deals:
             hands = [list(self._sheets[(seat - k) % players]) for seat in range(players)]
             return DealStart(hands, [[c] for c in self._sheet_rows], None, None)
         setup = self._dealer(deal_index)
-        setup.validate(rules)
-        return DealStart([sorted(h) for h in setup.hands], lay_rows(setup.rows), None, setup)
+        if self._ours:
+            # Our own shuffle: distinct cards of the deck, each hand sorted, four rows (the tests
+            # check it); a deal from anywhere else is checked.
+            hands = [list(hand) for hand in setup.hands]
+        else:
+            setup.validate(rules)
+            hands = [sorted(hand) for hand in setup.hands]
+        rows = [[card] for card in setup.rows] if not self._twins else lay_rows(setup.rows)
+        return DealStart(hands, rows, None, setup)
 
     def drafted(self, hands: list[list[Card]], rows: list[list[Card]]) -> None:
         """An open draft ended with these hands and rows (Tournament deals them again, passed on)."""

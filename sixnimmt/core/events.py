@@ -6,36 +6,27 @@ that has been chosen but not revealed appears only as ``CardChosen(seat)``, with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from .cards import Card
-from .frozen import quick_init
+from .frozen import FrozenTuple
 
 Cards = tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(FrozenTuple):
+    """Base of every event: immutable, its fields in order (core/frozen.py), a ``type`` name."""
+
     type: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        # What ``dataclasses.asdict`` gives (each field, then the type), without its deep copy:
-        # every field is an int, a string, None or a tuple of them, none of which can change.
-        cls = type(self)
-        names = _FIELD_NAMES.get(cls)
-        if names is None:
-            names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-        data = {name: getattr(self, name) for name in names}
+        # Each field, then the type; no deep copy: every field is an int, a string, None or a
+        # tuple of them, none of which can change.
+        data = dict(zip(self._fields, self))
         data["type"] = self.type
         return data
 
 
-_FIELD_NAMES: dict[type[Event], tuple[str, ...]] = {}
-
-
-@quick_init
-@dataclass(frozen=True, slots=True)
 class DealStarted(Event):
     """A new deal: the rows are laid (empty in Logic until the draft ends)."""
 
@@ -44,8 +35,6 @@ class DealStarted(Event):
     rows: tuple[Cards, ...]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class DraftPicked(Event):
     """Logic: a player took a card from the open draft."""
 
@@ -55,8 +44,6 @@ class DraftPicked(Event):
     card: Card
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class RowsLaid(Event):
     """Logic: the draft is over and the four cards left start the rows, ascending."""
 
@@ -65,8 +52,6 @@ class RowsLaid(Event):
     rows: tuple[Cards, ...]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class CardChosen(Event):
     """A player has chosen this turn's card; which card stays secret until the reveal."""
 
@@ -76,8 +61,6 @@ class CardChosen(Event):
     seat: int
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class CardShown(Event):
     """Open: a player played a card face up (the turn's cards are placed once all are down)."""
 
@@ -88,8 +71,6 @@ class CardShown(Event):
     card: Card
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class OrderChosen(Event):
     """Nifty: a player's two cards are placed now, in this order."""
 
@@ -100,8 +81,6 @@ class OrderChosen(Event):
     cards: Cards
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class CardsKept(Event):
     """Hand: of the row a player just took, these cards went to their hand (the rest to the pile)."""
 
@@ -117,8 +96,6 @@ class CardsKept(Event):
 SeatCard = tuple[int, Card]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class CardsRevealed(Event):
     """The cards of a turn, shown together. ``seat_cards`` says who played what, the same way in
     every variant: ``((seat, card), ...)``, by seat (Nifty: each seat's pair ascending; Hand: the one
@@ -137,8 +114,6 @@ class CardsRevealed(Event):
     seat_cards: tuple[SeatCard, ...] = ()
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class RowChoiceRequired(Event):
     """A player must choose a row: their card is too low, or ties two ends in Professional."""
 
@@ -151,8 +126,6 @@ class RowChoiceRequired(Event):
     reason: str  # "too-low" or "tie"
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class RowTaken(Event):
     """A player took a row's cards into their pile."""
 
@@ -166,8 +139,6 @@ class RowTaken(Event):
     reason: str  # "full" (sixth card), "too-low" (chosen row), "twin" (Double: a shared pickup)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class CardPlaced(Event):
     """A card was added to a row end (after a take, it is the row's only card)."""
 
@@ -180,8 +151,6 @@ class CardPlaced(Event):
     side: str  # "right" or "left"
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class DealScored(Event):
     """End of a deal: each pile's bullheads are added to the totals."""
 
@@ -191,8 +160,6 @@ class DealScored(Event):
     totals: tuple[int, ...]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
 class GameOver(Event):
     type: ClassVar[str] = "game-over"
     totals: tuple[int, ...]

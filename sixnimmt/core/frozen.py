@@ -1,39 +1,113 @@
-"""Frozen dataclasses that are quick to make: the engine makes hundreds of events and decisions per
-game, and the ``__init__`` that ``dataclass(frozen=True)`` writes looks ``object.__setattr__`` up
-again for every field, which made them a quarter of the checked engine's time (docs/performance.md).
+"""Immutable value classes that are quick to make: the engine makes hundreds of events and decisions
+per game (docs/performance.md).
+
+A :class:`FrozenTuple` subclass is written like a frozen dataclass (annotated fields, defaults,
+class variables) and behaves like one where it matters: keyword construction, field access,
+``repr``, equality only with its own class, hashing, pickling and assignment refused. Underneath it
+is a tuple of its fields, as a named tuple is: making one is a single C call, which the engine
+uses directly (:func:`make`), and reading a field is C's tuple indexing.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, TypeVar
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
-T = TypeVar("T")
+try:  # the C descriptor that named tuples use for their fields
+    from collections import _tuplegetter  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - another Python
+
+    def _tuplegetter(index: int, doc: str) -> Any:
+        return property(itemgetter(index), doc=doc)
 
 
-def quick_init(cls: type[T]) -> type[T]:
-    """Give a frozen, slotted dataclass an ``__init__`` that sets each slot through that slot's own
-    descriptor, found once: the same fields, defaults and result, about twice as fast to call. The
-    instances stay frozen (assigning a field still raises ``FrozenInstanceError``).
+T = TypeVar("T", bound="FrozenTuple")
 
-    For dataclasses without ``__post_init__``, init-only fields or default factories.
-    """
-    fields = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
-    if hasattr(cls, "__post_init__") or any(f.default_factory is not dataclasses.MISSING for f in fields):
-        raise TypeError(f"quick_init cannot build {cls.__name__}")
-    namespace: dict[str, Any] = {}
-    params, lines = [], []
-    for i, field in enumerate(fields):
-        namespace[f"_set{i}"] = getattr(cls, field.name).__set__
-        if field.default is dataclasses.MISSING:
-            params.append(field.name)
+#: ``make(cls, (field, ...))``: a ``cls`` holding these fields, in order, unchecked. The engine's
+#: quick way to make its own events and decisions; everyone else calls the class.
+make: Callable[[type[T], tuple[Any, ...]], T] = tuple.__new__
+
+
+class _FrozenTupleType(type):
+    """Reads a class body's annotated fields (not its ``ClassVar`` ones) and builds the class as a
+    tuple of them: a slot-less layout, a field getter per position, a ``__new__`` with the fields'
+    names and defaults."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> _FrozenTupleType:
+        inherited: list[str] = []
+        defaults: dict[str, Any] = {}
+        for base in bases:
+            inherited.extend(getattr(base, "_fields", ()))
+            defaults.update(getattr(base, "_field_defaults", {}))
+        own = [
+            field
+            for field, annotation in namespace.get("__annotations__", {}).items()
+            if "ClassVar" not in str(annotation)
+        ]
+        fields = (*inherited, *own)
+        for field in own:
+            if field in namespace:
+                defaults[field] = namespace.pop(field)
+        namespace["__slots__"] = ()
+        namespace["_fields"] = fields
+        namespace["_field_defaults"] = defaults
+        namespace["__match_args__"] = fields
+        for index, field in enumerate(fields):
+            namespace[field] = _tuplegetter(index, f"Field {index}: {field}")
+        if fields:
+            namespace["__new__"] = _constructor(name, fields, defaults, namespace.get("__module__", __name__))
+        return super().__new__(mcs, name, bases, namespace)
+
+
+def _constructor(name: str, fields: tuple[str, ...], defaults: dict[str, Any], module: str) -> Any:
+    """``__new__(cls, field, ...)`` with the fields' defaults, written as named tuples write theirs."""
+    seen_default = False
+    params = []
+    for field in fields:
+        if field in defaults:
+            seen_default = True
+            params.append(f"{field}=_defaults[{field!r}]")
+        elif seen_default:
+            raise TypeError(f"{name}: field {field!r} without a default follows one with a default")
         else:
-            namespace[f"_default{i}"] = field.default
-            params.append(f"{field.name}=_default{i}")
-        lines.append(f"    _set{i}(self, {field.name})")
-    source = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(lines) or "    pass") + "\n"
-    exec(source, namespace)  # as dataclasses itself writes __init__: the fields are our own names
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init  # type: ignore[method-assign]
-    return cls
+            params.append(field)
+    source = (
+        f"def __new__(cls, {', '.join(params)}):\n"
+        f"    return _tuple_new(cls, ({', '.join(fields)},))\n"
+    )
+    namespace: dict[str, Any] = {"_tuple_new": tuple.__new__, "_defaults": defaults}
+    exec(source, namespace)  # as collections.namedtuple writes its __new__: the names are our own
+    constructor = namespace["__new__"]
+    constructor.__qualname__ = f"{name}.__new__"
+    constructor.__module__ = module
+    return constructor
+
+
+@dataclass_transform(frozen_default=True)
+class FrozenTuple(tuple[Any, ...], metaclass=_FrozenTupleType):
+    """Base of the engine's immutable values (events, decisions). Subclasses declare fields as a
+    frozen dataclass does; instances equal only instances of the same class with equal fields."""
+
+    _fields: ClassVar[tuple[str, ...]]
+    _field_defaults: ClassVar[dict[str, Any]]
+
+    def __repr__(self) -> str:
+        # As a dataclass writes it: Class(field=value, ...).
+        return f"{type(self).__qualname__}({', '.join(f'{n}={v!r}' for n, v in zip(self._fields, self))})"
+
+    def __eq__(self, other: object) -> bool:
+        # A tuple equals any tuple with the same items; an event equals only its own kind.
+        return self.__class__ is other.__class__ and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)  # pickle and copy call __new__ with the fields
+
+    def _asdict(self) -> dict[str, Any]:
+        """Each field by name (every field is an int, a string, None or a tuple of them)."""
+        return dict(zip(self._fields, self))

@@ -40,11 +40,12 @@ from .events import (
     RowTaken,
     SeatCard,
 )
+from .frozen import make
 from .placement import Side, Slot, best_slots, row_size
 from .rules import HAND_VARIANT_HAND_LIMIT, ProTie, Rules
 from .turns import STRUCTURES, Pairs
 from .variants import Placement, TurnOrder
-from .views import PASS, Decision, DecisionKind, Phase, PlayerView, make_view
+from .views import DEFERRED, PASS, Decision, DecisionKind, Phase, PlayerView, make_view
 
 if TYPE_CHECKING:  # record.py imports this module; the writer is made on first use
     from .record import RecordWriter
@@ -67,38 +68,81 @@ _RIGHT = Side.RIGHT.value
 _TOO_LOW = "too-low"
 
 
-#: What every seat's view shares between two moves that move cards (see ``Game._table``): the view
-#: fields that only change when cards are revealed, placed, taken, kept, drafted or dealt, and each
-#: seat's hand.
-_ViewTable = tuple[dict[str, Any], tuple[Cards, ...]]
+#: What every seat's view shares between two moves that move cards (``Game._table``): copies of the
+#: table as it was (the fields below, in order), and, once one of them is read, the view fields
+#: made from them (``_table_fields``). Copies and nothing more: most views are read for their
+#: decision alone, and a table is taken after nearly every reveal and row choice.
+_Table = tuple[
+    int, int, tuple[Cards, ...], tuple[int, ...], tuple[int, ...], tuple[Cards, ...], tuple[Cards, ...],
+    tuple[Cards, ...], "Cards | None", tuple[SeatCard, ...], tuple[tuple[SeatCard, ...], ...],
+    tuple[tuple[Card, int], ...], Cards, Cards, "int | None", tuple[int, ...], "_GameConstants",
+    list[dict[str, Any]],
+]
+#: What a game's views show that never changes: seats, rules, turns per deal, target, and whether
+#: the hands are public.
+_GameConstants = tuple[tuple[str, ...], Rules, "int | None", "int | None", bool]
 
 
-class _SimultaneousMoment:
-    """A simultaneous turn's moment while its cards are chosen: the table's shared view fields, who
-    has chosen, and whose turn it is (nobody's). The view fields made from them (:meth:`fields`)
-    are kept for every view of the same moment."""
+def _table_fields(table: _Table) -> dict[str, Any]:
+    """The view fields of a table (made once, on the first read of a view of it)."""
+    made = table[-1]
+    if made:
+        return made[0]
+    (deal, turn, hands, totals, penalties, taken, rows, played, revealed, revealed_by, played_by,
+     queue, unqueued, draft_pool, drafter, winners, constants, _) = table
+    seats, rules, turns_per_deal, target, hands_public = constants
+    fields = {
+        "seats": seats,
+        "rules": rules,
+        "deal": deal,
+        "turn": turn,
+        "rows": rows,
+        "totals": totals,
+        "penalties": penalties,
+        "taken": taken,
+        "hand_sizes": tuple([len(hand) for hand in hands]),
+        "played": played,
+        "revealed": revealed,
+        "revealed_by": revealed_by if revealed is not None else None,
+        "played_by": played_by,
+        "turns_per_deal": turns_per_deal,
+        "target": target,
+        "unplaced": tuple([card for card, _ in queue]) + unqueued,
+        "hands": hands if hands_public else None,
+        "draft_pool": draft_pool,
+        "drafter": drafter,
+        "winners": winners,
+    }
+    made.append(fields)
+    return fields
 
-    __slots__ = ("chosen", "current", "made", "shared")
 
-    def __init__(self, shared: dict[str, Any], chosen: tuple[bool, ...], current: int | None) -> None:
-        self.shared, self.chosen, self.current = shared, chosen, current
-        self.made: dict[str, Any] | None = None
+#: A moment: a table, and what changes with every answer (who has chosen, whose turn it is, and
+#: the fields of a phase other than a simultaneous turn's play: ``None`` there, since most of a
+#: game's answers are made then and their fields follow from who has chosen), and once read, the
+#: view fields every seat shares at that moment (``_moment_fields``).
+_Moment = tuple[_Table, tuple[bool, ...], "int | None", "dict[str, Any] | None", list[dict[str, Any]]]
 
-    def fields(self) -> dict[str, Any]:
-        """The view fields every seat shares at this moment (see ``Game._view_moment``). Every seat
-        that has not chosen owes a card (``Simultaneous.decisions``)."""
-        made = self.made
-        if made is None:
-            chosen = self.chosen
-            made = self.shared.copy()
-            made["phase"] = _PLAY
-            made["chosen"] = chosen
-            made["waiting_for"] = tuple([seat for seat, has_chosen in enumerate(chosen) if not has_chosen])
-            made["row_choice"] = None
-            made["face_up"] = None
-            made["current"] = self.current
-            self.made = made
-        return made
+
+def _moment_fields(moment: _Moment) -> dict[str, Any]:
+    """The view fields every seat shares at a moment (``Game._view_moment``), made on the first
+    read of one of them and kept for every view of the same moment. In a simultaneous turn every
+    seat that has not chosen owes a card (``Simultaneous.decisions``)."""
+    table, chosen, current, phase_fields, made = moment
+    if made:
+        return made[0]
+    fields = _table_fields(table).copy()
+    if phase_fields is None:
+        fields["phase"] = _PLAY
+        fields["waiting_for"] = tuple([seat for seat, has_chosen in enumerate(chosen) if not has_chosen])
+        fields["row_choice"] = None
+        fields["face_up"] = None
+    else:
+        fields.update(phase_fields)
+    fields["chosen"] = chosen
+    fields["current"] = current
+    made.append(fields)
+    return fields
 
 
 @dataclass(slots=True)
@@ -152,7 +196,7 @@ class Game:
         #: Turns in a deal. Hand's deal has no fixed length (``rules.turns_per_deal`` is None): there
         #: it is its hand size, the turns a player would take playing one card each time.
         self.turns_per_deal = rules.hand_size // rules.cards_per_turn
-        self._turns = STRUCTURES[spec.turn_order](self)
+        self._turns = STRUCTURES[spec.turn_order]()
         self._simultaneous = spec.turn_order is TurnOrder.SIMULTANEOUS
         self._professional = spec.placement is Placement.EITHER_END
         self._stack = spec.placement is Placement.STACKED
@@ -204,12 +248,13 @@ class Game:
         # card of their hand) by :meth:`_table_changed`, called wherever cards move. The game's
         # state changes only through its own methods.
         self._pending: tuple[Decision, ...] | None = None
-        self._moment: dict[str, Any] | _SimultaneousMoment | None = None  # this moment's view fields (until an answer)
-        self._table: _ViewTable | None = None
+        self._moment: _Moment | None = None  # what views are made at (until an answer)
+        self._table: _Table | None = None
+        self._hand_copies: tuple[Cards, ...] | None = None  # the hands as views show them
         self._card_decisions: list[Decision] | None = None
-        self._hands_public = rules.hands_public
-        self._target = rules.target
-        self._rules_turns_per_deal = rules.turns_per_deal
+        self._view_constants: _GameConstants = (
+            self.seats, rules, rules.turns_per_deal, rules.target, rules.hands_public
+        )
         self._start_deal()
 
     @classmethod
@@ -266,7 +311,7 @@ class Game:
         game.turn = 0 if solo else (rules.hand_size - size) // per_turn
         game.draft_pool, game.drafter = [], None
         game.phase = _PLAY
-        game._turns.start_deal()  # whose turn it is: Open's marker from the turn, Hand's below
+        game._turns.start_deal(game)  # whose turn it is: Open's marker from the turn, Hand's below
         if solo:
             game.current = current
         if totals is not None:
@@ -308,7 +353,7 @@ class Game:
     def _decisions(self) -> tuple[Decision, ...]:
         phase = self.phase
         if phase is _PLAY:
-            return self._turns.decisions()
+            return self._turns.decisions(self)
         if phase is _ROW_CHOICE:
             assert self._pending_row is not None
             p = self._pending_row
@@ -318,7 +363,7 @@ class Game:
             return (Decision(_DRAFT_PICK, self.drafter, tuple(sorted(set(self.draft_pool)))),)
         if phase is _ORDER:
             assert isinstance(self._turns, Pairs)
-            return (self._turns.order_decision(),)
+            return (self._turns.order_decision(self),)
         if phase is _KEEP:
             keep = self._pending_keep
             assert keep is not None
@@ -327,11 +372,17 @@ class Game:
         return ()
 
     def _seat_card_decisions(self) -> list[Decision]:
-        """Each seat's decision "play a card of your hand", made once per change of the hands."""
+        """Each seat's decision "play a card of your hand", made once per change of the hands (the
+        options are the hands as the views show them)."""
         decisions = self._card_decisions
         if decisions is None:
-            decisions = self._card_decisions = [Decision(_CARD, s, tuple(h)) for s, h in enumerate(self.hands)]
+            hands = self._hand_copies or self._copy_hands()
+            decisions = self._card_decisions = [make(Decision, (_CARD, s, h, None, None)) for s, h in enumerate(hands)]
         return decisions
+
+    def _copy_hands(self) -> tuple[Cards, ...]:
+        hands = self._hand_copies = tuple(map(tuple, self.hands))
+        return hands
 
     def decision_for(self, seat: int) -> Decision | None:
         """The decision ``seat`` owes now, if any. In a simultaneous turn a player who has already
@@ -343,103 +394,97 @@ class Game:
         return None
 
     def view(self, seat: int | None) -> PlayerView:
-        """What ``seat`` may see; ``None`` gives the spectator's view (no hand at all)."""
-        if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
-            self._check_seat(seat, allow_over=True)
+        """What ``seat`` may see; ``None`` gives the spectator's view (no hand at all).
+
+        A view holds its seat's own fields and the moment it was made at; the fields every seat
+        shares are made from the moment on the first read of one of them, once for every view of
+        that moment (``PlayerView`` hides this: it equals, copies and serializes as a view made
+        field by field, and a view made earlier does not change when the game moves on)."""
+        if seat.__class__ is not int or not 0 <= seat < self.players:
+            if seat is not None:
+                self._check_seat(seat, allow_over=True)
+            return make_view({"seat": None, "hand": (), "my_choice": None, "my_choices": (), "decision": None,
+                              DEFERRED: (_moment_fields, self._moment or self._view_moment())})
+        assert seat is not None
         moment = self._moment or self._view_moment()
-        if moment.__class__ is dict:
-            fields = moment.copy()  # every field the seats' views share now, then this view's own
-            deferred = None
-        else:
-            fields = {}
-            deferred = (_SimultaneousMoment.fields, moment)
-        if seat is None:
-            fields["seat"] = fields["decision"] = fields["my_choice"] = None
-            fields["hand"] = fields["my_choices"] = ()
-            return make_view(fields, deferred)
-        fields["seat"] = seat
-        fields["hand"] = (self._table or self._view_table())[1][seat]
+        hand = (self._hand_copies or self._copy_hands())[seat]
         mine = self.choices[seat]
-        if mine:
-            own = tuple(mine)
-            fields["my_choice"], fields["my_choices"] = own[0], own
-        else:
-            fields["my_choice"], fields["my_choices"] = None, ()
-        if deferred is not None:  # a simultaneous turn: a seat owes a card until it has chosen one
-            fields["decision"] = None if mine else self._seat_card_decisions()[seat]
-            return make_view(fields, deferred)
+        if moment[3] is None:  # a simultaneous turn: a seat owes a card until it has chosen one
+            if mine:
+                own = tuple(mine)
+                return make_view({"seat": seat, "hand": hand, "my_choice": own[0], "my_choices": own,
+                                  "decision": None, DEFERRED: (_moment_fields, moment)})
+            return make_view({"seat": seat, "hand": hand, "my_choice": None, "my_choices": (),
+                              "decision": (self._card_decisions or self._seat_card_decisions())[seat],
+                              DEFERRED: (_moment_fields, moment)})
         decision = None
         for d in self._pending or self.pending():  # decision_for(seat), from the cached pending()
             if d.seat == seat:
                 decision = d
                 break
-        fields["decision"] = decision
-        return make_view(fields)
+        own = tuple(mine)
+        return make_view({"seat": seat, "hand": hand, "my_choice": own[0] if own else None, "my_choices": own,
+                          "decision": decision, DEFERRED: (_moment_fields, moment)})
 
-    def _view_moment(self) -> dict[str, Any] | _SimultaneousMoment:
-        """The view fields every seat shares until the next answer: the table's, and who has chosen
-        and who is awaited.
-
-        While the cards of a simultaneous turn are chosen (most of a game's answers), only what the
-        answers change is kept here, and each view makes its shared fields from it when one of them
-        is first read (:meth:`_SimultaneousMoment.fields`): hosts make a view per answer, and many read
-        little more than its decision."""
-        if self.phase is _PLAY and self._simultaneous:
-            table = self._table or self._view_table()
-            moment = self._moment = _SimultaneousMoment(table[0], tuple(map(bool, self.choices)), self.current)
-            return moment
-        pending = self.pending()
+    def _view_moment(self) -> _Moment:
+        """The moment views are made at until the next answer: the table (``_table``, taken if it
+        was not), who has chosen and whose turn it is, and the fields of any phase but a
+        simultaneous turn's play."""
+        table = self._table or self._take_table()
         phase = self.phase
-        fields = (self._table or self._view_table())[0].copy()
-        fields["phase"] = phase
-        fields["chosen"] = tuple(map(bool, self.choices))
-        fields["waiting_for"] = tuple([d.seat for d in pending])
-        fields["row_choice"] = pending[0] if phase is _ROW_CHOICE else None
-        fields["face_up"] = self._turns.face_up()
-        fields["current"] = self.current
-        self._moment = fields
-        return fields
-
-    def _view_table(self) -> _ViewTable:
-        table = self._table
-        if table is None:
-            hands = tuple(map(tuple, self.hands))
-            revealed = self.revealed
-            shared = {
-                "seats": self.seats,
-                "rules": self.rules,
-                "deal": self.deal_index,
-                "turn": self.turn,
-                "rows": tuple(map(tuple, self.rows)),
-                "totals": tuple(self.totals),
-                "penalties": tuple(self.penalties),
-                "taken": tuple(map(tuple, self.taken)),
-                "hand_sizes": tuple(map(len, hands)),
-                "played": tuple(self.played),
-                "revealed": revealed,
-                "revealed_by": self.revealed_by if revealed is not None else None,
-                "played_by": tuple(self.played_by),
-                "turns_per_deal": self._rules_turns_per_deal,
-                "target": self._target,
-                "unplaced": tuple([card for card, _ in self._queue]) + self._turns.unqueued(),
-                "hands": hands if self._hands_public else None,
-                "draft_pool": tuple(self.draft_pool),
-                "drafter": self.drafter,
-                "winners": self.winners,
+        if phase is _PLAY and self._simultaneous:
+            phase_fields = None
+        else:
+            pending = self.pending()
+            phase_fields = {
+                "phase": phase,
+                "waiting_for": tuple([d.seat for d in pending]),
+                "row_choice": pending[0] if phase is _ROW_CHOICE else None,
+                "face_up": self._turns.face_up(self),
             }
-            table = self._table = (shared, hands)
+        moment: _Moment = (table, tuple(map(bool, self.choices)), self.current, phase_fields, [])
+        self._moment = moment
+        return moment
+
+    def _take_table(self) -> _Table:
+        """Copies of what the views show of the table now (``_Table``)."""
+        revealed = self.revealed
+        table: _Table = (
+            self.deal_index,
+            self.turn,
+            self._hand_copies or self._copy_hands(),
+            tuple(self.totals),
+            tuple(self.penalties),
+            tuple(map(tuple, self.taken)),
+            tuple(map(tuple, self.rows)),
+            tuple(self.played),
+            revealed,
+            self.revealed_by,
+            tuple(self.played_by),
+            tuple(self._queue),
+            self._turns.unqueued(self),
+            tuple(self.draft_pool),
+            self.drafter,
+            self.winners,
+            self._view_constants,
+            [],
+        )
+        self._table = table
         return table
 
     def _forget_views(self) -> None:
         """Drop every cached view field and decision (the state was set from outside: a position)."""
-        self._pending = self._moment = None
-        self._table_changed()
+        self._pending = None
+        self._hands_changed()
 
     def _table_changed(self) -> None:
-        """Cards moved (revealed, placed, taken, kept, drafted or dealt): the cached view table and
-        card decisions are out of date."""
+        """Cards moved on the table (revealed, placed, taken): the view table is out of date."""
         self._table = self._moment = None
-        self._card_decisions = None
+
+    def _hands_changed(self) -> None:
+        """Cards moved into or out of a hand (and so on the table too): the copies of the hands
+        and the card decisions made from them are out of date as well."""
+        self._table = self._moment = self._hand_copies = self._card_decisions = None
 
     # ------------------------------------------------------------------ decisions
 
@@ -471,7 +516,7 @@ class Game:
         self._pending = self._moment = None
         events = self.events
         mark = len(events)
-        self._turns.play(seat, card)
+        self._turns.play(self, seat, card)
         return events[mark:]
 
     def retract(self, seat: int) -> None:
@@ -538,7 +583,7 @@ class Game:
             )
         mark = len(self.events)
         self._pending = self._moment = None
-        self._table_changed()
+        self._hands_changed()
         self.draft_pool.remove(card)
         self.hands[seat].append(card)
         self.hands[seat].sort()
@@ -566,7 +611,7 @@ class Game:
         assert isinstance(self._turns, Pairs)
         mark = len(self.events)
         self._pending = self._moment = self._table = None  # rows move; the hands do not
-        self._turns.order(seat, card)
+        self._turns.order(self, seat, card)
         self.phase = _PLAY
         self._resolve()
         return self.events[mark:]
@@ -593,7 +638,7 @@ class Game:
             )
         mark = len(self.events)
         self._pending = self._moment = None
-        self._table_changed()
+        self._hands_changed()
         if card != PASS:
             keep.cards.remove(card)
             keep.kept.append(card)
@@ -673,7 +718,7 @@ class Game:
         return tuple(hand)
 
     def _start_deal(self) -> None:
-        self._table_changed()
+        self._hands_changed()
         self.deal_index += 1
         self.turn = 0
         players = self.players
@@ -693,21 +738,21 @@ class Game:
             self.phase = _DRAFT
         else:
             self.phase = _PLAY
-        self._turns.start_deal()
+        self._turns.start_deal(self)
         self._emit(DealStarted(self.deal_index, tuple(tuple(r) for r in self.rows)))
 
     def _reveal(self) -> None:
-        self._table_changed()
+        self._hands_changed()
         turns = self._turns
-        seat_cards = turns.seat_cards()
+        seat_cards = turns.seat_cards(self)
         plays = tuple([c for _, c in seat_cards])
         hands = self.hands
         for seat, card in seat_cards:
             hands[seat].remove(card)
         self.revealed = plays
         self.revealed_by = seat_cards
-        self.events.append(CardsRevealed(self.deal_index, self.turn, plays, turns.reveal_seat(), seat_cards))
-        turns.queue(seat_cards)
+        self.events.append(CardsRevealed(self.deal_index, self.turn, plays, turns.reveal_seat(self), seat_cards))
+        turns.queue(self, seat_cards)
         self._resolve()
 
     def _resolve(self) -> None:
@@ -722,7 +767,7 @@ class Game:
                 self.phase = _KEEP
                 return
             if not queue:
-                if self._turns.more_to_queue():
+                if self._turns.more_to_queue(self):
                     self.phase = _ORDER
                     return
                 break
@@ -828,7 +873,7 @@ class Game:
         self.choices = [[] for _ in range(self.players)]
         self._waiting = self.players
         self.turn += 1
-        if self._turns.after_turn():
+        if self._turns.after_turn(self):
             self._score_deal()
 
     def _score_deal(self) -> None:

@@ -9,19 +9,22 @@
   holds the marker; the marker passes on every turn.
 * :class:`Solo` (§6 Hand): one player's turn at a time, one or two cards.
 
-Each one owns what only its order needs (whose turn it is, the pairs still to order) and works on the
-game's shared state (hands, this turn's choices, the queue of cards to place). Everything here is
-called with a seat and an int already checked by the game.
+Each one owns what only its order needs (the pairs still to order, the rounds played) and works on
+the game's shared state (hands, this turn's choices, whose turn it is, the queue of cards to
+place), which the game passes to every call: a structure holds no reference to its game, so a game
+nobody holds is freed at once by its reference count, not left for the cycle collector (a serving
+process runs that once every few minutes: server/collector.py). Everything here is called with a
+seat and an int already checked by the game.
 """
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING
 
 from .cards import Card
 from .errors import IllegalMoveError
 from .events import CardChosen, CardShown, OrderChosen, SeatCard
+from .frozen import make
 from .variants import HAND_VARIANT_PILE_LIMIT, HAND_VARIANT_ROUND_LIMIT, TurnOrder
 from .views import PASS, Decision, DecisionKind
 
@@ -40,57 +43,49 @@ class TurnStructure:
     #: A choice may be changed until everyone has chosen (so :meth:`Game.retract` is allowed).
     retractable = True
 
-    def __init__(self, game: Game) -> None:
-        # The game owns its turn structure: a weak reference back, so that a game nobody holds is
-        # freed at once by its reference count, not left for the cycle collector (a serving
-        # process runs that once every few minutes: server/collector.py).
-        self.game: Game = weakref.proxy(game)
-
     # ---------------------------------------------------------------- the turn order's own
 
-    def start_deal(self) -> None:
+    def start_deal(self, game: Game) -> None:
         """A deal begins (its first turn)."""
 
-    def decisions(self) -> tuple[Decision, ...]:
+    def decisions(self, game: Game) -> tuple[Decision, ...]:
         """The card decisions owed in the play phase."""
         raise NotImplementedError
 
-    def play(self, seat: int, card: Card) -> None:
+    def play(self, game: Game, seat: int, card: Card) -> None:
         """``seat`` chooses ``card``; reveals the turn once every card is in."""
         raise NotImplementedError
 
-    def seat_cards(self) -> tuple[SeatCard, ...]:
+    def seat_cards(self, game: Game) -> tuple[SeatCard, ...]:
         """This turn's cards with their seats, as revealed (by seat)."""
-        return tuple([(seat, cards[0]) for seat, cards in enumerate(self.game.choices)])
+        return tuple([(seat, cards[0]) for seat, cards in enumerate(game.choices)])
 
-    def reveal_seat(self) -> int | None:
+    def reveal_seat(self, game: Game) -> int | None:
         """Whose turn the reveal is, where one player plays the whole turn."""
         return None
 
-    def queue(self, seat_cards: tuple[SeatCard, ...]) -> None:
+    def queue(self, game: Game, seat_cards: tuple[SeatCard, ...]) -> None:
         """Queue the revealed cards for placement: lowest first."""
-        self.game._queue = sorted([(card, seat) for seat, card in seat_cards])
+        game._queue = sorted([(card, seat) for seat, card in seat_cards])
 
-    def more_to_queue(self) -> bool:
+    def more_to_queue(self, game: Game) -> bool:
         """Cards revealed but not queued yet (they wait for a decision of their owner)."""
         return False
 
-    def unqueued(self) -> Cards:
+    def unqueued(self, game: Game) -> Cards:
         return ()
 
-    def after_turn(self) -> bool:
+    def after_turn(self, game: Game) -> bool:
         """The turn's cards are all placed: move on. True when the deal is over."""
-        game = self.game
         return game.turn >= game.turns_per_deal
 
-    def face_up(self) -> tuple[Card | None, ...] | None:
+    def face_up(self, game: Game) -> tuple[Card | None, ...] | None:
         """This turn's cards played face up so far (Open), per seat."""
         return None
 
     # ---------------------------------------------------------------- shared by most
 
-    def _not_in_hand(self, seat: int, card: Card, where: str = "not in hand") -> IllegalMoveError:
-        game = self.game
+    def _not_in_hand(self, game: Game, seat: int, card: Card, where: str = "not in hand") -> IllegalMoveError:
         return IllegalMoveError(
             f"{game._where()}: {game._who(seat)} cannot play card {card!r}: "
             f"{where} {sorted(game.hands[seat])}"
@@ -100,21 +95,19 @@ class TurnStructure:
 class Simultaneous(TurnStructure):
     """Everyone chooses one card secretly (and may change it until the last player chooses)."""
 
-    def decisions(self) -> tuple[Decision, ...]:
-        game = self.game
+    def decisions(self, game: Game) -> tuple[Decision, ...]:
         decisions = game._seat_card_decisions()
         return tuple([decisions[seat] for seat, cards in enumerate(game.choices) if not cards])
 
-    def play(self, seat: int, card: Card) -> None:
-        game = self.game
+    def play(self, game: Game, seat: int, card: Card) -> None:
         if card not in game.hands[seat]:
-            raise self._not_in_hand(seat, card)
+            raise self._not_in_hand(game, seat, card)
         choices = game.choices
         if choices[seat]:
             choices[seat] = [card]  # a changed mind: nobody else learns anything new
             return
         choices[seat] = [card]
-        game.events.append(CardChosen(game.deal_index, game.turn, seat))
+        game.events.append(make(CardChosen, (game.deal_index, game.turn, seat)))
         game._waiting -= 1
         if not game._waiting:
             game._reveal()
@@ -125,19 +118,16 @@ class Pairs(TurnStructure):
 
     per_turn = 2
 
-    def __init__(self, game: Game) -> None:
-        super().__init__(game)
+    def __init__(self) -> None:
         self.left: dict[int, list[Card]] = {}  # seats whose pair is revealed but not ordered
         self.orders: dict[int, list[Card]] = {}  # each seat's pair, in the order placed
 
-    def decisions(self) -> tuple[Decision, ...]:
-        game = self.game
+    def decisions(self, game: Game) -> tuple[Decision, ...]:
         return tuple(
             Decision(_CARD, seat, game._unchosen(seat)) for seat in range(game.players) if len(game.choices[seat]) < 2
         )
 
-    def play(self, seat: int, card: Card) -> None:
-        game = self.game
+    def play(self, game: Game, seat: int, card: Card) -> None:
         mine = game.choices[seat]
         if len(mine) >= 2:
             raise IllegalMoveError(
@@ -147,40 +137,39 @@ class Pairs(TurnStructure):
         for chosen in mine:
             available.remove(chosen)
         if card not in available:
-            raise self._not_in_hand(seat, card, "not in hand" if card not in game.hands[seat] else "already chosen")
+            raise self._not_in_hand(game, seat, card, "not in hand" if card not in game.hands[seat] else "already chosen")
         mine.append(card)
         if len(mine) == 1:
-            game._emit(CardChosen(game.deal_index, game.turn, seat))
+            game.events.append(make(CardChosen, (game.deal_index, game.turn, seat)))
         if all(len(c) == 2 for c in game.choices):
             game._reveal()
 
-    def seat_cards(self) -> tuple[SeatCard, ...]:
+    def seat_cards(self, game: Game) -> tuple[SeatCard, ...]:
         # Each seat's pair ascending: the order they were picked in is nobody's business.
-        return tuple((seat, c) for seat, cards in enumerate(self.game.choices) for c in sorted(cards))
+        return tuple((seat, c) for seat, cards in enumerate(game.choices) for c in sorted(cards))
 
-    def queue(self, seat_cards: tuple[SeatCard, ...]) -> None:
-        self.game._queue = []
+    def queue(self, game: Game, seat_cards: tuple[SeatCard, ...]) -> None:
+        game._queue = []
         self.orders = {}
-        self.left = {seat: list(cards) for seat, cards in enumerate(self.game.choices)}
+        self.left = {seat: list(cards) for seat, cards in enumerate(game.choices)}
 
-    def more_to_queue(self) -> bool:
+    def more_to_queue(self, game: Game) -> bool:
         return bool(self.left)
 
-    def unqueued(self) -> Cards:
+    def unqueued(self, game: Game) -> Cards:
         return tuple(sorted(c for cards in self.left.values() for c in cards))
 
-    def next_seat(self) -> int:
+    def next_seat(self, game: Game) -> int:
         """The seat holding the lowest card not yet placed places both of theirs next."""
         left = self.left
         return min(left, key=lambda s: (min(left[s]), s))
 
-    def order_decision(self) -> Decision:
-        seat = self.next_seat()
+    def order_decision(self, game: Game) -> Decision:
+        seat = self.next_seat(game)
         return Decision(_ORDER_KIND, seat, tuple(sorted(self.left[seat])))
 
-    def order(self, seat: int, card: Card) -> None:
-        game = self.game
-        due = self.next_seat()
+    def order(self, game: Game, seat: int, card: Card) -> None:
+        due = self.next_seat(game)
         if seat != due:
             raise IllegalMoveError(
                 f"{game._where()}: {game._who(seat)} cannot order card {card!r}: it is "
@@ -197,7 +186,7 @@ class Pairs(TurnStructure):
         del self.left[seat]
         self.orders[seat] = [card, rest[0]]
         game._queue = [(card, seat), (rest[0], seat)]
-        game._emit(OrderChosen(game.deal_index, game.turn, seat, (card, rest[0])))
+        game.events.append(OrderChosen(game.deal_index, game.turn, seat, (card, rest[0])))
 
 
 class Sequence(TurnStructure):
@@ -205,22 +194,19 @@ class Sequence(TurnStructure):
 
     retractable = False
 
-    def first_player(self) -> int:
+    def first_player(self, game: Game) -> int:
         """The marker starts at seat 0 and passes on after every turn of the game."""
-        game = self.game
         return (game.deal_index * game.turns_per_deal + game.turn) % game.players
 
-    def start_deal(self) -> None:
-        self.game.current = self.first_player()
+    def start_deal(self, game: Game) -> None:
+        game.current = self.first_player(game)
 
-    def decisions(self) -> tuple[Decision, ...]:
-        game = self.game
+    def decisions(self, game: Game) -> tuple[Decision, ...]:
         seat = game.current
         assert seat is not None
         return (Decision(_CARD, seat, tuple(game.hands[seat])),)
 
-    def play(self, seat: int, card: Card) -> None:
-        game = self.game
+    def play(self, game: Game, seat: int, card: Card) -> None:
         if seat != game.current:
             assert game.current is not None
             raise IllegalMoveError(
@@ -228,23 +214,22 @@ class Sequence(TurnStructure):
                 f"{game._who(game.current)}'s turn to play"
             )
         if card not in game.hands[seat]:
-            raise self._not_in_hand(seat, card)
+            raise self._not_in_hand(game, seat, card)
         game.choices[seat] = [card]
-        game._emit(CardShown(game.deal_index, game.turn, seat, card))
+        game.events.append(make(CardShown, (game.deal_index, game.turn, seat, card)))
         game.current = (seat + 1) % game.players
         game._waiting -= 1
         if not game._waiting:
             game.current = None  # nobody plays while the turn's cards are placed
             game._reveal()
 
-    def after_turn(self) -> bool:
-        if super().after_turn():
+    def after_turn(self, game: Game) -> bool:
+        if super().after_turn(game):
             return True
-        self.game.current = self.first_player()
+        game.current = self.first_player(game)
         return False
 
-    def face_up(self) -> tuple[Card | None, ...] | None:
-        game = self.game
+    def face_up(self, game: Game) -> tuple[Card | None, ...] | None:
         if game.revealed is not None:
             return None
         return tuple(c[0] if c else None for c in game.choices)
@@ -255,33 +240,30 @@ class Solo(TurnStructure):
 
     retractable = False
 
-    def __init__(self, game: Game) -> None:
-        super().__init__(game)
+    def __init__(self) -> None:
         self.rounds = 0  # complete rounds of turns so far
 
-    def start_deal(self) -> None:
-        self.game.current = 0
+    def start_deal(self, game: Game) -> None:
+        game.current = 0
 
-    def decision(self) -> Decision:
-        game = self.game
+    def decision(self, game: Game) -> Decision:
         seat = game.current
         assert seat is not None
         if not game.choices[seat]:
             return Decision(_CARD, seat, tuple(game.hands[seat]))
         return Decision(_CARD, seat, (PASS, *game._unchosen(seat)), reason="second")
 
-    def decisions(self) -> tuple[Decision, ...]:
-        return (self.decision(),)
+    def decisions(self, game: Game) -> tuple[Decision, ...]:
+        return (self.decision(game),)
 
-    def play(self, seat: int, card: Card) -> None:
-        game = self.game
+    def play(self, game: Game, seat: int, card: Card) -> None:
         assert game.current is not None
         if seat != game.current:
             raise IllegalMoveError(
                 f"{game._where()}: {game._who(seat)} cannot play card {card!r}: it is "
                 f"{game._who(game.current)}'s turn"
             )
-        decision = self.decision()
+        decision = self.decision(game)
         if card not in decision.options:
             raise IllegalMoveError(
                 f"{game._where()}: {game._who(seat)} cannot play card {card!r}: choose one of "
@@ -292,20 +274,19 @@ class Solo(TurnStructure):
         if card == PASS or len(game.choices[seat]) == 2 or len(game.hands[seat]) == 1:
             game._reveal()
 
-    def seat_cards(self) -> tuple[SeatCard, ...]:
-        seat = self.game.current
+    def seat_cards(self, game: Game) -> tuple[SeatCard, ...]:
+        seat = game.current
         assert seat is not None
-        return tuple((seat, card) for card in self.game.choices[seat])
+        return tuple((seat, card) for card in game.choices[seat])
 
-    def reveal_seat(self) -> int | None:
-        return self.game.current
+    def reveal_seat(self, game: Game) -> int | None:
+        return game.current
 
-    def queue(self, seat_cards: tuple[SeatCard, ...]) -> None:
-        self.game._queue = [(card, seat) for seat, card in seat_cards]  # in the order played
+    def queue(self, game: Game, seat_cards: tuple[SeatCard, ...]) -> None:
+        game._queue = [(card, seat) for seat, card in seat_cards]  # in the order played
 
-    def after_turn(self) -> bool:
+    def after_turn(self, game: Game) -> bool:
         """Pass the turn on; True when the round just ended with the game's end condition."""
-        game = self.game
         assert game.current is not None
         seat = game.current
         while True:

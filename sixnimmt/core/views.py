@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from .cards import Card
 from .events import SeatCard
-from .frozen import quick_init
+from .frozen import FrozenTuple
 from .rules import Rules
 
 Cards = tuple[Card, ...]
@@ -36,9 +35,7 @@ class DecisionKind(StrEnum):
 PASS = 0
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(FrozenTuple):
     """A decision the game is waiting for: who, what kind, and the legal answers."""
 
     kind: DecisionKind
@@ -126,12 +123,12 @@ class PlayerView:
         """Make the fields the engine deferred, if any (True if there were). They are made before
         they are stored, so a view read by two threads at once only makes them twice."""
         attributes = self.__dict__
-        deferred = attributes.get(_DEFERRED)
+        deferred = attributes.get(DEFERRED)
         if deferred is None:
             return False
         make, source = deferred
         attributes.update(make(source))
-        attributes.pop(_DEFERRED, None)
+        attributes.pop(DEFERRED, None)
         return True
 
     @property
@@ -291,22 +288,20 @@ class PlayerView:
         )
 
 
-def make_view(fields: dict[str, Any], deferred: Deferred | None = None) -> PlayerView:
+def make_view(fields: dict[str, Any]) -> PlayerView:
     """The engine's quick way to make a view (``Game.view``): ``fields`` (a fresh dict, which the
-    view keeps) must give every field once, or with ``deferred`` = ``(make, source)`` some of them,
-    and ``make(source)`` the others when one of those is first read. Nothing is checked or
-    converted, which is what makes it quick (``tests/core`` compares these views with ones made
-    afresh). ``source`` must not change: the view may read it at any time."""
+    view keeps) must give every field once, or some of them and, under :data:`DEFERRED`, a pair
+    ``(make, source)`` whose ``make(source)`` gives the others when one of those is first read.
+    Nothing is checked or converted, which is what makes it quick (``tests/core`` compares these
+    views with ones made afresh). ``source`` must not change: the view may read it at any time."""
     view = _new(PlayerView)
-    if deferred is not None:
-        fields[_DEFERRED] = deferred
     _set_attribute(view, "__dict__", fields)  # a frozen dataclass refuses setattr, not this
     return view
 
 
-#: ``(make, source)``: ``make(source)`` gives the view fields not made yet.
-Deferred = tuple[Callable[[Any], dict[str, Any]], Any]
-_DEFERRED = "_deferred"
+#: The key of a view's deferred fields: ``(make, source)``, whose ``make(source)`` gives the view
+#: fields not made yet.
+DEFERRED = "_deferred"
 _FIELD_NAMES = frozenset(f.name for f in fields(PlayerView))
 # Python asks ``__getattr__`` only for a name that neither the instance nor its class holds, and the
 # dataclass leaves each field's default on the class: a deferred ``hands`` would read as None. Its
