@@ -146,14 +146,6 @@ def _moment_fields(moment: _Moment) -> dict[str, Any]:
 
 
 @dataclass(slots=True)
-class _PendingRow:
-    seat: int
-    card: Card
-    options: tuple[int, ...]
-    reason: str  # "too-low" or "tie"
-
-
-@dataclass(slots=True)
 class _PendingKeep:
     """Hand: ``seat`` took ``cards`` (by playing ``trigger``) and may move some to their hand."""
 
@@ -228,7 +220,7 @@ class Game:
         self.current: int | None = None  # Open/Hand: whose turn it is
         self._waiting = players  # seats still to choose this turn (simultaneous and Open turns)
         self._queue: list[tuple[Card, int]] = []  # revealed cards not yet placed, in order
-        self._pending_row: _PendingRow | None = None
+        self._row_choice: Decision | None = None  # the row choice owed, if one is
         self._pending_keep: _PendingKeep | None = None
         self.draft_pool: list[Card] = []
         self.drafter: int | None = None
@@ -355,9 +347,8 @@ class Game:
         if phase is _PLAY:
             return self._turns.decisions(self)
         if phase is _ROW_CHOICE:
-            assert self._pending_row is not None
-            p = self._pending_row
-            return (Decision(_ROW, p.seat, p.options, p.card, p.reason),)
+            assert self._row_choice is not None
+            return (self._row_choice,)
         if phase is _DRAFT:
             assert self.drafter is not None
             return (Decision(_DRAFT_PICK, self.drafter, tuple(sorted(set(self.draft_pool)))),)
@@ -489,9 +480,17 @@ class Game:
     # ------------------------------------------------------------------ decisions
 
     def act(self, seat: int, value: int) -> list[Event]:
-        """Answer ``seat``'s pending decision, whatever its kind (the phase says which it is)."""
-        if self.phase is _PLAY:
-            return self.play(seat, value)
+        """Answer ``seat``'s pending decision, whatever its kind (the phase says which it is).
+        Returns the events the answer caused."""
+        if self.phase is _PLAY and seat.__class__ is int and 0 <= seat < self.players:
+            # Playing a card, the answer of most decisions (:meth:`play`): written out here.
+            if value.__class__ is not int:
+                value = self._whole(seat, value, "card")
+            self._pending = self._moment = None
+            events = self.events
+            mark = len(events)
+            self._turns.play(self, seat, value)
+            return events[mark:]
         handler = self._act.get(self.phase)
         if handler is None:  # the game is over: say so (or that there is no such seat)
             self._check_seat(seat)
@@ -511,13 +510,7 @@ class Game:
                 f"{self._where()}: {self._who(seat)} cannot play card {card!r} now: "
                 f"the game is in the {self.phase.value} phase"
             )
-        if card.__class__ is not int:
-            card = self._whole(seat, card, "card")
-        self._pending = self._moment = None
-        events = self.events
-        mark = len(events)
-        self._turns.play(self, seat, card)
-        return events[mark:]
+        return self.act(seat, card)
 
     def retract(self, seat: int) -> None:
         """Take back ``seat``'s unrevealed choice this turn (a simultaneous turn only)."""
@@ -531,38 +524,47 @@ class Game:
 
     def choose_row(self, seat: int, row: int) -> list[Event]:
         """``seat`` answers a row choice: the row to take (too-low card) or the tied row to use."""
-        self._check_seat(seat)
-        if row.__class__ is not int:
+        choice = self._row_choice
+        if choice is None or seat != choice.seat or seat.__class__ is not int or row not in choice.options:
+            self._refuse_row(seat, row)
+        assert choice is not None
+        if row.__class__ is not int:  # 2.0 equals 2, and is refused all the same
             row = self._whole(seat, row, "row")
-        pending = self._pending_row
-        if self.phase is not _ROW_CHOICE or pending is None:
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot choose row {row!r}: no row choice is due"
-            )
-        if seat != pending.seat:
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot choose row {row!r}: it is "
-                f"{self._who(pending.seat)}'s choice for card {pending.card}"
-            )
-        if row not in pending.options:
-            raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot choose row {row!r} for card "
-                f"{pending.card}: choose one of {list(pending.options)}"
-            )
         mark = len(self.events)
         self._pending = self._moment = self._table = None  # rows move; the hands do not
-        self._pending_row = None
+        self._row_choice = None
         self.phase = _PLAY
         card, owner = self._queue.pop(0)
-        if pending.reason == _TOO_LOW:
+        if choice.reason == _TOO_LOW:
             self._take_row(owner, row, _TOO_LOW, card)
             self.rows[row].append(card)
-            self._emit(CardPlaced(self.deal_index, self.turn, owner, card, row, _RIGHT))
+            self.events.append(make(CardPlaced, (self.deal_index, self.turn, owner, card, row, _RIGHT)))
         else:
             side = next(s.side for s in best_slots(self.rows, card, True) if s.row == row)
             self._place(owner, card, row, side.value)
         self._resolve()
         return self.events[mark:]
+
+    def _refuse_row(self, seat: object, row: object) -> None:
+        """Raise the error that says why ``row`` is not ``seat``'s answer now."""
+        self._check_seat(seat)  # type: ignore[arg-type]
+        assert isinstance(seat, int)
+        if row.__class__ is not int:
+            row = self._whole(seat, row, "row")
+        choice = self._row_choice
+        if self.phase is not _ROW_CHOICE or choice is None:
+            raise IllegalMoveError(
+                f"{self._where()}: {self._who(seat)} cannot choose row {row!r}: no row choice is due"
+            )
+        if seat != choice.seat:
+            raise IllegalMoveError(
+                f"{self._where()}: {self._who(seat)} cannot choose row {row!r}: it is "
+                f"{self._who(choice.seat)}'s choice for card {choice.card}"
+            )
+        raise IllegalMoveError(
+            f"{self._where()}: {self._who(seat)} cannot choose row {row!r} for card "
+            f"{choice.card}: choose one of {list(choice.options)}"
+        )
 
     def draft(self, seat: int, card: Card) -> list[Event]:
         """Logic, Tournament: ``seat`` takes ``card`` from the open draft pool."""
@@ -739,20 +741,17 @@ class Game:
         else:
             self.phase = _PLAY
         self._turns.start_deal(self)
-        self._emit(DealStarted(self.deal_index, tuple(tuple(r) for r in self.rows)))
+        self.events.append(make(DealStarted, (self.deal_index, tuple(map(tuple, self.rows)))))
 
     def _reveal(self) -> None:
-        self._hands_changed()
-        turns = self._turns
-        seat_cards = turns.seat_cards(self)
-        plays = tuple([c for _, c in seat_cards])
+        self._table = self._moment = self._hand_copies = self._card_decisions = None  # _hands_changed()
+        seat_cards, plays, seat = self._turns.reveal(self)
         hands = self.hands
-        for seat, card in seat_cards:
-            hands[seat].remove(card)
+        for owner, card in seat_cards:
+            hands[owner].remove(card)
         self.revealed = plays
         self.revealed_by = seat_cards
-        self.events.append(CardsRevealed(self.deal_index, self.turn, plays, turns.reveal_seat(self), seat_cards))
-        turns.queue(self, seat_cards)
+        self.events.append(make(CardsRevealed, (self.deal_index, self.turn, plays, seat, seat_cards)))
         self._resolve()
 
     def _resolve(self) -> None:
@@ -797,7 +796,7 @@ class Game:
                         self._take_row(seat, best, "full", card)
                         row = rows[best]
                     row.append(card)
-                    emit(CardPlaced(deal, turn, seat, card, best, _RIGHT))
+                    emit(make(CardPlaced, (deal, turn, seat, card, best, _RIGHT)))
                     continue
                 options: tuple[int, ...] = (0, 1, 2, 3)
                 reason = _TOO_LOW
@@ -817,9 +816,9 @@ class Game:
                     del queue[0]
                     self._place(seat, card, slot.row, slot.side.value)
                     continue
-            self._pending_row = _PendingRow(seat, card, options, reason)
+            self._row_choice = make(Decision, (_ROW, seat, options, card, reason))
             self.phase = _ROW_CHOICE
-            self._emit(RowChoiceRequired(self.deal_index, self.turn, seat, card, options, reason))
+            emit(make(RowChoiceRequired, (deal, turn, seat, card, options, reason)))
             return
         self.phase = _PLAY
         self._end_turn()
@@ -835,17 +834,17 @@ class Game:
             row.append(card)
         else:
             row.insert(0, card)
-        self.events.append(CardPlaced(self.deal_index, self.turn, seat, card, index, side))
+        self.events.append(make(CardPlaced, (self.deal_index, self.turn, seat, card, index, side)))
 
     def _take_row(self, seat: int, row_index: int, reason: str, card: Card) -> None:
         cards = tuple(self.rows[row_index])
-        points = sum([BULLHEADS[c] for c in cards])
+        points = sum(map(BULLHEADS.__getitem__, cards))
         self.taken[seat].extend(cards)
         self.rows[row_index] = []
         twin_seat = self._twin_behind(card) if self._stack else None
         if twin_seat is None:
             self.penalties[seat] += points
-            self._emit(RowTaken(self.deal_index, self.turn, seat, row_index, cards, points, reason))
+            self.events.append(make(RowTaken, (self.deal_index, self.turn, seat, row_index, cards, points, reason)))
         else:
             # Double: two identical cards force this pickup together; each owner scores half,
             # rounded up (the cards go to the first owner's pile).

@@ -19,6 +19,7 @@ seat and an int already checked by the game.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from .cards import Card
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # the game imports this module; only its type is needed here
 
 Cards = tuple[Card, ...]
 _CARD, _ORDER_KIND = DecisionKind.CARD, DecisionKind.ORDER  # read once: enum lookups are slow
+_first = itemgetter(0)
 
 
 class TurnStructure:
@@ -56,17 +58,13 @@ class TurnStructure:
         """``seat`` chooses ``card``; reveals the turn once every card is in."""
         raise NotImplementedError
 
-    def seat_cards(self, game: Game) -> tuple[SeatCard, ...]:
-        """This turn's cards with their seats, as revealed (by seat)."""
-        return tuple([(seat, cards[0]) for seat, cards in enumerate(game.choices)])
-
-    def reveal_seat(self, game: Game) -> int | None:
-        """Whose turn the reveal is, where one player plays the whole turn."""
-        return None
-
-    def queue(self, game: Game, seat_cards: tuple[SeatCard, ...]) -> None:
-        """Queue the revealed cards for placement: lowest first."""
-        game._queue = sorted([(card, seat) for seat, card in seat_cards])
+    def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None]:
+        """Reveal this turn's cards and queue them for placement (lowest first). Returns them with
+        their seats, as revealed (by seat); the cards alone (``CardsRevealed.plays``); and whose
+        turn it is, where one player plays the whole turn."""
+        plays = tuple(map(_first, game.choices))
+        game._queue = sorted(zip(plays, range(game.players)))
+        return tuple(enumerate(plays)), plays, None
 
     def more_to_queue(self, game: Game) -> bool:
         """Cards revealed but not queued yet (they wait for a decision of their owner)."""
@@ -144,14 +142,14 @@ class Pairs(TurnStructure):
         if all(len(c) == 2 for c in game.choices):
             game._reveal()
 
-    def seat_cards(self, game: Game) -> tuple[SeatCard, ...]:
-        # Each seat's pair ascending: the order they were picked in is nobody's business.
-        return tuple((seat, c) for seat, cards in enumerate(game.choices) for c in sorted(cards))
-
-    def queue(self, game: Game, seat_cards: tuple[SeatCard, ...]) -> None:
+    def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None]:
+        # Each seat's pair ascending: the order they were picked in is nobody's business. Nothing
+        # is queued until the pair's owner says which goes first.
+        seat_cards = tuple((seat, c) for seat, cards in enumerate(game.choices) for c in sorted(cards))
         game._queue = []
         self.orders = {}
         self.left = {seat: list(cards) for seat, cards in enumerate(game.choices)}
+        return seat_cards, tuple([card for _, card in seat_cards]), None
 
     def more_to_queue(self, game: Game) -> bool:
         return bool(self.left)
@@ -274,16 +272,12 @@ class Solo(TurnStructure):
         if card == PASS or len(game.choices[seat]) == 2 or len(game.hands[seat]) == 1:
             game._reveal()
 
-    def seat_cards(self, game: Game) -> tuple[SeatCard, ...]:
+    def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None]:
         seat = game.current
         assert seat is not None
-        return tuple((seat, card) for card in game.choices[seat])
-
-    def reveal_seat(self, game: Game) -> int | None:
-        return game.current
-
-    def queue(self, game: Game, seat_cards: tuple[SeatCard, ...]) -> None:
-        game._queue = [(card, seat) for seat, card in seat_cards]  # in the order played
+        plays = tuple(game.choices[seat])
+        game._queue = [(card, seat) for card in plays]  # in the order played
+        return tuple([(seat, card) for card in plays]), plays, seat
 
     def after_turn(self, game: Game) -> bool:
         """Pass the turn on; True when the round just ended with the game's end condition."""
