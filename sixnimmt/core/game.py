@@ -660,7 +660,7 @@ class Game:
     @property
     def history(self) -> list[dict[str, Any]]:
         """The record's ``deals`` so far (docs/record-format.md), written from the events."""
-        return self._record_writer().deals()
+        return self._record_writer().deals(self)
 
     def record(self) -> dict[str, Any]:
         """This game as a record (docs/record-format.md); complete once the game is over.
@@ -669,7 +669,7 @@ class Game:
         older readers know)."""
         if self._from_position:
             raise RulesError("a game started from a position has no record: its start is unknown")
-        return self._record_writer().record()
+        return self._record_writer().record(self)
 
     def _record_writer(self) -> RecordWriter:
         if self._writer is None:
@@ -677,7 +677,7 @@ class Game:
             # imported on first use, so neither module needs the other to load.
             from .record import RecordWriter
 
-            self._writer = RecordWriter(self)
+            self._writer = RecordWriter(self.rules)
         return self._writer
 
     # ------------------------------------------------------------------ internals

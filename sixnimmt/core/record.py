@@ -19,8 +19,8 @@ from __future__ import annotations
 import functools
 import json
 import random
-import weakref
 from collections.abc import Callable, Mapping
+from itertools import compress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, ParamSpec, TypeVar
@@ -234,24 +234,29 @@ class RecordWriter:
     seat's two cards in the order placed; in a solo turn the player's cards, with their ``seat``),
     ``picks`` (each row chosen, by the card that needed it) and ``keeps`` (taken cards kept, by the
     card that took the row). A turn whose cards are still being placed is not written yet.
+
+    The writer holds no reference to its game (the game owns the writer, and a game nobody holds
+    is then freed at once): each call is given the game.
     """
 
-    def __init__(self, game: Game) -> None:
-        self._game: Game = weakref.proxy(game)  # the game owns its writer (see TurnStructure.game)
-        self._seen = 0
+    def __init__(self, rules: Rules) -> None:
+        self._seen = 0  # events read so far
         self._deals: list[dict[str, Any]] = []
         self._turn: dict[str, Any] | None = None
         self._asked: Card | None = None  # the card whose row choice is awaited
-        spec = game.rules.spec
+        spec = rules.spec
+        self._players = rules.players
         self._solo = spec.turn_order is TurnOrder.SOLO
         self._pairs = spec.turn_order is TurnOrder.PAIRS
         self._drafts_first = spec.dealing is Dealing.DRAFT_ONCE
         self._drafts_always = spec.dealing is Dealing.DRAFT
-        # Placements matter only when one answers a row choice: ``_asked_for`` adds that handler
-        # and ``_placed`` takes it away again (a game places some 160 cards and asks about 25).
-        # The class's functions, not bound methods: a writer holding its own bound methods would
-        # be a reference cycle, freed only by the cycle collector.
-        self._handlers: dict[type[Event], Callable[[RecordWriter, Any], None]] = {
+        # One handler per kind of event the record needs, found by the event's own class (the
+        # engine makes no subclasses of them); the other events (chosen cards, placements, takes,
+        # scores) say nothing the record does not hold already, and are passed over in C
+        # (``_catch_up``): a game makes some 430 events, and 70 or so matter here. The class's
+        # functions, not bound methods: a writer holding its own bound methods would be a reference
+        # cycle.
+        self._handlers: dict[type[Event], Callable[[RecordWriter, Game, Any, int], None]] = {
             CardsRevealed: RecordWriter._start_turn,
             RowChoiceRequired: RecordWriter._asked_for,
             OrderChosen: RecordWriter._ordered,
@@ -260,48 +265,52 @@ class RecordWriter:
             DealStarted: RecordWriter._start_deal,
         }
 
-    def _catch_up(self) -> None:
-        events = self._game.events
-        # One handler per kind of event that the record needs, found by the event's own class
-        # (the engine makes no subclasses of them); most events (chosen cards, takes, scores)
-        # say nothing the record does not already hold.
+    def _catch_up(self, game: Game) -> None:
+        events = game.events
+        start, end = self._seen, len(events)
+        if start == end:
+            return
+        if self._asked is not None:
+            self._find_pick(events, start, end)
         handlers = self._handlers
-        for event in events[self._seen :]:
-            handler = handlers.get(event.__class__)
-            if handler is not None:
-                handler(self, event)
-        self._seen = len(events)
+        for index in compress(range(start, end), map(handlers.__contains__, map(type, events[start:end]))):
+            event = events[index]
+            handlers[event.__class__](self, game, event, index)
+        self._seen = end
 
-    def _placed(self, event: CardPlaced) -> None:
-        if event.card == self._asked:
-            assert self._turn is not None
-            self._turn["picks"][str(event.card)] = event.row
-            self._asked = None
-            del self._handlers[CardPlaced]
-
-    def _asked_for(self, event: RowChoiceRequired) -> None:
+    def _asked_for(self, game: Game, event: RowChoiceRequired, index: int) -> None:
         self._asked = event.card
-        self._handlers[CardPlaced] = RecordWriter._placed
+        self._find_pick(game.events, index + 1, len(game.events))
 
-    def _ordered(self, event: OrderChosen) -> None:
+    def _find_pick(self, events: list[Event], start: int, end: int) -> None:
+        # The answer to a row choice places the card at once (after the row it took, if any).
+        asked = self._asked
+        for index in range(start, end):
+            event = events[index]
+            if event.__class__ is CardPlaced and event.card == asked:
+                assert self._turn is not None
+                self._turn.setdefault("picks", {})[str(asked)] = event.row
+                self._asked = None
+                return
+
+    def _ordered(self, game: Game, event: OrderChosen, index: int) -> None:
         assert self._turn is not None
         self._turn["plays"][event.seat] = list(event.cards)
 
-    def _kept(self, event: CardsKept) -> None:
+    def _kept(self, game: Game, event: CardsKept, index: int) -> None:
         assert self._turn is not None
-        self._turn["keeps"][str(event.card)] = list(event.cards)
+        self._turn.setdefault("keeps", {})[str(event.card)] = list(event.cards)
 
-    def _drafted(self, event: DraftPicked) -> None:
+    def _drafted(self, game: Game, event: DraftPicked, index: int) -> None:
         self._deals[-1]["draft"]["order"].append(event.card)
 
-    def _start_deal(self, event: DealStarted) -> None:
-        game = self._game
+    def _start_deal(self, game: Game, event: DealStarted, index: int) -> None:
         setup = game.dealt[event.deal]
         deal: dict[str, Any]
         if setup is not None:
             deal = {"hands": [sorted(h) for h in setup.hands], "rows": [list(r) for r in event.rows]}
         elif self._drafts_always or (self._drafts_first and event.deal == 0):
-            deal = {"draft": {"first": event.deal % game.players, "order": []}}
+            deal = {"draft": {"first": event.deal % self._players, "order": []}}
         elif game.from_a_position and event.deal == 0:
             deal = {"position": True}
         else:
@@ -310,68 +319,68 @@ class RecordWriter:
         self._deals.append(deal)
         self._turn = None
 
-    def _start_turn(self, event: CardsRevealed) -> None:
+    def _start_turn(self, game: Game, event: CardsRevealed, index: int) -> None:
         turn: dict[str, Any]
         if self._solo:
             turn = {"seat": event.seat, "plays": list(event.plays)}
         elif self._pairs:
-            turn = {"plays": [[] for _ in range(self._game.players)]}  # filled as pairs are ordered
+            turn = {"plays": [[] for _ in range(self._players)]}  # filled as pairs are ordered
         else:
-            turn = {"plays": [card for _, card in event.seat_cards]}
-        turn["picks"], turn["keeps"] = {}, {}
+            turn = {"plays": list(event.plays)}  # a card per seat, by seat
         self._deals[-1]["turns"].append(turn)
         self._turn = turn
 
-    def deals(self) -> list[dict[str, Any]]:
+    def deals(self, game: Game) -> list[dict[str, Any]]:
         """The record's ``deals`` so far (a fresh copy)."""
-        self._catch_up()
-        placing = self._game.revealed is not None  # the last turn is not over yet
-        pairs = self._pairs
+        self._catch_up(game)
+        copy_turn = _pair_turn_copy if self._pairs else _turn_copy
         copies = []
         for deal in self._deals:
-            copy = {key: _copy(value) for key, value in deal.items() if key != "turns"}
-            copy["turns"] = [_turn_copy(turn, pairs) for turn in deal["turns"]]
+            copy: dict[str, Any] = {}
+            for key, value in deal.items():
+                if key == "turns":
+                    copy[key] = list(map(copy_turn, value))
+                elif key == "draft":
+                    copy[key] = {"first": value["first"], "order": list(value["order"])}
+                elif key == "position":
+                    copy[key] = value
+                else:  # hands, rows: lists of cards
+                    copy[key] = [list(cards) for cards in value]
             copies.append(copy)
-        if placing and copies and copies[-1]["turns"]:
-            copies[-1]["turns"].pop()
+        if game.revealed is not None and copies and copies[-1]["turns"]:
+            copies[-1]["turns"].pop()  # the last turn's cards are still being placed
         return copies
 
-    def record(self) -> dict[str, Any]:
+    def record(self, game: Game) -> dict[str, Any]:
         """The whole record; with ``scores`` once the game is over."""
-        game = self._game
         data: dict[str, Any] = {
             "format": FORMAT,
             "version": game.rules.spec.record_version,
             "rules": game.rules.to_dict(),
             "seats": list(game.seats),
-            "deals": self.deals(),
+            "deals": self.deals(game),
         }
         if game.is_over:
             data["scores"] = list(game.totals)
         return data
 
 
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        # The writer's lists hold cards, or lists of them: a list of cards is copied at once.
-        if value and isinstance(value[0], (list, dict)):
-            return [_copy(v) for v in value]
-        return list(value)
-    return value
-
-
-def _turn_copy(turn: dict[str, Any], pairs: bool) -> dict[str, Any]:
-    copy: dict[str, Any] = {}
-    if "seat" in turn:
-        copy["seat"] = turn["seat"]
-    # A card per seat, or in a turn of pairs each seat's two cards.
-    copy["plays"] = [list(pair) for pair in turn["plays"]] if pairs else list(turn["plays"])
-    if turn["picks"]:
+def _turn_copy(turn: dict[str, Any]) -> dict[str, Any]:
+    # A turn's fields in the record's order: seat (solo turns), plays, picks, keeps.
+    copy: dict[str, Any] = {"plays": list(turn["plays"])} if "seat" not in turn else {
+        "seat": turn["seat"], "plays": list(turn["plays"])
+    }
+    if "picks" in turn:
         copy["picks"] = dict(turn["picks"])
-    if turn["keeps"]:
+    if "keeps" in turn:
         copy["keeps"] = {card: list(kept) for card, kept in turn["keeps"].items()}
+    return copy
+
+
+def _pair_turn_copy(turn: dict[str, Any]) -> dict[str, Any]:
+    copy: dict[str, Any] = {"plays": [list(pair) for pair in turn["plays"]]}
+    if "picks" in turn:
+        copy["picks"] = dict(turn["picks"])
     return copy
 
 
