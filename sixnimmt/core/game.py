@@ -215,6 +215,7 @@ class Game:
         self.played: list[Cards] = []  # revealed plays of finished turns this deal
         self.played_by: list[tuple[SeatCard, ...]] = []  # the same with their seats
         self.choices: list[list[Card]] = [[] for _ in range(players)]  # this turn, per seat
+        self._no_choices: tuple[tuple[()], ...] = ((),) * players
         self.revealed: Cards | None = None
         self.revealed_by: tuple[SeatCard, ...] = ()  # who played which revealed card, by seat
         self.current: int | None = None  # Open/Hand: whose turn it is
@@ -869,7 +870,7 @@ class Game:
         self.played_by.append(self.revealed_by)
         self.revealed = None
         self.revealed_by = ()
-        self.choices = [[] for _ in range(self.players)]
+        self.choices = list(map(list, self._no_choices))  # a fresh empty list per seat
         self._waiting = self.players
         self.turn += 1
         if self._turns.after_turn(self):

@@ -20,8 +20,8 @@ import functools
 import json
 import random
 from collections.abc import Callable, Mapping
-from itertools import compress
 from dataclasses import dataclass
+from itertools import compress
 from pathlib import Path
 from typing import Any, NoReturn, ParamSpec, TypeVar
 

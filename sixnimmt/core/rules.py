@@ -61,6 +61,8 @@ E = TypeVar("E", bound=StrEnum)
 
 
 def _enum_value(enum: type[E], value: object, field: str) -> E:
+    if value.__class__ is enum:  # already a member: most rules are made from members
+        return value
     if isinstance(value, str):
         try:
             return enum(value)
@@ -103,11 +105,12 @@ class Rules:
         target, deals = spec.game_end(self.players, self.target, self.deals)
         object.__setattr__(self, "target", target)
         object.__setattr__(self, "deals", deals)
-        for name in ("target", "deals"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        for name, value in (("target", target), ("deals", deals)):
+            if value is None or (value.__class__ is int and value >= 1):
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
                 raise RulesError(f"{name} must be a whole number or null, not {value!r}")
-            if value is not None and value < 1:
+            if value < 1:
                 raise RulesError(f"{name} must be at least 1, not {value}")
         if self.target is None and self.deals is None:
             raise RulesError("the game needs an end: set a target, a number of deals, or both")

@@ -19,7 +19,8 @@ seat and an int already checked by the game.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, not_
 from typing import TYPE_CHECKING
 
 from .cards import Card
@@ -94,8 +95,8 @@ class Simultaneous(TurnStructure):
     """Everyone chooses one card secretly (and may change it until the last player chooses)."""
 
     def decisions(self, game: Game) -> tuple[Decision, ...]:
-        decisions = game._seat_card_decisions()
-        return tuple([decisions[seat] for seat, cards in enumerate(game.choices) if not cards])
+        # The decisions of the seats that have not chosen (an empty choice is falsy), in C.
+        return tuple(compress(game._card_decisions or game._seat_card_decisions(), map(not_, game.choices)))
 
     def play(self, game: Game, seat: int, card: Card) -> None:
         if card not in game.hands[seat]:
