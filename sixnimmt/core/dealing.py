@@ -11,18 +11,17 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from .cards import ROW_COUNT, Card
 from .errors import RulesError
+from .frozen import FrozenTuple, make
 from .rules import Rules
 from .variants import Dealing
 
 Cards = tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class DealSetup:
+class DealSetup(FrozenTuple):
     """What chance decides for one deal: each seat's hand and the cards turned up for the rows.
 
     ``rows`` holds the four starting cards for rows 0..3. Where the deck has twins (Double) it holds
@@ -106,16 +105,16 @@ class RandomDealer:
         deck = list(self._deck)
         shuffle(deck, self._rng)
         players, size = self._players, self._size
-        hands = tuple([tuple(sorted(deck[seat * size : (seat + 1) * size])) for seat in range(players)])
+        hands = tuple([tuple(sorted(deck[start : start + size])) for start in range(0, players * size, size)])
         rest = deck[players * size :]
         if not self._twins:
-            return DealSetup(hands, tuple(rest[:ROW_COUNT]))
+            return make(DealSetup, (hands, tuple(rest[:ROW_COUNT])))
         turned: list[Card] = []  # twins: turn cards up until four different ones start the rows
         for card in rest:
             turned.append(card)
             if len(set(turned)) == ROW_COUNT:
                 break
-        return DealSetup(hands, tuple(turned))
+        return make(DealSetup, (hands, tuple(turned)))
 
 
 def lay_rows(turned: Cards) -> list[list[Card]]:
@@ -130,8 +129,7 @@ def lay_rows(turned: Cards) -> list[list[Card]]:
     return rows
 
 
-@dataclass(frozen=True, slots=True)
-class DealStart:
+class DealStart(FrozenTuple):
     """How one deal begins: the hands and rows (empty before a draft), who drafts first (None: no
     draft), and the shuffled setup a record must keep (None: no chance was involved)."""
 
@@ -158,22 +156,22 @@ class Deals:
         dealing = self._dealing
         if dealing is Dealing.DRAFT or (dealing is Dealing.DRAFT_ONCE and deal_index == 0):
             empty: list[list[Card]] = [[] for _ in range(players)]
-            return DealStart(empty, [[] for _ in range(ROW_COUNT)], deal_index % players, None)
+            return make(DealStart, (empty, [[] for _ in range(ROW_COUNT)], deal_index % players, None))
         if dealing is Dealing.DRAFT_ONCE:
             # The sheets pass to the next seat after every deal; the rows restart the same.
             k = deal_index
             hands = [list(self._sheets[(seat - k) % players]) for seat in range(players)]
-            return DealStart(hands, [[c] for c in self._sheet_rows], None, None)
+            return make(DealStart, (hands, [[c] for c in self._sheet_rows], None, None))
         setup = self._dealer(deal_index)
         if self._ours:
             # Our own shuffle: distinct cards of the deck, each hand sorted, four rows (the tests
             # check it); a deal from anywhere else is checked.
-            hands = [list(hand) for hand in setup.hands]
+            hands = list(map(list, setup.hands))
         else:
             setup.validate(rules)
-            hands = [sorted(hand) for hand in setup.hands]
-        rows = [[card] for card in setup.rows] if not self._twins else lay_rows(setup.rows)
-        return DealStart(hands, rows, None, setup)
+            hands = list(map(sorted, setup.hands))
+        rows = lay_rows(setup.rows) if self._twins else [[card] for card in setup.rows]
+        return make(DealStart, (hands, rows, None, setup))
 
     def drafted(self, hands: list[list[Card]], rows: list[list[Card]]) -> None:
         """An open draft ended with these hands and rows (Tournament deals them again, passed on)."""

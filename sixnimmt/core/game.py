@@ -194,28 +194,20 @@ class Game:
         self._stack = spec.placement is Placement.STACKED
         self._plain = spec.placement is Placement.RIGHT_END  # placement needs no general search
         self._keeps_taken = spec.keeps_taken
-        # The class's functions, not bound methods: a game holding its own bound methods would be
-        # a reference cycle, freed only by the cycle collector (see TurnStructure.game).
-        self._act: dict[Phase, Callable[[Game, int, int], list[Event]]] = {
-            _PLAY: Game.play,
-            _ROW_CHOICE: Game.choose_row,
-            _DRAFT: Game.draft,
-            _ORDER: Game.order,
-            _KEEP: Game.keep,
-        }
 
         self.totals: list[int] = [0] * players
         self.deal_index = -1
         self.turn = 0  # turns of this deal so far (Hand: single players' turns)
         self.phase = _PLAY
-        self.hands: list[list[Card]] = [[] for _ in range(players)]
-        self.rows: list[list[Card]] = [[] for _ in range(ROW_COUNT)]
-        self.penalties: list[int] = [0] * players
-        self.taken: list[list[Card]] = [[] for _ in range(players)]
+        # Each deal starts these afresh (_start_deal).
+        self.hands: list[list[Card]] = []
+        self.rows: list[list[Card]] = []
+        self.penalties: list[int] = []
+        self.taken: list[list[Card]] = []
         self.played: list[Cards] = []  # revealed plays of finished turns this deal
         self.played_by: list[tuple[SeatCard, ...]] = []  # the same with their seats
-        self.choices: list[list[Card]] = [[] for _ in range(players)]  # this turn, per seat
-        self._no_choices: tuple[tuple[()], ...] = ((),) * players
+        self.choices: list[list[Card]] = []  # this turn, per seat
+        self._no_choices: tuple[tuple[()], ...] = ((),) * players  # ``map(list, ...)``: empty lists
         self.revealed: Cards | None = None
         self.revealed_by: tuple[SeatCard, ...] = ()  # who played which revealed card, by seat
         self.current: int | None = None  # Open/Hand: whose turn it is
@@ -234,12 +226,12 @@ class Game:
         self._writer: RecordWriter | None = None  # the record writer, made on first use (core/record.py)
         # Hosts ask for a view per decision (and per seat per step in the RL envs), and for the
         # pending decisions around every answer: both are cached between the changes they depend
-        # on. ``_pending`` and ``_moment`` (the view fields every seat shares until the next answer:
-        # who has chosen, who is awaited) are dropped by every answer (each public method that
-        # changes the game); ``_table`` (the shared view fields that only change when cards are
-        # revealed, placed, taken or dealt) and ``_card_decisions`` (each seat's decision to play a
-        # card of their hand) by :meth:`_table_changed`, called wherever cards move. The game's
-        # state changes only through its own methods.
+        # on. ``_pending`` and ``_moment`` (what views are made at: the table, who has chosen, who
+        # is awaited) are dropped by every answer (each public method that changes the game);
+        # ``_table`` (copies of what the views show of the table) wherever cards move on the
+        # table; ``_hand_copies`` and ``_card_decisions`` (each seat's decision to play a card of
+        # their hand) by :meth:`_hands_changed`, wherever cards move into or out of a hand. The
+        # game's state changes only through its own methods.
         self._pending: tuple[Decision, ...] | None = None
         self._moment: _Moment | None = None  # what views are made at (until an answer)
         self._table: _Table | None = None
@@ -492,7 +484,7 @@ class Game:
             mark = len(events)
             self._turns.play(self, seat, value)
             return events[mark:]
-        handler = self._act.get(self.phase)
+        handler = _ANSWERS.get(self.phase)
         if handler is None:  # the game is over: say so (or that there is no such seat)
             self._check_seat(seat)
             raise IllegalMoveError(f"the game is over: {self._who(seat)} has nothing to decide")
@@ -721,28 +713,28 @@ class Game:
         return tuple(hand)
 
     def _start_deal(self) -> None:
-        self._hands_changed()
-        self.deal_index += 1
+        self._table = self._moment = self._hand_copies = self._card_decisions = None  # _hands_changed()
+        deal = self.deal_index = self.deal_index + 1
         self.turn = 0
         players = self.players
         self.penalties = [0] * players
-        self.taken = [[] for _ in range(players)]
+        self.taken = list(map(list, self._no_choices))  # a fresh empty pile per seat
         self.played = []
         self.played_by = []
-        self.choices = [[] for _ in range(players)]
+        self.choices = list(map(list, self._no_choices))
         self._waiting = players
         self.revealed = None
-        start = self._deals.start(self.deal_index)
-        self.hands, self.rows = start.hands, start.rows
-        self.dealt.append(start.setup)
-        if start.drafter is not None:
+        hands, rows, drafter, setup = self._deals.start(deal)
+        self.hands, self.rows = hands, rows
+        self.dealt.append(setup)
+        if drafter is not None:
             self.draft_pool = list(self.rules.deck)
-            self.drafter = start.drafter
+            self.drafter = drafter
             self.phase = _DRAFT
         else:
             self.phase = _PLAY
         self._turns.start_deal(self)
-        self.events.append(make(DealStarted, (self.deal_index, tuple(map(tuple, self.rows)))))
+        self.events.append(make(DealStarted, (deal, tuple(map(tuple, rows)))))
 
     def _reveal(self) -> None:
         self._table = self._moment = self._hand_copies = self._card_decisions = None  # _hands_changed()
@@ -894,3 +886,15 @@ class Game:
             self._emit(GameOver(tuple(self.totals), self.winners))
         else:
             self._start_deal()
+
+
+#: Who answers a decision of each phase but play (``Game.act``). The class's functions, not bound
+#: methods: a game holding its own bound methods would be a reference cycle, freed only by the
+#: cycle collector.
+_ANSWERS: dict[Phase, Callable[[Game, int, int], list[Event]]] = {
+    _PLAY: Game.play,
+    _ROW_CHOICE: Game.choose_row,
+    _DRAFT: Game.draft,
+    _ORDER: Game.order,
+    _KEEP: Game.keep,
+}

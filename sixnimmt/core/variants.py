@@ -168,7 +168,15 @@ class VariantSpec:
         }
 
     def deck(self, players: int, double_deck: DoubleDeck = DoubleDeck.TWO_DECKS) -> tuple[Card, ...]:
-        """The cards in use for ``players`` players, ascending."""
+        """The cards in use for ``players`` players, ascending (made once: bots ask for every
+        decision, and every game's dealer once)."""
+        key = (self.name, players, double_deck)
+        deck = _DECKS.get(key)
+        if deck is None:
+            deck = _DECKS[key] = self._make_deck(players, double_deck)
+        return deck
+
+    def _make_deck(self, players: int, double_deck: DoubleDeck) -> tuple[Card, ...]:
         if self.deck_kind is Deck.TRIMMED:
             return tuple(range(1, HAND_SIZE * players + ROW_COUNT + 1))
         if self.deck_kind is Deck.NO_MARKER:
@@ -196,6 +204,8 @@ class VariantSpec:
             deals = self.fixed_deals
         return target, deals
 
+
+_DECKS: dict[tuple[Variant, int, DoubleDeck], tuple[Card, ...]] = {}
 
 #: The card that is Open's first-player marker, out of play.
 OPEN_MARKER = 1
