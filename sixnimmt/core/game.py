@@ -75,7 +75,7 @@ _TOO_LOW = "too-low"
 _Table = tuple[
     int, int, tuple[Cards, ...], tuple[int, ...], tuple[int, ...], tuple[Cards, ...], tuple[Cards, ...],
     tuple[Cards, ...], "Cards | None", tuple[SeatCard, ...], tuple[tuple[SeatCard, ...], ...],
-    tuple[tuple[Card, int], ...], Cards, Cards, "int | None", tuple[int, ...], "_GameConstants",
+    tuple[SeatCard, ...], Cards, Cards, "int | None", tuple[int, ...], "_GameConstants",
     list[dict[str, Any]],
 ]
 #: What a game's views show that never changes: seats, rules, turns per deal, target, and whether
@@ -107,7 +107,7 @@ def _table_fields(table: _Table) -> dict[str, Any]:
         "played_by": played_by,
         "turns_per_deal": turns_per_deal,
         "target": target,
-        "unplaced": tuple([card for card, _ in queue]) + unqueued,
+        "unplaced": tuple([card for _, card in queue]) + unqueued,
         "hands": hands if hands_public else None,
         "draft_pool": draft_pool,
         "drafter": drafter,
@@ -212,7 +212,7 @@ class Game:
         self.revealed_by: tuple[SeatCard, ...] = ()  # who played which revealed card, by seat
         self.current: int | None = None  # Open/Hand: whose turn it is
         self._waiting = players  # seats still to choose this turn (simultaneous and Open turns)
-        self._queue: list[tuple[Card, int]] = []  # revealed cards not yet placed, in order
+        self._queue: list[SeatCard] = []  # revealed cards not yet placed, in the order they go
         self._row_choice: Decision | None = None  # the row choice owed, if one is
         self._pending_keep: _PendingKeep | None = None
         self.draft_pool: list[Card] = []
@@ -527,7 +527,7 @@ class Game:
         self._pending = self._moment = self._table = None  # rows move; the hands do not
         self._row_choice = None
         self.phase = _PLAY
-        card, owner = self._queue.pop(0)
+        owner, card = self._queue.pop(0)
         if choice.reason == _TOO_LOW:
             self._take_row(owner, row, _TOO_LOW, card)
             self.rows[row].append(card)
@@ -763,7 +763,7 @@ class Game:
                     self.phase = _ORDER
                     return
                 break
-            card, seat = queue[0]
+            seat, card = queue[0]
             if plain:
                 # The row whose end is the highest card below this one (§3 rule 1), and the card
                 # placed there, inline and over the four rows written out: this runs for every card
@@ -852,8 +852,8 @@ class Game:
     def _twin_behind(self, card: Card) -> int | None:
         """Double: the seat whose identical card is placed right after ``card`` this turn."""
         # The card itself has left the queue; its twin, if played this turn, is next in line.
-        if self._queue and self._queue[0][0] == card:
-            return self._queue[0][1]
+        if self._queue and self._queue[0][1] == card:
+            return self._queue[0][0]
         return None
 
     def _end_turn(self) -> None:

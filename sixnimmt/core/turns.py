@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the game imports this module; only its type is needed here
 
 Cards = tuple[Card, ...]
 _CARD, _ORDER_KIND = DecisionKind.CARD, DecisionKind.ORDER  # read once: enum lookups are slow
-_first = itemgetter(0)
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 class TurnStructure:
@@ -64,8 +64,9 @@ class TurnStructure:
         their seats, as revealed (by seat); the cards alone (``CardsRevealed.plays``); and whose
         turn it is, where one player plays the whole turn."""
         plays = tuple(map(_first, game.choices))
-        game._queue = sorted(zip(plays, range(game.players)))
-        return tuple(enumerate(plays)), plays, None
+        seat_cards = tuple(enumerate(plays))
+        game._queue = sorted(seat_cards, key=_second)  # twins (Double) by seat: the sort is stable
+        return seat_cards, plays, None
 
     def more_to_queue(self, game: Game) -> bool:
         """Cards revealed but not queued yet (they wait for a decision of their owner)."""
@@ -184,7 +185,7 @@ class Pairs(TurnStructure):
         rest.remove(card)
         del self.left[seat]
         self.orders[seat] = [card, rest[0]]
-        game._queue = [(card, seat), (rest[0], seat)]
+        game._queue = [(seat, card), (seat, rest[0])]
         game.events.append(OrderChosen(game.deal_index, game.turn, seat, (card, rest[0])))
 
 
@@ -277,8 +278,9 @@ class Solo(TurnStructure):
         seat = game.current
         assert seat is not None
         plays = tuple(game.choices[seat])
-        game._queue = [(card, seat) for card in plays]  # in the order played
-        return tuple([(seat, card) for card in plays]), plays, seat
+        seat_cards = tuple([(seat, card) for card in plays])
+        game._queue = list(seat_cards)  # in the order played
+        return seat_cards, plays, seat
 
     def after_turn(self, game: Game) -> bool:
         """Pass the turn on; True when the round just ended with the game's end condition."""
