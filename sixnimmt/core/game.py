@@ -21,6 +21,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import add
 from typing import TYPE_CHECKING, Any
 
 from .cards import BULLHEADS, ROW_COUNT, ROW_LIMIT, Card
@@ -42,7 +43,7 @@ from .events import (
 )
 from .frozen import make
 from .placement import Side, Slot, best_slots, row_size
-from .rules import HAND_VARIANT_HAND_LIMIT, ProTie, Rules
+from .rules import HAND_VARIANT_HAND_LIMIT, MAX_PLAYERS, ProTie, Rules
 from .turns import STRUCTURES, Pairs
 from .variants import Placement, TurnOrder
 from .views import DEFERRED, PASS, Decision, DecisionKind, Phase, PlayerView, make_view
@@ -178,16 +179,17 @@ class Game:
         spec = rules.spec
         players = self.players = rules.players
         if seats is None:
-            seats = [f"Player {i + 1}" for i in range(players)]
-        if len(seats) != players:
+            self.seats: tuple[str, ...] = _DEFAULT_SEATS[players]
+        elif len(seats) != players:
             raise RulesError(f"{len(seats)} seat names for {players} players")
-        self.seats: tuple[str, ...] = tuple(str(s) for s in seats)
+        else:
+            self.seats = tuple(map(str, seats))
         if dealer is None:
             dealer = RandomDealer(rules, rng if rng is not None else random.Random(seed))
         self._deals = Deals(rules, dealer)
         #: Turns in a deal. Hand's deal has no fixed length (``rules.turns_per_deal`` is None): there
         #: it is its hand size, the turns a player would take playing one card each time.
-        self.turns_per_deal = rules.hand_size // rules.cards_per_turn
+        self.turns_per_deal = spec.hand_size // spec.cards_per_turn
         self._turns = STRUCTURES[spec.turn_order]()
         self._simultaneous = spec.turn_order is TurnOrder.SIMULTANEOUS
         self._professional = spec.placement is Placement.EITHER_END
@@ -332,7 +334,7 @@ class Game:
         """The decisions the game waits for now (empty once the game is over)."""
         pending = self._pending
         if pending is None:
-            pending = self._pending = self._decisions()
+            pending = self._pending = self._turns.decisions(self) if self.phase is _PLAY else self._decisions()
         return pending
 
     def _decisions(self) -> tuple[Decision, ...]:
@@ -752,10 +754,11 @@ class Game:
         queue = self._queue
         rows = self.rows
         plain = self._plain
+        keeps = self._keeps_taken
         emit = self.events.append
         deal, turn = self.deal_index, self.turn
         while True:
-            if self._pending_keep is not None:
+            if keeps and self._pending_keep is not None:
                 self.phase = _KEEP
                 return
             if not queue:
@@ -869,16 +872,17 @@ class Game:
             self._score_deal()
 
     def _score_deal(self) -> None:
-        factor = self.rules.spec.left_in_hand_factor
+        rules = self.rules
+        factor = rules.spec.left_in_hand_factor
         if factor:  # Hand: cards left in hand score double, on top of the pile
             for seat in range(self.players):
                 self.penalties[seat] += factor * sum(BULLHEADS[c] for c in self.hands[seat])
-        if self.rules.sequential:
+        if self.current is not None:  # Open, Hand: nobody's turn once the deal is over
             self.current = None
-        for seat in range(self.players):
-            self.totals[seat] += self.penalties[seat]
-        self._emit(DealScored(self.deal_index, tuple(self.penalties), tuple(self.totals)))
-        if self.rules.game_over_after(self.totals, self.deal_index + 1):
+        totals = self.totals
+        totals[:] = map(add, totals, self.penalties)
+        self.events.append(make(DealScored, (self.deal_index, tuple(self.penalties), tuple(totals))))
+        if rules.game_over_after(totals, self.deal_index + 1):
             low = min(self.totals)
             self.winners = tuple(s for s, t in enumerate(self.totals) if t == low)
             self.phase = _OVER
@@ -887,6 +891,9 @@ class Game:
         else:
             self._start_deal()
 
+
+#: The seats' names where none are given: "Player 1", "Player 2", ...
+_DEFAULT_SEATS = [tuple(f"Player {seat + 1}" for seat in range(players)) for players in range(MAX_PLAYERS + 1)]
 
 #: Who answers a decision of each phase but play (``Game.act``). The class's functions, not bound
 #: methods: a game holding its own bound methods would be a reference cycle, freed only by the
