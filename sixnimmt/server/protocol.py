@@ -24,7 +24,8 @@ current, the message is stale and answered with an error and a fresh state, and 
 
 Outbound (server -> client), version :data:`WIRE_VERSION` (``table.wire`` in every state): ``state`` (the receiver's own view plus the table), ``update`` (public
 events to animate, then the new state), ``chosen`` (someone chose a card: the public ``chosen`` flags
-and ``waiting_for``, sent instead of an update when nothing else changed for the receiver), ``error`` (a one-line message; nothing changed), ``hint``
+and ``waiting_for``, sent instead of an update when nothing else changed; the chooser's own sockets
+get it with ``own``, the chooser's own view fields), ``error`` (a one-line message; nothing changed), ``hint``
 (``choice`` and per-option ``scores``, expected penalty), ``pong``, ``presence`` and ``seats``
 (deltas), ``chat``, ``invite`` (to the host). docs/web.md lists every field and error code.
 
@@ -32,6 +33,10 @@ Version 2 says who played what without any variant arithmetic: a ``cards-reveale
 ``seat_cards`` (``[seat, card]`` pairs), a view carries ``revealed_by`` and ``played_by`` (the same
 for the turn on show and the deal's finished turns), ``turns_per_deal`` (null when a deal has no fixed
 length) and ``target`` (null when the variant has none). Version 1's fields are all still sent.
+
+Version 3: a move that only chooses a card is answered to the chooser, too, with ``chosen`` and its
+own part of the view (``own``: ``seat``, ``hand``, ``my_choice``, ``my_choices``, ``decision``),
+not with a whole ``update``.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 #: The outbound format's version (see above).
-WIRE_VERSION = 2
+WIRE_VERSION = 3
 
 
 class Outbound(dict[str, Any]):

@@ -901,28 +901,32 @@ class Room:
         about to take over), pushed to each of that seat's sockets. A message is only ever keyed by
         the seat (and takeover) it was built for, so one seat's view cannot reach another's socket.
 
-        A move that only says "this player has chosen" (most moves) changes nothing in anyone
-        else's view but who has chosen, so the others get one small ``chosen`` message instead of
-        their whole view; ``actor`` (who moved) still gets the full update."""
+        A move that only says "this player has chosen" (most moves) changes nothing in anyone's
+        view but who has chosen and who is awaited, and the mover's own part (its choice and what
+        it owes now), so nobody gets a whole view: everyone a small ``chosen`` message, and the
+        mover's sockets the same with its own part (``own``: :data:`~sixnimmt.core.views.OWN_FIELDS`,
+        from its own view alone)."""
         public = [e.to_dict() for e in events]
         extra = {} if played_for is None else {"played_for": played_for}
-        brief: Outbound | None = None
         if actor is not None and events and all(type(e) is CardChosen for e in events):
-            assert self.game is not None
+            game = self.game
+            assert game is not None
             brief = Outbound(
                 type="chosen",
                 events=public,
-                chosen=[c is not None for c in self.game.chosen],
-                waiting_for=[d.seat for d in self.game.pending()],
+                chosen=[c is not None for c in game.chosen],
+                waiting_for=[d.seat for d in game.pending()],
                 **extra,
             )
+            mine = Outbound(brief, own=game.view(actor).own_to_dict())
+            for conn in list(self.connections):
+                if conn is not skip:
+                    conn.push(mine if conn.seat == actor else brief)
+            return
         updates: dict[tuple[int | None, int | None], Outbound] = {}
         shared: SharedState | None = None
         for conn in list(self.connections):
             if conn is skip:
-                continue
-            if brief is not None and conn.seat != actor:
-                conn.push(brief)
                 continue
             key = (conn.seat, self._joiners.get(conn))
             update = updates.get(key)

@@ -22,6 +22,15 @@ def receive_until(ws: Any, predicate: Any, limit: int = 2000) -> dict[str, Any]:
     raise AssertionError("no matching message")
 
 
+def merged(message: dict[str, Any], last: dict[str, Any] | None) -> dict[str, Any]:
+    """A ``chosen`` message applied to the last whole state, as the browser applies it (who has
+    chosen, who is awaited, and the chooser's own part, ``own``); any other message as it is."""
+    if message.get("type") != "chosen" or last is None or last.get("view") is None:
+        return message
+    view = {**last["view"], "chosen": message["chosen"], "waiting_for": message["waiting_for"], **message.get("own", {})}
+    return {**last, "type": "update", "events": message["events"], "view": view}
+
+
 def my_decision(message: dict[str, Any]) -> dict[str, Any] | None:
     view = message.get("view")
     if message.get("type") in ("state", "update") and view:
@@ -32,7 +41,15 @@ def my_decision(message: dict[str, Any]) -> dict[str, Any] | None:
 def play_out(ws: Any, first: dict[str, Any], choose: Any = None) -> dict[str, Any]:
     """Answer this seat's decisions (first option, or ``choose(decision)``) until the game is over;
     returns the last state message."""
-    message = first
+    message = last = first
+
+    def receive() -> dict[str, Any]:
+        nonlocal last
+        message = merged(ws.receive_json(), last)
+        if message.get("type") in ("state", "update"):
+            last = message
+        return message
+
     while True:
         view = message.get("view")
         if message.get("type") in ("state", "update") and view and view["phase"] == "over":
@@ -52,7 +69,12 @@ def play_out(ws: Any, first: dict[str, Any], choose: Any = None) -> dict[str, An
                     or m["view"]["turn"] != seen["turn"] or m["view"]["deal"] != seen["deal"]
                 )
 
-            message = receive_until(ws, moved_on)
+            for _ in range(2000):
+                message = receive()
+                if moved_on(message):
+                    break
+            else:
+                raise AssertionError("the game did not move on")
             assert message["type"] != "error", message
         else:
-            message = ws.receive_json()
+            message = receive()

@@ -97,8 +97,8 @@ def test_bad_and_illegal_messages_get_errors_and_change_nothing(client: TestClie
         assert after["turn"] == view["turn"] and after["rows"] == view["rows"]
         # the table still works: a legal move is accepted, and may be changed until all have chosen
         ws.send_json({"type": "play", "card": hand[0], "deal": view["deal"], "turn": view["turn"]})
-        moved = receive_until(ws, lambda m: m["type"] == "update" and m["view"]["my_choice"] == hand[0])
-        assert moved["view"]["chosen"][0] is True
+        moved = receive_until(ws, lambda m: m["type"] == "chosen" and "own" in m)
+        assert moved["own"]["my_choice"] == hand[0] and moved["chosen"][0] is True and moved["own"]["decision"] is None
         ws.send_json({"type": "play", "card": hand[1], "deal": view["deal"], "turn": view["turn"]})
         changed = receive_until(ws, lambda m: m["type"] in ("update", "error"))
         assert changed["type"] == "update" and changed["view"]["my_choice"] == hand[1]
@@ -209,8 +209,10 @@ def test_others_hear_only_that_a_card_was_chosen(client: TestClient) -> None:
         _first_state(guest)
         card = view["hand"][0]
         host.send_json({"type": "play", "card": card})
-        mine = receive_until(host, lambda m: m["type"] == "update" and m["view"]["my_choice"] == card)
-        assert mine["view"]["chosen"][0] is True
+        # the chooser hears its own part of the view, and no whole view; the others not even that
+        mine = receive_until(host, lambda m: m["type"] in ("chosen", "update") and m.get("chosen", [False])[0])
+        assert mine["type"] == "chosen" and "view" not in mine and mine["chosen"][0] is True
+        assert mine["own"] == {"seat": 0, "hand": view["hand"], "my_choice": card, "my_choices": [card], "decision": None}
         brief = receive_until(guest, lambda m: m["type"] == "chosen" and m["chosen"][0])
-        assert "view" not in brief and "hand" not in json.dumps(brief)
+        assert "view" not in brief and "own" not in brief and "hand" not in json.dumps(brief)
         assert [e["type"] for e in brief["events"]] == ["card-chosen"] and 0 not in brief["waiting_for"]

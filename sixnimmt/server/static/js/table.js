@@ -118,8 +118,13 @@ export function showTable(main, code, invite = null) {
         if (s.current?.view) {
           s.current.view.chosen = update.chosen;
           s.current.view.waiting_for = update.waiting_for;
-          drawPlayers(s);
-          drawPrompt(s);
+          if (update.own) { // this seat chose: its own part of the view too (drawn in full below)
+            Object.assign(s.current.view, update.own);
+            screen.dataset.decision = decisionName(s.current.view.decision);
+          } else {
+            drawPlayers(s);
+            drawPrompt(s);
+          }
         }
         playedFor(update.played_for);
         continue;
@@ -183,8 +188,7 @@ export function showTable(main, code, invite = null) {
       screen.dataset.phase = view.phase;
       screen.dataset.deal = view.deal;
       screen.dataset.turn = view.turn;
-      // what this seat must answer now ("card", "card-second", "order", "keep", "row", "draft"), for tests and styles
-      screen.dataset.decision = view.decision ? view.decision.kind + (view.decision.reason === "second" ? "-second" : "") : "";
+      screen.dataset.decision = decisionName(view.decision);
       const playedBy = view.played_by;
       if (view.revealed_by) {
         s.revealed = playsOf(view.revealed_by, view.unplaced);
@@ -199,6 +203,12 @@ export function showTable(main, code, invite = null) {
     s.deadline = table.timer_left == null ? null : Date.now() + table.timer_left * 1000;
     if (table.status === "waiting" || !view) drawWaiting(s);
     else render();
+  }
+
+  /** What this seat must answer now ("card", "card-second", "order", "keep", "row", "draft", or ""),
+   * for tests and styles. */
+  function decisionName(decision) {
+    return decision ? decision.kind + (decision.reason === "second" ? "-second" : "") : "";
   }
 
   /** Draw the game, and keep the final ranking in step with it (unless put aside). */
