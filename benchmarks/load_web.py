@@ -110,6 +110,7 @@ class Player:
         async with self.ws as ws:
             sent_at: float | None = None
             acting_on: tuple[Any, ...] | None = None
+            view: dict[str, Any] | None = None
             while time.monotonic() < stop_at:
                 try:
                     raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop_at - time.monotonic()))
@@ -121,9 +122,15 @@ class Player:
                     self.errors += 1
                     sent_at = None
                     continue
-                if kind not in ("state", "update") or message["view"] is None:
+                if kind == "chosen" and view is not None:
+                    # Who has chosen, and (to the chooser, wire version 3) its own part of the view:
+                    # applied to the last whole view, as the browser applies it.
+                    view = {**view, "chosen": message["chosen"], "waiting_for": message["waiting_for"],
+                            **message.get("own", {})}
+                elif kind not in ("state", "update") or message["view"] is None:
                     continue
-                view = message["view"]
+                else:
+                    view = message["view"]
                 seat = view["seat"]
                 if sent_at is not None and any(
                     e["type"] in OWN_EVENTS and e.get("seat") == seat for e in message.get("events", ())
