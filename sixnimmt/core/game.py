@@ -41,7 +41,7 @@ from .events import (
     RowTaken,
     SeatCard,
 )
-from .frozen import make
+from .frozen import FrozenTuple, make
 from .placement import Side, Slot, best_slots, row_size
 from .rules import HAND_VARIANT_HAND_LIMIT, MAX_PLAYERS, ProTie, Rules
 from .turns import STRUCTURES, Pairs
@@ -69,79 +69,107 @@ _RIGHT = Side.RIGHT.value
 _TOO_LOW = "too-low"
 
 
-#: What every seat's view shares between two moves that move cards (``Game._table``): copies of the
-#: table as it was (the fields below, in order), and, once one of them is read, the view fields
-#: made from them (``_table_fields``). Copies and nothing more: most views are read for their
-#: decision alone, and a table is taken after nearly every reveal and row choice.
-_Table = tuple[
-    int, int, tuple[Cards, ...], tuple[int, ...], tuple[int, ...], tuple[Cards, ...], tuple[Cards, ...],
-    tuple[Cards, ...], "Cards | None", tuple[SeatCard, ...], tuple[tuple[SeatCard, ...], ...],
-    tuple[SeatCard, ...], Cards, Cards, "int | None", tuple[int, ...], "_GameConstants",
-    list[dict[str, Any]],
-]
-#: What a game's views show that never changes: seats, rules, turns per deal, target, and whether
-#: the hands are public.
-_GameConstants = tuple[tuple[str, ...], Rules, "int | None", "int | None", bool]
+class _GameConstants(FrozenTuple):
+    """What a game's views show that never changes."""
+
+    seats: tuple[str, ...]
+    rules: Rules
+    turns_per_deal: int | None
+    target: int | None
+    hands_public: bool
+
+
+class _Table(FrozenTuple):
+    """What every seat's view shares between two moves that move cards (``Game._table``): copies of
+    the table as it was, and, once one of them is read, the view fields made from them
+    (``made``, by :func:`_table_fields`). Copies and nothing more: most views are read for their
+    decision alone, and a table is taken after nearly every reveal and row choice."""
+
+    deal: int
+    turn: int
+    hands: tuple[Cards, ...]
+    totals: tuple[int, ...]
+    penalties: tuple[int, ...]
+    taken: tuple[Cards, ...]
+    rows: tuple[Cards, ...]
+    played: tuple[Cards, ...]
+    revealed: Cards | None
+    revealed_by: tuple[SeatCard, ...]
+    played_by: tuple[tuple[SeatCard, ...], ...]
+    queue: tuple[SeatCard, ...]
+    unqueued: Cards
+    draft_pool: Cards
+    drafter: int | None
+    winners: tuple[int, ...]
+    constants: _GameConstants
+    made: list[dict[str, Any]]
 
 
 def _table_fields(table: _Table) -> dict[str, Any]:
     """The view fields of a table (made once, on the first read of a view of it)."""
-    made = table[-1]
+    made = table.made
     if made:
         return made[0]
-    (deal, turn, hands, totals, penalties, taken, rows, played, revealed, revealed_by, played_by,
-     queue, unqueued, draft_pool, drafter, winners, constants, _) = table
-    seats, rules, turns_per_deal, target, hands_public = constants
+    constants = table.constants
+    revealed = table.revealed
     fields = {
-        "seats": seats,
-        "rules": rules,
-        "deal": deal,
-        "turn": turn,
-        "rows": rows,
-        "totals": totals,
-        "penalties": penalties,
-        "taken": taken,
-        "hand_sizes": tuple([len(hand) for hand in hands]),
-        "played": played,
+        "seats": constants.seats,
+        "rules": constants.rules,
+        "deal": table.deal,
+        "turn": table.turn,
+        "rows": table.rows,
+        "totals": table.totals,
+        "penalties": table.penalties,
+        "taken": table.taken,
+        "hand_sizes": tuple([len(hand) for hand in table.hands]),
+        "played": table.played,
         "revealed": revealed,
-        "revealed_by": revealed_by if revealed is not None else None,
-        "played_by": played_by,
-        "turns_per_deal": turns_per_deal,
-        "target": target,
-        "unplaced": tuple([card for _, card in queue]) + unqueued,
-        "hands": hands if hands_public else None,
-        "draft_pool": draft_pool,
-        "drafter": drafter,
-        "winners": winners,
+        "revealed_by": table.revealed_by if revealed is not None else None,
+        "played_by": table.played_by,
+        "turns_per_deal": constants.turns_per_deal,
+        "target": constants.target,
+        "unplaced": tuple([card for _, card in table.queue]) + table.unqueued,
+        "hands": table.hands if constants.hands_public else None,
+        "draft_pool": table.draft_pool,
+        "drafter": table.drafter,
+        "winners": table.winners,
     }
     made.append(fields)
     return fields
 
 
-#: A moment: a table, and what changes with every answer (who has chosen, whose turn it is, and
-#: the fields of a phase other than a simultaneous turn's play: ``None`` there, since most of a
-#: game's answers are made then and their fields follow from who has chosen), and once read, the
-#: view fields every seat shares at that moment (``_moment_fields``).
-_Moment = tuple[_Table, tuple[bool, ...], "int | None", "dict[str, Any] | None", list[dict[str, Any]]]
+class _Moment(FrozenTuple):
+    """What views are made at until the next answer (``Game._moment``): a table, and what changes
+    with every answer: who has chosen, whose turn it is, and the fields of any phase but a
+    simultaneous turn's play (``None`` there: most of a game's answers are made then, and those
+    fields follow from who has chosen). Once one is read, the view fields every seat shares at
+    that moment (``made``, by :func:`_moment_fields`)."""
+
+    table: _Table
+    chosen: tuple[bool, ...]
+    current: int | None
+    phase_fields: dict[str, Any] | None
+    made: list[dict[str, Any]]
 
 
 def _moment_fields(moment: _Moment) -> dict[str, Any]:
-    """The view fields every seat shares at a moment (``Game._view_moment``), made on the first
-    read of one of them and kept for every view of the same moment. In a simultaneous turn every
-    seat that has not chosen owes a card (``Simultaneous.decisions``)."""
-    table, chosen, current, phase_fields, made = moment
+    """The view fields every seat shares at a moment, made on the first read of one of them and
+    kept for every view of the same moment. In a simultaneous turn every seat that has not chosen
+    owes a card (``Simultaneous.decisions``)."""
+    made = moment.made
     if made:
         return made[0]
-    fields = _table_fields(table).copy()
-    if phase_fields is None:
+    fields = _table_fields(moment.table).copy()
+    chosen = moment.chosen
+    if moment.phase_fields is None:
         fields["phase"] = _PLAY
         fields["waiting_for"] = tuple([seat for seat, has_chosen in enumerate(chosen) if not has_chosen])
         fields["row_choice"] = None
         fields["face_up"] = None
     else:
-        fields.update(phase_fields)
+        fields.update(moment.phase_fields)
     fields["chosen"] = chosen
-    fields["current"] = current
+    fields["current"] = moment.current
     made.append(fields)
     return fields
 
@@ -239,9 +267,7 @@ class Game:
         self._table: _Table | None = None
         self._hand_copies: tuple[Cards, ...] | None = None  # the hands as views show them
         self._card_decisions: list[Decision] | None = None
-        self._view_constants: _GameConstants = (
-            self.seats, rules, rules.turns_per_deal, rules.target, rules.hands_public
-        )
+        self._view_constants = _GameConstants(self.seats, rules, rules.turns_per_deal, rules.target, rules.hands_public)
         self._start_deal()
 
     @classmethod
@@ -395,7 +421,7 @@ class Game:
         moment = self._moment or self._view_moment()
         hand = (self._hand_copies or self._copy_hands())[seat]
         mine = self.choices[seat]
-        if moment[3] is None:  # a simultaneous turn: a seat owes a card until it has chosen one
+        if moment.phase_fields is None:  # a simultaneous turn: a seat owes a card until it has chosen one
             if mine:
                 own = tuple(mine)
                 return make_view({"seat": seat, "hand": hand, "my_choice": own[0], "my_choices": own,
@@ -428,14 +454,13 @@ class Game:
                 "row_choice": pending[0] if phase is _ROW_CHOICE else None,
                 "face_up": self._turns.face_up(self),
             }
-        moment: _Moment = (table, tuple(map(bool, self.choices)), self.current, phase_fields, [])
+        moment = make(_Moment, (table, tuple(map(bool, self.choices)), self.current, phase_fields, []))
         self._moment = moment
         return moment
 
     def _take_table(self) -> _Table:
         """Copies of what the views show of the table now (``_Table``)."""
-        revealed = self.revealed
-        table: _Table = (
+        table = make(_Table, (
             self.deal_index,
             self.turn,
             self._hand_copies or self._copy_hands(),
@@ -444,7 +469,7 @@ class Game:
             tuple(map(tuple, self.taken)),
             tuple(map(tuple, self.rows)),
             tuple(self.played),
-            revealed,
+            self.revealed,
             self.revealed_by,
             tuple(self.played_by),
             tuple(self._queue),
@@ -454,7 +479,7 @@ class Game:
             self.winners,
             self._view_constants,
             [],
-        )
+        ))
         self._table = table
         return table
 
@@ -462,10 +487,6 @@ class Game:
         """Drop every cached view field and decision (the state was set from outside: a position)."""
         self._pending = None
         self._hands_changed()
-
-    def _table_changed(self) -> None:
-        """Cards moved on the table (revealed, placed, taken): the view table is out of date."""
-        self._table = self._moment = None
 
     def _hands_changed(self) -> None:
         """Cards moved into or out of a hand (and so on the table too): the copies of the hands
