@@ -37,12 +37,13 @@ _LAZY = {
     "ROW_ACTION_BASE": "encoding",
     "SEGMENTS": "encoding",
     "encode": "encoding",
+    "encode_seats": "encoding",
     "segment_slice": "encoding",
 }
 
 __all__ = [
     "N_ACTIONS", "OBS_SIZE", "PASS_ACTION", "ROW_ACTION_BASE", "SEGMENTS", "SixNimmtBatch", "SixNimmtEnv",
-    "SixNimmtParallelEnv", "SixNimmtVectorEnv", "aec_env", "encode", "parallel_env", "segment_slice",
+    "SixNimmtParallelEnv", "SixNimmtVectorEnv", "aec_env", "encode", "encode_seats", "parallel_env", "segment_slice",
 ]
 
 

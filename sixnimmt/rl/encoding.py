@@ -21,6 +21,7 @@ players``); slots beyond the table size are 0.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -217,13 +218,21 @@ def _hand_placement(
         return placements
     # The closest lower row end (docs/rules.md §3 rule 2), inline as in core.fast.FastDeal.place because
     # this runs for every card of every hand at every step; tests/rl check it against best_slots.
-    ends = [row[-1] for row in rows]
+    end0, end1, end2, end3 = (row[-1] for row in rows)  # the four rows written out, as in the core
     for card in hand:
         best, gap = -1, 1 << 30
-        for index, end in enumerate(ends):
-            d = card - end
-            if 0 < d < gap:
-                best, gap = index, d
+        d = card - end0
+        if d > 0:
+            best, gap = 0, d
+        d = card - end1
+        if 0 < d < gap:
+            best, gap = 1, d
+        d = card - end2
+        if 0 < d < gap:
+            best, gap = 2, d
+        d = card - end3
+        if 0 < d < gap:
+            best, gap = 3, d
         if best < 0:
             placements.append((card, True, 0, min(costs)))
         else:
@@ -233,101 +242,184 @@ def _hand_placement(
 
 def encode(view: PlayerView) -> NDArray[np.float32]:
     """The observation vector of ``view`` (a seat's view, not a spectator's)."""
-    assert view.seat is not None, "observations are for a seat, not a spectator"
-    # Built as index lists and written with three array operations: at thousands of steps per
-    # second, one numpy call per feature would cost more than the game itself.
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    rules = view.rules
-    players = rules.players
-    seat = view.seat
-    hand = view.hand
-    rows = view.rows
-    double = rules.spec.placement is Placement.STACKED  # Double: twins stack, copies count
-    on_table = [c for row in rows for c in row]
-    # Cards of this turn that wait to be placed and that this seat knows: revealed ones, its own
-    # chosen ones (Nifty's first card), and the face-up cards of Open and Hand.
-    waiting = list(view.unplaced)
-    if view.revealed is None:  # once revealed, chosen cards are in ``unplaced`` or already placed
-        waiting += [c for c in view.my_choices if c not in waiting]
-    if view.face_up is not None:
-        waiting += [c for c in view.face_up if c is not None and c not in waiting]
-    others = [] if view.hands is None else [c for s, h in enumerate(view.hands) if s != seat for c in h]
+    return encode_seats((view,))[0]
 
-    if double:
-        ones = _double_card_segments(obs, view, on_table, waiting, others)
-    else:
-        ones = [_HAND + c for c in hand]
-        ones += [_TABLE + c for c in on_table]
-        ones += [_UNPLACED + c for c in waiting]
-        ones += [_OTHERS + c for c in others]
-        ones += [_POOL + c for c in view.draft_pool]
-        # Unseen: this variant's deck less every card this seat has seen (PlayerView.unseen_cards).
-        seen = list(hand) + on_table + [c for pile in view.taken for c in pile]
-        seen += [c for plays in view.played for c in plays]
-        if view.revealed is not None:
-            seen += view.revealed
-        seen += others + list(view.draft_pool) + waiting
-        obs[_deck_positions(rules)] = 1.0
-        obs[[_UNSEEN + c for c in seen]] = 0.0
 
-    index: list[int] = []
-    value: list[float] = []
-    costs = [sum(BULLHEADS[c] for c in row) for row in rows]
-    if hand and all(rows):  # rows are empty only during a Logic draft
-        for card, too_low, gap, points in _hand_placement(hand, rows, costs, rules.professional, double):
-            if too_low:
-                ones.append(_TOO_LOW + card)
-                ones.append(_GAP + card)
-            else:
-                index.append(_GAP + card)
-                value.append(gap / DECK_SIZE)
-            if points:
-                index.append(_TAKE + card)
-                value.append(min(points / ROW_POINTS_SCALE, 1.0))
+def encode_seats(views: Sequence[PlayerView]) -> list[NDArray[np.float32]]:
+    """The observation vectors of several seats' views of one moment (made with no answer between
+    them, as an environment makes every seat's view after a step), each the same as ``encode(view)``.
 
-    for r, row in enumerate(rows):
-        base = _ROWS + r * ROW_FEATURES
-        if not row:
-            ones.append(base + 5)
-            continue
-        places = row_size(row, double)  # Double: stacked twins fill one place
-        index += (base, base + 1, base + 2, base + 3)
-        value += (row[0] / DECK_SIZE, row[-1] / DECK_SIZE, places / ROW_LIMIT,
-                  min(costs[r] / ROW_POINTS_SCALE, 1.0))
-        if places >= ROW_LIMIT:
-            ones.append(base + 4)
+    What the seats share (the table, the public cards, the scores, the context) is encoded once and
+    copied for each seat, which then adds its own part: at every step of the PettingZoo env every
+    seat is encoded, and the shared part is most of the work. Views of different moments are refused.
+    """
+    if not views:
+        return []
+    shared = _SharedPart(views[0])
+    last = len(views) - 1
+    return [shared.observation(view, seat_index == last) for seat_index, view in enumerate(views)]
 
-    scale = float(rules.target) if rules.target is not None else NO_TARGET_SCALE
-    hand_size = rules.hand_size  # 14 in Nifty and Hand
-    totals, penalties, sizes, chosen = view.totals, view.penalties, view.hand_sizes, view.chosen
-    for slot in range(players):
-        other = (seat + slot) % players
-        base = _PLAYERS + slot * PLAYER_FEATURES
-        ones.append(base)
-        index += (base + 1, base + 2, base + 3)
-        value += (min(totals[other] / scale, 1.0), min(penalties[other] / scale, 1.0),
-                  min(sizes[other] / hand_size, 1.0))
-        if chosen[other]:
-            ones.append(base + 4)
 
-    decision = view.decision
-    if decision is not None:
-        ones.append(_DECISION + _KIND_INDEX[decision.kind.value])
-        if decision.reason == "too-low":
-            ones.append(_REASON)
-        elif decision.reason == "tie":
-            ones.append(_REASON + 1)
-        if decision.card is not None:
-            index.append(_REASON + 2)
-            value.append(decision.card / DECK_SIZE)
+class _SharedPart:
+    """The part of an observation that every seat's view of one moment has in common (none of the
+    seats' own fields: ``hand``, ``my_choices``, ``decision``), and what the seats' parts need of it."""
 
-    index += (_CONTEXT, _CONTEXT + 1, _CONTEXT + 2)
-    value += (min(view.turn / hand_size, 1.0), min(max(view.deal, 0) / 10.0, 1.0), players / MAX_PLAYERS)
-    ones.append(_CONTEXT + 3 + _VARIANT_INDEX[rules.variant.value])
+    __slots__ = (
+        "base",
+        "block",
+        "costs",
+        "double",
+        "first",
+        "hands_public",
+        "moment",
+        "on_table",
+        "players",
+        "professional",
+        "rows",
+    )
 
-    obs[ones] = 1.0
-    obs[index] = value
-    return obs
+    def __init__(self, view: PlayerView) -> None:
+        # Built as index lists and written with a few array operations: at thousands of steps per
+        # second, one numpy call per feature would cost more than the game itself.
+        base = self.base = np.zeros(OBS_SIZE, dtype=np.float32)
+        rules = view.rules
+        players = self.players = rules.players
+        rows = self.rows = view.rows
+        self.first = view
+        self.moment: tuple[object, ...] | None = None  # the moment: read when a second view comes
+        double = self.double = rules.spec.placement is Placement.STACKED  # Double: twins stack, copies count
+        self.professional = rules.professional
+        self.hands_public = view.hands is not None
+        on_table = self.on_table = [c for row in rows for c in row]
+        ones: list[int] = []
+        if not double:  # Double's card segments count copies: each seat writes them whole (own_cards)
+            # Cards of this turn that wait to be placed and that everyone knows: revealed ones and
+            # the face-up cards of Open and Hand (a seat adds its own chosen ones).
+            waiting = list(view.unplaced)
+            if view.face_up is not None:
+                waiting += [c for c in view.face_up if c is not None and c not in waiting]
+            everyone = [] if view.hands is None else [c for h in view.hands for c in h]  # less one's own
+            ones += [_TABLE + c for c in on_table]
+            ones += [_UNPLACED + c for c in waiting]
+            ones += [_OTHERS + c for c in everyone]
+            ones += [_POOL + c for c in view.draft_pool]
+            # Unseen: this variant's deck less every card everyone has seen (PlayerView.unseen_cards);
+            # each seat takes its own hand out too.
+            seen = on_table + [c for pile in view.taken for c in pile]
+            seen += [c for plays in view.played for c in plays]
+            if view.revealed is not None:
+                seen += view.revealed
+            seen += everyone + list(view.draft_pool) + waiting
+            base[_deck_positions(rules)] = 1.0
+            base[[_UNSEEN + c for c in seen]] = 0.0
+
+        index: list[int] = []
+        value: list[float] = []
+        costs = self.costs = [sum(BULLHEADS[c] for c in row) for row in rows]
+        for r, row in enumerate(rows):
+            at = _ROWS + r * ROW_FEATURES
+            if not row:
+                ones.append(at + 5)
+                continue
+            places = row_size(row, double)  # Double: stacked twins fill one place
+            index += (at, at + 1, at + 2, at + 3)
+            value += (row[0] / DECK_SIZE, row[-1] / DECK_SIZE, places / ROW_LIMIT,
+                      min(costs[r] / ROW_POINTS_SCALE, 1.0))
+            if places >= ROW_LIMIT:
+                ones.append(at + 4)
+
+        # Each seat's player features, by seat; a seat's observation starts the block at itself.
+        scale = float(rules.target) if rules.target is not None else NO_TARGET_SCALE
+        hand_size = rules.hand_size  # 14 in Nifty and Hand
+        totals, penalties, sizes, chosen = view.totals, view.penalties, view.hand_sizes, view.chosen
+        block: list[float] = []
+        for other in range(players):
+            block += (1.0, min(totals[other] / scale, 1.0), min(penalties[other] / scale, 1.0),
+                      min(sizes[other] / hand_size, 1.0), 1.0 if chosen[other] else 0.0)
+        self.block = block + block  # a list: numpy reads a slice of it about as fast as of an array
+
+        index += (_CONTEXT, _CONTEXT + 1, _CONTEXT + 2)
+        value += (min(view.turn / hand_size, 1.0), min(max(view.deal, 0) / 10.0, 1.0), players / MAX_PLAYERS)
+        ones.append(_CONTEXT + 3 + _VARIANT_INDEX[rules.variant.value])
+        base[ones] = 1.0
+        base[index] = value
+
+    def observation(self, view: PlayerView, last: bool = False) -> NDArray[np.float32]:
+        """``view``'s observation: the shared part and the seat's own (the ``last`` one is written
+        into the shared part itself instead of a copy)."""
+        assert view.seat is not None, "observations are for a seat, not a spectator"
+        if view is not self.first and _moment_of(view) != (self.moment or self._first_moment()):
+            raise ValueError("encode_seats: the views are of different moments of the game (or of different games)")
+        obs = self.base if last else self.base.copy()
+        seat, hand, rows = view.seat, view.hand, self.rows
+        if self.double:
+            ones, zeros = self._double_cards(obs, view), []
+        else:
+            ones = [_HAND + c for c in hand]
+            zeros = [_UNSEEN + c for c in hand]
+            if view.revealed is None:  # before the reveal, a seat's chosen cards wait too (Nifty's first)
+                ones += [_UNPLACED + c for c in view.my_choices]
+                zeros += [_UNSEEN + c for c in view.my_choices]
+            if self.hands_public:  # the others' hands, not one's own
+                zeros += [_OTHERS + c for c in hand]
+        index: list[int] = []
+        value: list[float] = []
+        if hand and all(rows):  # rows are empty only during a Logic draft
+            for card, too_low, gap, points in _hand_placement(hand, rows, self.costs, self.professional, self.double):
+                if too_low:
+                    ones.append(_TOO_LOW + card)
+                    ones.append(_GAP + card)
+                else:
+                    index.append(_GAP + card)
+                    value.append(gap / DECK_SIZE)
+                if points:
+                    index.append(_TAKE + card)
+                    value.append(min(points / ROW_POINTS_SCALE, 1.0))
+
+        players = self.players
+        obs[_PLAYERS : _PLAYERS + players * PLAYER_FEATURES] = self.block[
+            seat * PLAYER_FEATURES : (seat + players) * PLAYER_FEATURES
+        ]
+
+        decision = view.decision
+        if decision is not None:
+            ones.append(_DECISION + _KIND_INDEX[decision.kind.value])
+            if decision.reason == "too-low":
+                ones.append(_REASON)
+            elif decision.reason == "tie":
+                ones.append(_REASON + 1)
+            if decision.card is not None:
+                index.append(_REASON + 2)
+                value.append(decision.card / DECK_SIZE)
+
+        index += zeros
+        value += [0.0] * len(zeros)
+        obs[ones] = 1.0
+        obs[index] = value
+        return obs
+
+    def _first_moment(self) -> tuple[object, ...]:
+        moment = self.moment = _moment_of(self.first)
+        return moment
+
+    def _double_cards(self, obs: NDArray[np.float32], view: PlayerView) -> list[int]:
+        """Double: the card segments of ``view``, written whole (copies count, so a seat's own cards
+        cannot be taken out of a shared count by setting a place to 0)."""
+        waiting = list(view.unplaced)
+        if view.revealed is None:  # once revealed, chosen cards are in ``unplaced`` or already placed
+            waiting += [c for c in view.my_choices if c not in waiting]
+        if view.face_up is not None:
+            waiting += [c for c in view.face_up if c is not None and c not in waiting]
+        seat = view.seat
+        others = [] if view.hands is None else [c for s, h in enumerate(view.hands) if s != seat for c in h]
+        return _double_card_segments(obs, view, self.on_table, waiting, others)
+
+
+def _moment_of(view: PlayerView) -> tuple[object, ...]:
+    """What every seat's view of one moment shows alike, as far as the observation reads it."""
+    return (view.rules, view.deal, view.turn, view.phase, view.rows, view.unplaced, view.face_up, view.hands,
+            view.draft_pool, view.taken, view.played, view.revealed, view.totals, view.penalties,
+            view.hand_sizes, view.chosen)
 
 
 @lru_cache(maxsize=64)

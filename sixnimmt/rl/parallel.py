@@ -32,7 +32,14 @@ from pettingzoo.utils.conversions import parallel_to_aec  # type: ignore[import-
 
 from ..core import Decision, Game, IllegalMoveError, Rules, RulesError
 from ..core.text import rows_text
-from .encoding import N_ACTIONS, OBS_SIZE, SUPPORTED_VARIANTS, action_mask, action_to_move, encode
+from .encoding import (
+    N_ACTIONS,
+    OBS_SIZE,
+    SUPPORTED_VARIANTS,
+    action_mask,
+    action_to_move,
+    encode_seats,
+)
 
 RewardMode = Literal["penalty", "relative"]
 IllegalActionMode = Literal["raise", "random"]
@@ -231,11 +238,11 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[m
 
     def _observations(self) -> dict[str, Observation]:
         game = self.game
-        observations: dict[str, Observation] = {}
-        for seat, agent in enumerate(self.possible_agents):
-            view = game.view(seat)
-            observations[agent] = {"observation": encode(view), "action_mask": action_mask(view.decision)}
-        return observations
+        views = [game.view(seat) for seat in range(len(self.possible_agents))]
+        return {
+            agent: {"observation": observation, "action_mask": action_mask(view.decision)}
+            for agent, view, observation in zip(self.possible_agents, views, encode_seats(views))
+        }
 
     def _legal_action(
         self, decision: Decision, actions: dict[str, int], infos: dict[str, dict[str, Any]]

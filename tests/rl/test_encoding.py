@@ -21,6 +21,7 @@ from sixnimmt.rl.encoding import (
     action_mask,
     action_to_move,
     encode,
+    encode_seats,
     move_to_action,
     segment_slice,
 )
@@ -97,6 +98,42 @@ def test_card_segments_match_the_view(variant: str, players: int) -> None:
             hidden -= {c for c in view.face_up or () if c is not None}  # Open: face up, not yet placed
             visible = set().union(*(cards_in(obs, s.name) for s in SEGMENTS[:6] if s.name != "unseen"))
             assert not hidden & visible
+
+
+@pytest.mark.parametrize("variant, players", [(v, n) for v in VARIANTS for n in player_counts(v)])
+def test_every_seat_encoded_together_is_encoded_as_alone(variant: str, players: int) -> None:
+    """The PettingZoo env encodes every seat of a moment at once, sharing what the seats have in
+    common: each seat's vector must be exactly its own, with nothing of the seat encoded first."""
+    rng = random.Random(players)
+    game = Game(Rules(players=players, variant=variant, deals=1), seed=players)
+    moments = 0
+    while not game.is_over:
+        views = [game.view(seat) for seat in range(players)]
+        together = encode_seats(views)
+        assert len(together) == players
+        for seat in range(players):
+            alone = encode(game.view(seat))
+            assert together[seat].dtype == np.float32
+            assert np.array_equal(together[seat], alone), (variant, players, seat, np.flatnonzero(together[seat] != alone))
+        moments += 1
+        decision = game.pending()[0]
+        game.act(decision.seat, rng.choice(decision.options))
+    assert moments >= 10
+    assert encode_seats([]) == []
+
+
+def test_views_of_different_moments_are_not_encoded_together() -> None:
+    game = Game(Rules(players=3), seed=5)
+    before = game.view(0)
+    decision = game.pending()[0]
+    game.act(decision.seat, decision.options[0])
+    game.act(1, game.pending()[0].options[0])
+    game.act(2, game.pending()[0].options[0])  # the turn is revealed: the table moved
+    with pytest.raises(ValueError, match="different moments"):
+        encode_seats([before, game.view(1)])
+    other = Game(Rules(players=3), seed=6)
+    with pytest.raises(ValueError, match="different moments"):
+        encode_seats([game.view(0), other.view(1)])
 
 
 @pytest.mark.parametrize("variant", ["standard", "tactics", "professional", "double"])
