@@ -292,7 +292,7 @@ class _SharedPart:
         self.hands_public = view.hands is not None
         on_table = self.on_table = [c for row in rows for c in row]
         ones: list[int] = []
-        if not double:  # Double's card segments count copies: each seat writes them whole (own_cards)
+        if not double:  # Double's card segments count copies: each seat writes them whole (_double_cards)
             # Cards of this turn that wait to be placed and that everyone knows: revealed ones and
             # the face-up cards of Open and Hand (a seat adds its own chosen ones).
             waiting = list(view.unplaced)
