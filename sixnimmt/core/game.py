@@ -67,6 +67,7 @@ _PLAY, _ROW_CHOICE, _DRAFT, _ORDER, _KEEP, _OVER = (
 _CARD, _ROW, _DRAFT_PICK, _KEEP_CARDS = DecisionKind.CARD, DecisionKind.ROW, DecisionKind.DRAFT, DecisionKind.KEEP
 _RIGHT = Side.RIGHT.value
 _TOO_LOW = "too-low"
+_options = operator.attrgetter("options")
 
 
 class _GameConstants(FrozenTuple):
@@ -388,12 +389,19 @@ class Game:
         options are the hands as the views show them)."""
         decisions = self._card_decisions
         if decisions is None:
-            hands = self._hand_copies or self._copy_hands()
-            decisions = self._card_decisions = [make(Decision, (_CARD, s, h, None, None)) for s, h in enumerate(hands)]
+            hands = self._hand_copies
+            if hands is None:  # copied here, once: _copy_hands takes the copies from the decisions
+                decisions = [make(Decision, (_CARD, s, tuple(h), None, None)) for s, h in enumerate(self.hands)]
+            else:
+                decisions = [make(Decision, (_CARD, s, h, None, None)) for s, h in enumerate(hands)]
+            self._card_decisions = decisions
         return decisions
 
     def _copy_hands(self) -> tuple[Cards, ...]:
-        hands = self._hand_copies = tuple(map(tuple, self.hands))
+        decisions = self._card_decisions  # made from copies of the hands, if made
+        hands = self._hand_copies = (
+            tuple(map(tuple, self.hands)) if decisions is None else tuple(map(_options, decisions))
+        )
         return hands
 
     def decision_for(self, seat: int) -> Decision | None:

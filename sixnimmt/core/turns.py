@@ -19,6 +19,7 @@ seat and an int already checked by the game.
 
 from __future__ import annotations
 
+import threading
 from itertools import compress
 from operator import itemgetter, not_
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ from .cards import Card
 from .errors import IllegalMoveError
 from .events import CardChosen, CardShown, OrderChosen, SeatCard
 from .frozen import make
-from .variants import HAND_VARIANT_PILE_LIMIT, HAND_VARIANT_ROUND_LIMIT, TurnOrder
+from .variants import HAND_VARIANT_PILE_LIMIT, HAND_VARIANT_ROUND_LIMIT, MAX_PLAYERS, TurnOrder
 from .views import PASS, Decision, DecisionKind
 
 if TYPE_CHECKING:  # the game imports this module; only its type is needed here
@@ -36,6 +37,26 @@ if TYPE_CHECKING:  # the game imports this module; only its type is needed here
 Cards = tuple[Card, ...]
 _CARD, _ORDER_KIND = DecisionKind.CARD, DecisionKind.ORDER  # read once: enum lookups are slow
 _first, _second = itemgetter(0), itemgetter(1)
+
+#: The ``CardChosen`` events of the first deals, made once per process and shared by every game,
+#: indexed ``[deal][turn][seat]``: such an event is immutable and says only who chose in which turn,
+#: and a game of four emits 160 of them, whose making was a twentieth of the checked engine's time
+#: (docs/performance.md). Grown a deal at a time (:func:`_card_chosen`); negative indices never occur
+#: (the game's deal and turn count from 0).
+_CHOSEN: list[list[list[CardChosen]]] = []
+_SHARED_DEALS, _SHARED_TURNS = 64, 16  # later deals and turns (Hand's long deals) get events of their own
+_growing = threading.Lock()  # two threads' games growing the table at once would misplace a deal
+
+
+def _card_chosen(deal: int, turn: int, seat: int) -> CardChosen:
+    """The event "``seat`` has chosen" of ``turn`` of ``deal``: the shared one, made here if it is not yet."""
+    if deal >= _SHARED_DEALS or turn >= _SHARED_TURNS or seat >= MAX_PLAYERS:
+        return make(CardChosen, (deal, turn, seat))
+    with _growing:
+        while len(_CHOSEN) <= deal:
+            index = len(_CHOSEN)
+            _CHOSEN.append([[make(CardChosen, (index, t, s)) for s in range(MAX_PLAYERS)] for t in range(_SHARED_TURNS)])
+    return _CHOSEN[deal][turn][seat]
 
 
 class TurnStructure:
@@ -96,8 +117,11 @@ class Simultaneous(TurnStructure):
     """Everyone chooses one card secretly (and may change it until the last player chooses)."""
 
     def decisions(self, game: Game) -> tuple[Decision, ...]:
+        decisions = game._card_decisions or game._seat_card_decisions()
+        if game._waiting == game.players:  # nobody has chosen yet: every seat's decision
+            return tuple(decisions)
         # The decisions of the seats that have not chosen (an empty choice is falsy), in C.
-        return tuple(compress(game._card_decisions or game._seat_card_decisions(), map(not_, game.choices)))
+        return tuple(compress(decisions, map(not_, game.choices)))
 
     def play(self, game: Game, seat: int, card: Card) -> None:
         if card not in game.hands[seat]:
@@ -107,7 +131,10 @@ class Simultaneous(TurnStructure):
             choices[seat] = [card]  # a changed mind: nobody else learns anything new
             return
         choices[seat] = [card]
-        game.events.append(make(CardChosen, (game.deal_index, game.turn, seat)))
+        try:  # the shared event (_CHOSEN), read here directly: this runs for nearly every card played
+            game.events.append(_CHOSEN[game.deal_index][game.turn][seat])
+        except IndexError:
+            game.events.append(_card_chosen(game.deal_index, game.turn, seat))
         game._waiting -= 1
         if not game._waiting:
             game._reveal()
@@ -140,7 +167,7 @@ class Pairs(TurnStructure):
             raise self._not_in_hand(game, seat, card, "not in hand" if card not in game.hands[seat] else "already chosen")
         mine.append(card)
         if len(mine) == 1:
-            game.events.append(make(CardChosen, (game.deal_index, game.turn, seat)))
+            game.events.append(_card_chosen(game.deal_index, game.turn, seat))
         if all(len(c) == 2 for c in game.choices):
             game._reveal()
 

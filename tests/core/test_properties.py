@@ -6,13 +6,16 @@ import gc
 import random
 import weakref
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sixnimmt.core import (
     BULLHEADS,
+    CardChosen,
     DealScored,
     Game,
     Phase,
@@ -20,6 +23,7 @@ from sixnimmt.core import (
     RowChoiceRequired,
     Rules,
     row_size,
+    turns,
 )
 from sixnimmt.core.record import replay
 from sixnimmt.core.rules import PLAYER_RANGE, Variant
@@ -167,7 +171,42 @@ def test_views_and_pending_decisions_are_never_out_of_date(rules: Rules, seed: i
             pending = game.pending()
             cached = [game.view(s) for s in seats]
             assert [fresh_view(game, s) for s in seats] == cached
-            assert game.pending() == pending
+            assert game.pending() == pending  # made afresh: fresh_view forgot every cached decision
+            if rules.spec.turn_order is TurnOrder.SIMULTANEOUS and game.phase is Phase.PLAY:
+                assert [d.seat for d in pending] == [s for s in range(rules.players) if game.chosen[s] is None]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rules=rules_strategy(), seed=st.integers(0, 2**32 - 1))
+def test_every_card_chosen_event_names_its_deal_turn_and_seat(rules: Rules, seed: int) -> None:
+    """The engine shares its ``CardChosen`` events between games (core/turns.py): each one a move
+    emits still says the deal, the turn and the seat of that move."""
+    rng = random.Random(seed)
+    game = Game(rules, seed=seed)
+    while not game.is_over:
+        for decision in game.pending():
+            deal, turn = game.deal_index, game.turn
+            for event in game.act(decision.seat, rng.choice(decision.options)):
+                if isinstance(event, CardChosen):
+                    assert event == CardChosen(deal, turn, decision.seat)
+
+
+def test_card_chosen_events_past_the_shared_ones_and_from_many_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deals and turns beyond the shared table get events of their own; threads that grow the table
+    at once leave every event in its place."""
+    assert turns._card_chosen(200, 3, 1) == CardChosen(200, 3, 1)
+    assert turns._card_chosen(2, 40, 1) == CardChosen(2, 40, 1)
+    monkeypatch.setattr(turns, "_CHOSEN", [])
+    deals = list(range(turns._SHARED_DEALS))
+    random.Random(3).shuffle(deals)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda deal: turns._card_chosen(deal, 1, 2), deals))
+    table = turns._CHOSEN
+    assert len(table) == turns._SHARED_DEALS
+    assert all(
+        table[d][t][s] == CardChosen(d, t, s)
+        for d in range(turns._SHARED_DEALS) for t in range(turns._SHARED_TURNS) for s in range(10)
+    )
 
 
 def test_a_game_nobody_holds_is_freed_at_once() -> None:
