@@ -237,8 +237,11 @@ class Game:
         self.taken: list[list[Card]] = []
         self.played: list[Cards] = []  # revealed plays of finished turns this deal
         self.played_by: list[tuple[SeatCard, ...]] = []  # the same with their seats
-        self.choices: list[list[Card]] = []  # this turn, per seat
-        self._no_choices: tuple[tuple[()], ...] = ((),) * players  # ``map(list, ...)``: empty lists
+        #: This turn's chosen cards, per seat (two in Nifty; Hand's one player may add a second). Each
+        #: seat's is a tuple, replaced on every choice, never changed: a new turn starts from one
+        #: shared tuple of empty ones, and a view holds its seat's as it is.
+        self.choices: list[Cards] = []
+        self._no_choices: tuple[tuple[()], ...] = ((),) * players  # also ``map(list, ...)``: empty lists
         self.revealed: Cards | None = None
         self.revealed_by: tuple[SeatCard, ...] = ()  # who played which revealed card, by seat
         self.current: int | None = None  # Open/Hand: whose turn it is
@@ -431,8 +434,7 @@ class Game:
         mine = self.choices[seat]
         if moment.phase_fields is None:  # a simultaneous turn: a seat owes a card until it has chosen one
             if mine:
-                own = tuple(mine)
-                return make_view({"seat": seat, "hand": hand, "my_choice": own[0], "my_choices": own,
+                return make_view({"seat": seat, "hand": hand, "my_choice": mine[0], "my_choices": mine,
                                   "decision": None, DEFERRED: (_moment_fields, moment)})
             return make_view({"seat": seat, "hand": hand, "my_choice": None, "my_choices": (),
                               "decision": (self._card_decisions or self._seat_card_decisions())[seat],
@@ -442,8 +444,7 @@ class Game:
             if d.seat == seat:
                 decision = d
                 break
-        own = tuple(mine)
-        return make_view({"seat": seat, "hand": hand, "my_choice": own[0] if own else None, "my_choices": own,
+        return make_view({"seat": seat, "hand": hand, "my_choice": mine[0] if mine else None, "my_choices": mine,
                           "decision": decision, DEFERRED: (_moment_fields, moment)})
 
     def _view_moment(self) -> _Moment:
@@ -543,7 +544,7 @@ class Game:
             raise IllegalMoveError(f"{self._where()}: {self._who(seat)} has no choice to take back")
         if len(self.choices[seat]) == self._turns.per_turn:
             self._waiting += 1
-        self.choices[seat] = []
+        self.choices[seat] = ()
         self._pending = self._moment = None
 
     def choose_row(self, seat: int, row: int) -> list[Event]:
@@ -752,7 +753,7 @@ class Game:
         self.taken = list(map(list, self._no_choices))  # a fresh empty pile per seat
         self.played = []
         self.played_by = []
-        self.choices = list(map(list, self._no_choices))
+        self.choices = list(self._no_choices)
         self._waiting = players
         self.revealed = None
         hands, rows, drafter, setup = self._deals.start(deal)
@@ -894,7 +895,7 @@ class Game:
         self.played_by.append(self.revealed_by)
         self.revealed = None
         self.revealed_by = ()
-        self.choices = list(map(list, self._no_choices))  # a fresh empty list per seat
+        self.choices = list(self._no_choices)
         self._waiting = self.players
         self.turn += 1
         if self._turns.after_turn(self):

@@ -128,9 +128,9 @@ class Simultaneous(TurnStructure):
             raise self._not_in_hand(game, seat, card)
         choices = game.choices
         if choices[seat]:
-            choices[seat] = [card]  # a changed mind: nobody else learns anything new
+            choices[seat] = (card,)  # a changed mind: nobody else learns anything new
             return
-        choices[seat] = [card]
+        choices[seat] = (card,)
         try:  # the shared event (_CHOSEN), read here directly: this runs for nearly every card played
             game.events.append(_CHOSEN[game.deal_index][game.turn][seat])
         except IndexError:
@@ -158,15 +158,15 @@ class Pairs(TurnStructure):
         mine = game.choices[seat]
         if len(mine) >= 2:
             raise IllegalMoveError(
-                f"{game._where()}: {game._who(seat)} has already chosen {mine}: retract them to change"
+                f"{game._where()}: {game._who(seat)} has already chosen {list(mine)}: retract them to change"
             )
         available = list(game.hands[seat])
         for chosen in mine:
             available.remove(chosen)
         if card not in available:
             raise self._not_in_hand(game, seat, card, "not in hand" if card not in game.hands[seat] else "already chosen")
-        mine.append(card)
-        if len(mine) == 1:
+        game.choices[seat] = (*mine, card)
+        if not mine:
             game.events.append(_card_chosen(game.deal_index, game.turn, seat))
         if all(len(c) == 2 for c in game.choices):
             game._reveal()
@@ -242,7 +242,7 @@ class Sequence(TurnStructure):
             )
         if card not in game.hands[seat]:
             raise self._not_in_hand(game, seat, card)
-        game.choices[seat] = [card]
+        game.choices[seat] = (card,)
         game.events.append(make(CardShown, (game.deal_index, game.turn, seat, card)))
         game.current = (seat + 1) % game.players
         game._waiting -= 1
@@ -297,14 +297,14 @@ class Solo(TurnStructure):
                 f"{list(decision.options)}" + (" (0 = no second card)" if decision.reason else "")
             )
         if card != PASS:
-            game.choices[seat].append(card)
+            game.choices[seat] += (card,)
         if card == PASS or len(game.choices[seat]) == 2 or len(game.hands[seat]) == 1:
             game._reveal()
 
     def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None]:
         seat = game.current
         assert seat is not None
-        plays = tuple(game.choices[seat])
+        plays = game.choices[seat]
         seat_cards = tuple([(seat, card) for card in plays])
         game._queue = list(seat_cards)  # in the order played
         return seat_cards, plays, seat

@@ -219,7 +219,7 @@ def test_the_engine_refuses_a_card_that_is_not_a_whole_number(value: Any) -> Non
         game.play(0, value)
     with pytest.raises(IllegalMoveError, match="is a whole number"):
         game.act(0, value)
-    assert game.choices[0] == []
+    assert game.choices[0] == ()
 
 
 def test_numpy_integers_are_played_as_plain_ints_and_the_record_verifies() -> None:

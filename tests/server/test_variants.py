@@ -165,10 +165,10 @@ def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> 
         for card in (first, second):
             await room.handle(spies[0], Play(type="play", card=card))
         await room.handle(spies[0], Retract(type="retract"))
-        assert game.choices[0] == []
+        assert game.choices[0] == ()
         await room.handle(spies[0], Play(type="play", card=third))
         restored = Room.from_store(room.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
-        assert restored.game is not None and restored.game.choices[0] == [third]
+        assert restored.game is not None and restored.game.choices[0] == (third,)
         await room.handle(spies[0], Play(type="play", card=first))
         for seat in (1, 2):
             for card in game.hands[seat][:2]:
