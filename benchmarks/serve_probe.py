@@ -8,7 +8,8 @@ seconds (the tables' creation left out).
     kill -INT %1
 
 Settings are those of ``sixnimmt serve`` (SQLite in a temporary folder, bots without delay, the
-quiet garbage collection of server/collector.py), as ``load_web.py`` starts it; ``--full-every S``
+quiet garbage collection of server/collector.py, uvicorn's event loop: uvloop where it is installed;
+before 2026-12-01 evening the probe ran asyncio's own loop), as ``load_web.py`` starts it; ``--full-every S``
 sets its period (``Settings.full_collection_seconds``), ``--automatic-gc`` gives the server Python's
 automatic collector instead, with ``--threshold`` for its thresholds."""
 
@@ -82,7 +83,9 @@ def main() -> None:
         probe.cancel()
 
     signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
-    asyncio.run(serve())
+    # The event loop that uvicorn.run, and so `sixnimmt serve`, runs (uvloop where it is installed).
+    with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
+        runner.run(serve())
     counted = [ms for when, _, ms in pauses if when > args.skip]
     late = [ms for when, ms in lags if when > args.skip]
     print(json.dumps({
