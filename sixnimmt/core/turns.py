@@ -44,7 +44,7 @@ _first, _second = itemgetter(0), itemgetter(1)
 #: (docs/performance.md). Grown a deal at a time (:func:`_card_chosen`); negative indices never occur
 #: (the game's deal and turn count from 0).
 _CHOSEN: list[list[list[CardChosen]]] = []
-_SHARED_DEALS, _SHARED_TURNS = 64, 16  # later deals and turns (Hand's long deals) get events of their own
+_SHARED_DEALS, _SHARED_TURNS = 64, 16  # bounds that keep the table small: beyond them, events of their own
 _growing = threading.Lock()  # two threads' games growing the table at once would misplace a deal
 
 
