@@ -50,6 +50,10 @@ _growing = threading.Lock()  # two threads' games growing the table at once woul
 
 def _card_chosen(deal: int, turn: int, seat: int) -> CardChosen:
     """The event "``seat`` has chosen" of ``turn`` of ``deal``: the shared one, made here if it is not yet."""
+    try:
+        return _CHOSEN[deal][turn][seat]
+    except IndexError:  # beyond the table's bounds, or a deal not reached yet
+        pass
     if deal >= _SHARED_DEALS or turn >= _SHARED_TURNS or seat >= MAX_PLAYERS:
         return make(CardChosen, (deal, turn, seat))
     with _growing:
