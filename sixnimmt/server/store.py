@@ -242,6 +242,8 @@ class Store:
         #: disk, are :meth:`checkpoint`'s, run in a thread.
         self.local_file = self._lock_path() is not None
         self._save_statements: dict[tuple[tuple[str, ...], bool], _SaveStatement] = {}
+        #: SQLite: the one connection the saves are written through (see :meth:`save_tables`).
+        self._saving: Any = None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
 
@@ -265,7 +267,13 @@ class Store:
         return Path(str(self.engine.url.database)).expanduser().with_suffix(".migrate-lock")
 
     def close(self) -> None:
+        self._drop_saving_connection()
         self.engine.dispose()
+
+    def _drop_saving_connection(self) -> None:
+        saving, self._saving = self._saving, None
+        if saving is not None:
+            saving.close()  # back to the pool, which rolls back whatever it left open
 
     def checkpoint(self) -> None:
         """SQLite: copy the write-ahead log into the database file (``PASSIVE``: writers go on
@@ -330,7 +338,17 @@ class Store:
         for d in batch:
             groups.setdefault((_columns(d), d.epoch is not None), []).append(d)
         refused: set[str] = set()
-        connection = self.engine.raw_connection()
+        # On an SQLite file the saves run one at a time, on the event loop (:class:`Writer`), so they
+        # keep one connection: taking one from the pool and giving it back (with its reset) for each
+        # group commit cost as much CPU as the commit (docs/performance.md, "sixth pass"). Elsewhere
+        # they run in threads and take one from the pool each time.
+        held = self.local_file
+        if held:
+            if self._saving is None:
+                self._saving = self.engine.raw_connection()
+            connection = self._saving
+        else:
+            connection = self.engine.raw_connection()
         try:
             cursor = connection.cursor()
             for (columns, fenced), tables in groups.items():
@@ -346,10 +364,14 @@ class Store:
             cursor.close()
             connection.commit()
         except BaseException:
-            connection.rollback()
+            if held:  # it may be broken: the next save takes a fresh one
+                self._drop_saving_connection()
+            else:
+                connection.rollback()
             raise
         finally:
-            connection.close()  # (back to the pool)
+            if not held:
+                connection.close()  # (back to the pool)
         return refused
 
     def _save_statement(self, columns: tuple[str, ...], fenced: bool) -> _SaveStatement:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 
 from sixnimmt.core import Rules
 from sixnimmt.server import store as store_module
@@ -149,4 +151,28 @@ def test_sqlite_checkpoints_its_log_in_a_thread(tmp_path: Path, monkeypatch: pyt
 
     asyncio.run(scenario())
     assert len(checkpoints) == 2 and threading.get_ident() not in checkpoints
+    store.close()
+
+
+def test_sqlite_saves_keep_one_connection_and_take_a_fresh_one_after_a_failure(tmp_path: Path) -> None:
+    """On an SQLite file the saves (one at a time, on the event loop) write through one connection
+    instead of taking one from the pool for each commit; a save that fails gives it up, and the next
+    save writes through a fresh one."""
+    store = Store(f"sqlite:///{tmp_path / 'held.db'}")
+    store.migrate()
+    data = TableData("ABCDE", "playing", {}, [], 1, None, {"log": []})
+    store.create_table(data)
+    checkouts: list[int] = []
+    event.listen(store.engine, "checkout", lambda dbapi, record, proxy: checkouts.append(id(dbapi)))
+    for n in range(5):
+        store.save_tables([dataclasses.replace(data, current={"log": [[0, n]]}, changed=frozenset({"current"}))])
+    assert len(checkouts) == 1
+    assert stored(store, "ABCDE").current == {"log": [[0, 4]]}
+    with pytest.raises(sqlite3.IntegrityError):  # a status the schema refuses
+        store.save_tables([dataclasses.replace(data, status=None, changed=frozenset({"status"}))])  # type: ignore[arg-type]
+    checkouts.clear()
+    store.save_tables([dataclasses.replace(data, current={"log": [[1, 5]]}, changed=frozenset({"current"}))])
+    store.save_tables([dataclasses.replace(data, current={"log": [[1, 6]]}, changed=frozenset({"current"}))])
+    assert len(checkouts) == 1  # a fresh connection after the failure, then kept
+    assert stored(store, "ABCDE").current == {"log": [[1, 6]]}
     store.close()
