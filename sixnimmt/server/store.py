@@ -339,9 +339,9 @@ class Store:
             groups.setdefault((_columns(d), d.epoch is not None), []).append(d)
         refused: set[str] = set()
         # On an SQLite file the saves run one at a time, on the event loop (:class:`Writer`), so they
-        # keep one connection: taking one from the pool and giving it back (with its reset) for each
-        # group commit cost as much CPU as the commit (docs/performance.md, "sixth pass"). Elsewhere
-        # they run in threads and take one from the pool each time.
+        # keep one connection: taking one from the pool and giving it back (with its reset) for
+        # each group commit cost about as much CPU as the commit (docs/performance.md, "The leaner
+        # worker, sixth pass"). Elsewhere they run in threads and take one from the pool each time.
         held = self.local_file
         if held:
             if self._saving is None:
