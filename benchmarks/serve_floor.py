@@ -28,6 +28,7 @@ import gc
 import itertools
 import json
 import random
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -48,12 +49,14 @@ def _text(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
+@dataclass(frozen=True, slots=True)
 class Turn:
     """One turn's texts, by seat: the update that opens it, the chooser's `chosen` (with its own
     part) and the one the others get."""
 
-    def __init__(self, opening: list[str], own: list[str], others: list[str]) -> None:
-        self.opening, self.own, self.others = opening, own, others
+    opening: list[str]
+    own: list[str]
+    others: list[str]
 
 
 def make_turns(rng: random.Random, deals: int) -> list[Turn]:
