@@ -346,19 +346,22 @@ class Store:
         if held:
             if self._saving is None:
                 self._saving = self.engine.raw_connection()
-            connection = self._saving
+            connection = self._saving.driver_connection  # the driver's own (the pool's proxy adds a call to each)
         else:
             connection = self.engine.raw_connection()
         try:
             cursor = connection.cursor()
             for (columns, fenced), tables in groups.items():
                 statement = self._save_statement(columns, fenced)
+                stamp = statement.stamp(now)
                 if not fenced:
-                    rows: list[Any] = [statement.parameters(d, now) for d in tables]
-                    cursor.executemany(statement.sql, rows)
+                    if len(tables) == 1:  # (most commits on SQLite, which commits a save at once when idle)
+                        cursor.execute(statement.sql, statement.parameters(tables[0], stamp))
+                    else:
+                        cursor.executemany(statement.sql, [statement.parameters(d, stamp) for d in tables])
                     continue
                 for d in tables:  # one at a time, to learn which rows another process owns now
-                    cursor.execute(statement.sql, statement.parameters(d, now))
+                    cursor.execute(statement.sql, statement.parameters(d, stamp))
                     if cursor.rowcount != 1:
                         refused.add(d.code)
             cursor.close()
@@ -466,7 +469,11 @@ class Writer:
     On an SQLite file the group commits themselves run on the event loop, in order with the calls
     on the thread: such a commit appends a few pages to the write-ahead log (tens of microseconds),
     less than handing it to a thread and back cost (about 0.15 ms of CPU per commit,
-    docs/performance.md); the log's checkpoints, which wait for the disk, run in a thread."""
+    docs/performance.md); the log's checkpoints, which wait for the disk, run in a thread. And a
+    save that finds the writer idle (nothing queued, nothing being written, no call on the thread)
+    is committed then and there, inside :meth:`save`: waking the writer's task and then the saver
+    again cost more CPU than the commit (docs/performance.md, "The leaner worker, seventh pass").
+    Saves still group while a write or a call on the thread is under way."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -478,6 +485,7 @@ class Writer:
         self._committing: list[tuple[str, asyncio.Future[None]]] = []
         self._wanted = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._writing = False  # a batch is being written (by the writer's task)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on the worker thread, after the calls before it."""
@@ -486,6 +494,10 @@ class Writer:
 
     async def save(self, data: TableData) -> None:
         """Persist a table's state; returns once it is committed."""
+        if self.store.local_file and not (self._unsaved or self._writing or self._one_at_a_time.locked()):
+            if data.code in self._save_here([data]):  # the writer is idle: commit now, on the loop
+                raise LeaseLostError(data.code)
+            return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         waiting = self._unsaved.get(data.code)
@@ -506,6 +518,7 @@ class Writer:
             batch, waiters = self._unsaved, self._waiters
             self._unsaved, self._waiters = {}, []
             self._committing = waiters
+            self._writing = True
             try:
                 refused = await self._save_batch(list(batch.values()))
             except Exception as error:
@@ -513,6 +526,8 @@ class Writer:
                     if not waiter.done():
                         waiter.set_exception(error)
                 continue
+            finally:
+                self._writing = False
             for code, waiter in waiters:
                 if not waiter.done():
                     if code in refused:
@@ -524,7 +539,12 @@ class Writer:
         if not self.store.local_file:
             return await self.run(self.store.save_tables, batch)
         async with self._one_at_a_time:
-            refused = self.store.save_tables(batch)
+            return self._save_here(batch)
+
+    def _save_here(self, batch: list[TableData]) -> set[str]:
+        """SQLite: write ``batch`` on the event loop (the caller holds the writer, or finds it
+        idle), and start a checkpoint of the log when enough saves have gone into it."""
+        refused = self.store.save_tables(batch)
         self._saves_since_checkpoint += len(batch)
         if self._saves_since_checkpoint >= CHECKPOINT_EVERY and (
             self._checkpoint is None or self._checkpoint.done()
@@ -600,22 +620,24 @@ class _SaveStatement:
             raise RuntimeError(f"unexpected parameters in {self.sql!r}: {self.names}")
         self.positional = compiled.positiontup is not None
         column = {"match_code": "code", "match_epoch": "owner_epoch"}
-        self.processors = [
+        processors = [
             Table_.c[column.get(name, name)].type.dialect_impl(dialect).bind_processor(dialect) for name in self.names
         ]
+        self._stamp = processors[self.names.index("updated_at")]
+        #: For each parameter, the ``TableData`` attribute it comes from (None: the save's time,
+        #: processed once per batch by :meth:`stamp`) and its bind processing.
+        attribute = {"updated_at": None, "match_code": "code", "match_epoch": "epoch"}
+        self._fields = [(attribute.get(name, name), process) for name, process in zip(self.names, processors, strict=True)]
 
-    def parameters(self, data: TableData, now: dt.datetime) -> tuple[Any, ...] | dict[str, Any]:
-        values = []
-        for name, process in zip(self.names, self.processors, strict=True):
-            if name == "updated_at":
-                value: Any = now
-            elif name == "match_code":
-                value = data.code
-            elif name == "match_epoch":
-                value = data.epoch
-            else:
-                value = getattr(data, name)
-            values.append(value if process is None else process(value))
+    def stamp(self, now: dt.datetime) -> Any:
+        """``now`` as the driver takes it for ``updated_at`` (the same for every table of a batch)."""
+        return now if self._stamp is None else self._stamp(now)
+
+    def parameters(self, data: TableData, stamp: Any) -> tuple[Any, ...] | dict[str, Any]:
+        values = [
+            stamp if attr is None else getattr(data, attr) if process is None else process(getattr(data, attr))
+            for attr, process in self._fields
+        ]
         return tuple(values) if self.positional else dict(zip(self.names, values, strict=True))
 
 

@@ -101,11 +101,12 @@ def test_a_save_leaves_the_columns_it_does_not_name_as_they_were(tmp_path: Path)
 
 
 def test_saves_queued_together_write_what_either_changed(tmp_path: Path) -> None:
-    """Two saves of one table before the commit: only the newer is written, with the older's
-    columns too (here the record, which the newer alone would not write)."""
+    """Two saves of one table before the commit (they queue while a call holds the writer's
+    thread): only the newer is written, with the older's columns too (here the record, which the
+    newer alone would not write), and in one commit."""
 
     async def scenario() -> None:
-        store = Store(f"sqlite:///{tmp_path / 'merge.db'}")
+        store = RecordingStore(f"sqlite:///{tmp_path / 'merge.db'}")
         store.migrate()
         data = TableData("ABCDE", "playing", {}, [], 1, {"deals": []}, {"log": []})
         store.create_table(data)
@@ -113,9 +114,41 @@ def test_saves_queued_together_write_what_either_changed(tmp_path: Path) -> None
         record = {"deals": [{"turns": [1]}]}
         first = dataclasses.replace(data, record=record, current={"log": []}, changed=frozenset({"record", "current"}))
         second = dataclasses.replace(first, current={"log": [[0, 9]]}, changed=frozenset({"current"}))
-        await asyncio.gather(writer.save(first), writer.save(second))
+        release = threading.Event()
+        busy = asyncio.ensure_future(writer.run(release.wait, 5))
+        await asyncio.sleep(0)  # the call holds the writer now
+        saves = asyncio.gather(writer.save(first), writer.save(second))
+        await asyncio.sleep(0.01)
+        assert store.saved_columns == []  # both wait behind the call
+        release.set()
+        await asyncio.gather(busy, saves)
+        assert store.saved_columns == [frozenset({"record", "current"})]  # one write, both saves' columns
         row = stored(store, "ABCDE")
         assert (row.record, row.current) == (record, {"log": [[0, 9]]})
+        await writer.close()
+        store.close()
+
+    asyncio.run(scenario())
+
+
+def test_sqlite_save_to_an_idle_writer_commits_without_yielding(tmp_path: Path) -> None:
+    """With nothing queued or being written, a save on an SQLite file is committed inside the call:
+    nothing else on the event loop runs before it returns (a callback scheduled just before it is
+    still waiting), and the row holds the new state."""
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'idle.db'}")
+        store.migrate()
+        data = TableData("ABCDE", "playing", {}, [], 1, None, {"log": []})
+        store.create_table(data)
+        writer = Writer(store)
+        ran: list[int] = []
+        for n in range(3):
+            asyncio.get_running_loop().call_soon(ran.append, n)
+            await writer.save(dataclasses.replace(data, current={"log": [[0, n]]}, changed=frozenset({"current"})))
+            assert ran == list(range(n))  # this round's callback has not run yet
+            assert stored(store, "ABCDE").current == {"log": [[0, n]]}
+            await asyncio.sleep(0)
         await writer.close()
         store.close()
 
