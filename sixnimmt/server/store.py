@@ -355,10 +355,7 @@ class Store:
                 statement = self._save_statement(columns, fenced)
                 stamp = statement.stamp(now)
                 if not fenced:
-                    if len(tables) == 1:  # (most commits on SQLite, which commits a save at once when idle)
-                        cursor.execute(statement.sql, statement.parameters(tables[0], stamp))
-                    else:
-                        cursor.executemany(statement.sql, [statement.parameters(d, stamp) for d in tables])
+                    cursor.executemany(statement.sql, [statement.parameters(d, stamp) for d in tables])
                     continue
                 for d in tables:  # one at a time, to learn which rows another process owns now
                     cursor.execute(statement.sql, statement.parameters(d, stamp))
