@@ -288,8 +288,12 @@ class RecordWriter:
         for index in range(start, end):
             event = events[index]
             if event.__class__ is CardPlaced and event.card == asked:
-                assert self._turn is not None
-                self._turn.setdefault("picks", {})[str(asked)] = event.row
+                turn = self._turn
+                assert turn is not None
+                if "picks" not in turn and "keeps" in turn:  # the record's order: picks before keeps
+                    turn["picks"] = {}
+                    turn["keeps"] = turn.pop("keeps")
+                turn.setdefault("picks", {})[str(asked)] = event.row
                 self._asked = None
                 return
 
@@ -332,6 +336,15 @@ class RecordWriter:
 
     def deals(self, game: Game) -> list[dict[str, Any]]:
         """The record's ``deals`` so far (a fresh copy)."""
+        if not self._seen and game.is_over:
+            # Asked for once, at the end (the arena, the bench): written straight from the
+            # events and handed over, with nothing kept, so no copy is needed (a copy was
+            # a third of the record's cost). A writer asked as the game goes on (the server, at
+            # every turn) keeps its place in the events and copies what it wrote.
+            self._catch_up(game)
+            deals = self._deals
+            self._seen, self._deals, self._turn, self._asked = 0, [], None, None
+            return deals
         self._catch_up(game)
         copy_turn = _pair_turn_copy if self._pairs else _turn_copy
         copies = []

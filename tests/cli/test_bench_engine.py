@@ -9,7 +9,7 @@ import random
 from typer.testing import CliRunner
 
 from sixnimmt.cli import app
-from sixnimmt.commands.bench import _rates, checked_game
+from sixnimmt.commands.bench import _rates, checked_engine_and_record, checked_game
 from sixnimmt.core.record import replay
 
 
@@ -21,6 +21,13 @@ def test_the_checked_tier_plays_a_whole_game_and_writes_its_record() -> None:
     assert len(record["deals"]) == len(result.game.history)
 
 
+def test_the_engine_and_record_tier_writes_the_record_of_a_whole_game() -> None:
+    record = checked_engine_and_record(random.Random(3), 4)
+    result = replay(record)
+    assert list(result.scores) == record["scores"]
+    assert max(record["scores"]) >= 66
+
+
 def test_bench_engine_command_reports_the_ratio_of_its_own_run() -> None:
     result = CliRunner().invoke(app, ["bench", "engine", "--seconds", "0.1", "--players", "3", "--json"])
     assert result.exit_code == 0, result.output
@@ -30,6 +37,7 @@ def test_bench_engine_command_reports_the_ratio_of_its_own_run() -> None:
     fast = data["fast_python_games_per_s"]
     assert abs(data["checked_vs_fast"] - data["checked_games_per_s"] / fast) < 0.002
     assert abs(data["checked_engine_alone_vs_fast"] - data["checked_engine_alone_games_per_s"] / fast) < 0.002
+    assert abs(data["checked_engine_and_record_vs_fast"] - data["checked_engine_and_record_games_per_s"] / fast) < 0.002
 
 
 def test_the_tiers_take_turns_until_each_has_its_time() -> None:

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from sixnimmt.cli import app
 from sixnimmt.core import Game, RecordError, Rules
-from sixnimmt.core.record import replay
+from sixnimmt.core.record import dumps, replay
+from sixnimmt.core.variants import VARIANTS
 
 
 def finished_record(variant: str = "standard", players: int = 4, seed: int = 3, **rules: Any) -> dict[str, Any]:
@@ -205,3 +206,44 @@ def test_cli_show_prints_turns_and_takes(tmp_path: Path) -> None:
 def test_shipped_example_records_verify(path: Path) -> None:
     record = json.loads(path.read_text())
     assert list(replay(record).scores) == record["scores"]
+
+
+def _played(variant: str, seed: int, ask_as_it_goes: bool) -> Game:
+    rules = Rules(players=4, variant=variant)
+    rng = random.Random(seed)
+    game = Game(rules, seed=seed)
+    while not game.is_over:
+        for d in game.pending():
+            game.act(d.seat, rng.choice(d.options))
+            if ask_as_it_goes:
+                game.record()  # as the server does: the writer keeps its place and copies
+    return game
+
+
+@pytest.mark.parametrize("variant", [v.value for v in VARIANTS])
+def test_a_record_asked_for_once_at_the_end_is_the_one_written_as_the_game_goes(variant: str) -> None:
+    for seed in range(4):
+        at_the_end = _played(variant, seed, ask_as_it_goes=False)
+        as_it_goes = _played(variant, seed, ask_as_it_goes=True)
+        once = at_the_end.record()
+        # the same record, fields in the same order (the files are byte for byte the same)
+        assert dumps(once) == dumps(as_it_goes.record())
+        # what was handed over is the caller's: changing it changes no later record
+        expected = dumps(once)
+        for deal in once["deals"]:
+            deal["turns"].clear()
+        assert dumps(at_the_end.record()) == expected
+        assert dumps(at_the_end.record()) == expected
+
+
+def test_a_hand_turn_with_a_keep_and_a_pick_writes_the_pick_first() -> None:
+    # Hand: a row taken and kept from, then a pick in the same turn, in some of these games.
+    seen = 0
+    for seed in range(40):
+        record = _played("hand", seed, ask_as_it_goes=False).record()
+        for deal in record["deals"]:
+            for turn in deal["turns"]:
+                if "picks" in turn and "keeps" in turn:
+                    seen += 1
+                    assert list(turn) == ["seat", "plays", "picks", "keeps"]
+    assert seen
