@@ -8,7 +8,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -54,7 +54,7 @@ def _rates(
     return {name: (counts[name] / spent[name], counts[name]) for name in tiers}
 
 
-def checked_game(rng: random.Random, players: int) -> dict[str, object]:
+def checked_game(rng: random.Random, players: int) -> dict[str, Any]:
     """A random-bot game through the checked API as a host plays it (the arena's loop): each
     decision's player gets their view and answers from it, the game checks every answer and emits
     its events, and the record is written at the end."""
@@ -77,16 +77,19 @@ def checked_engine_alone(rng: random.Random, players: int) -> Game:
     return game
 
 
-def checked_engine_and_record(rng: random.Random, players: int) -> dict[str, object]:
+def checked_engine_and_record(rng: random.Random, players: int) -> dict[str, Any]:
     """The engine alone and then its record: the checked tier as it was when the aim of 0.4x was
     set (the engine wrote the record as it played then; now it is written from the events)."""
     return checked_engine_alone(rng, players).record()
 
 
-def fast_game(rng: np.random.Generator, players: int, target: int = 66) -> list[int]:
-    """A random-bot game on the plain-Python fast path (too-low: cheapest row)."""
+def fast_game(rng: np.random.Generator, players: int, target: int = 66) -> int:
+    """A random-bot game on the plain-Python fast path (too-low: cheapest row). Returns the number
+    of deals it took."""
     totals = [0] * players
+    deals = 0
     while max(totals) < target:
+        deals += 1
         # The deal and every random player's play order at once (numpy shuffles 4x faster).
         deck = (rng.permutation(104) + 1).tolist()
         deal = FastDeal([[c] for c in deck[players * 10 : players * 10 + 4]], players)
@@ -94,7 +97,7 @@ def fast_game(rng: np.random.Generator, players: int, target: int = 66) -> list[
             deal.play_turn([deck[seat * 10 + turn] for seat in range(players)])
         for seat in range(players):
             totals[seat] += deal.penalties[seat]
-    return totals
+    return deals
 
 
 @app.command()
@@ -111,13 +114,21 @@ def engine(
     np_rng = np.random.default_rng(seed)
     nb_random_games(1, players, 66, seed)  # compile (or load the cache) outside the timing
     batch = 2000
+    # Deals played by each tier: the checked tiers' random players take a random row for a card
+    # too low for every row, the fast path's the cheapest, so a checked game scores more per deal
+    # and ends sooner, and the rates per deal say what games per second do not.
+    deals = dict.fromkeys(("checked", "alone", "record", "fast"), 0)
+
+    def played(tier: str, count: int) -> None:
+        deals[tier] += count
+
     # The tiers take turns (``_rates``), so that the ratios of one run hold on a shared machine.
     rates = _rates(
         {
-            "checked": lambda: checked_game(rng, players),
-            "alone": lambda: checked_engine_alone(rng, players),
-            "record": lambda: checked_engine_and_record(rng, players),
-            "fast": lambda: fast_game(np_rng, players),
+            "checked": lambda: played("checked", len(checked_game(rng, players)["deals"])),
+            "alone": lambda: played("alone", checked_engine_alone(rng, players).deal_index + 1),
+            "record": lambda: played("record", len(checked_engine_and_record(rng, players)["deals"])),
+            "fast": lambda: played("fast", fast_game(np_rng, players)),
             "compiled": lambda: nb_random_games(batch, players, 66, seed),
         },
         seconds,
@@ -125,6 +136,9 @@ def engine(
     (checked, n_checked), (alone, n_alone) = rates["checked"], rates["alone"]
     recorded, n_recorded = rates["record"]
     (fast, n_fast), (compiled, n_batches) = rates["fast"], rates["compiled"]
+    per_game = {tier: deals[tier] / rates[tier][1] for tier in deals}
+    # deals per second of each tier, over the fast path's
+    per_deal = {tier: rates[tier][0] * per_game[tier] / (fast * per_game["fast"]) for tier in ("checked", "alone", "record")}
     results = {
         "players": players,
         "checked_games_per_s": round(checked, 1),
@@ -137,6 +151,11 @@ def engine(
         "checked_engine_and_record_vs_fast": round(recorded / fast, 3),
         "games": {"checked": n_checked, "checked_engine_alone": n_alone, "checked_engine_and_record": n_recorded,
                   "fast_python": n_fast, "compiled": n_batches * batch},
+        "deals_per_game": {"checked": round(per_game["checked"], 2), "checked_engine_alone": round(per_game["alone"], 2),
+                           "checked_engine_and_record": round(per_game["record"], 2),
+                           "fast_python": round(per_game["fast"], 2)},
+        "per_deal_vs_fast": {"checked": round(per_deal["checked"], 3), "checked_engine_alone": round(per_deal["alone"], 3),
+                             "checked_engine_and_record": round(per_deal["record"], 3)},
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "python": platform.python_version(),
     }
@@ -151,6 +170,10 @@ def engine(
     typer.echo(f"  compiled (numba kernel)   {compiled * batch:>10,.0f} games/s  ({n_batches * batch} games)")
     typer.echo(f"  checked / fast path       {checked / fast:>10.3f}  "
                f"(engine and record: {recorded / fast:.3f}; engine alone: {alone / fast:.3f})")
+    typer.echo(f"  per deal, checked / fast  {per_deal['checked']:>10.3f}  "
+               f"(engine and record: {per_deal['record']:.3f}; engine alone: {per_deal['alone']:.3f})")
+    typer.echo(f"  deals per game: {per_game['checked']:.2f} checked, {per_game['fast']:.2f} fast path "
+               "(whose random players take the cheapest row)")
 
 
 @app.command("env")

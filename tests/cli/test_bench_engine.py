@@ -38,6 +38,11 @@ def test_bench_engine_command_reports_the_ratio_of_its_own_run() -> None:
     assert abs(data["checked_vs_fast"] - data["checked_games_per_s"] / fast) < 0.002
     assert abs(data["checked_engine_alone_vs_fast"] - data["checked_engine_alone_games_per_s"] / fast) < 0.002
     assert abs(data["checked_engine_and_record_vs_fast"] - data["checked_engine_and_record_games_per_s"] / fast) < 0.002
+    # per deal: games per second times deals per game, over the fast path's
+    per_game = data["deals_per_game"]
+    assert all(1 <= deals <= 20 for deals in per_game.values())  # 66 points take a few deals
+    fast_deals = fast * per_game["fast_python"]
+    assert abs(data["per_deal_vs_fast"]["checked"] - data["checked_games_per_s"] * per_game["checked"] / fast_deals) < 0.002
 
 
 def test_the_tiers_take_turns_until_each_has_its_time() -> None:
