@@ -3,11 +3,13 @@
 Drives Rooms directly (the real store: SQLite in a temporary folder, with its writer thread) with
 fake sockets that serialize every message as the server's sockets do (``wire_text``). TABLES tables
 of 4 people (plus SPECTATORS watching sockets each) play random legal moves, all tables at once,
-until ACTIONS moves; prints the process's CPU per action (both threads) and messages per action.
+until ACTIONS moves (or, with ``--one-at-a-time``, in turn, so that each save commits alone);
+prints the process's CPU per action (both threads) and messages per action.
 What it leaves out (uvicorn, the WebSocket frames, the event loop's socket work) is what
 ``load_web.py`` adds.
 
     .venv/bin/python benchmarks/room_cpu.py --tables 50 --actions 4000
+    .venv/bin/python benchmarks/room_cpu.py --tables 200 --actions 20000 --one-at-a-time
 """
 
 from __future__ import annotations
@@ -74,7 +76,11 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     actions = 0
     cpu0 = time.process_time()
     while actions < args.actions:
-        actions += sum(await asyncio.gather(*(one_move(room, sockets, rng) for room, sockets in tables)))
+        if args.one_at_a_time:
+            for room, sockets in tables:
+                actions += await one_move(room, sockets, rng)
+        else:
+            actions += sum(await asyncio.gather(*(one_move(room, sockets, rng) for room, sockets in tables)))
     cpu = time.process_time() - cpu0
     sent = sum(s.messages for _, sockets in tables for s in sockets) - sent0
     await rooms.close()
@@ -93,6 +99,9 @@ def main() -> None:
     parser.add_argument("--spectators", type=int, default=0, help="watching sockets per table")
     parser.add_argument("--actions", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--one-at-a-time", action="store_true",
+                        help="the tables move in turn, each move committed alone (as in a server whose "
+                             "tables are not all busy at once), not all at once (saves grouped)")
     args = parser.parse_args()
     if not (1 <= args.tables <= 2000 and 0 <= args.spectators <= 100 and 1 <= args.actions <= 1_000_000):
         parser.error("tables 1..2000, spectators 0..100, actions 1..1000000")

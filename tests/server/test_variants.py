@@ -189,6 +189,34 @@ def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> 
     asyncio.run(scenario())
 
 
+def test_a_pair_taken_back_in_a_later_turn_keeps_the_earlier_turns_after_a_restart(tmp_path: Path) -> None:
+    """The store keeps the record as of the deal's start and every answer since: taking a pair
+    back drops only this turn's answers of that seat, so a restart finds the same game."""
+
+    async def scenario() -> None:
+        rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="nifty"))
+        game = room.game
+        assert game is not None
+        rng = random.Random(4)
+        while game.turn < 2:  # two whole turns, every answer from seat 0's pending decisions too
+            decision = game.pending()[0]
+            async with room.lock:
+                await room.act(decision.seat, rng.choice(decision.options))
+        assert game.deal_index == 0 and game.phase is Phase.PLAY
+        first, second, third = game.hands[0][:3]
+        for card in (first, second):
+            await room.handle(spies[0], Play(type="play", card=card))
+        await room.handle(spies[0], Retract(type="retract"))
+        await room.handle(spies[0], Play(type="play", card=third))
+        restored = Room.from_store(room.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
+        assert restored.game is not None
+        assert restored.game.record() == game.record() and len(game.record()["deals"][0]["turns"]) == 2
+        assert restored.game.choices == game.choices and game.choices[0] == (third,)
+        await rooms.close()
+
+    asyncio.run(scenario())
+
+
 def test_hand_illegal_pass_keep_and_play_change_nothing(tmp_path: Path) -> None:
     async def scenario() -> None:
         rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="hand"))
