@@ -220,10 +220,11 @@ class Room:
         self._turn_start = 0
         return record
 
-    def _logged(self, game: Game, seat: int, value: int, events: list[Event]) -> None:
-        """Keep an answer for the store. A deal's start or the game's end makes the record again,
-        and the log starts afresh; within a deal the answers add up (a restart replays them)."""
-        if game.is_over or any(type(event) is DealStarted for event in events):
+    def _logged(self, game: Game, seat: int, value: int, new_deal: bool) -> None:
+        """Keep an answer for the store. A deal's start (``new_deal``: the answer started one) or
+        the game's end makes the record again, and the log starts afresh; within a deal the answers
+        add up (a restart replays them)."""
+        if new_deal or game.is_over:
             self._new_base(game)
             return
         self._log.append([seat, value])
@@ -261,7 +262,8 @@ class Room:
             game = replay(data.record, partial=True, seed=secrets.randbits(64)).game
             self._base = (game, data.record)  # the stored log goes with the stored record
             for seat, value in current.get("log", []):
-                self._logged(game, seat, value, game.act(seat, value))
+                events = game.act(seat, value)
+                self._logged(game, seat, value, any(type(e) is DealStarted for e in events))
             self.game = game
             self.turns.make_bots()
             if self.status == "playing":
@@ -860,8 +862,9 @@ class Room:
         game = self._require_game()
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
         self.last_active = self.clock.now()
-        reseated = any(isinstance(e, DealStarted) for e in events) and self._reseat()
-        self._logged(game, seat, value, events)
+        new_deal = any(type(e) is DealStarted for e in events)
+        reseated = new_deal and self._reseat()
+        self._logged(game, seat, value, new_deal)
         if game.is_over:
             self.status = "finished"
             self.turns.finish()
