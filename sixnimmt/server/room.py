@@ -191,7 +191,6 @@ class Room:
         current: dict[str, Any] = {
             "log": list(self._log),
             "last_game_id": self.last_game_id,
-            "chat": self.chat,
             "deal_players": self.deal_players,
         }
         return TableData(
@@ -202,6 +201,7 @@ class Room:
             game_number=self.game_number,
             record=None if self.game is None else self._record(self.game),
             current=current,
+            chat=self.chat,
             epoch=self.epoch,
         )
 
@@ -253,7 +253,8 @@ class Room:
         self.game_number = data.game_number
         current = data.current or {}
         self.last_game_id = current.get("last_game_id")
-        self.chat = list(current.get("chat", []))
+        # (a row saved before the store had a column for the chat keeps it in ``current``)
+        self.chat = list(data.chat if data.chat is not None else current.get("chat", []))
         self._chat_id = max((line.get("id", 0) for line in self.chat), default=0)
         self.deal_players = list(current.get("deal_players", []))
         self._log, self._turn_start, self._base = [], 0, None

@@ -73,6 +73,8 @@ class TableRow(Base):
     game_number: Mapped[int] = mapped_column(Integer, default=0)
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     current: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: The chat's last lines (None: a row saved before this column, whose chat is in ``current``).
+    chat: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
     #: Several processes on one database (PostgreSQL): the process that drives the table, and the
     #: fencing epoch its writes must carry (raised by each takeover). Unused by a single process.
     owner: Mapped[str | None] = mapped_column(String(32), nullable=True)
@@ -145,6 +147,8 @@ class TableData:
     game_number: int
     record: dict[str, Any] | None
     current: dict[str, Any] | None
+    #: The chat's last lines (None: not known, a row saved before the store had a column for them).
+    chat: list[dict[str, Any]] | None = None
     created_at: dt.datetime | None = None
     #: The owner's fencing epoch (several processes): a write carrying an older one is refused.
     epoch: int | None = None
@@ -155,7 +159,7 @@ class TableData:
 
 
 #: A table's state as a save writes it (``updated_at`` besides).
-STATE_COLUMNS = ("status", "settings", "seats", "game_number", "record", "current")
+STATE_COLUMNS = ("status", "settings", "seats", "game_number", "record", "current", "chat")
 
 
 def changed_columns(stored: TableData, new: TableData) -> frozenset[str]:
@@ -167,6 +171,8 @@ def changed_columns(stored: TableData, new: TableData) -> frozenset[str]:
     changed = {"current"}
     if new.record is not stored.record:
         changed.add("record")
+    if new.chat is not stored.chat:  # a room makes a new list for each chat line
+        changed.add("chat")
     if new.status != stored.status:
         changed.add("status")
     if new.game_number != stored.game_number:
@@ -191,6 +197,7 @@ def _table_data(row: TableRow) -> TableData:
         game_number=row.game_number,
         record=row.record,
         current=row.current,
+        chat=row.chat,
         created_at=row.created_at,
         epoch=row.owner_epoch,
         owner=row.owner,
@@ -297,6 +304,7 @@ class Store:
                     game_number=data.game_number,
                     record=data.record,
                     current=data.current,
+                    chat=data.chat,
                     owner=data.owner,
                     owner_epoch=data.epoch or 0,
                 )
@@ -321,6 +329,7 @@ class Store:
         row.game_number = data.game_number
         row.record = data.record
         row.current = data.current
+        row.chat = data.chat
         row.updated_at = _now()
 
     def save_tables(self, batch: list[TableData]) -> set[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import random
 import sqlite3
 import threading
@@ -18,7 +19,7 @@ from sixnimmt.core import Rules
 from sixnimmt.server import store as store_module
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import ChooseRow, Play
+from sixnimmt.server.protocol import Chat, ChooseRow, Play
 from sixnimmt.server.registry import Rooms
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store, TableData, Writer
@@ -229,3 +230,68 @@ def test_sqlite_saves_keep_one_connection_and_take_a_fresh_one_after_a_failure(t
     assert len(checkouts) == 1  # a fresh connection after the failure, then kept
     assert stored(store, "ABCDE").current == {"log": [[1, 6]]}
     store.close()
+
+
+def test_the_chat_is_written_when_someone_writes_in_it_and_not_with_every_move(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'chat.db'}"
+
+    async def scenario() -> None:
+        store = RecordingStore(url)
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=url, bot_delay=0.0), ManualClock())
+        room, _ = await rooms.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}] * 2)
+        for name in ("Ana", "Bo"):
+            await room.join(name)
+        players = [Listener(seat) for seat in range(3)]
+        for conn in players:
+            await room.connect(conn)
+        game = room.game
+        assert game is not None
+        store.saved_columns.clear()
+        await room.handle(players[1], Chat(type="chat", text="good luck"))
+        assert store.saved_columns and all(c is not None and "chat" in c for c in store.saved_columns)
+        row = stored(store, room.code)
+        assert [line["text"] for line in row.chat or []] == ["good luck"]
+        assert row.current is not None and "chat" not in row.current  # not written again with the moves
+        store.saved_columns.clear()
+        await room.handle(players[0], Play(type="play", card=game.hands[0][0]))
+        assert store.saved_columns == [frozenset({"current"})]
+        reloaded = await Rooms(Store(url), Settings(database_url=url, bot_delay=0.0), ManualClock()).get(room.code)
+        assert [line["text"] for line in reloaded.chat] == ["good luck"] and reloaded.chat[0]["name"] == "Ana"
+        await rooms.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_table_saved_with_its_chat_in_current_loads_it_and_moves_it_to_its_column(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old-chat.db'}"
+
+    async def scenario() -> None:
+        store = Store(url)
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=url, bot_delay=0.0), ManualClock())
+        room, _ = await rooms.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}] * 2)
+        for name in ("Ana", "Bo"):
+            await room.join(name)
+        code = room.code
+        await rooms.close()
+        # as the store held a table before the chat had a column of its own
+        old_line = {"id": 7, "seat": 0, "name": "Host", "text": "from before"}
+        with sqlite3.connect(tmp_path / "old-chat.db") as db:
+            current = json.loads(db.execute("SELECT current FROM tables WHERE code = ?", (code,)).fetchone()[0])
+            db.execute("UPDATE tables SET chat = NULL, current = ? WHERE code = ?",
+                       (json.dumps({**current, "chat": [old_line]}), code))
+        again = Store(url)
+        rooms = Rooms(again, Settings(database_url=url, bot_delay=0.0), ManualClock())
+        loaded = await rooms.get(code)
+        assert loaded.chat == [old_line]
+        players = [Listener(seat) for seat in range(3)]
+        for conn in players:
+            await loaded.connect(conn)
+        await loaded.handle(players[1], Chat(type="chat", text="and now"))
+        row = stored(again, code)
+        assert [line["text"] for line in row.chat or []] == ["from before", "and now"]
+        assert [line["id"] for line in row.chat or []] == [7, 8]  # the numbering goes on
+        await rooms.close()
+
+    asyncio.run(scenario())
