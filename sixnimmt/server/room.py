@@ -14,6 +14,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from ..core import (
@@ -92,6 +93,14 @@ class Connection(Protocol):
     def push(self, message: dict[str, Any]) -> None: ...
 
 
+@dataclass(slots=True)
+class _Action:
+    """An answer given this turn (kept so a restart loses no card already chosen)."""
+
+    seat: int
+    value: int
+
+
 class SharedState:
     """One change's ``update`` messages, made from what every receiver shares: the events, the
     table, and the view fields common to every seat at this moment (those of the spectators' view,
@@ -158,11 +167,7 @@ class Room:
         self._archive = archive
         self.clock = clock
         self.turns = Scheduler(self, settings, clock, threads)
-        #: The answers given since ``_base`` was made, as ``[seat, value]`` (JSON, as the store keeps
-        #: them; never changed once logged): a restart replays the record, then these, so nothing
-        #: already chosen is lost.
-        self._log: list[list[int]] = []
-        self._turn_start = 0  # where this turn's answers begin in ``_log``
+        self._turn_log: list[_Action] = []
         self._hinting: set[int | None] = set()
         self._seat_limits: dict[int | None, RateLimiter] = {}
         self._watcher_limits: dict[int | None, RateLimiter] = {}
@@ -174,10 +179,8 @@ class Room:
         self.deal_players: list[list[dict[str, Any]]] = []
         self.last_active = clock.now()
         self.closed = False
-        #: The record the store keeps and the game it is of: made when a deal starts and when the
-        #: game is over (the log holds every answer since), not at every turn, so that a turn's
-        #: save writes a few pairs of numbers, not the record again (docs/performance.md).
-        self._base: tuple[Game, dict[str, Any]] | None = None
+        #: The last record made, the game it is of and how many of its events it had seen.
+        self._record_cache: tuple[Game, int, dict[str, Any]] | None = None
         #: The state the store holds (what a failed save rolls the room back to).
         self.saved: TableData | None = None
         #: Several processes: this process's fencing epoch for the table (None: the only process),
@@ -189,7 +192,7 @@ class Room:
 
     def to_store(self) -> TableData:
         current: dict[str, Any] = {
-            "log": list(self._log),
+            "log": [[a.seat, a.value] for a in self._turn_log],
             "last_game_id": self.last_game_id,
             "deal_players": self.deal_players,
         }
@@ -206,30 +209,19 @@ class Room:
         )
 
     def _record(self, game: Game) -> dict[str, Any]:
-        """The record the log goes with (``_base``), made now if it is not of this game."""
-        base = self._base
-        if base is None or base[0] is not game:
-            return self._new_base(game)
-        return base[1]
-
-    def _new_base(self, game: Game) -> dict[str, Any]:
-        """Record the game as it is now, and start the log afresh: the two always go together."""
-        record = game.record()
-        self._base = (game, record)
-        self._log = []
-        self._turn_start = 0
+        """``game.record()``, made again only when an event the record shows has happened since the
+        last one: most moves only choose a card, which the record does not hold (this turn's choices
+        are kept in ``current["log"]``), and copying the whole record was a large part of a move."""
+        events = game.events
+        cached = self._record_cache
+        if cached is not None and cached[0] is game and all(
+            type(event) is CardChosen for event in events[cached[1]:]
+        ):
+            record = cached[2]
+        else:
+            record = game.record()
+        self._record_cache = (game, len(events), record)
         return record
-
-    def _logged(self, game: Game, seat: int, value: int, new_deal: bool) -> None:
-        """Keep an answer for the store. A deal's start (``new_deal``: the answer started one) or
-        the game's end makes the record again, and the log starts afresh; within a deal the answers
-        add up (a restart replays them)."""
-        if new_deal or game.is_over:
-            self._new_base(game)
-            return
-        self._log.append([seat, value])
-        if game.phase is Phase.PLAY and all(c is None for c in game.chosen):
-            self._turn_start = len(self._log)  # a new turn: what a retract may take back starts here
 
     @classmethod
     def from_store(
@@ -257,14 +249,13 @@ class Room:
         self.chat = list(data.chat if data.chat is not None else current.get("chat", []))
         self._chat_id = max((line.get("id", 0) for line in self.chat), default=0)
         self.deal_players = list(current.get("deal_players", []))
-        self._log, self._turn_start, self._base = [], 0, None
+        self._turn_log = []
         self.game = None
         if data.record is not None:
             game = replay(data.record, partial=True, seed=secrets.randbits(64)).game
-            self._base = (game, data.record)  # the stored log goes with the stored record
             for seat, value in current.get("log", []):
-                events = game.act(seat, value)
-                self._logged(game, seat, value, any(type(e) is DealStarted for e in events))
+                game.act(seat, value)
+                self._turn_log.append(_Action(seat, value))
             self.game = game
             self.turns.make_bots()
             if self.status == "playing":
@@ -633,9 +624,8 @@ class Room:
             raise TableError("no choice to take back: you have not chosen yet", "nothing-to-retract")
         game.retract(seat)  # raises IllegalMoveError and changes nothing if there is nothing to take back
         self.last_active = self.clock.now()
-        # the log re-applies this turn's choices after a restart: drop this seat's
-        start = self._turn_start
-        self._log[start:] = [a for a in self._log[start:] if a[0] != seat]
+        # the turn log re-applies this turn's choices after a restart: drop this seat's
+        self._turn_log = [a for a in self._turn_log if a.seat != seat]
         await self._commit()
         self._publish([])
         self.turns.schedule()
@@ -848,7 +838,7 @@ class Room:
         self.game = Game(rules, names, seed=secrets.randbits(64))
         self.game_number += 1
         self.status = "playing"
-        self._new_base(self.game)
+        self._turn_log = []
         self.deal_players = []
         self._reseat()  # who is waiting to take a seat over sits down now
         self.turns.make_bots()
@@ -863,9 +853,12 @@ class Room:
         game = self._require_game()
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
         self.last_active = self.clock.now()
-        new_deal = any(type(e) is DealStarted for e in events)
-        reseated = new_deal and self._reseat()
-        self._logged(game, seat, value, new_deal)
+        reseated = any(isinstance(e, DealStarted) for e in events) and self._reseat()
+        self._turn_log.append(_Action(seat, value))
+        if game.phase in (Phase.DRAFT, Phase.OVER) or (
+            game.phase is Phase.PLAY and all(c is None for c in game.chosen)
+        ):
+            self._turn_log.clear()  # the turn is complete: the record now holds it
         if game.is_over:
             self.status = "finished"
             self.turns.finish()

@@ -163,11 +163,10 @@ STATE_COLUMNS = ("status", "settings", "seats", "game_number", "record", "curren
 
 
 def changed_columns(stored: TableData, new: TableData) -> frozenset[str]:
-    """The columns of ``new`` that differ from ``stored``, the state the store holds. Within a deal
-    a move changes only ``current`` (the answers given since the deal started): the record, the
-    largest column, is compared by identity (a room keeps the same record object until it makes the
-    record again, when a deal starts), so it is written again only then; ``current`` is always
-    written."""
+    """The columns of ``new`` that differ from ``stored``, the state the store holds. Within a turn
+    a move changes only ``current`` (the turn's chosen cards): the record, the largest column, is
+    compared by identity (a room keeps the same record object until the record changes), so it is
+    written again only when a turn is complete; ``current`` is always written."""
     changed = {"current"}
     if new.record is not stored.record:
         changed.add("record")
