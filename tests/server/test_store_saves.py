@@ -21,6 +21,7 @@ from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import Chat, Play
 from sixnimmt.server.registry import Rooms
+from sixnimmt.server.room import Room
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store, TableData, Writer
 
@@ -46,17 +47,23 @@ def stored(store: Store, code: str) -> TableData:
     return data
 
 
+async def _three_at_a_table(store: Store) -> tuple[Rooms, Room, list[Listener]]:
+    """A table of three people on ``store`` (migrated here), each with a connection: the game runs."""
+    store.migrate()
+    rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0), ManualClock())
+    room, _ = await rooms.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}] * 2)
+    for name in ("Ana", "Bo"):
+        await room.join(name)
+    players = [Listener(seat) for seat in range(3)]
+    for conn in players:
+        await room.connect(conn)
+    return rooms, room, players
+
+
 def test_a_choice_within_a_turn_writes_only_the_chosen_cards(database_url: str) -> None:
     async def scenario() -> None:
         store = RecordingStore(database_url)
-        store.migrate()
-        rooms = Rooms(store, Settings(database_url=database_url, bot_delay=0.0), ManualClock())
-        room, _ = await rooms.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}] * 2)
-        for name in ("Ana", "Bo"):
-            await room.join(name)
-        players = [Listener(seat) for seat in range(3)]
-        for conn in players:
-            await room.connect(conn)
+        rooms, room, players = await _three_at_a_table(store)
         game = room.game
         assert game is not None
         record_before = stored(store, room.code).record
@@ -218,14 +225,7 @@ def test_the_chat_is_written_when_someone_writes_in_it_and_not_with_every_move(t
 
     async def scenario() -> None:
         store = RecordingStore(url)
-        store.migrate()
-        rooms = Rooms(store, Settings(database_url=url, bot_delay=0.0), ManualClock())
-        room, _ = await rooms.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}] * 2)
-        for name in ("Ana", "Bo"):
-            await room.join(name)
-        players = [Listener(seat) for seat in range(3)]
-        for conn in players:
-            await room.connect(conn)
+        rooms, room, players = await _three_at_a_table(store)
         game = room.game
         assert game is not None
         store.saved_columns.clear()
@@ -248,12 +248,7 @@ def test_a_table_saved_with_its_chat_in_current_loads_it_and_moves_it_to_its_col
     url = f"sqlite:///{tmp_path / 'old-chat.db'}"
 
     async def scenario() -> None:
-        store = Store(url)
-        store.migrate()
-        rooms = Rooms(store, Settings(database_url=url, bot_delay=0.0), ManualClock())
-        room, _ = await rooms.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}] * 2)
-        for name in ("Ana", "Bo"):
-            await room.join(name)
+        rooms, room, _ = await _three_at_a_table(Store(url))
         code = room.code
         await rooms.close()
         # as the store held a table before the chat had a column of its own
