@@ -132,7 +132,9 @@ class Scheduler:
     def _guarded(self, level: str, seat: int, role: str) -> GuardedSeat:
         seed = secrets.randbits(32)
         bot = make_bot(self.settings.level_specs.get(level, bot_spec(level)), seed)
-        return GuardedSeat(bot, fallback_seed=seed, label=f"{role} {level} at table {self.table.code} seat {seat + 1}")
+        # Timed on the server's clock (the bot's think decides whether it counts as quick).
+        label = f"{role} {level} at table {self.table.code} seat {seat + 1}"
+        return GuardedSeat(bot, fallback_seed=seed, label=label, clock=self.clock.now)
 
     def make_bots(self) -> None:
         """Fresh bots for the bot seats (a new game, or a reload); the previous ones are closed."""

@@ -144,10 +144,7 @@ def test_the_bot_threads_cap_how_many_think_at_once() -> None:
     asyncio.run(scenario())
 
 
-def test_a_quick_bot_does_not_wait_behind_other_tables_searches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # What counts as quick, made generous here so that a loaded test machine cannot make easy look
-    # slow: its first decision (imports and all) once took over a second in CI with both cores busy.
-    monkeypatch.setattr("sixnimmt.server.scheduling.QUICK_SECONDS", 60.0)
+def test_a_quick_bot_does_not_wait_behind_other_tables_searches(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         store = Store(f"sqlite:///{tmp_path / 'quick.db'}")
@@ -171,6 +168,56 @@ def test_a_quick_bot_does_not_wait_behind_other_tables_searches(tmp_path: Path, 
         assert game.turn == 1 and game.chosen[1] is not None and not gate.is_set()  # it answered meanwhile
         gate.set()
         await search
+        await rooms.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_bot_whose_think_took_a_while_waits_its_turn_for_the_bot_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other side of the test above: how long a think took is read on the server's clock, and a
+    bot whose first think took a second of it is not quick (its next think queues behind a search)."""
+    made: list[GatedBot] = []
+
+    def gated(spec: str, seed: int | None = None) -> GatedBot:
+        made.append(GatedBot(seed))
+        return made[-1]
+
+    monkeypatch.setattr("sixnimmt.server.scheduling.make_bot", gated)
+
+    async def scenario() -> None:
+        clock = ManualClock()
+        store = Store(f"sqlite:///{tmp_path / 'slow.db'}")
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, think_threads=1), clock)
+        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "hard"}])
+        game = room.game
+        assert game is not None
+        (bot,) = made
+        host = Listener(0)
+        await room.connect(host)
+        await wait_for(bot.started)
+        clock.advance(1.0)  # the first think takes a second of the server's time
+        bot.release.set()
+        await room.turns.settle()
+        assert game.chosen[1] is not None
+        bot.started.clear()
+        bot.release.clear()
+        gate = threading.Event()
+        search = asyncio.ensure_future(room.turns.threads.run(gate.wait, 30))  # the only bot thread
+        await room.handle(host, Play(type="play", card=max(game.hands[0])))
+        owed = game.decision_for(1)  # the bot's next decision: its next card, or a row for its last
+        assert owed is not None
+        bot.release.set()  # the bot may answer at once, once it is asked
+        for _ in range(200):
+            await asyncio.sleep(0.001)
+        assert not bot.started.is_set() and game.decision_for(1) == owed  # queued behind the search
+        gate.set()
+        await search
+        await wait_for(bot.started)
+        await room.turns.settle()
+        assert game.decision_for(1) != owed
         await rooms.close()
 
     asyncio.run(scenario())
