@@ -51,6 +51,20 @@ async def wait_for(event: threading.Event) -> None:
     raise AssertionError("the bot never started thinking")
 
 
+def gate_the_bots(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, GatedBot]]:
+    """Every bot the server makes from now on is a :class:`GatedBot`; returns them as they are
+    made, with the spec each was made for."""
+    made: list[tuple[str, GatedBot]] = []
+
+    def gated(spec: str, seed: int | None = None) -> GatedBot:
+        bot = GatedBot(seed)
+        made.append((spec, bot))
+        return bot
+
+    monkeypatch.setattr("sixnimmt.server.scheduling.make_bot", gated)
+    return made
+
+
 def thinking(conn: Listener) -> list[tuple[int, bool]]:
     return [(m["seat"], m["thinking"]) for m in conn.messages if m["type"] == "thinking"]
 
@@ -64,14 +78,7 @@ def test_grandmaster_is_a_level_the_server_offers_and_plays_with_a_time_limit() 
 
 @pytest.mark.parametrize("slow", [True, False])
 def test_a_long_think_is_announced_and_its_end_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: bool) -> None:
-    made: list[tuple[str, GatedBot]] = []
-
-    def gated(spec: str, seed: int | None = None) -> GatedBot:
-        bot = GatedBot(seed)
-        made.append((spec, bot))
-        return bot
-
-    monkeypatch.setattr("sixnimmt.server.scheduling.make_bot", gated)
+    made = gate_the_bots(monkeypatch)
 
     async def scenario() -> None:
         clock = ManualClock()
@@ -178,13 +185,7 @@ def test_a_bot_whose_think_took_a_while_waits_its_turn_for_the_bot_threads(
 ) -> None:
     """The other side of the test above: how long a think took is read on the server's clock, and a
     bot whose first think took a second of it is not quick (its next think queues behind a search)."""
-    made: list[GatedBot] = []
-
-    def gated(spec: str, seed: int | None = None) -> GatedBot:
-        made.append(GatedBot(seed))
-        return made[-1]
-
-    monkeypatch.setattr("sixnimmt.server.scheduling.make_bot", gated)
+    made = gate_the_bots(monkeypatch)
 
     async def scenario() -> None:
         clock = ManualClock()
@@ -194,7 +195,7 @@ def test_a_bot_whose_think_took_a_while_waits_its_turn_for_the_bot_threads(
         room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "hard"}])
         game = room.game
         assert game is not None
-        (bot,) = made
+        ((_, bot),) = made
         host = Listener(0)
         await room.connect(host)
         await wait_for(bot.started)
