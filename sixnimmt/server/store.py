@@ -157,9 +157,18 @@ class TableData:
     #: store holds (the others are left as they are). None: all of them.
     changed: frozenset[str] | None = None
 
+    def with_current(self, current: dict[str, Any]) -> TableData:
+        """This state with ``current`` changed, as a save that writes only that column."""
+        return TableData(
+            self.code, self.status, self.settings, self.seats, self.game_number, self.record, current, self.chat,
+            self.created_at, self.epoch, self.owner, CURRENT_ONLY,
+        )
+
 
 #: A table's state as a save writes it (``updated_at`` besides).
 STATE_COLUMNS = ("status", "settings", "seats", "game_number", "record", "current", "chat")
+#: What a save within a turn writes: the turn's answers so far (:meth:`TableData.with_current`).
+CURRENT_ONLY = frozenset({"current"})
 
 
 def changed_columns(stored: TableData, new: TableData) -> frozenset[str]:

@@ -6,6 +6,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from sixnimmt.server.protocol import ChooseRow, Draft, Keep, Order, Pass, Play
+
 
 def create_table(client: TestClient, seats: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
     response = client.post("/api/tables", json={"name": "Host", "seats": seats, **options})
@@ -78,3 +80,13 @@ def play_out(ws: Any, first: dict[str, Any], choose: Any = None) -> dict[str, An
             assert message["type"] != "error", message
         else:
             message = receive()
+
+
+def answer(kind: str, value: int) -> Any:
+    """The message that answers a decision of ``kind`` with ``value`` (0 is a pass)."""
+    if kind == "row":
+        return ChooseRow(type="row", row=value)
+    if value == 0:
+        return Pass(type="pass")
+    return {"card": Play, "draft": Draft, "order": Order, "keep": Keep}[kind](type=kind if kind != "card" else "play",
+                                                                          card=value)

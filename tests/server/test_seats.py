@@ -11,25 +11,14 @@ from typing import Any
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import (
-    Chat,
-    ChooseRow,
-    Draft,
-    Invite,
-    Keep,
-    Order,
-    Pass,
-    Play,
-    React,
-    Release,
-    SpectatorChat,
-)
+from sixnimmt.server.protocol import Chat, Invite, React, Release, SpectatorChat
 from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
 from .conftest import Listener
+from .helpers import answer
 
 
 class Conn(Listener):
@@ -42,16 +31,6 @@ async def _rooms(tmp_path: Path) -> tuple[Rooms, ManualClock]:
     store.migrate()
     clock = ManualClock()
     return Rooms(store, Settings(database_url=store.url, bot_delay=0.0, fallback_bot="random"), clock), clock
-
-
-def answer(kind: str, value: int) -> Any:
-    """The message that answers a decision of ``kind`` with ``value`` (0 is a pass)."""
-    if kind == "row":
-        return ChooseRow(type="row", row=value)
-    if value == 0:
-        return Pass(type="pass")
-    return {"card": Play, "draft": Draft, "order": Order, "keep": Keep}[kind](type=kind if kind != "card" else "play",
-                                                                          card=value)
 
 
 async def play_until(room: Room, conns: list[Conn], done: Any) -> None:

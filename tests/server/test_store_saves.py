@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import random
 import sqlite3
 import threading
 from pathlib import Path
@@ -15,17 +16,18 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
-from sixnimmt.core import Rules
+from sixnimmt.core import Phase, Rules, Variant
 from sixnimmt.server import store as store_module
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import Chat, Play
+from sixnimmt.server.protocol import Chat, Play, SpectatorChat
 from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
 from sixnimmt.server.seats import TableOptions
-from sixnimmt.server.store import Store, TableData, Writer
+from sixnimmt.server.store import STATE_COLUMNS, Store, TableData, Writer
 
 from .conftest import Listener
+from .helpers import answer
 
 
 class RecordingStore(Store):
@@ -268,6 +270,61 @@ def test_a_table_saved_with_its_chat_in_current_loads_it_and_moves_it_to_its_col
         row = stored(again, code)
         assert [line["text"] for line in row.chat or []] == ["from before", "and now"]
         assert [line["id"] for line in row.chat or []] == [7, 8]  # the numbering goes on
+        await rooms.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("variant", [v.value for v in Variant])
+def test_a_turn_only_save_holds_the_whole_state(tmp_path: Path, variant: str) -> None:
+    """A save that writes only the turn's chosen cards (a card chosen, the turn still open) starts
+    from the state last saved: so at every such save, that state with the new ``current`` must be
+    exactly what the room holds now, column by column, whatever came before (chat lines, the
+    spectators' chat switched, changes of mind, whole turns and deals), in every variant."""
+    extra = {"double_deck": "doubles"} if variant == "double" else {}
+    rules = Rules(players=3, variant=variant, target=None, deals=2, **extra)
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'turn.db'}")
+        store.migrate()
+        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0), ManualClock())
+        room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}] * 2)
+        for name in ("Ana", "Bo"):
+            await room.join(name)
+        conns = [Listener(seat) for seat in range(3)]
+        for conn in conns:
+            await room.connect(conn)
+        game = room.game
+        assert game is not None
+        save = room._save
+        checked: list[str] = []
+
+        async def checking_save(data: TableData) -> None:
+            if data.changed == frozenset({"current"}):
+                whole = room.to_store()
+                for column in STATE_COLUMNS:
+                    assert getattr(data, column) == getattr(whole, column), column
+                checked.append(data.code)
+            await save(data)
+
+        room._save = checking_save
+        rng = random.Random(variant)
+        for step in range(3000):
+            if game.is_over:
+                break
+            if step % 7 == 0:
+                await room.handle(conns[step % 3], Chat(type="chat", text=f"line {step}"))
+            if step % 11 == 0:
+                await room.handle(conns[0], SpectatorChat(type="spectator-chat", allow=step % 2 == 0))
+            decision = rng.choice(game.pending())
+            await room.handle(conns[decision.seat], answer(decision.kind.value, rng.choice(decision.options)))
+            if game.phase is Phase.PLAY and rules.cards_per_turn == 1 and rng.random() < 0.2:
+                chooser = next((s for s in range(3) if game.chosen[s] is not None and game.hands[s]), None)
+                if chooser is not None:  # a change of mind: another card, also a turn-only save
+                    await room.handle(conns[chooser], Play(type="play", card=rng.choice(game.hands[chooser])))
+        assert game.is_over
+        # (in Open each card is placed as it is played: no turn stays open)
+        assert len(checked) > 20 or variant == "open"
         await rooms.close()
 
     asyncio.run(scenario())
