@@ -79,6 +79,8 @@ def test_bad_and_illegal_messages_get_errors_and_change_nothing(client: TestClie
         not_mine = next(c for c in range(1, 105) if c not in hand and all(c not in r for r in view["rows"]))
         bad = [
             ("{oops", "bad-json"),
+            ('{"type": "play", "card": NaN}', "bad-json"),  # what Python's json reads, JSON does not have
+            ('{"type": "chat", "text": "\\ud800"}', "bad-json"),  # a lone surrogate is no text
             (json.dumps({"type": "play", "card": not_mine}), "not-an-option"),  # card not in hand
             (json.dumps({"type": "row", "row": 0}), "wrong-phase"),
             (json.dumps({"type": "draft", "card": hand[0]}), "wrong-phase"),
