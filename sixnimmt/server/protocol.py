@@ -232,7 +232,7 @@ def decode(text: str, max_bytes: int, max_depth: int = 8) -> Message:
         raise ProtocolError(f"message nested too deeply (limit {max_depth})", "too-deep", limit=max_depth)
     try:  # orjson, as for what the server sends: one JSON library on a move's path, not two
         data: Any = orjson.loads(text)
-    except orjson.JSONDecodeError:  # (also NaN, Infinity, integers beyond 64 bits, lone surrogates)
+    except orjson.JSONDecodeError:  # (also NaN, Infinity, numbers beyond a double, lone surrogates)
         raise ProtocolError("message is not valid JSON", "bad-json") from None
     if not isinstance(data, dict):
         raise ProtocolError("a message is a JSON object with a \"type\"", "not-an-object")

@@ -24,7 +24,7 @@ from sixnimmt.server.protocol import Chat, Play, SpectatorChat
 from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
 from sixnimmt.server.seats import TableOptions
-from sixnimmt.server.store import STATE_COLUMNS, Store, TableData, Writer
+from sixnimmt.server.store import CURRENT_ONLY, STATE_COLUMNS, Store, TableData, Writer
 
 from .conftest import Listener
 from .helpers import answer
@@ -300,7 +300,7 @@ def test_a_turn_only_save_holds_the_whole_state(tmp_path: Path, variant: str) ->
         checked: list[str] = []
 
         async def checking_save(data: TableData) -> None:
-            if data.changed == frozenset({"current"}):
+            if data.changed == CURRENT_ONLY:
                 whole = room.to_store()
                 for column in STATE_COLUMNS:
                     assert getattr(data, column) == getattr(whole, column), column
