@@ -483,12 +483,9 @@ async def _serve_socket(
         await _forward_socket(websocket, rooms.cluster, target, code.strip().upper(), token, address, settings)
         return
     room = target
-    seat, joining = room.place_for_token(token)
-    if token and seat is None and joining is None:
-        await websocket.send_text(json.dumps(TableError("unknown seat token: watching", "unknown-token").to_message()))
-    client = SocketClient(websocket, seat, settings.max_outbox_messages)
+    client = SocketClient(websocket, None, settings.max_outbox_messages)
     try:
-        await room.connect(client, joining)
+        await room.admit(client, token)
     except TableError as error:
         log.warning("refused a WebSocket from %s at table %s: %s", address, room.code, error)
         await _refuse(websocket, error.to_message(), 4429)

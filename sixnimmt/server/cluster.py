@@ -336,10 +336,8 @@ class Cluster:
 
     async def adopt(self, link: Link, room: Room) -> None:
         """This process took ``link``'s table over: serve the socket here from now on."""
-        seat, joining = room.place_for_token(link.token)
-        link.client.seat = seat
         try:
-            await room.connect(link.client, joining)
+            await room.admit(link.client, link.token)
         except TableError as error:
             link.client.push(error.to_message())
             link.client.close(4429, "too many connections")
@@ -403,12 +401,8 @@ class Cluster:
 
     async def _serve_remote(self, room: Room, conn: RemoteConnection, token: str | None) -> None:
         """A remote socket at a table of this process: as the local socket loop in ``app``."""
-        seat, joining = room.place_for_token(token)
-        conn.seat = seat
-        if token and seat is None and joining is None:
-            conn.push(TableError("unknown seat token: watching", "unknown-token").to_message())
         try:
-            await room.connect(conn, joining)
+            await room.admit(conn, token)
         except TableError as error:
             self.remote.pop((conn.process, conn.conn_id), None)
             self.post(conn.process, ["refuse", conn.conn_id, error.to_message(), 4429])

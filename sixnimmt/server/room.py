@@ -80,6 +80,15 @@ log = logging.getLogger("sixnimmt.server")
 #: grandmaster with its time limit, so a hint comes within a quarter of a second of thinking).
 HINT_BOT = HINT_LEVEL
 
+#: The most answers one seat gives in one turn that the turn's log keeps (what a restart re-applies).
+#: A turn asks a seat for one card (two in Nifty), a row when a card is too low, and in Hand which
+#: taken cards to keep: at most 11 answers in random games of every variant
+#: (``test_the_turn_log_stays_within_its_bound``). A change of mind replaces the seat's card and a
+#: card sent again changes nothing, so only a legal game's answers are kept; one past this bound is
+#: refused. The saved ``current`` column therefore holds at most ``players * MAX_ANSWERS_PER_SEAT``
+#: answers (docs/web.md, "What a table keeps").
+MAX_ANSWERS_PER_SEAT = 16
+
 Save = Callable[[TableData], Awaitable[None]]
 #: Store a finished game and the table's state in one transaction; returns the game's id.
 Archive = Callable[[TableData, dict[str, Any], list[int], list[list[dict[str, Any]]]], Awaitable[int]]
@@ -173,6 +182,11 @@ class Room:
         self._watcher_limits: dict[int | None, RateLimiter] = {}
         self._chat_limits: dict[int | None, RateLimiter] = {}
         self._joiners: dict[Connection, int] = {}  # spectators who take a seat over at the next deal
+        #: The token hash each seated or joining socket proved when it connected. A socket speaks for
+        #: a seat only while this is the seat's token hash (or, for a joiner, its ``joining_hash``):
+        #: :meth:`_enforce_seats` checks it whenever seats change hands, and :meth:`handle` before
+        #: every action, so a seat never has two holders.
+        self._holders: dict[Connection, str | None] = {}
         self.chat: list[dict[str, Any]] = []
         self._chat_id = 0
         #: Who played each seat in each deal of this game (the record keeps the names it started with).
@@ -277,6 +291,7 @@ class Room:
             back.connections, back.away_since = seat.connections, seat.away_since
             self.seats[seat.index] = back
         self._load(data)
+        self._enforce_seats()
 
     def _moved(self) -> TableMovedError:
         """Another process took the table over (this one lost its lease): this copy is stale. It is
@@ -435,34 +450,58 @@ class Room:
     def spectators(self) -> int:
         return sum(1 for c in self.connections if c.seat is None)
 
+    async def admit(self, conn: Connection, token: str | None) -> None:
+        """Seat ``conn`` by what ``token`` proves (the seat it holds, or the one it takes over at the
+        next deal), else let it watch; decided under the lock, so no seat change slips in between.
+        An unknown token is told so, and watches."""
+        async with self.lock:
+            seat, joining = self.place_for_token(token)
+            conn.seat = seat
+            if token and seat is None and joining is None:
+                conn.push(TableError("unknown seat token: watching", "unknown-token").to_message())
+            self._connect(conn, joining, hash_token(token) if token else None)
+
     async def connect(self, conn: Connection, joining: int | None = None) -> None:
+        """Connect ``conn`` as the seat it says (``conn.seat``) or as a spectator taking ``joining``
+        over at the next deal: for callers that have checked the seat themselves (the tests). It
+        holds the seat as its current holder; sockets from the network come through :meth:`admit`."""
+        async with self.lock:
+            holder = None
+            if conn.seat is not None:
+                holder = self.seats[conn.seat].token_hash
+            elif joining is not None:
+                holder = self.seats[joining].joining_hash
+            self._connect(conn, joining, holder)
+
+    def _connect(self, conn: Connection, joining: int | None, holder: str | None) -> None:
         """Seat ``conn`` at the table (or let it watch), send it the whole state, and tell the others
         only what changed: a ``presence`` delta when a seat's first socket opens, nothing when one
         more socket of a seat or a spectator arrives. Raises :class:`TableError` past a cap."""
-        async with self.lock:
-            if conn.seat is not None:
-                seat = self.seats[conn.seat]
-                if seat.connections >= self.settings.max_connections_per_seat:
-                    limit = self.settings.max_connections_per_seat
-                    raise TableError(
-                        f"too many connections for this seat (limit {limit})", "too-many-connections", limit=limit
-                    )
-            elif self.spectators() >= self.settings.max_spectators_per_table:
-                limit = self.settings.max_spectators_per_table
+        if conn.seat is not None:
+            seat = self.seats[conn.seat]
+            if seat.connections >= self.settings.max_connections_per_seat:
+                limit = self.settings.max_connections_per_seat
                 raise TableError(
-                    f"too many spectators at this table (limit {limit})", "too-many-connections", limit=limit
+                    f"too many connections for this seat (limit {limit})", "too-many-connections", limit=limit
                 )
-            self.last_active = self.clock.now()
-            self.connections.add(conn)
-            if joining is not None:
-                self._joiners[conn] = joining
-            if conn.seat is not None:
-                seat.connections += 1
-                seat.away_since = None
-                if seat.connections == 1:
-                    self._presence(seat, skip=conn)
-            conn.push(Outbound(type="state", **self.state_for(conn.seat, joining=joining)))
-            self.turns.schedule()
+        elif self.spectators() >= self.settings.max_spectators_per_table:
+            limit = self.settings.max_spectators_per_table
+            raise TableError(
+                f"too many spectators at this table (limit {limit})", "too-many-connections", limit=limit
+            )
+        self.last_active = self.clock.now()
+        self.connections.add(conn)
+        if joining is not None:
+            self._joiners[conn] = joining
+        if conn.seat is not None or joining is not None:
+            self._holders[conn] = holder
+        if conn.seat is not None:
+            seat.connections += 1
+            seat.away_since = None
+            if seat.connections == 1:
+                self._presence(seat, skip=conn)
+        conn.push(Outbound(type="state", **self.state_for(conn.seat, joining=joining)))
+        self.turns.schedule()
 
     async def disconnect(self, conn: Connection) -> None:
         async with self.lock:
@@ -471,6 +510,7 @@ class Room:
             self.last_active = self.clock.now()
             self.connections.discard(conn)
             self._joiners.pop(conn, None)
+            self._holders.pop(conn, None)
             self._watcher_limits.pop(id(conn), None)
             self._chat_limits.pop(id(conn), None)
             if conn.seat is not None:
@@ -535,6 +575,11 @@ class Room:
         """Apply one decoded message from ``conn`` (dispatch by message class)."""
         handler = self._HANDLERS[type(message)]
         async with self.lock:
+            # (a caller the room never connected, as in the tests, speaks for the seat it names)
+            if conn.seat is not None and conn in self._holders and (
+                self._holders[conn] != self.seats[conn.seat].token_hash
+            ):
+                self._unseat(conn)  # the seat changed hands: this socket watches from now on
             try:
                 await handler(self, conn, message)
                 return
@@ -586,6 +631,8 @@ class Room:
             await self._retract(conn.seat)
             return
         if isinstance(message, Play) and self._changes_choice(conn.seat, message.card):
+            if game.chosen[conn.seat] == message.card:
+                return  # the card already chosen, sent again: nothing changes, nothing is saved or sent
             await self.act(conn.seat, message.card)
             return
         decision = self._decision_of(conn.seat)
@@ -687,6 +734,8 @@ class Room:
         try:
             spec = self.settings.level_specs.get(HINT_BOT, HINT_BOT) if HINT_BOT in available() else "random"
             advice = await self.turns.threads.run(advise, view, spec)
+            if conn.seat != view.seat or conn not in self.connections:
+                return  # the seat changed hands (or the socket left) while the hint was made
             conn.push({"type": "hint", "deal": view.deal, "turn": view.turn,
                        "kind": view.decision.kind.value if view.decision else None, **advice.to_dict()})
         except Exception:  # a hint is a nicety: never let it hurt the table
@@ -723,6 +772,7 @@ class Room:
             seat.become_invited(name, hash_token(token))
             seat.bot = level
         await self._commit()
+        self._enforce_seats()
         conn.push({"type": "invite", "seat": seat.index, "name": name, "token": token})
         self._send_seats()
 
@@ -740,6 +790,7 @@ class Room:
         else:  # an invitation or a takeover asked for stops here too
             seat.leaving, seat.invite_hash, seat.joining, seat.joining_hash = True, None, None, None
         await self._commit()
+        self._enforce_seats()
         self._send_seats()
 
     def _reseat(self) -> bool:
@@ -763,14 +814,47 @@ class Room:
                 changed = True
         if changed:
             for conn, index in list(self._joiners.items()):
-                if self.seats[index].person and self.seats[index].joining is None:
+                seat = self.seats[index]
+                if seat.person and seat.joining is None and seat.token_hash == self._holders.get(conn):
                     del self._joiners[conn]
                     conn.seat = index  # from now on this socket plays the seat
-                    self.seats[index].connections += 1
-                    self.seats[index].away_since = None
+                    seat.connections += 1
+                    seat.away_since = None
+            self._enforce_seats()
             self.turns.make_bots()
         self._record_players()
         return changed
+
+    def _enforce_seats(self) -> None:
+        """After seats changed hands: every socket that no longer holds the seat it spoke for
+        watches from now on, and every socket waiting to take a seat over whose request was
+        cancelled (or went to someone else) is forgotten. Each is told, and sent what it may see."""
+        for conn in list(self.connections):
+            holder = self._holders.get(conn)
+            if conn.seat is not None:
+                if self.seats[conn.seat].token_hash != holder:
+                    self._unseat(conn)
+            elif (index := self._joiners.get(conn)) is not None and self.seats[index].joining_hash != holder:
+                del self._joiners[conn]
+                self._holders.pop(conn, None)
+                conn.push(TableError(f"your request for seat {index + 1} was cancelled: watching",
+                                     "seat-lost", seat=index + 1).to_message())
+                conn.push({"type": "state", **self.state_for(None)})
+
+    def _unseat(self, conn: Connection) -> None:
+        """``conn`` no longer holds its seat: it becomes a spectator at once, and is told so."""
+        index = conn.seat
+        assert index is not None
+        seat = self.seats[index]
+        conn.seat = None
+        self._holders.pop(conn, None)
+        seat.connections = max(0, seat.connections - 1)
+        if seat.connections == 0 and seat.person:
+            seat.away_since = self.clock.now()
+        self._presence(seat)
+        conn.push(TableError(f"seat {index + 1} is no longer yours: watching", "seat-lost",
+                             seat=index + 1).to_message())
+        conn.push({"type": "state", **self.state_for(None)})
 
     def _record_players(self) -> None:
         self.deal_players.append(
@@ -865,9 +949,16 @@ class Room:
         """Apply one answer, persist, tell everyone, and wake the bots. Caller holds the lock.
         ``stand_in`` says why a bot answered for a person ("timer" or "away"), None otherwise."""
         game = self._require_game()
+        if sum(1 for a in self._turn_log if a.seat == seat) >= MAX_ANSWERS_PER_SEAT:
+            raise TableError(f"at most {MAX_ANSWERS_PER_SEAT} answers a turn", "too-many-answers",
+                             limit=MAX_ANSWERS_PER_SEAT)
+        # a change of mind in a simultaneous turn (one card a turn: the seat's card is replaced)
+        changed_mind = game.phase is Phase.PLAY and game.chosen[seat] is not None and game.decision_for(seat) is None
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
         self.last_active = self.clock.now()
         reseated = any(isinstance(e, DealStarted) for e in events) and self._reseat()
+        if changed_mind:  # the new card replaces the old one: the log keeps one choice per seat
+            self._turn_log = [a for a in self._turn_log if a.seat != seat]
         self._turn_log.append(_Action(seat, value))
         if game.phase in (Phase.DRAFT, Phase.OVER) or (
             game.phase is Phase.PLAY and all(c is None for c in game.chosen)
