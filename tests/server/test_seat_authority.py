@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from sixnimmt.core import Phase, Rules
