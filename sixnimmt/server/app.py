@@ -138,6 +138,8 @@ UNAVAILABLE = ("store-failed", "table-unavailable")
 
 #: Largest id a game can have (PostgreSQL's ``integer``); larger ones are simply not found.
 MAX_ID = 2**31 - 1
+#: How far back the history pages: an offset beyond is refused (422), not handed to the database.
+MAX_OFFSET = 1_000_000
 
 
 # ---------------------------------------------------------------------- routes
@@ -222,13 +224,23 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
 async def list_games(
     rooms: RoomsDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> list[dict[str, Any]]:
+    """The newest finished games of public tables (a private table's games are not listed)."""
     return await rooms.db.run(rooms.store.list_games, limit, offset)
 
 
-async def _game_or_404(rooms: Rooms, game_id: int) -> dict[str, Any]:
+#: The table's code, which a private table's finished games ask for: whoever has the table's link
+#: (its players, and those they gave it to) may see them, nobody else.
+TableKey = Annotated[str | None, Query(max_length=16, description="the table's code (a private table's games)")]
+
+
+async def _game_or_404(rooms: Rooms, game_id: int, table: str | None) -> dict[str, Any]:
+    """Game ``game_id``, or 404: also for a private table's game asked for without its table's code
+    (the same answer as for no game, so ids cannot be scanned for private games)."""
     game = await rooms.db.run(rooms.store.get_game, game_id) if 1 <= game_id <= MAX_ID else None
+    if game is not None and not game["public"] and (table or "").strip().upper() != game["table"]:
+        game = None
     if game is None:
         shown = str(game_id) if len(str(game_id)) <= 20 else str(game_id)[:20] + "..."
         raise ApiError(404, f"no finished game {shown}", "no-game", id=shown)
@@ -236,16 +248,18 @@ async def _game_or_404(rooms: Rooms, game_id: int) -> dict[str, Any]:
 
 
 @api.get("/games/{game_id}")
-async def get_game(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
-    return await _game_or_404(rooms, game_id)
+async def get_game(game_id: int, rooms: RoomsDep, table: TableKey = None) -> dict[str, Any]:
+    return await _game_or_404(rooms, game_id, table)
 
 
 class ReviewRequest(_Body):
     seat: int = Field(ge=0, le=9)
 
 
-async def _review(request: Request, rooms: Rooms, game_id: int, seat: int, start: bool) -> JSONResponse:
-    game = await _game_or_404(rooms, game_id)
+async def _review(
+    request: Request, rooms: Rooms, game_id: int, seat: int, start: bool, table: str | None
+) -> JSONResponse:
+    game = await _game_or_404(rooms, game_id, table)
     if not 0 <= seat < len(game["seats"]):
         raise ApiError(422, f"this game has no seat {seat + 1}", "bad-seat", seat=seat + 1)
     reviews: Reviews = request.app.state.reviews
@@ -260,24 +274,27 @@ async def _review(request: Request, rooms: Rooms, game_id: int, seat: int, start
 
 
 @api.post("/games/{game_id}/review")
-async def ask_review(game_id: int, body: ReviewRequest, rooms: RoomsDep, request: Request) -> JSONResponse:
+async def ask_review(
+    game_id: int, body: ReviewRequest, rooms: RoomsDep, request: Request, table: TableKey = None
+) -> JSONResponse:
     """Review one seat's decisions in a finished game (made in the background, then kept): 202 with
     ``queued``/``running`` until it is ``done`` (200, with the review)."""
-    return await _review(request, rooms, game_id, body.seat, start=True)
+    return await _review(request, rooms, game_id, body.seat, start=True, table=table)
 
 
 @api.get("/games/{game_id}/review")
 async def get_review(
-    game_id: int, rooms: RoomsDep, request: Request, seat: Annotated[int, Query(ge=0, le=9)]
+    game_id: int, rooms: RoomsDep, request: Request, seat: Annotated[int, Query(ge=0, le=9)],
+    table: TableKey = None,
 ) -> JSONResponse:
-    return await _review(request, rooms, game_id, seat, start=False)
+    return await _review(request, rooms, game_id, seat, start=False, table=table)
 
 
 @api.get("/games/{game_id}/events")
-async def game_events(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
+async def game_events(game_id: int, rooms: RoomsDep, table: TableKey = None) -> dict[str, Any]:
     """A finished game replayed by the engine: every public event, and each deal's starting hands
     (public once the game is over), for the turn-by-turn replay page."""
-    game = await _game_or_404(rooms, game_id)
+    game = await _game_or_404(rooms, game_id, table)
     replayed = replay(game["record"]).game
     events = [e.to_dict() for e in replayed.events]
     hands: list[list[list[int]]] = []
@@ -298,8 +315,8 @@ async def game_events(game_id: int, rooms: RoomsDep) -> dict[str, Any]:
 
 
 @api.get("/games/{game_id}/record.json")
-async def download_record(game_id: int, rooms: RoomsDep) -> Response:
-    game = await _game_or_404(rooms, game_id)
+async def download_record(game_id: int, rooms: RoomsDep, table: TableKey = None) -> Response:
+    game = await _game_or_404(rooms, game_id, table)
     return Response(
         dumps(game["record"]),
         media_type="application/json",

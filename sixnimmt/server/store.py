@@ -24,6 +24,7 @@ from alembic.config import Config
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Integer,
     String,
@@ -33,6 +34,7 @@ from sqlalchemy import (
     bindparam,
     create_engine,
     event,
+    false,
     select,
     text,
     update,
@@ -117,6 +119,9 @@ class GameRow(Base):
     record: Mapped[dict[str, Any]] = mapped_column(JSON)
     #: Who played each seat in each deal (a friend may take a bot's seat over between deals).
     deal_players: Mapped[list[list[dict[str, Any]]] | None] = mapped_column(JSON, nullable=True)
+    #: Whether the table was public: a private table's games are listed nowhere, and shown only to
+    #: whoever has the table's link (migration 0006).
+    public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class ReviewRow(Base):
@@ -213,9 +218,11 @@ def _table_data(row: TableRow) -> TableData:
 
 
 def _game_row(
-    code: str, number: int, record: dict[str, Any], winners: list[int], deal_players: list[list[dict[str, Any]]] | None
+    code: str, number: int, record: dict[str, Any], winners: list[int],
+    deal_players: list[list[dict[str, Any]]] | None, public: bool,
 ) -> GameRow:
     return GameRow(
+        public=public,
         table_code=code,
         number=number,
         variant=record["rules"]["variant"],
@@ -421,9 +428,10 @@ class Store:
         record: dict[str, Any],
         winners: list[int],
         deal_players: list[list[dict[str, Any]]] | None = None,
+        public: bool = False,
     ) -> int:
         with Session(self.engine) as session, session.begin():
-            row = _game_row(code, number, record, winners, deal_players)
+            row = _game_row(code, number, record, winners, deal_players, public)
             session.add(row)
             session.flush()
             return row.id
@@ -438,7 +446,8 @@ class Store:
         """A finished game into the history and its table's new state (which names the game), in one
         transaction: either both are stored or neither is. Returns the game's id."""
         with Session(self.engine) as session, session.begin():
-            game = _game_row(data.code, data.game_number, record, winners, deal_players)
+            game = _game_row(data.code, data.game_number, record, winners, deal_players,
+                             bool(data.settings.get("public")))
             session.add(game)
             session.flush()
             current = {**(data.current or {}), "last_game_id": game.id}
@@ -446,9 +455,10 @@ class Store:
             return game.id
 
     def list_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """The newest finished games of public tables (a private table's games are listed nowhere)."""
         with Session(self.engine) as session:
             rows = session.scalars(
-                select(GameRow).order_by(GameRow.id.desc()).limit(limit).offset(offset)
+                select(GameRow).where(GameRow.public.is_(True)).order_by(GameRow.id.desc()).limit(limit).offset(offset)
             )
             return [_game_summary(r) for r in rows]
 
@@ -468,7 +478,8 @@ class Store:
             row = session.get(GameRow, game_id)
             if row is None:
                 return None
-            return {**_game_summary(row), "record": row.record, "deal_players": row.deal_players}
+            return {**_game_summary(row), "record": row.record, "deal_players": row.deal_players,
+                    "public": row.public}
 
 
 #: SQLite: the write-ahead log is checkpointed after this many table saves (a few MB of log).

@@ -43,7 +43,7 @@ def test_counting_down_in_spanish_end_to_end(browser: Any, server: str, shots: A
     page = browser.new_context(locale="es-ES", viewport={"width": 1280, "height": 900}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    code = create_table(page, server, "Lucía", ["bot:easy"], players=2)  # target 10
+    code = create_table(page, server, "Lucía", ["bot:easy"], players=2, public=True)  # target 10; listed in the history
     page.wait_for_selector("#hand button.card:not([disabled])")
     assert page.input_value("#count-mode") == "down"  # the Spanish rulebook counts down
     assert page.locator(".player .ptotal").all_inner_texts() == ["10", "10"]
@@ -95,7 +95,7 @@ def test_game_log_and_score_sheet(browser: Any, server: str, shots: Any) -> None
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    code = create_table(page, server, "Ana", ["bot:easy"], players=2)
+    code = create_table(page, server, "Ana", ["bot:easy"], players=2, public=True)
     page.wait_for_selector("#hand button.card:not([disabled])")
     page.click("#sheet-btn")  # the sheet opens at any time
     assert "No deal has finished yet." in page.inner_text("#dialog-sheet")

@@ -107,7 +107,7 @@ def test_whole_game_against_three_bots(browser: Any, server: str, shots: Any) ->
     page.goto(server + FAST + "#/")
     page.fill("#name", "Ana")
     shots(page, "lobby")
-    create_table(page, server, "Ana", ["bot:easy", "bot:medium", "bot:hard"])
+    code = create_table(page, server, "Ana", ["bot:easy", "bot:medium", "bot:hard"])
     page.wait_for_selector("#hand button.card:not([disabled])")
     assert page.locator("#hand button.card").count() == 10
     assert page.locator("#board .row").count() == 4
@@ -125,7 +125,8 @@ def test_whole_game_against_three_bots(browser: Any, server: str, shots: Any) ->
     page.wait_for_selector("#replay-step")
     page.click("#next")
     assert "2/" in page.inner_text("#replay-step")
-    assert page.get_attribute("#download", "href").endswith("/record.json")
+    # (a private table's game: the link carries the table's code, which shows it)
+    assert page.get_attribute("#download", "href").endswith(f"/record.json?table={code}")
     shots(page, "replay")
     assert not errors
 

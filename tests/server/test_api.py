@@ -85,7 +85,7 @@ def test_display_names_are_data_not_markup(client: TestClient) -> None:
 
 
 def test_finished_game_is_stored_replayable_and_downloadable(client: TestClient) -> None:
-    table = create_table(client, [{"kind": "bot", "bot": "random"}] * 2, deals=1, variant="professional")
+    table = create_table(client, [{"kind": "bot", "bot": "random"}] * 2, deals=1, variant="professional", public=True)
     with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
         last = play_out(ws, ws.receive_json())
     totals = last["view"]["totals"]
@@ -166,3 +166,34 @@ def test_a_serving_process_collects_garbage_quietly(tmp_path: Path) -> None:
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_a_private_tables_finished_game_is_shown_only_to_whoever_has_its_code(client: TestClient) -> None:
+    private = create_table(client, [{"kind": "bot", "bot": "random"}], deals=1)
+    with client.websocket_connect(f"/ws/{private['code']}?token={private['token']}") as ws:
+        last = play_out(ws, ws.receive_json())
+    game_id = last["table"]["last_game_id"]
+    public = create_table(client, [{"kind": "bot", "bot": "random"}], deals=1, public=True)
+    with client.websocket_connect(f"/ws/{public['code']}?token={public['token']}") as ws:
+        shown_id = play_out(ws, ws.receive_json())["table"]["last_game_id"]
+    listed = client.get("/api/games", params={"limit": 200}).json()
+    assert [g["id"] for g in listed] == [shown_id]  # the public table's game only
+    assert private["code"] not in str(listed) and private["code"] not in str(client.get("/api/tables").json())
+    code = private["code"]
+    for path in (f"/api/games/{game_id}", f"/api/games/{game_id}/events", f"/api/games/{game_id}/record.json"):
+        refused = client.get(path)
+        assert refused.status_code == 404 and refused.json()["code"] == "no-game", path
+        assert code not in refused.text
+        assert client.get(path, params={"table": "ZZZZZ"}).status_code == 404
+        shown = client.get(path, params={"table": code.lower()})  # the link's code, in any case
+        assert shown.status_code == 200, path
+    assert client.get(f"/api/games/{game_id}/review", params={"seat": 0}).status_code == 404
+    assert client.post(f"/api/games/{game_id}/review", json={"seat": 0}).status_code == 404
+    assert client.get(f"/api/games/{game_id}/review", params={"seat": 0, "table": code}).json()["code"] == "no-review"
+    assert client.get(f"/api/games/{shown_id}/events").status_code == 200  # a public game: for anyone
+
+
+def test_the_history_refuses_an_offset_too_large_for_the_database(client: TestClient) -> None:
+    response = client.get("/api/games", params={"offset": 9223372036854775808})
+    assert response.status_code == 422 and response.json()["code"] == "invalid"
+    assert client.get("/api/games", params={"offset": 1_000_000}).status_code == 200

@@ -11,7 +11,7 @@ from .helpers import create_table, play_out
 
 
 def _finished_game(client: TestClient) -> int:
-    table = create_table(client, [{"kind": "bot", "bot": "random"}], deals=1, target=None)
+    table = create_table(client, [{"kind": "bot", "bot": "random"}], deals=1, target=None, public=True)
     with client.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
         last = play_out(ws, ws.receive_json())
     game_id = last["table"]["last_game_id"]

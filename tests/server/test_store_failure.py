@@ -57,7 +57,7 @@ async def _table(tmp_path: Path, rules: Rules) -> tuple[FlakyStore, Rooms, Room,
     store = FlakyStore(f"sqlite:///{tmp_path / 'flaky.db'}")
     store.migrate()
     rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, fallback_bot="random"), ManualClock())
-    room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}] * (rules.players - 1))
+    room, _ = await rooms.create(TableOptions(rules, public=True), "Host", [{"kind": "open"}] * (rules.players - 1))
     for n in range(1, rules.players):
         await room.join(f"Friend {n}")
     players = {seat: Listener(seat) for seat in range(rules.players)}

@@ -328,3 +328,31 @@ def test_a_turn_only_save_holds_the_whole_state(tmp_path: Path, variant: str) ->
         await rooms.close()
 
     asyncio.run(scenario())
+
+
+def test_games_stored_before_privacy_take_their_tables_setting(tmp_path: Path) -> None:
+    """Migration 0006: a game stored before games knew whether they were public takes its table's
+    setting; a game whose table is gone counts as private (tables were private by default)."""
+    from alembic import command
+    from alembic.config import Config
+
+    from sixnimmt.server.store import MIGRATIONS
+
+    store = Store(f"sqlite:///{tmp_path / 'old-games.db'}")
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with store.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0005")
+    with sqlite3.connect(tmp_path / "old-games.db") as db:
+        for code, public in (("PUBLC", True), ("PRIVT", False)):
+            db.execute("INSERT INTO tables (code, status, created_at, updated_at, settings, seats, game_number, owner_epoch)"
+                       " VALUES (?, 'finished', '2026-01-01', '2026-01-01', ?, '[]', 1, 0)",
+                       (code, json.dumps({"public": public})))
+        for code in ("PUBLC", "PRIVT", "GONE2"):
+            db.execute("INSERT INTO games (table_code, number, finished_at, variant, seats, totals, winners, record)"
+                       " VALUES (?, 1, '2026-01-01', 'standard', '[]', '[]', '[]', '{}')", (code,))
+    store.migrate()
+    assert [g["table"] for g in store.list_games()] == ["PUBLC"]
+    assert [store.get_game(i)["public"] for i in (1, 2, 3)] == [True, False, False]  # type: ignore[index]
+    store.close()

@@ -87,7 +87,8 @@ def test_a_whole_game_over_the_websocket(database_url: str, variant: str, player
         _whole_game(client, variant, players)
 
 
-def _whole_game(client: TestClient, variant: str, players: int) -> None:
+def _whole_game(client: TestClient, variant: str, players: int) -> tuple[int, str]:
+    """Play a whole game of ``variant``; returns the finished game's id and its (private) table's code."""
     rng = random.Random(7)
     kinds: set[tuple[str, bool]] = set()
 
@@ -109,8 +110,10 @@ def _whole_game(client: TestClient, variant: str, players: int) -> None:
         assert ("card", True) in kinds  # offered a second card or PASS
     if variant == "tournament":
         assert ("draft", False) in kinds
-    record = client.get(f"/api/games/{last['table']['last_game_id']}/record.json").json()
+    game_id = last["table"]["last_game_id"]
+    record = client.get(f"/api/games/{game_id}/record.json", params={"table": table["code"]}).json()
     assert record["rules"]["variant"] == variant
+    return game_id, table["code"]
 
 
 # ---------------------------------------------------------------------- illegal moves, in a room
@@ -259,9 +262,8 @@ def test_replay_events_give_tournament_hands_for_every_deal(database_url: str) -
     """The history page shows each deal's starting hands: in Tournament the later deals' hands (passed
     round, not in the record) are rebuilt from the reveals, ten cards each, the first deal's drafted."""
     with make_client(database_url, rate_per_second=1000.0, rate_burst=1000) as client:
-        _whole_game(client, "tournament", 3)
-        game_id = client.get("/api/games").json()[0]["id"]
-        replay = client.get(f"/api/games/{game_id}/events").json()
+        game_id, code = _whole_game(client, "tournament", 3)
+        replay = client.get(f"/api/games/{game_id}/events", params={"table": code}).json()
     assert len(replay["hands"]) == 3
     first = sorted(c for hand in replay["hands"][0] for c in hand)
     for deal in replay["hands"]:

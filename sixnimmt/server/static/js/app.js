@@ -12,7 +12,8 @@ let leave = null; // cleanup of the current screen (closes a table's socket)
 const routes = [
   // a friend's invitation: #/t/CODE?invite=TOKEN
   [/^#\/t\/([A-Za-z0-9]{1,12})(?:\?invite=([\w-]{1,128}))?$/, (view, m) => showTable(view, m[1].toUpperCase(), m[2] || null)],
-  [/^#\/history\/(\d+)$/, (view, m) => showReplay(view, Number(m[1]))],
+  // a finished game; a private table's with its table's code: #/history/ID?table=CODE
+  [/^#\/history\/(\d+)(?:\?table=([A-Za-z0-9]{1,12}))?$/, (view, m) => showReplay(view, Number(m[1]), m[2] || null)],
   [/^#\/history$/, (view) => showHistory(view)],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
   [/^.*$/, (view) => showLobby(view)],

@@ -70,9 +70,10 @@ function buildFrames(data) {
   return frames;
 }
 
-export async function showReplay(main, id) {
+export async function showReplay(main, id, table = null) {
+  const key = table ? `?table=${encodeURIComponent(table)}` : "";
   let data;
-  try { data = await api(`/games/${id}/events`); } catch (e) { main.append(h("p.error", {}, e.message)); return; }
+  try { data = await api(`/games/${id}/events${key}`); } catch (e) { main.append(h("p.error", {}, e.message)); return; }
   const frames = buildFrames(data);
   let at = 0;
   let timer = null;
@@ -94,7 +95,7 @@ export async function showReplay(main, id) {
     h("button.btn.small", { type: "button", id: "next", onclick: () => go(at + 1), "aria-label": t("history.next") }, "▶"),
     h("button.btn.small", { type: "button", onclick: () => go(frames.length - 1), "aria-label": t("history.end") }, "»"),
     h("span", { style: "flex:1" }),
-    h("a.btn.small.primary", { href: `/api/games/${id}/record.json`, download: `sixnimmt-game-${id}.json`, id: "download" }, t("history.download")));
+    h("a.btn.small.primary", { href: `/api/games/${id}/record.json${key}`, download: `sixnimmt-game-${id}.json`, id: "download" }, t("history.download")));
   // who sat in each seat in each deal (a friend may have taken a bot's seat over mid-game)
   const who = (deal, seat) => data.deal_players?.[deal]?.[seat]?.name ?? data.seats[seat];
   function draw() {

@@ -83,7 +83,8 @@ export function gameOver(s) {
   const names = view.winners.map((i) => seatName(s, i)).join(" & ");
   const actions = [h("button.btn.ghost", { type: "button", id: "close-over", onclick: () => dismiss(s) }, t("table.seeBoard"))];
   if (table.you != null) actions.push(h("button.btn.primary", { type: "button", id: "again", onclick: () => { closeDialog(s); s.send({ type: "again" }); } }, t("table.again")));
-  if (table.last_game_id) actions.push(h("a.btn.ghost", { href: `#/history/${table.last_game_id}` }, t("table.replay")));
+  // (a private table's games are shown to whoever has the table's code)
+  if (table.last_game_id) actions.push(h("a.btn.ghost", { href: `#/history/${table.last_game_id}?table=${s.code}` }, t("table.replay")));
   actions.push(h("a.btn.ghost", { href: "#/" }, t("table.lobby")));
   const seatNames = table.seats.map((_, i) => seatName(s, i));
   const sheet = h("div", { id: "final-sheet" }, scoreSheet(seatNames, s.log.deals, s.shape.target));
@@ -99,7 +100,7 @@ export function gameOver(s) {
 async function completeSheet(s, gameId, names, node) {
   if (!gameId) return;
   let data;
-  try { data = await api(`/games/${gameId}/events`); } catch { return; }
+  try { data = await api(`/games/${gameId}/events?table=${encodeURIComponent(s.code)}`); } catch { return; }
   const deals = data.events.filter((e) => e.type === "deal-scored").map((e) => ({ deal: e.deal, penalties: e.penalties, totals: e.totals }));
   if (!deals.length) return;
   s.log.replaceDeals(deals);
