@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# The strength targets of the shipped `learned` bot (docs/rl.md, "Strength of the distilled policy"):
+# The strength targets of the shipped `learned` bot (docs/rl.md, "The shipped policy and its strength"):
 # duplicate-deal arena runs, one-deal games, seed 7; it against `medium` at 2, 3 and 6 players (500
 # deals each) and 10 players (8,000 deals: the edge there is small, and 500 deals cannot resolve it),
 # and against `mcs100` at 4 players (2,000 deals); then the learned prior inside the
-# search: `expert-learned` against `expert` at 4 players (300 deals). Reports go to
-# examples/rl/results/distil/; one process at a time (nice it on a shared machine).
-#   bash examples/rl/targets.sh                       # everything, the shipped policy
-#   POLICY=runs/distil/policy.npz bash examples/rl/targets.sh medium
-#   bash examples/rl/targets.sh mcs100 prior          # only those parts
-#   DEALS=8000 JOBS=2 bash examples/rl/targets.sh mcs100   # more deals, two processes (same results
-#                                                           # as one: every deal has its own seed)
+# search: `expert-learned` against `expert` at 4 players (300 deals). Reports go to results/rl/
+# (not committed: the arena is deterministic, so the same command gives the same report); one
+# process at a time unless JOBS says otherwise (nice it on a shared machine).
+#   bash benchmarks/rl_targets.sh                       # everything, the shipped policy
+#   POLICY=runs/distil/policy.npz bash benchmarks/rl_targets.sh medium
+#   bash benchmarks/rl_targets.sh mcs100 prior          # only those parts
+#   DEALS=8000 JOBS=2 bash benchmarks/rl_targets.sh mcs100   # more deals, two processes (same results
+#                                                             # as one: every deal has its own seed)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 SIXNIMMT=${SIXNIMMT:-.venv/bin/sixnimmt}
 POLICY=${POLICY:-shipped}
-OUT=${OUT:-examples/rl/results/distil}
+OUT=${OUT:-results/rl}
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(medium mcs100 prior)
 mkdir -p "$OUT"
