@@ -2,12 +2,13 @@
 # The "other variants" table of docs/bots.md: each pair in the arena, 4 players, per variant.
 # Open, Nifty, Double: one deal per game (--target 0 --game-deals 1); Tournament and Hand keep their
 # own deal structure (a Tournament game is one deal per player; Hand plays until its end condition).
+# Reports go to results/bots-variants/ (not committed); python benchmarks/bots_variants_table.py prints the table.
 # Usage: nice sh benchmarks/bots_variants.sh [DEALS] [JOBS] [VARIANTS] [PAIRS]
 DEALS=${1:-200}
 JOBS=${2:-2}
 VARIANTS=${3:-"open double nifty hand tournament"}
 PAIRS=${4:-"expert,medium medium,easy easy,random medium,random expert,random"}
-OUT=benchmarks/bots-results/variants
+OUT=${OUT:-results/bots-variants}
 mkdir -p "$OUT"
 for variant in $VARIANTS; do
     case $variant in

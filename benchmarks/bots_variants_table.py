@@ -1,6 +1,6 @@
 """Print the "other variants" table of docs/bots.md from the reports of benchmarks/bots_variants.sh.
 
-Usage: python benchmarks/bots_variants_table.py [FOLDER]  (default benchmarks/bots-results/variants)
+Usage: python benchmarks/bots_variants_table.py [FOLDER]  (default results/bots-variants)
 """
 
 from __future__ import annotations
@@ -34,4 +34,4 @@ def main(folder: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/bots-results/variants"))
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "results/bots-variants"))

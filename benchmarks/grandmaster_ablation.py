@@ -3,9 +3,13 @@ duplicate-deal arena match in this process (``run_arena``, jobs 1, one deal per 
 report's head-to-head line and writing the JSON report.
 
     nice -n 19 .venv/bin/python benchmarks/grandmaster_ablation.py A B --deals 200 --players 4 --seed 21
+    nice -n 19 .venv/bin/python benchmarks/grandmaster_ablation.py grandmaster expert --deals 250 --seed 101 --record
 
-A and B are registered bot names or the ablation names below. Reports go to
-``benchmarks/bots-results/grandmaster/A-vs-B[-Np][-VARIANT]-seedS.json``. docs/bots.md quotes them.
+A and B are registered bot names or the ablation names below. The report goes to
+``results/grandmaster/A-vs-B[-Np][-VARIANT]-seedS.json`` (not committed); ``--record`` also adds the
+run to ``benchmarks/grandmaster-results.json``, the one file the tables of docs/bots.md are written
+from (``benchmarks/grandmaster_table.py --write``). The arena is deterministic: the same command
+gives the same difference, on any machine.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from sixnimmt.arena.stats import paired_differences
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
 from sixnimmt.bots.rollout import CAUTIOUS, COUNT, RANDOM, SNUG
 from sixnimmt.seats.registry import register
+
+RESULTS = Path(__file__).resolve().parent.parent / "results" / "grandmaster"
 
 #: The grandmaster's ideas one at a time, at expert's budget (100 rollouts per option). Any other
 #: bot spec (``grandmaster``, ``expert:samples=320``, ``mcs100:samples=1000``) works as A or B too.
@@ -47,6 +53,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--variant", default="standard")
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--record", action="store_true", help="add the run to benchmarks/grandmaster-results.json")
     args = parser.parse_args()
     register_ablations()
     fixed = args.variant in ("tournament",)
@@ -61,12 +68,16 @@ def main() -> None:
     report["pairs"][0]["differences"] = paired_differences(*arena.per_set_penalty[:2])
     suffix = ("" if args.players == 4 else f"-{args.players}p") + ("" if args.variant == "standard" else f"-{args.variant}")
     name = f"{args.a}-vs-{args.b}{suffix}-seed{args.seed}".replace(":", "_").replace("=", "")
-    out = Path(__file__).parent / "bots-results" / "grandmaster" / f"{name}.json"
+    out = RESULTS / f"{name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     report["command"] = "benchmarks/grandmaster_ablation.py " + " ".join(
         [args.a, args.b, f"--deals {args.deals} --players {args.players} --variant {args.variant} --seed {args.seed}"]
     )
     out.write_text(json.dumps(report, indent=1))
+    if args.record:
+        from grandmaster_table import record  # this script's folder is on sys.path
+
+        record(report)
     pair = {k: v for k, v in report["pairs"][0].items() if k != "differences"}
     bots = {b["label"]: b for b in report["bots"]}
     ms = " / ".join(f"{bots[k]['mean_decision_ms']:.1f}" for k in bots)

@@ -105,6 +105,8 @@ def _name(name: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ReplayResult:
+    """A record that replayed: the game played again from it, its final scores, winners and deals."""
+
     game: Game
     scores: tuple[int, ...]
     winners: tuple[int, ...]

@@ -24,6 +24,8 @@ class Phase(StrEnum):
 
 
 class DecisionKind(StrEnum):
+    """What a decision asks for; a :class:`Decision`'s ``options`` are cards, or row indices for ``ROW``."""
+
     CARD = "card"  # play a card from hand (Hand's optional second card: PASS declines)
     ROW = "row"  # choose a row index
     DRAFT = "draft"  # take a card from the draft pool

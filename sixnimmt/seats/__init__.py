@@ -23,10 +23,11 @@ from .registry import (
     prefixes,
     register,
     register_prefix,
+    unregister,
 )
 
 __all__ = [
     "HINT_LEVEL", "LEVELS", "BotFaultError", "BotSpec", "Clock", "Fault", "FaultKind", "GuardedSeat", "Option",
     "UnknownBotError", "available", "check_bot", "entries", "make_bot", "parse_spec", "play_game",
-    "prefixes", "register", "register_prefix",
+    "prefixes", "register", "register_prefix", "unregister",
 ]

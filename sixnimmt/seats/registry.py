@@ -161,6 +161,12 @@ def register(
     _REGISTRY[name] = BotEntry(factory, description, typed)
 
 
+def unregister(name: str) -> None:
+    """Remove the bot registered as ``name`` (one you registered for a while, a test's or an
+    example's). A name that is not registered is ignored."""
+    _REGISTRY.pop(name, None)
+
+
 def register_prefix(prefix: str, factory: PrefixFactory | str, description: str) -> None:
     """Register a family of bots addressed as ``PREFIX:ARGUMENT`` (``cmd:`` for external programs)."""
     _PREFIXES[prefix] = PrefixEntry(factory, description)
