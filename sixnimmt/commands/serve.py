@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import os
 import socket
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
 from ..server.config import SETTINGS_ENV, Settings, default_database_url, settings_to_env
+
+
+class LogLevel(StrEnum):
+    """uvicorn's log levels (checked before anything starts, not by uvicorn once the database is ready)."""
+
+    CRITICAL = "critical"
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+    DEBUG = "debug"
+    TRACE = "trace"
 
 #: What each worker process imports when ``--workers`` is above 1.
 APP_FACTORY = "sixnimmt.server.app:app_from_environment"
@@ -34,7 +46,7 @@ def serve(
     absent_grace: Annotated[
         float, typer.Option(min=1, max=3600, help="Seconds before a disconnected player's move is made for them.")
     ] = 20.0,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    log_level: Annotated[LogLevel, typer.Option(help="How much the server logs.")] = LogLevel.INFO,
     compress: Annotated[
         bool,
         typer.Option(help="Compress WebSocket messages (permessage-deflate): less data, more CPU."),
@@ -54,6 +66,10 @@ def serve(
     ] = "127.0.0.1",
 ) -> None:
     """Start the web server (Alembic migrations are applied on start). Open http://HOST:PORT."""
+    if not host.strip():  # uvicorn would take an empty host as "every interface", silently
+        typer.echo("sixnimmt serve: --host needs an address: 127.0.0.1 for this machine only, "
+                   "0.0.0.0 (or ::) to be reached from your network", err=True)
+        raise typer.Exit(2)
     import uvicorn
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
@@ -100,7 +116,7 @@ def serve(
     options: dict[str, Any] = {
         "host": host,
         "port": port,
-        "log_level": log_level,
+        "log_level": log_level.value,
         "ws_max_size": 65536,
         # Off by default: a game update is a few KB, and compressing every message to every
         # player was the largest single cost per move in the load test.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
@@ -41,7 +42,8 @@ from .clock import Clock, LoopClock
 from .cluster import MOVED_CLOSE_CODE, Cluster
 from .collector import QuietCollector
 from .config import Settings, settings_from_env
-from .limits import AddressCount, ApiError, BodyLimit, RateLimits, too_many
+from .limits import AddressCount, ApiError, BodyLimit, LookupBudget, RateLimits, too_many
+from .logs import redact_secrets_in_logs
 from .protocol import ProtocolError, wire_text
 from .registry import Rooms
 from .reviews import ReviewBusyError, Reviews
@@ -198,10 +200,30 @@ async def list_tables(rooms: RoomsDep) -> list[dict[str, Any]]:
     return await rooms.lobby()
 
 
-@api.get("/tables/{code}")
-async def get_table(code: str, rooms: RoomsDep) -> dict[str, Any]:
+def take_lookup(request: Request | WebSocket, clock_now: float) -> float:
+    """One table lookup from the request's address (0: allowed; else the seconds to wait)."""
+    budget: LookupBudget = request.app.state.lookups
+    return budget.take(client_address(request), clock_now)
+
+
+async def looked_up(request: Request, rooms: Rooms, code: str, op: str, **args: Any) -> Any:
+    """``op`` on table ``code`` for an HTTP request, within the address's lookup budget (429 past
+    it; a code that names no table also takes from the budget of misses)."""
+    wait = take_lookup(request, rooms.clock.now())
+    if wait:
+        raise too_many(wait, "table lookups")
     try:
-        summary: dict[str, Any] = await table_call(rooms, code, "summary")
+        return await table_call(rooms, code, op, **args)
+    except ApiError as error:
+        if error.code == "no-table":
+            request.app.state.lookups.missed(client_address(request), rooms.clock.now())
+        raise
+
+
+@api.get("/tables/{code}")
+async def get_table(code: str, rooms: RoomsDep, request: Request) -> dict[str, Any]:
+    try:
+        summary: dict[str, Any] = await looked_up(request, rooms, code, "summary")
     except TableError as error:
         raise table_error(503, error) from None
     return summary
@@ -213,7 +235,7 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
     if wait:
         raise too_many(wait, "joins")
     try:
-        seat, token, later = await table_call(rooms, code, "join", name=body.name, invite=body.invite)
+        seat, token, later = await looked_up(request, rooms, code, "join", name=body.name, invite=body.invite)
     except TableError as error:
         raise table_error(503 if error.code in UNAVAILABLE else 409, error) from None
     # ``from_next_deal``: the game runs; the seat is yours when the next deal starts (watch till then)
@@ -471,6 +493,17 @@ async def table_socket(websocket: WebSocket, code: str, token: str | None = None
     await websocket.accept(subprotocol=SUBPROTOCOL if header_token or SUBPROTOCOL in
                            websocket.headers.get("sec-websocket-protocol", "") else None)
     address = client_address(websocket)
+    now = rooms.clock.now()
+    opens: RateLimits = websocket.app.state.socket_opens
+    wait = opens.retry_after(address, now) or take_lookup(websocket, now)
+    if wait:
+        seconds = max(1, math.ceil(wait))
+        log.info("refused a WebSocket from %s: over its budget of connections and lookups", address)
+        await _refuse(websocket, TableError(
+            f"too many connections or table lookups from your address: try again in {seconds} s",
+            "rate-limited", retry_after=seconds, what="connections",
+        ).to_message(), 4429)
+        return
     if not addresses.acquire(address):
         limit = settings.max_connections_per_address
         log.warning("refused a WebSocket from %s: %d already open", address, limit)
@@ -490,6 +523,7 @@ async def _serve_socket(
     try:
         target = await rooms.locate(code)
     except LookupError as error:
+        websocket.app.state.lookups.missed(address, rooms.clock.now())
         await _refuse(websocket, {**TableError(str(error), "no-table", table=code[:8]).to_message(), "fatal": True}, 4404)
         return
     except TableError as error:  # changing hands between processes: the page retries
@@ -502,7 +536,7 @@ async def _serve_socket(
     room = target
     client = SocketClient(websocket, None, settings.max_outbox_messages)
     try:
-        await room.admit(client, token)
+        await room.admit(client, token, address)
     except TableError as error:
         log.warning("refused a WebSocket from %s at table %s: %s", address, room.code, error)
         await _refuse(websocket, error.to_message(), 4429)
@@ -536,7 +570,7 @@ async def _forward_socket(
     for this socket come back through the cluster; if this process takes the table over, the
     frames are handled here from then on."""
     client = SocketClient(websocket, None, settings.max_outbox_messages)
-    link = cluster.link(code, owner, client, token)
+    link = cluster.link(code, owner, client, token, address)
 
     async def handle(text: str | None) -> None:
         if link.room is not None:
@@ -564,6 +598,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     injects a :class:`~sixnimmt.server.clock.ManualClock`)."""
     settings = settings or Settings()
     clock = clock or LoopClock()
+    redact_secrets_in_logs()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -592,6 +627,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.create_limits = RateLimits(settings.create_per_minute / 60, settings.create_burst)
     app.state.join_limits = RateLimits(settings.join_per_minute / 60, settings.join_burst)
     app.state.socket_addresses = AddressCount(settings.max_connections_per_address)
+    app.state.lookups = LookupBudget(settings.lookup_per_minute, settings.lookup_burst,
+                                     settings.miss_per_minute, settings.miss_burst)
+    app.state.socket_opens = RateLimits(settings.socket_opens_per_minute / 60, settings.socket_open_burst)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
 
     @app.exception_handler(RequestValidationError)

@@ -89,6 +89,8 @@ class Link:
     token: str | None
     joining: int | None = None
     owner: str = ""
+    #: The client's address (its budgets on the owner, as for a socket of the owner's own).
+    address: str = ""
     room: Room | None = None
 
 
@@ -315,14 +317,14 @@ class Cluster:
 
     # ------------------------------------------------------------------ forwarding (this process's sockets)
 
-    def link(self, code: str, owner: str, client: Client, token: str | None) -> Link:
-        link = Link(code, next(self._ids), client, token, owner=owner)
+    def link(self, code: str, owner: str, client: Client, token: str | None, address: str = "") -> Link:
+        link = Link(code, next(self._ids), client, token, owner=owner, address=address)
         self.links[link.conn_id] = link
         self._open(link)
         return link
 
     def _open(self, link: Link) -> None:
-        self.post(link.owner, ["open", link.code, link.conn_id, link.token])
+        self.post(link.owner, ["open", link.code, link.conn_id, link.token, link.address])
 
     def forward(self, link: Link, text: str | None) -> None:
         self.post(link.owner, ["frame", link.code, link.conn_id, text])
@@ -337,7 +339,7 @@ class Cluster:
     async def adopt(self, link: Link, room: Room) -> None:
         """This process took ``link``'s table over: serve the socket here from now on."""
         try:
-            await room.admit(link.client, link.token)
+            await room.admit(link.client, link.token, link.address)
         except TableError as error:
             link.client.push(error.to_message())
             link.client.close(4429, "too many connections")
@@ -380,7 +382,7 @@ class Cluster:
                 if future is not None and not future.done():
                     future.set_result(item[2])
             elif kind == "open":
-                self._remote_open(sender, item[1], item[2], item[3])
+                self._remote_open(sender, item[1], item[2], item[3], item[4])
             elif kind == "frame":
                 conn = self.remote.get((sender, item[2]))
                 if conn is not None:
@@ -390,19 +392,19 @@ class Cluster:
             elif kind == "call":
                 asyncio.get_running_loop().create_task(self._answer(sender, item[1], item[2], item[3], item[4]))
 
-    def _remote_open(self, sender: str, code: str, conn_id: int, token: str | None) -> None:
+    def _remote_open(self, sender: str, code: str, conn_id: int, token: str | None, address: str) -> None:
         room = self.rooms.local(code)
         if room is None:
             self.post(sender, ["gone", conn_id])
             return
         conn = RemoteConnection(self, sender, conn_id, None)
         self.remote[(sender, conn_id)] = conn
-        conn.task = asyncio.get_running_loop().create_task(self._serve_remote(room, conn, token))
+        conn.task = asyncio.get_running_loop().create_task(self._serve_remote(room, conn, token, address))
 
-    async def _serve_remote(self, room: Room, conn: RemoteConnection, token: str | None) -> None:
+    async def _serve_remote(self, room: Room, conn: RemoteConnection, token: str | None, address: str) -> None:
         """A remote socket at a table of this process: as the local socket loop in ``app``."""
         try:
-            await room.admit(conn, token)
+            await room.admit(conn, token, address)
         except TableError as error:
             self.remote.pop((conn.process, conn.conn_id), None)
             self.post(conn.process, ["refuse", conn.conn_id, error.to_message(), 4429])

@@ -55,6 +55,24 @@ class Settings:
     #: Joins one client address may make per minute, and its burst.
     join_per_minute: float = 20.0
     join_burst: int = 20
+    #: Table lookups by code (the table's page, its socket, a join) one client address may make per
+    #: minute, and the burst; and lookups of codes that name no table, which only a scan makes often
+    #: (docs/web.md, "Limits"): 429 (or close code 4429) with the seconds to wait beyond.
+    lookup_per_minute: float = 120.0
+    lookup_burst: int = 60
+    miss_per_minute: float = 6.0
+    miss_burst: int = 10
+    #: WebSockets one client address may open per minute (connect-and-close churn), and the burst.
+    socket_opens_per_minute: float = 60.0
+    socket_open_burst: int = 40
+    #: Hints one client address may ask for per minute, and the burst; hints are made one at a time
+    #: in a thread of their own (never the bots'), and at most ``hints_waiting`` wait their turn.
+    hints_per_minute: float = 10.0
+    hint_burst: int = 5
+    hints_waiting: int = 4
+    #: Seconds over which seats' arrivals and departures are gathered into one ``presence`` message
+    #: for the spectators (the players hear of each at once).
+    presence_coalesce_seconds: float = 1.0
     #: Chat lines and reactions per minute per seat (spectators: per socket), and the burst.
     chat_per_minute: float = 12.0
     chat_burst: int = 5

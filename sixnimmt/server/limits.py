@@ -90,6 +90,31 @@ class RateLimits:
             return 0.0
         return bucket.retry_after(now)
 
+    def waiting(self, key: str, now: float) -> float:
+        """Seconds until ``key`` may go on, taking nothing (0: it may now)."""
+        bucket = self._buckets.get(key)
+        return 0.0 if bucket is None else bucket.retry_after(now)
+
+
+class LookupBudget:
+    """How often one client address may look tables up by code: every lookup takes from one bucket,
+    and a lookup of a code that names no table also from a much smaller one. People open the
+    tables they were sent, so they rarely miss; a scan of the 28 million codes misses nearly always,
+    and is held to a few guesses a minute (docs/web.md, "Limits")."""
+
+    def __init__(self, per_minute: float, burst: int, misses_per_minute: float, miss_burst: int) -> None:
+        self.lookups = RateLimits(per_minute / 60, burst)
+        self.misses = RateLimits(misses_per_minute / 60, miss_burst)
+
+    def take(self, address: str, now: float) -> float:
+        """One lookup from ``address``: 0 if allowed, else the seconds to wait (nothing taken)."""
+        wait = self.misses.waiting(address, now)
+        return wait if wait else self.lookups.retry_after(address, now)
+
+    def missed(self, address: str, now: float) -> None:
+        """The lookup found no table."""
+        self.misses.retry_after(address, now)
+
 
 class BodyLimit:
     """ASGI middleware: refuse an HTTP request body over ``limit`` bytes with 413, from its

@@ -10,6 +10,7 @@ from typing import Any
 from .clock import Clock, LoopClock
 from .cluster import Cluster
 from .config import Settings
+from .hints import HintDesk
 from .room import Room
 from .scheduling import BotThreads
 from .seats import (
@@ -39,6 +40,8 @@ class Rooms:
         self.db = Writer(store)
         #: The threads every table's bots and hints think in (a cap on searches at once).
         self.threads = BotThreads(settings.think_threads, settings.think_niceness)
+        #: Where every table's hints are made (a thread of their own, a budget per address).
+        self.hints = HintDesk(settings, self.clock)
         self._rooms: dict[str, Room] = {}
         self._last_sweep = self.clock.now()
         self._loading = asyncio.Lock()
@@ -98,6 +101,7 @@ class Rooms:
 
     def _adopt(self, room: Room, epoch: int | None) -> None:
         room.epoch = epoch
+        room.hints = self.hints
         if room.saved is not None:
             room.saved.epoch = epoch
         room.on_lost = self._lost
@@ -241,6 +245,7 @@ class Rooms:
         for room in self._rooms.values():
             await room.close()
         self.threads.close()
+        self.hints.close()
         await self.db.close()
         if self.cluster is not None:  # give the tables up, so that other processes take them at once
             for room in list(self._rooms.values()):

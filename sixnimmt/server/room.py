@@ -32,8 +32,9 @@ from ..core import (
 from ..core.record import replay
 from ..seats import HINT_LEVEL, available
 from ..seats.advise import advise
-from .clock import Clock
+from .clock import Clock, Timer
 from .config import Settings
+from .hints import HintDesk
 from .limits import RateLimiter
 from .protocol import (
     WIRE_VERSION,
@@ -201,6 +202,14 @@ class Room:
         #: and what to call when another process has taken the table over.
         self.epoch: int | None = None
         self.on_lost: Callable[[Room], None] | None = None
+        #: Where hints are made (the process's :class:`HintDesk`; None: in the bots' threads, as a
+        #: table on its own in a test), and each admitted socket's client address (its budgets).
+        self.hints: HintDesk | None = None
+        self._addresses: dict[Connection, str] = {}
+        #: Seats whose arrival or departure the spectators have not heard of yet, with what they
+        #: last heard (their presence messages are gathered, :meth:`_presence`).
+        self._presence_heard: dict[int, bool] = {}
+        self._presence_timer: Timer | None = None
 
     # ------------------------------------------------------------------ creation and restore
 
@@ -450,16 +459,17 @@ class Room:
     def spectators(self) -> int:
         return sum(1 for c in self.connections if c.seat is None)
 
-    async def admit(self, conn: Connection, token: str | None) -> None:
+    async def admit(self, conn: Connection, token: str | None, address: str = "") -> None:
         """Seat ``conn`` by what ``token`` proves (the seat it holds, or the one it takes over at the
         next deal), else let it watch; decided under the lock, so no seat change slips in between.
-        An unknown token is told so, and watches."""
+        An unknown token is told so, and watches. ``address`` is the client's (its budgets)."""
         async with self.lock:
             seat, joining = self.place_for_token(token)
             conn.seat = seat
             if token and seat is None and joining is None:
                 conn.push(TableError("unknown seat token: watching", "unknown-token").to_message())
             self._connect(conn, joining, hash_token(token) if token else None)
+            self._addresses[conn] = address
 
     async def connect(self, conn: Connection, joining: int | None = None) -> None:
         """Connect ``conn`` as the seat it says (``conn.seat``) or as a spectator taking ``joining``
@@ -511,6 +521,7 @@ class Room:
             self.connections.discard(conn)
             self._joiners.pop(conn, None)
             self._holders.pop(conn, None)
+            self._addresses.pop(conn, None)
             self._watcher_limits.pop(id(conn), None)
             self._chat_limits.pop(id(conn), None)
             if conn.seat is not None:
@@ -522,11 +533,35 @@ class Room:
             self.turns.schedule()
 
     def _presence(self, seat: Seat, skip: Connection | None = None) -> None:
-        message = Outbound(type="presence", seat=seat.index, connected=seat.connections > 0,
-                           spectators=self.spectators())
+        """A seat's first socket opened or its last one closed: the players hear of it at once; the
+        spectators hear of what changed over ``Settings.presence_coalesce_seconds`` at its end, so
+        a client opening and closing a socket over and over sends them nothing."""
+        connected = seat.connections > 0
+        message = Outbound(type="presence", seat=seat.index, connected=connected, spectators=self.spectators())
         for other in list(self.connections):
-            if other is not skip:
+            if other is not skip and other.seat is not None:
                 other.push(message)
+        self._presence_heard.setdefault(seat.index, not connected)
+        if self._presence_timer is None:
+            self._presence_timer = self.clock.call_later(self.settings.presence_coalesce_seconds,
+                                                         self._tell_spectators)
+
+    def _tell_spectators(self) -> None:
+        """The end of a presence window: each seat whose presence changed since the spectators last
+        heard of it, in one message each."""
+        self._presence_timer = None
+        heard, self._presence_heard = self._presence_heard, {}
+        if self.closed:
+            return
+        for index, before in heard.items():
+            seat = self.seats[index]
+            if (seat.connections > 0) == before:
+                continue  # came and went (or went and came) within the window
+            message = Outbound(type="presence", seat=index, connected=seat.connections > 0,
+                               spectators=self.spectators())
+            for other in list(self.connections):
+                if other.seat is None:
+                    other.push(message)
 
     def retry_after(self, conn: Connection) -> float:
         """Take one message from ``conn``'s allowance: 0 if allowed, else seconds to wait. A seat has
@@ -726,6 +761,8 @@ class Room:
             raise TableError("nothing to decide now: no hint needed", "nothing-to-decide")
         if conn.seat in self._hinting:
             return  # one hint at a time per seat (however many sockets it has); the answer is on its way
+        if self.hints is not None:
+            self.hints.take(self._addresses.get(conn, ""))  # (raises: out of budget, or the desk is full)
         self._hinting.add(conn.seat)
         asyncio.get_running_loop().create_task(self._hint(conn, view))
 
@@ -733,7 +770,8 @@ class Room:
         """A strong bot's advice, computed off the event loop and sent to ``conn`` only."""
         try:
             spec = self.settings.level_specs.get(HINT_BOT, HINT_BOT) if HINT_BOT in available() else "random"
-            advice = await self.turns.threads.run(advise, view, spec)
+            think = self.turns.threads.run if self.hints is None else self.hints.run
+            advice = await think(advise, view, spec)
             if conn.seat != view.seat or conn not in self.connections:
                 return  # the seat changed hands (or the socket left) while the hint was made
             conn.push({"type": "hint", "deal": view.deal, "turn": view.turn,
@@ -1044,4 +1082,6 @@ class Room:
 
     async def close(self) -> None:
         self.closed = True
+        if self._presence_timer is not None:
+            self._presence_timer.cancel()
         await self.turns.close()

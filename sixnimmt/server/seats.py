@@ -3,9 +3,13 @@ token) and the options its host chose. Plain data with validation; no asyncio, n
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
+
+from confusable_homoglyphs import confusables
 
 from ..core import Rules, RulesError
 from ..seats import LEVELS, available
@@ -53,16 +57,47 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: Characters that print as nothing though Unicode counts them as letters or symbols (Hangul
+#: fillers, the blank Braille pattern): a name of only these would look empty.
+BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
 def clean_name(raw: object) -> str:
-    """A display name: trimmed, 1..24 printable characters. Shown as text, never as HTML."""
+    """A display name: NFKC-normalised (so full-width or styled letters become plain ones),
+    trimmed, 1..24 printable characters, at least one of them visible, and written in one alphabet
+    where alphabets have letters that look alike (``confusable_homoglyphs``: a Cyrillic "B" and "o"
+    before a Latin "b" pass for "Bob"). Shown as text, never as HTML."""
     if not isinstance(raw, str):
         raise TableError("a name is text", "name-empty")
-    name = " ".join("".join(ch for ch in raw if ch.isprintable()).split())
-    if not name:
+    text = unicodedata.normalize("NFKC", raw)
+    name = " ".join("".join(ch for ch in text if ch.isprintable() and unicodedata.category(ch) != "Cf").split())
+    if not any(not ch.isspace() and ch not in BLANK_LOOKING for ch in name):
         raise TableError("please enter a name", "name-empty")
     if len(name) > NAME_LIMIT:
         raise TableError(f"a name has at most {NAME_LIMIT} characters", "name-too-long", limit=NAME_LIMIT)
+    if confusables.is_dangerous(name):
+        raise TableError("a name mixes alphabets whose letters look alike: write it in one",
+                         "name-mixed-scripts")
     return name
+
+
+@functools.lru_cache(maxsize=4096)
+def _looks_like(ch: str) -> str:
+    """The Latin letter ``ch`` looks like (itself if none)."""
+    found = confusables.is_confusable(ch, preferred_aliases=["latin"])
+    if found:
+        for glyph in found[0]["homoglyphs"]:
+            if unicodedata.name(glyph["c"], "").startswith("LATIN"):
+                return str(glyph["c"])
+    return ch
+
+
+def name_skeleton(name: str) -> str:
+    """What a name looks like, for telling whether two names could be taken for each other: case
+    folded, and every letter that looks like a Latin one as that letter (a Cyrillic "Bob" looks like
+    the Latin one)."""
+    # (capitals first: more of them have a Latin twin than small letters do, as the Cyrillic "B")
+    return "".join(_looks_like(ch) for ch in unicodedata.normalize("NFKC", name).upper()).casefold()
 
 
 def bot_spec(level: str) -> str:
@@ -145,14 +180,14 @@ class Seat:
 
 
 def names_clash(name: str, seats: list[Seat], besides: int | None = None) -> bool:
-    """Whether ``name`` is taken at the table, ignoring case: by a seat's name (bots' too) or a
-    person about to take a seat over. Seat ``besides`` (the one being taken) does not count."""
-    folded = name.casefold()
+    """Whether ``name`` is taken at the table, ignoring case and letters that look alike: by a
+    seat's name (bots' too) or a person about to take a seat over. Seat ``besides`` (the one being taken) does not count."""
+    looks = name_skeleton(name)
     for seat in seats:
         if seat.index == besides:
             continue
-        if (seat.kind != "open" and seat.name.casefold() == folded) or (
-            seat.joining is not None and seat.joining.casefold() == folded
+        if (seat.kind != "open" and name_skeleton(seat.name) == looks) or (
+            seat.joining is not None and name_skeleton(seat.joining) == looks
         ):
             return True
     return False

@@ -68,6 +68,9 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         (["bench", "bots", "--bots", "nosuch"], "sixnimmt bench bots: invalid value for --bots"),
         (["play", "--count", "sideways"], "sixnimmt play: unknown --count"),
         (["serve", "--port", "0"], "sixnimmt serve: invalid value for '--port'"),
+        (["serve", "--log-level", "bogus"], "sixnimmt serve: invalid value for '--log-level'"),
+        (["serve", "--host", ""], "sixnimmt serve: --host needs an address"),
+        (["serve", "--host", "  "], "sixnimmt serve: --host needs an address"),
         (["advise", "x.json", "--seat", "zero"], "sixnimmt advise: invalid value for '--seat'"),
     ],
 )
