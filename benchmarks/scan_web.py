@@ -140,7 +140,11 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             sockets = await seat_four(base, ws_base)
             stop_at = time.monotonic() + args.seconds
             rtts: list[float] = []
-            scanner = asyncio.ensure_future(scan(base, stop_at, args.scanners, args.rate)) if phase == "scanned" else None
+            scanner = None
+            if phase == "scanned":  # a process of its own: its client's CPU is not the players'
+                command = [sys.executable, __file__, "--scan", base, "--seconds", str(args.seconds),
+                           "--scanners", str(args.scanners)] + (["--rate", str(args.rate)] if args.rate else [])
+                scanner = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
             while time.monotonic() < stop_at:  # one game after another
                 rtts += await play(sockets, stop_at, rng)
                 for ws in sockets:
@@ -150,7 +154,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             result[phase] = {"moves": len(rtts), "p50_ms": round(statistics.median(rtts) * 1000, 2),
                              "p99_ms": round(pct(rtts, 0.99), 2)}
             if scanner is not None:
-                result[phase]["scanner"] = dict(await scanner)
+                out, _ = await scanner.communicate()
+                result[phase]["scanner"] = json.loads(out)
         result["p99_ratio"] = round(result["scanned"]["p99_ms"] / result["quiet"]["p99_ms"], 2)
         return result
     finally:
@@ -165,7 +170,13 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=None,
                         help="the scanner's requests a second (default: as fast as it is answered)")
     parser.add_argument("--seed", type=int, default=1)
-    print(json.dumps(asyncio.run(main_async(parser.parse_args())), indent=2))
+    parser.add_argument("--scan", metavar="URL", help=argparse.SUPPRESS)  # the scanner's own process
+    args = parser.parse_args()
+    if args.scan:
+        stop_at = time.monotonic() + args.seconds
+        print(json.dumps(dict(asyncio.run(scan(args.scan, stop_at, args.scanners, args.rate)))))
+        return
+    print(json.dumps(asyncio.run(main_async(args)), indent=2))
 
 
 if __name__ == "__main__":

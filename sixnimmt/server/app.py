@@ -42,7 +42,15 @@ from .clock import Clock, LoopClock
 from .cluster import MOVED_CLOSE_CODE, Cluster
 from .collector import QuietCollector
 from .config import Settings, settings_from_env
-from .limits import AddressCount, ApiError, BodyLimit, LookupBudget, RateLimits, too_many
+from .limits import (
+    AddressCount,
+    ApiError,
+    BodyLimit,
+    LookupBudget,
+    LookupGate,
+    RateLimits,
+    too_many,
+)
 from .logs import redact_secrets_in_logs
 from .protocol import ProtocolError, wire_text
 from .registry import Rooms
@@ -207,11 +215,8 @@ def take_lookup(request: Request | WebSocket, clock_now: float) -> float:
 
 
 async def looked_up(request: Request, rooms: Rooms, code: str, op: str, **args: Any) -> Any:
-    """``op`` on table ``code`` for an HTTP request, within the address's lookup budget (429 past
-    it; a code that names no table also takes from the budget of misses)."""
-    wait = take_lookup(request, rooms.clock.now())
-    if wait:
-        raise too_many(wait, "table lookups")
+    """``op`` on table ``code`` for an HTTP request (its lookup was taken from the address's budget
+    by :class:`LookupGate`); a code that names no table also takes from the budget of misses."""
     try:
         return await table_call(rooms, code, op, **args)
     except ApiError as error:
@@ -631,6 +636,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                                      settings.miss_per_minute, settings.miss_burst)
     app.state.socket_opens = RateLimits(settings.socket_opens_per_minute / 60, settings.socket_open_burst)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(LookupGate, budget=app.state.lookups, now=clock.now)
 
     @app.exception_handler(RequestValidationError)
     async def one_line_errors(_request: Request, exc: RequestValidationError) -> JSONResponse:

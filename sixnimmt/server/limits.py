@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import HTTPException
@@ -114,6 +116,34 @@ class LookupBudget:
     def missed(self, address: str, now: float) -> None:
         """The lookup found no table."""
         self.misses.retry_after(address, now)
+
+
+class LookupGate:
+    """ASGI middleware: every HTTP request that looks a table up by its code (``/api/tables/CODE``
+    and its ``/join``) takes from its address's :class:`LookupBudget` before anything else runs; past
+    the budget it is answered 429 here, so a scanner flooding the server costs it a bucket and a
+    short answer, not a trip through the framework (``benchmarks/scan_web.py``)."""
+
+    PATH = re.compile(r"^/api/tables/[^/]+(?:/join)?/?$")
+
+    def __init__(self, app: ASGIApp, budget: LookupBudget, now: Callable[[], float]) -> None:
+        self.app = app
+        self.budget = budget
+        self.now = now
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.PATH.match(scope["path"]):
+            client = scope.get("client")
+            wait = self.budget.take(client[0] if client else "unknown", self.now())
+            if wait:
+                error = too_many(wait, "table lookups")
+                body = json.dumps(error.body()).encode()
+                headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+                headers += [(k.lower().encode(), v.encode()) for k, v in (error.headers or {}).items()]
+                await send({"type": "http.response.start", "status": 429, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
 
 
 class BodyLimit:
