@@ -68,7 +68,7 @@ def _row_for(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) 
 
 
 @njit(cache=True)
-def _danger(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) -> float:  # pragma: no cover
+def card_danger(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool) -> float:  # pragma: no cover
     """A quick guess of what playing ``card`` now costs (bullheads), for the SNUG policy."""
     r, gap = _row_for(rows, lens, card, professional)
     if r < 0:
@@ -177,7 +177,7 @@ def _choose(
                 rows, lens, hands, hlen, s, hands[s, i], professional, undealt, policy == CAUTIOUS, tail
             )
         else:
-            danger = _danger(rows, lens, hands[s, i], professional)
+            danger = card_danger(rows, lens, hands[s, i], professional)
         score = danger + noise * np.random.random()
         if score < best_score:
             best, best_score = i, score

@@ -245,7 +245,6 @@ class Game:
         self.revealed: Cards | None = None
         self.revealed_by: tuple[SeatCard, ...] = ()  # who played which revealed card, by seat
         self.current: int | None = None  # Open/Hand: whose turn it is
-        self._waiting = players  # seats still to choose this turn (simultaneous and Open turns)
         self._queue: list[SeatCard] = []  # revealed cards not yet placed, in the order they go
         self._row_choice: Decision | None = None  # the row choice owed, if one is
         self._pending_keep: _PendingKeep | None = None
@@ -387,9 +386,9 @@ class Game:
             return (Decision(_KEEP_CARDS, keep.seat, options, keep.trigger, "keep"),)
         return ()
 
-    def _seat_card_decisions(self) -> list[Decision]:
+    def seat_card_decisions(self) -> list[Decision]:
         """Each seat's decision "play a card of your hand", made once per change of the hands (the
-        options are the hands as the views show them)."""
+        options are the hands as the views show them). For the turn structures (core/turns.py)."""
         decisions = self._card_decisions
         if decisions is None:
             hands = self._hand_copies
@@ -437,7 +436,7 @@ class Game:
                 return make_view({"seat": seat, "hand": hand, "my_choice": mine[0], "my_choices": mine,
                                   "decision": None, DEFERRED: (_moment_fields, moment)})
             return make_view({"seat": seat, "hand": hand, "my_choice": None, "my_choices": (),
-                              "decision": (self._card_decisions or self._seat_card_decisions())[seat],
+                              "decision": (self.seat_card_decisions())[seat],
                               DEFERRED: (_moment_fields, moment)})
         decision = None
         for d in self._pending or self.pending():  # decision_for(seat), from the cached pending()
@@ -514,12 +513,13 @@ class Game:
             self._pending = self._moment = None
             events = self.events
             mark = len(events)
-            self._turns.play(self, seat, value)
+            if self._turns.play(self, seat, value):
+                self._reveal()  # every card of the turn is in
             return events[mark:]
         handler = _ANSWERS.get(self.phase)
         if handler is None:  # the game is over: say so (or that there is no such seat)
             self._check_seat(seat)
-            raise IllegalMoveError(f"the game is over: {self._who(seat)} has nothing to decide")
+            raise IllegalMoveError(f"the game is over: {self.who(seat)} has nothing to decide")
         return handler(self, seat, value)
 
     def play(self, seat: int, card: Card) -> list[Event]:
@@ -532,7 +532,7 @@ class Game:
         if seat.__class__ is not int or not 0 <= seat < self.players or self.phase is not _PLAY:
             self._check_seat(seat)
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot play card {card!r} now: "
+                f"{self.where()}: {self.who(seat)} cannot play card {card!r} now: "
                 f"the game is in the {self.phase.value} phase"
             )
         return self.act(seat, card)
@@ -541,9 +541,8 @@ class Game:
         """Take back ``seat``'s unrevealed choice this turn (a simultaneous turn only)."""
         self._check_seat(seat)
         if self.phase is not _PLAY or not self._turns.retractable or not self.choices[seat]:
-            raise IllegalMoveError(f"{self._where()}: {self._who(seat)} has no choice to take back")
-        if len(self.choices[seat]) == self._turns.per_turn:
-            self._waiting += 1
+            raise IllegalMoveError(f"{self.where()}: {self.who(seat)} has no choice to take back")
+        self._turns.retract(self, seat)
         self.choices[seat] = ()
         self._pending = self._moment = None
 
@@ -579,15 +578,15 @@ class Game:
         choice = self._row_choice
         if self.phase is not _ROW_CHOICE or choice is None:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot choose row {row!r}: no row choice is due"
+                f"{self.where()}: {self.who(seat)} cannot choose row {row!r}: no row choice is due"
             )
         if seat != choice.seat:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot choose row {row!r}: it is "
-                f"{self._who(choice.seat)}'s choice for card {choice.card}"
+                f"{self.where()}: {self.who(seat)} cannot choose row {row!r}: it is "
+                f"{self.who(choice.seat)}'s choice for card {choice.card}"
             )
         raise IllegalMoveError(
-            f"{self._where()}: {self._who(seat)} cannot choose row {row!r} for card "
+            f"{self.where()}: {self.who(seat)} cannot choose row {row!r} for card "
             f"{choice.card}: choose one of {list(choice.options)}"
         )
 
@@ -597,16 +596,16 @@ class Game:
         card = self._whole(seat, card, "card")
         if self.phase is not _DRAFT or self.drafter is None:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot draft card {card!r}: there is no draft now"
+                f"{self.where()}: {self.who(seat)} cannot draft card {card!r}: there is no draft now"
             )
         if seat != self.drafter:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot draft card {card!r}: it is "
-                f"{self._who(self.drafter)}'s pick"
+                f"{self.where()}: {self.who(seat)} cannot draft card {card!r}: it is "
+                f"{self.who(self.drafter)}'s pick"
             )
         if card not in self.draft_pool:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot draft card {card!r}: not in the pool"
+                f"{self.where()}: {self.who(seat)} cannot draft card {card!r}: not in the pool"
             )
         mark = len(self.events)
         self._pending = self._moment = None
@@ -633,12 +632,12 @@ class Game:
         card = self._whole(seat, card, "card")
         if self.phase is not _ORDER:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot order card {card!r}: no order is due"
+                f"{self.where()}: {self.who(seat)} cannot order card {card!r}: no order is due"
             )
         assert isinstance(self._turns, Pairs)
         mark = len(self.events)
         self._pending = self._moment = self._table = None  # rows move; the hands do not
-        self._turns.order(self, seat, card)
+        self._queue = self._turns.order(self, seat, card)
         self.phase = _PLAY
         self._resolve()
         return self.events[mark:]
@@ -651,16 +650,16 @@ class Game:
         keep = self._pending_keep
         if self.phase is not _KEEP or keep is None:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot keep card {card!r}: no taken row to split"
+                f"{self.where()}: {self.who(seat)} cannot keep card {card!r}: no taken row to split"
             )
         if seat != keep.seat:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot keep card {card!r}: it is "
-                f"{self._who(keep.seat)} who took the row"
+                f"{self.where()}: {self.who(seat)} cannot keep card {card!r}: it is "
+                f"{self.who(keep.seat)} who took the row"
             )
         if card != PASS and card not in keep.cards:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)} cannot keep card {card!r}: "
+                f"{self.where()}: {self.who(seat)} cannot keep card {card!r}: "
                 f"the row taken holds {sorted(keep.cards)}"
             )
         mark = len(self.events)
@@ -707,10 +706,12 @@ class Game:
 
     # ------------------------------------------------------------------ internals
 
-    def _who(self, seat: int) -> str:
+    def who(self, seat: int) -> str:
+        """``seat`` as an error message names it: "seat 2 (Ana)"."""
         return f"seat {seat} ({self.seats[seat]})"
 
-    def _where(self) -> str:
+    def where(self) -> str:
+        """The moment as an error message names it: "deal 1, turn 3"."""
         return f"deal {self.deal_index + 1}, turn {self.turn + 1}"
 
     def _whole(self, seat: int, value: object, what: str) -> int:
@@ -724,21 +725,22 @@ class Game:
             return operator.index(value)  # type: ignore[arg-type]
         except TypeError:
             raise IllegalMoveError(
-                f"{self._where()}: {self._who(seat)}: a {what} is a whole number, not {repr(value)[:40]}"
+                f"{self.where()}: {self.who(seat)}: a {what} is a whole number, not {repr(value)[:40]}"
             ) from None
 
     def _check_seat(self, seat: int, allow_over: bool = False) -> None:
         if seat.__class__ is not int or not 0 <= seat < self.players:
             raise IllegalMoveError(
-                f"{self._where()}: there is no seat {seat!r} (seats are 0 to {self.players - 1})"
+                f"{self.where()}: there is no seat {seat!r} (seats are 0 to {self.players - 1})"
             )
         if self.phase is _OVER and not allow_over:
-            raise IllegalMoveError(f"the game is over: {self._who(seat)} has nothing to decide")
+            raise IllegalMoveError(f"the game is over: {self.who(seat)} has nothing to decide")
 
     def _emit(self, event: Event) -> None:
         self.events.append(event)
 
-    def _unchosen(self, seat: int) -> Cards:
+    def unchosen(self, seat: int) -> Cards:
+        """The cards of ``seat``'s hand not chosen this turn."""
         hand = list(self.hands[seat])
         for card in self.choices[seat]:
             hand.remove(card)
@@ -754,7 +756,6 @@ class Game:
         self.played = []
         self.played_by = []
         self.choices = list(self._no_choices)
-        self._waiting = players
         self.revealed = None
         hands, rows, drafter, setup = self._deals.start(deal)
         self.hands, self.rows = hands, rows
@@ -766,11 +767,12 @@ class Game:
         else:
             self.phase = _PLAY
         self._turns.start_deal(self)
+        self._turns.start_turn(self)
         self.events.append(make(DealStarted, (deal, tuple(map(tuple, rows)))))
 
     def _reveal(self) -> None:
         self._table = self._moment = self._hand_copies = self._card_decisions = None  # _hands_changed()
-        seat_cards, plays, seat = self._turns.reveal(self)
+        seat_cards, plays, seat, self._queue = self._turns.reveal(self)
         hands = self.hands
         for owner, card in seat_cards:
             hands[owner].remove(card)
@@ -896,10 +898,11 @@ class Game:
         self.revealed = None
         self.revealed_by = ()
         self.choices = list(self._no_choices)
-        self._waiting = self.players
         self.turn += 1
         if self._turns.after_turn(self):
             self._score_deal()
+        else:
+            self._turns.start_turn(self)
 
     def _score_deal(self) -> None:
         rules = self.rules

@@ -9,9 +9,12 @@
   holds the marker; the marker passes on every turn.
 * :class:`Solo` (§6 Hand): one player's turn at a time, one or two cards.
 
-Each one owns what only its order needs (the pairs still to order, the rounds played) and works on
-the game's shared state (hands, this turn's choices, whose turn it is, the queue of cards to
-place), which the game passes to every call: a structure holds no reference to its game, so a game
+Each one owns what only its order needs (who is still to choose, the pairs still to order, the
+rounds played) and works through the game's public state (hands, this turn's choices, whose turn it
+is) and the few methods the game offers for them (``who``, ``where``, ``unchosen``,
+``seat_card_decisions``); it never writes a private name of the game. What it decides, it returns:
+whether the turn's cards are all in (:meth:`TurnStructure.play`), and the cards to place in their
+order (:meth:`TurnStructure.reveal`, :meth:`Pairs.order`). The game passes itself to every call: a structure holds no reference to its game, so a game
 nobody holds is freed at once by its reference count, not left for the cycle collector (a serving
 process runs that once every few minutes: server/collector.py). Everything here is called with a
 seat and an int already checked by the game.
@@ -76,22 +79,27 @@ class TurnStructure:
     def start_deal(self, game: Game) -> None:
         """A deal begins (its first turn)."""
 
+    def start_turn(self, game: Game) -> None:
+        """A turn begins: nobody has chosen yet."""
+
     def decisions(self, game: Game) -> tuple[Decision, ...]:
         """The card decisions owed in the play phase."""
         raise NotImplementedError
 
-    def play(self, game: Game, seat: int, card: Card) -> None:
-        """``seat`` chooses ``card``; reveals the turn once every card is in."""
+    def play(self, game: Game, seat: int, card: Card) -> bool:
+        """``seat`` chooses ``card``. True once every card of the turn is in (the game reveals them)."""
         raise NotImplementedError
 
-    def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None]:
-        """Reveal this turn's cards and queue them for placement (lowest first). Returns them with
-        their seats, as revealed (by seat); the cards alone (``CardsRevealed.plays``); and whose
-        turn it is, where one player plays the whole turn."""
+    def retract(self, game: Game, seat: int) -> None:
+        """``seat``'s choice is taken back (only where :attr:`retractable`)."""
+
+    def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None, list[SeatCard]]:
+        """Reveal this turn's cards. Returns them with their seats, as revealed (by seat); the cards
+        alone (``CardsRevealed.plays``); whose turn it is, where one player plays the whole turn;
+        and the cards to place now, in the order they go (lowest first)."""
         plays = tuple(map(_first, game.choices))
         seat_cards = tuple(enumerate(plays))
-        game._queue = sorted(seat_cards, key=_second)  # twins (Double) by seat: the sort is stable
-        return seat_cards, plays, None
+        return seat_cards, plays, None, sorted(seat_cards, key=_second)  # twins (Double) by seat: a stable sort
 
     def more_to_queue(self, game: Game) -> bool:
         """Cards revealed but not queued yet (they wait for a decision of their owner)."""
@@ -112,7 +120,7 @@ class TurnStructure:
 
     def _not_in_hand(self, game: Game, seat: int, card: Card, where: str = "not in hand") -> IllegalMoveError:
         return IllegalMoveError(
-            f"{game._where()}: {game._who(seat)} cannot play card {card!r}: "
+            f"{game.where()}: {game.who(seat)} cannot play card {card!r}: "
             f"{where} {sorted(game.hands[seat])}"
         )
 
@@ -120,28 +128,36 @@ class TurnStructure:
 class Simultaneous(TurnStructure):
     """Everyone chooses one card secretly (and may change it until the last player chooses)."""
 
+    def __init__(self) -> None:
+        self.waiting = 0  # seats still to choose this turn
+
+    def start_turn(self, game: Game) -> None:
+        self.waiting = game.players
+
+    def retract(self, game: Game, seat: int) -> None:
+        self.waiting += 1
+
     def decisions(self, game: Game) -> tuple[Decision, ...]:
-        decisions = game._card_decisions or game._seat_card_decisions()
-        if game._waiting == game.players:  # nobody has chosen yet: every seat's decision
+        decisions = game.seat_card_decisions()
+        if self.waiting == game.players:  # nobody has chosen yet: every seat's decision
             return tuple(decisions)
         # The decisions of the seats that have not chosen (an empty choice is falsy), in C.
         return tuple(compress(decisions, map(not_, game.choices)))
 
-    def play(self, game: Game, seat: int, card: Card) -> None:
+    def play(self, game: Game, seat: int, card: Card) -> bool:
         if card not in game.hands[seat]:
             raise self._not_in_hand(game, seat, card)
         choices = game.choices
         if choices[seat]:
             choices[seat] = (card,)  # a changed mind: nobody else learns anything new
-            return
+            return False
         choices[seat] = (card,)
         try:  # the shared event (_CHOSEN), read here directly: this runs for nearly every card played
             game.events.append(_CHOSEN[game.deal_index][game.turn][seat])
         except IndexError:
             game.events.append(_card_chosen(game.deal_index, game.turn, seat))
-        game._waiting -= 1
-        if not game._waiting:
-            game._reveal()
+        self.waiting -= 1
+        return not self.waiting
 
 
 class Pairs(TurnStructure):
@@ -155,14 +171,14 @@ class Pairs(TurnStructure):
 
     def decisions(self, game: Game) -> tuple[Decision, ...]:
         return tuple(
-            Decision(_CARD, seat, game._unchosen(seat)) for seat in range(game.players) if len(game.choices[seat]) < 2
+            Decision(_CARD, seat, game.unchosen(seat)) for seat in range(game.players) if len(game.choices[seat]) < 2
         )
 
-    def play(self, game: Game, seat: int, card: Card) -> None:
+    def play(self, game: Game, seat: int, card: Card) -> bool:
         mine = game.choices[seat]
         if len(mine) >= 2:
             raise IllegalMoveError(
-                f"{game._where()}: {game._who(seat)} has already chosen {list(mine)}: retract them to change"
+                f"{game.where()}: {game.who(seat)} has already chosen {list(mine)}: retract them to change"
             )
         available = list(game.hands[seat])
         for chosen in mine:
@@ -172,17 +188,15 @@ class Pairs(TurnStructure):
         game.choices[seat] = (*mine, card)
         if not mine:
             game.events.append(_card_chosen(game.deal_index, game.turn, seat))
-        if all(len(c) == 2 for c in game.choices):
-            game._reveal()
+        return all(len(c) == 2 for c in game.choices)
 
-    def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None]:
+    def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None, list[SeatCard]]:
         # Each seat's pair ascending: the order they were picked in is nobody's business. Nothing
         # is queued until the pair's owner says which goes first.
         seat_cards = tuple((seat, c) for seat, cards in enumerate(game.choices) for c in sorted(cards))
-        game._queue = []
         self.orders = {}
         self.left = {seat: list(cards) for seat, cards in enumerate(game.choices)}
-        return seat_cards, tuple([card for _, card in seat_cards]), None
+        return seat_cards, tuple([card for _, card in seat_cards]), None, []
 
     def more_to_queue(self, game: Game) -> bool:
         return bool(self.left)
@@ -199,31 +213,38 @@ class Pairs(TurnStructure):
         seat = self.next_seat(game)
         return Decision(_ORDER_KIND, seat, tuple(sorted(self.left[seat])))
 
-    def order(self, game: Game, seat: int, card: Card) -> None:
+    def order(self, game: Game, seat: int, card: Card) -> list[SeatCard]:
+        """``seat`` places ``card`` first of its pair; returns the pair, in the order placed."""
         due = self.next_seat(game)
         if seat != due:
             raise IllegalMoveError(
-                f"{game._where()}: {game._who(seat)} cannot order card {card!r}: it is "
-                f"{game._who(due)}'s cards that are placed next"
+                f"{game.where()}: {game.who(seat)} cannot order card {card!r}: it is "
+                f"{game.who(due)}'s cards that are placed next"
             )
         pair = self.left[seat]
         if card not in pair:
             raise IllegalMoveError(
-                f"{game._where()}: {game._who(seat)} cannot place card {card!r} first: "
+                f"{game.where()}: {game.who(seat)} cannot place card {card!r} first: "
                 f"their cards are {sorted(pair)}"
             )
         rest = list(pair)
         rest.remove(card)
         del self.left[seat]
         self.orders[seat] = [card, rest[0]]
-        game._queue = [(seat, card), (seat, rest[0])]
         game.events.append(OrderChosen(game.deal_index, game.turn, seat, (card, rest[0])))
+        return [(seat, card), (seat, rest[0])]
 
 
 class Sequence(TurnStructure):
     """§6 Open: face up, one player after another, from the seat holding the marker."""
 
     retractable = False
+
+    def __init__(self) -> None:
+        self.waiting = 0  # seats still to play this turn
+
+    def start_turn(self, game: Game) -> None:
+        self.waiting = game.players
 
     def first_player(self, game: Game) -> int:
         """The marker starts at seat 0 and passes on after every turn of the game."""
@@ -237,22 +258,23 @@ class Sequence(TurnStructure):
         assert seat is not None
         return (Decision(_CARD, seat, tuple(game.hands[seat])),)
 
-    def play(self, game: Game, seat: int, card: Card) -> None:
+    def play(self, game: Game, seat: int, card: Card) -> bool:
         if seat != game.current:
             assert game.current is not None
             raise IllegalMoveError(
-                f"{game._where()}: {game._who(seat)} cannot play card {card!r}: it is "
-                f"{game._who(game.current)}'s turn to play"
+                f"{game.where()}: {game.who(seat)} cannot play card {card!r}: it is "
+                f"{game.who(game.current)}'s turn to play"
             )
         if card not in game.hands[seat]:
             raise self._not_in_hand(game, seat, card)
         game.choices[seat] = (card,)
         game.events.append(make(CardShown, (game.deal_index, game.turn, seat, card)))
         game.current = (seat + 1) % game.players
-        game._waiting -= 1
-        if not game._waiting:
-            game.current = None  # nobody plays while the turn's cards are placed
-            game._reveal()
+        self.waiting -= 1
+        if self.waiting:
+            return False
+        game.current = None  # nobody plays while the turn's cards are placed
+        return True
 
     def after_turn(self, game: Game) -> bool:
         if super().after_turn(game):
@@ -282,36 +304,34 @@ class Solo(TurnStructure):
         assert seat is not None
         if not game.choices[seat]:
             return Decision(_CARD, seat, tuple(game.hands[seat]))
-        return Decision(_CARD, seat, (PASS, *game._unchosen(seat)), reason="second")
+        return Decision(_CARD, seat, (PASS, *game.unchosen(seat)), reason="second")
 
     def decisions(self, game: Game) -> tuple[Decision, ...]:
         return (self.decision(game),)
 
-    def play(self, game: Game, seat: int, card: Card) -> None:
+    def play(self, game: Game, seat: int, card: Card) -> bool:
         assert game.current is not None
         if seat != game.current:
             raise IllegalMoveError(
-                f"{game._where()}: {game._who(seat)} cannot play card {card!r}: it is "
-                f"{game._who(game.current)}'s turn"
+                f"{game.where()}: {game.who(seat)} cannot play card {card!r}: it is "
+                f"{game.who(game.current)}'s turn"
             )
         decision = self.decision(game)
         if card not in decision.options:
             raise IllegalMoveError(
-                f"{game._where()}: {game._who(seat)} cannot play card {card!r}: choose one of "
+                f"{game.where()}: {game.who(seat)} cannot play card {card!r}: choose one of "
                 f"{list(decision.options)}" + (" (0 = no second card)" if decision.reason else "")
             )
         if card != PASS:
             game.choices[seat] += (card,)
-        if card == PASS or len(game.choices[seat]) == 2 or len(game.hands[seat]) == 1:
-            game._reveal()
+        return card == PASS or len(game.choices[seat]) == 2 or len(game.hands[seat]) == 1
 
-    def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None]:
+    def reveal(self, game: Game) -> tuple[tuple[SeatCard, ...], Cards, int | None, list[SeatCard]]:
         seat = game.current
         assert seat is not None
         plays = game.choices[seat]
         seat_cards = tuple([(seat, card) for card in plays])
-        game._queue = list(seat_cards)  # in the order played
-        return seat_cards, plays, seat
+        return seat_cards, plays, seat, list(seat_cards)  # placed in the order played
 
     def after_turn(self, game: Game) -> bool:
         """Pass the turn on; True when the round just ended with the game's end condition."""

@@ -63,16 +63,16 @@ from .features import FEATURE_SETS, counted_cost, derived
 from .policy import DEFAULT_POLICY, MlpPolicy, with_tables
 from .train import (
     TrainingError,
-    _linears,
-    _load_into,
-    _mlp,
-    _tables_from_state,
-    _tables_state,
-    _torch,
+    build_mlp,
     carried_tables,
     export_actor,
+    import_torch,
+    linear_layers,
+    load_policy_into,
     refuse_shipped_folder,
     ship_policy,
+    tables_from_state,
+    tables_to_state,
 )
 from .vector import vector_config
 
@@ -278,7 +278,7 @@ def draw_curve(log: list[dict[str, Any]], path: Path) -> None:
 
 def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, echo: Any = print) -> dict[str, Any]:
     """Run (or, with ``resume``, go on with) the distillation run in ``config.out``."""
-    torch = _torch()
+    torch = import_torch()
     out = Path(config.out)
     checkpoint_path = out / "checkpoint.pt"
     refuse_shipped_folder(out)
@@ -305,21 +305,21 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
     generator = torch.Generator().manual_seed(config.seed)
     if config.features and config.features not in FEATURE_SETS:
         raise TrainingError(f"unknown features {config.features!r}: choose one of {', '.join(FEATURE_SETS)}, or none")
-    net = _mlp(torch, [OBS_SIZE + FEATURE_SETS.get(config.features, 0), *config.hidden, N_ACTIONS])
+    net = build_mlp(torch, [OBS_SIZE + FEATURE_SETS.get(config.features, 0), *config.hidden, N_ACTIONS])
     # The residual's weight on cautious's expected cost (bullheads): -1 / value_scale fits it exactly
     # where the rollouts agree with it; the network's last layer starts at 0, so the first policy is
     # cautious itself.
     coef = torch.nn.Parameter(torch.tensor(-1.0 / config.value_scale if config.residual else 0.0))
     if config.residual:
         with torch.no_grad():
-            _linears(net)[-1].weight.zero_()
-            _linears(net)[-1].bias.zero_()
+            linear_layers(net)[-1].weight.zero_()
+            linear_layers(net)[-1].bias.zero_()
     optimizer = torch.optim.Adam([*net.parameters(), *([coef] if config.residual else [])], lr=config.lr)
     log: list[dict[str, Any]] = []
     done, decisions, seconds = 0, 0, 0.0
     carried: dict[int, MlpPolicy] = {}
     if resume:
-        carried = _tables_from_state(saved.get("tables", {}))
+        carried = tables_from_state(saved.get("tables", {}))
         net.load_state_dict(saved["net"])
         coef.data.fill_(saved["residual"])
         optimizer.load_state_dict(saved["optimizer"])
@@ -331,7 +331,7 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
     else:
         if config.init != "none":
             init = MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init)
-            _load_into(torch, net, init)
+            load_policy_into(torch, net, init)
             carried = carried_tables(init, config.players, echo)
         (out / "log.jsonl").write_text(json.dumps({"config": asdict(config)}) + "\n")
         echo(f"distilling into {out}: players {list(config.players)}, {config.variant}, "
@@ -372,7 +372,7 @@ def distil(config: DistilConfig, *, resume: bool = False, ship: bool = False, ec
         torch.save({"config": asdict(config), "net": net.state_dict(), "optimizer": optimizer.state_dict(),
                     "residual": float(coef.detach()), "rounds_done": done, "decisions": decisions, "seconds": seconds, "log": log,
                     "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-                    "generator": generator.get_state(), "tables": _tables_state(carried)}, out / "checkpoint.tmp")
+                    "generator": generator.get_state(), "tables": tables_to_state(carried)}, out / "checkpoint.tmp")
         (out / "checkpoint.tmp").replace(checkpoint_path)  # never a half-written checkpoint
         draw_curve(log, out / "curve.png")
     if ship:

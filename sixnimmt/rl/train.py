@@ -99,7 +99,8 @@ class TrainingError(ValueError):
     """A run that cannot start: a bad option, a missing extra, a run folder in the way."""
 
 
-def _torch() -> Any:
+def import_torch() -> Any:
+    """torch, imported on first use (the ``rl`` extra), or a :class:`TrainingError` saying how to install it."""
     try:
         import torch
     except ImportError:
@@ -149,12 +150,14 @@ def carried_tables(init: MlpPolicy | None, players: Sequence[int], echo: Any = p
     return {count: table for count, table in init.tables.items() if count not in players}
 
 
-def _tables_state(tables: dict[int, MlpPolicy]) -> dict[int, dict[str, Any]]:
+def tables_to_state(tables: dict[int, MlpPolicy]) -> dict[int, dict[str, Any]]:
+    """Policy tables as plain data (for a checkpoint)."""
     return {count: {"weights": table.weights, "biases": table.biases, "activation": table.activation,
                     "meta": table.meta} for count, table in tables.items()}
 
 
-def _tables_from_state(state: dict[int, dict[str, Any]]) -> dict[int, MlpPolicy]:
+def tables_from_state(state: dict[int, dict[str, Any]]) -> dict[int, MlpPolicy]:
+    """The policy tables :func:`tables_to_state` wrote."""
     return {int(count): MlpPolicy(t["weights"], t["biases"], t["activation"], t["meta"]) for count, t in state.items()}
 
 
@@ -177,7 +180,8 @@ def _actor_logits(torch: Any, actor: Any, residual: Any, x: Any, cost: Any, play
     return torch.cat([card, rows, logits[:, CARD_ACTIONS + 4 :]], dim=1)
 
 
-def _mlp(torch: Any, sizes: list[int]) -> Any:
+def build_mlp(torch: Any, sizes: list[int]) -> Any:
+    """A torch network of linear layers of ``sizes``, as the shipped policies are."""
     layers: list[Any] = []
     for i in range(len(sizes) - 1):
         layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
@@ -186,22 +190,23 @@ def _mlp(torch: Any, sizes: list[int]) -> Any:
     return torch.nn.Sequential(*layers)
 
 
-def _linears(net: Any) -> list[Any]:
+def linear_layers(net: Any) -> list[Any]:
+    """The layers of ``net`` that hold weights."""
     return [m for m in net if hasattr(m, "weight")]
 
 
 def export_actor(actor: Any, meta: dict[str, Any]) -> MlpPolicy:
     """The actor as a numpy policy (what the ``learned`` bot loads)."""
-    layers = _linears(actor)
+    layers = linear_layers(actor)
     return MlpPolicy([layer.weight.detach().cpu().numpy().copy() for layer in layers],
                      [layer.bias.detach().cpu().numpy().copy() for layer in layers], "tanh", meta)
 
 
-def _load_into(torch: Any, actor: Any, policy: MlpPolicy) -> None:
+def load_policy_into(torch: Any, actor: Any, policy: MlpPolicy) -> None:
     """Start the actor from ``policy`` (an ensemble: its first network): same hidden sizes; a policy
     made for an earlier, shorter observation gets zero weights for the numbers it never read (so it
     plays exactly as before)."""
-    layers = _linears(actor)
+    layers = linear_layers(actor)
     # An ensemble (policy.py) trains on from its first network: PPO improves one network.
     policy = policy.member(0)
     if [w.shape[0] for w in policy.weights] != [layer.weight.shape[0] for layer in layers]:
@@ -380,7 +385,7 @@ def check_league_bots(specs: tuple[str, ...], variant: str, players: tuple[int, 
 def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
           echo: Any = print) -> dict[str, Any]:
     """Run (or, with ``resume``, go on with) the training run in ``config.out``."""
-    torch = _torch()
+    torch = import_torch()
     out = Path(config.out)
     checkpoint_path = out / "checkpoint.pt"
     if resume:
@@ -407,8 +412,8 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     inputs = OBS_SIZE + FEATURE_SETS.get(config.features, 0)
-    actor = _mlp(torch, [inputs, *config.hidden, N_ACTIONS])
-    critic = _mlp(torch, [inputs, *config.hidden, 1])
+    actor = build_mlp(torch, [inputs, *config.hidden, N_ACTIONS])
+    critic = build_mlp(torch, [inputs, *config.hidden, 1])
     init = None if resume or config.init == "none" else MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init)
     if init is not None:
         _inherit_residuals(config, init)
@@ -432,7 +437,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         residual.data.copy_(torch.as_tensor(saved.get("residual", starting)))
         optimizer.load_state_dict(saved["optimizer"])
         league.snapshots = [MlpPolicy(s["weights"], s["biases"], "tanh", s["meta"]) for s in saved["league"]]
-        carried = _tables_from_state(saved.get("tables", {}))
+        carried = tables_from_state(saved.get("tables", {}))
         iteration, agent_steps, seconds = saved["iteration"], saved["agent_steps"], saved["seconds"]
         rng.bit_generator.state = saved["rng"]
         torch.set_rng_state(saved["torch_rng"])
@@ -440,7 +445,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
         # The log as of the checkpoint: iterations run after it (and lost with a crash) run again.
         (out / "log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [{"config": saved["config"]}, *log]))
     elif init is not None:
-        _load_into(torch, actor, init)
+        load_policy_into(torch, actor, init)
     if config.clone and not resume:
         if config.clone not in COMPILED_OPPONENTS:
             raise TrainingError(f"unknown player to clone {config.clone!r}: choose from {', '.join(COMPILED_OPPONENTS)}")
@@ -471,7 +476,7 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
                     "iteration": iteration, "agent_steps": agent_steps,
                     "seconds": seconds, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                     "league": [{"weights": p.weights, "biases": p.biases, "meta": p.meta} for p in league.snapshots],
-                    "tables": _tables_state(carried),
+                    "tables": tables_to_state(carried),
                     "log": log}, out / "checkpoint.tmp")
         (out / "checkpoint.tmp").replace(checkpoint_path)  # never a half-written checkpoint
         draw_curve(log, out / "curve.png")

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..bots.rollout import _danger
+from ..bots.rollout import card_danger
 from ..core.cards import BULLHEADS, DECK_SIZE, HAND_SIZE, ROW_COUNT, ROW_LIMIT
 from ..core.fast import nb_cheapest_row, nb_put, nb_row_cost, nb_slots_pro
 from .encoding import (
@@ -385,7 +385,7 @@ def opponent_actions(
                     pick = 0
                     low = 1e18
                     for j in range(n):
-                        d = _danger(b.rows[g], b.row_len[g], b.hands[g, s, j], c.professional)
+                        d = card_danger(b.rows[g], b.row_len[g], b.hands[g, s, j], c.professional)
                         if d < low:
                             pick = j
                             low = d

@@ -55,9 +55,15 @@ def test_a_tiny_run_writes_everything_and_resumes(tmp_path: Path) -> None:
 
 
 def test_the_exported_policy_is_the_trained_actor(tmp_path: Path) -> None:
-    from sixnimmt.rl.train import TrainConfig, _inherit_residuals, _load_into, _mlp, export_actor
+    from sixnimmt.rl.train import (
+        TrainConfig,
+        _inherit_residuals,
+        build_mlp,
+        export_actor,
+        load_policy_into,
+    )
 
-    actor = _mlp(torch, [OBS_SIZE, 16, N_ACTIONS])
+    actor = build_mlp(torch, [OBS_SIZE, 16, N_ACTIONS])
     policy = export_actor(actor, {})
     obs = np.random.default_rng(0).random((5, OBS_SIZE), dtype=np.float32)
     with torch.no_grad():
@@ -65,8 +71,8 @@ def test_the_exported_policy_is_the_trained_actor(tmp_path: Path) -> None:
     assert np.allclose(policy.logits(obs), expected, atol=1e-5)
     # Starting from the shipped policy plays as its (first) network does, with its residual weights.
     shipped = MlpPolicy.load()
-    big = _mlp(torch, [OBS_SIZE, 256, 256, N_ACTIONS])
-    _load_into(torch, big, shipped)
+    big = build_mlp(torch, [OBS_SIZE, 256, 256, N_ACTIONS])
+    load_policy_into(torch, big, shipped)
     first = shipped.member(0)
     network = MlpPolicy(first.weights, first.biases, first.activation)
     with torch.no_grad():
