@@ -434,15 +434,20 @@ class Store:
         record: dict[str, Any],
         winners: list[int],
         deal_players: list[list[dict[str, Any]]] | None = None,
+        after: Callable[[Session, GameRow], object] | None = None,
     ) -> int:
         """A finished game into the history and its table's new state (which names the game), in one
-        transaction: either both are stored or neither is. Returns the game's id."""
+        transaction: either both are stored or neither is. Returns the game's id. ``after`` runs in
+        the same transaction, once the game has its id (the accounts' seats and a rated game's
+        ratings, :mod:`~sixnimmt.server.ratings`)."""
         with Session(self.engine) as session, session.begin():
             game = _game_row(data.code, data.game_number, record, winners, deal_players)
             session.add(game)
             session.flush()
             current = {**(data.current or {}), "last_game_id": game.id}
             self._write_table(session, replace(data, current=current))
+            if after is not None:
+                after(session, game)
             return game.id
 
     def list_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
