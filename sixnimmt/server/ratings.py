@@ -88,13 +88,16 @@ def record_game(session: Session, game: GameRow, who: Participant) -> bool:
     """Inside the archive's transaction: the seats played under an account, and for a rated game every
     rating, its history and the game's ``rated_games`` row. Returns whether ratings changed (False
     when the game was rated already)."""
+    if session.scalar(select(GamePlayerRow.id).where(GamePlayerRow.game_id == game.id).limit(1)) is not None:
+        return False  # recorded already
     for seat, account in enumerate(who.seats):
         if account is not None:
             session.add(GamePlayerRow(game_id=game.id, seat=seat, user_id=account, rated=who.rated))
     if not who.rated or any(a is None for a in who.seats):
         return False
     known = session.scalar(select(RatedGameRow.game_id).where(
-        RatedGameRow.table_code == game.table_code, RatedGameRow.number == game.number
+        (RatedGameRow.game_id == game.id)
+        | ((RatedGameRow.table_code == game.table_code) & (RatedGameRow.number == game.number))
     ))
     if known is not None:
         return False

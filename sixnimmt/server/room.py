@@ -347,6 +347,7 @@ class Room:
             "count": self.options.count,
             "timer": self.options.timer,
             "public": self.options.public,
+            **({"rated": True} if self.options.rated else {}),
             "spectator_chat": self.options.spectator_chat,
             "seats": [s.public() for s in self.seats],
             "spectators": self.spectators(),

@@ -76,7 +76,7 @@ def test_session_cookie_attributes(app_url: str) -> None:
     [
         ("<b>bold</b>", "account-name-invalid"),
         ("al\u202eice", "account-name-invalid"),  # a right-to-left override
-        ("\u0430dmin", "account-name-invalid"),  # a Cyrillic "а" that looks like "a"
+        ("\u0430dmin", "account-name-invalid"),  # a Cyrillic letter that looks like "a"
         ("ab", "account-name-invalid"),
         ("x" * 21, "account-name-invalid"),
         (".dot", "account-name-invalid"),
