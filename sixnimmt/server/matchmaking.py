@@ -102,7 +102,8 @@ class PlayNow:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def levels_near(self, mu: float, count: int, known: dict[str, float] | None = None) -> list[str]:
+    @staticmethod
+    def levels_near(mu: float, count: int, known: dict[str, float] | None = None) -> list[str]:
         """``count`` bot levels whose μ is nearest ``mu`` (distinct while there are enough)."""
         table = {**BOT_PRIOR, **(known or {})}
         order = sorted(table, key=lambda level: (abs(table[level] - mu), level))
