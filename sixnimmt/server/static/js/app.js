@@ -5,6 +5,7 @@ import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
 import { showHistory, showReplay } from "./history.js";
 import { showRules } from "./rules.js";
+import { account, drawAccountLink, showAccount, showLeaderboard, showProfile } from "./account.js";
 
 const main = document.getElementById("main");
 let leave = null; // cleanup of the current screen (closes a table's socket)
@@ -15,6 +16,10 @@ const routes = [
   [/^#\/history\/(\d+)$/, (view, m) => showReplay(view, Number(m[1]))],
   [/^#\/history$/, (view) => showHistory(view)],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
+  [/^#\/account$/, (view) => showAccount(view)],
+  [/^#\/leaderboard(?:\/(\w+))?(\/provisional)?(?:\?page=(\d+))?$/,
+    (view, m) => showLeaderboard(view, m[1] || "standard", !!m[2], Math.max(0, Number(m[3] || 1) - 1))],
+  [/^#\/u\/([A-Za-z0-9_.%-]{1,64})$/, (view, m) => showProfile(view, decodeURIComponent(m[1]))],
   [/^.*$/, (view) => showLobby(view)],
 ];
 
@@ -48,7 +53,8 @@ async function start() {
   const select = document.getElementById("lang");
   await loadLanguage(preferredLanguage());
   select.value = document.documentElement.lang;
-  select.addEventListener("change", async () => { await loadLanguage(select.value); route(); });
+  select.addEventListener("change", async () => { await loadLanguage(select.value); drawAccountLink(); route(); });
+  account();
   await initCards();
   window.addEventListener("hashchange", route);
   route();
