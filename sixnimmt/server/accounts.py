@@ -225,13 +225,24 @@ def check_password(password: str, name: str) -> None:
 # ---------------------------------------------------------------------- hashing, off the event loop
 
 
+#: argon2id's parameters: OWASP's recommended configuration (19 MiB of memory, 2 passes, 1 lane),
+#: about 30 ms of one core per hash. argon2-cffi's own default (RFC 9106's 64 MiB, 3 passes, 4
+#: lanes) took 0.6 s on the 2-core machine of docs/performance.md, where a burst of 10 sign-ins a
+#: second would queue without end. A hash names its parameters: hashes made with others still verify.
+ARGON2_TIME_COST = 2
+ARGON2_MEMORY_KIB = 19 * 1024
+ARGON2_LANES = 1
+
+
 class Hasher:
-    """argon2id (argon2-cffi's defaults as shipped: RFC 9106's low-memory profile, 64 MiB, 3 passes,
-    4 lanes) on ``threads`` threads of its own, run ``niceness`` steps below the server's priority:
-    a burst of sign-ins waits its turn there instead of slowing the moves on the event loop."""
+    """argon2id (:data:`ARGON2_TIME_COST` …) on ``threads`` threads of its own, run ``niceness``
+    steps below the server's priority: a burst of sign-ins waits its turn there instead of slowing
+    the moves on the event loop."""
 
     def __init__(self, threads: int = 2, niceness: int = 5, hasher: PasswordHasher | None = None) -> None:
-        self.hasher = hasher or PasswordHasher()
+        self.hasher = hasher or PasswordHasher(
+            time_cost=ARGON2_TIME_COST, memory_cost=ARGON2_MEMORY_KIB, parallelism=ARGON2_LANES
+        )
         self._pool = ThreadPoolExecutor(
             max(1, threads), thread_name_prefix="sixnimmt-hash", initializer=_lower_priority, initargs=(niceness,)
         )

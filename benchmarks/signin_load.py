@@ -1,0 +1,135 @@
+"""Sign-ins under load: their latency with the argon2 parameters as shipped, and what a burst of them
+does to the moves of people playing meanwhile.
+
+Starts the real server (``sixnimmt serve``, SQLite in a temporary folder), signs up ACCOUNTS
+accounts (each from its own loopback address 127.2.x.y, so the per-address limits hold as for real
+people), then measures:
+
+1. sign-in latency, quiet: QUIET sign-ins one after another (p50, p99);
+2. a move's round trip at TABLES tables, quiet: ``benchmarks/load_web.py`` for SECONDS seconds;
+3. the same while RATE sign-ins per second arrive for SECONDS seconds (each of another account and
+   address), with those sign-ins' latency.
+
+    .venv/bin/python benchmarks/signin_load.py --tables 200 --rate 10 --seconds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+PASSWORD = "a benchmark pass phrase"
+HERE = Path(__file__).resolve().parent
+
+
+def address(index: int) -> str:
+    return f"127.2.{index // 250}.{index % 250 + 1}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
+
+
+async def sign(base: str, index: int, path: str) -> float:
+    transport = httpx.AsyncHTTPTransport(local_address=address(index))
+    async with httpx.AsyncClient(base_url=base, transport=transport, headers={"Origin": base}, timeout=60) as client:
+        start = time.perf_counter()
+        response = await client.post(f"/api/account/{path}", json={"name": f"bench{index}", "password": PASSWORD})
+        took = time.perf_counter() - start
+    if response.status_code not in (200, 201):
+        raise SystemExit(f"{path} {index}: {response.status_code} {response.text}")
+    return took
+
+
+async def burst(base: str, first: int, rate: float, seconds: float) -> list[float]:
+    tasks = []
+    count = int(rate * seconds)
+    start = time.perf_counter()
+    for i in range(count):
+        delay = start + i / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(sign(base, first + i, "signin")))
+    return list(await asyncio.gather(*tasks))
+
+
+def load(base: str, pid: int, tables: int, seconds: float) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, str(HERE / "load_web.py"), "--url", base, "--pid", str(pid), "--tables", str(tables),
+         "--seconds", str(seconds)], capture_output=True, text=True, check=True,
+    ).stdout
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    folder = tempfile.mkdtemp(prefix="sixnimmt-signin-")
+    env = {**os.environ, "SIXNIMMT_DATA_DIR": folder}
+    server = subprocess.Popen(
+        [str(Path(sys.executable).with_name("sixnimmt")), "serve", "--port", str(port), "--bot-delay", "0",
+         "--log-level", "warning"], env=env,
+    )
+    try:
+        for _ in range(300):
+            try:
+                if httpx.get(f"{base}/healthz", timeout=0.5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        accounts = args.quiet + int(args.rate * (args.seconds + 5))
+        for start in range(0, accounts, 8):  # sign up, a few at a time
+            await asyncio.gather(*(sign(base, i, "signup") for i in range(start, min(accounts, start + 8))))
+        quiet = [await sign(base, i, "signin") for i in range(args.quiet)]
+        await asyncio.sleep(2)
+        moves_quiet = await asyncio.to_thread(load, base, server.pid, args.tables, args.seconds)
+        during = asyncio.create_task(burst(base, args.quiet, args.rate, args.seconds + 5))
+        # the load's clients connect first (a few seconds), then play while the sign-ins go on
+        moves_burst = await asyncio.to_thread(load, base, server.pid, args.tables, args.seconds)
+        burst_latency = await during
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    keys = ("actions", "rtt_p50_ms", "rtt_p99_ms", "server_cpu_share", "load_average_1min")
+    return {
+        "cpus": os.cpu_count(),
+        "signin_quiet": {"count": len(quiet), "p50_ms": pct(quiet, 0.5), "p99_ms": pct(quiet, 0.99)},
+        "signin_during_burst": {"count": len(burst_latency), "p50_ms": pct(burst_latency, 0.5),
+                                "p99_ms": pct(burst_latency, 0.99)},
+        "moves_quiet": {k: moves_quiet[k] for k in keys},
+        "moves_during_burst": {k: moves_burst[k] for k in keys},
+        "p99_ratio": round(moves_burst["rtt_p99_ms"] / moves_quiet["rtt_p99_ms"], 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--rate", type=float, default=10.0, help="sign-ins per second in the burst")
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each load run and of the burst")
+    parser.add_argument("--quiet", type=int, default=100, help="sign-ins measured one at a time, quiet")
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(main_async(args)), indent=1))
+
+
+if __name__ == "__main__":
+    main()
