@@ -80,35 +80,53 @@ def load(base: str, pid: int, tables: int, seconds: float) -> dict[str, Any]:
     return result
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+def start_server(folder: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    folder = tempfile.mkdtemp(prefix="sixnimmt-signin-")
-    env = {**os.environ, "SIXNIMMT_DATA_DIR": folder}
     server = subprocess.Popen(
         [str(Path(sys.executable).with_name("sixnimmt")), "serve", "--port", str(port), "--bot-delay", "0",
-         "--log-level", "warning"], env=env,
+         "--log-level", "warning"], env={**os.environ, "SIXNIMMT_DATA_DIR": folder},
     )
+    for _ in range(600):
+        try:
+            if httpx.get(f"{base}/healthz", timeout=0.5).status_code == 200:
+                return server, base
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit("the server did not start")
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    server.terminate()
+    server.wait(timeout=30)
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    """Three runs of a fresh server process on one database: the accounts and the quiet sign-ins;
+    the moves, quiet; the moves during the burst (so neither load run finds the other's tables)."""
+    folder = tempfile.mkdtemp(prefix="sixnimmt-signin-")
+    server, base = start_server(folder)
     try:
-        for _ in range(300):
-            try:
-                if httpx.get(f"{base}/healthz", timeout=0.5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
         accounts = args.quiet + int(args.rate * (args.seconds + 5))
         for start in range(0, accounts, 8):  # sign up, a few at a time
             await asyncio.gather(*(sign(base, i, "signup") for i in range(start, min(accounts, start + 8))))
         quiet = [await sign(base, i, "signin") for i in range(args.quiet)]
-        await asyncio.sleep(2)
+    finally:
+        stop(server)
+    server, base = start_server(folder)
+    try:
         moves_quiet = await asyncio.to_thread(load, base, server.pid, args.tables, args.seconds)
-        during = asyncio.create_task(burst(base, args.quiet, args.rate, args.seconds + 5))
+    finally:
+        stop(server)
+    server, base = start_server(folder)
+    try:
         # the load's clients connect first (a few seconds), then play while the sign-ins go on
+        during = asyncio.create_task(burst(base, args.quiet, args.rate, args.seconds + 5))
         moves_burst = await asyncio.to_thread(load, base, server.pid, args.tables, args.seconds)
         burst_latency = await during
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
     keys = ("actions", "rtt_p50_ms", "rtt_p99_ms", "server_cpu_share", "load_average_1min")
     return {
         "cpus": os.cpu_count(),

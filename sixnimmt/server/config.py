@@ -106,7 +106,7 @@ class Settings:
     signin_name_burst: int = 5
     signup_per_minute: float = 3.0
     signup_burst: int = 5
-    hash_threads: int = 2
+    hash_threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     hash_niceness: int = 5
     session_days: float = 30.0
     #: "Play now": seconds a table it opened waits for people before bots fill its empty seats, and

@@ -134,7 +134,8 @@ class Rooms:
         if op == "summary":
             return room.summary()
         if op == "join":
-            return list(await room.join(args["name"], args.get("invite"), args.get("account"), args.get("token")))
+            return list(await room.join(args["name"], args.get("invite"), args.get("account"), args.get("token"),
+                                        bool(args.get("resume_only"))))
         raise TableError(f"unknown operation {op!r}", "bad-field", type="call", field="op")
 
     def _lost(self, room: Room) -> None:

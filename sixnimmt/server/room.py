@@ -381,7 +381,8 @@ class Room:
     # ------------------------------------------------------------------ seats
 
     async def join(
-        self, name: str, invite: str | None = None, account: int | None = None, account_token: str | None = None
+        self, name: str, invite: str | None = None, account: int | None = None, account_token: str | None = None,
+        resume_only: bool = False,
     ) -> tuple[int, str, bool]:
         """Take a seat: the one ``invite`` keeps, else the first open one (once the game runs, an
         open or bot seat, taken over at the next deal). Returns the seat, its new token, and whether
@@ -394,6 +395,8 @@ class Room:
                 mine = next((s for s in self.seats if s.account == account), None)
                 if mine is not None:
                     return mine.index, account_token, False
+            if resume_only:
+                raise TableError("you have no seat at this table", "no-seat")
             if self.options.rated and (account is None or not account_token):
                 raise TableError("sign in to play at a rated table (anyone may watch)", "rated-sign-in")
             if self.options.rated and self.status != "waiting":

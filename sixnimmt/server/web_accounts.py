@@ -11,8 +11,10 @@ of SameSite. Passwords travel only in request bodies, and neither they nor token
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Query, Request, Response
@@ -31,6 +33,7 @@ from .seats import TableError, clean_name
 from .store import GameRow, Store, TableData
 
 log = logging.getLogger("sixnimmt.server")
+T = TypeVar("T")
 
 COOKIE = "sixnimmt_session"
 VARIANT_NAMES = tuple(v.value for v in VARIANTS)
@@ -79,6 +82,13 @@ class AccountService:
         self.signup_address = RateLimits(settings.signup_per_minute / 60, settings.signup_burst)
         self.play_now = PlayNow(rooms, self.accounts, self.ratings, settings, clock)
         self.bots: dict[str, int] = {}
+        self._reading = asyncio.Semaphore(4)
+
+    async def read(self, function: Callable[..., T], *args: Any) -> T:
+        """A read-only query in a thread of its own, beside the store's writer (whose one thread
+        the tables' saves wait on): a burst of sign-ins does not queue in front of the moves."""
+        async with self._reading:
+            return await asyncio.to_thread(function, *args)
 
     async def start(self) -> None:
         self.bots = await self.rooms.db.run(self.accounts.ensure_bots)
@@ -103,7 +113,7 @@ class AccountService:
         token = request.cookies.get(COOKIE)
         if not token or len(token) > 100:
             return None
-        return await self.rooms.db.run(self.accounts.session_user, token)
+        return await self.read(self.accounts.session_user, token)
 
     async def seat_identity(self, request: Request, code: str | None) -> tuple[User | None, Any]:
         """The signed-in player behind a request about a table (None: anonymous) and its seat token
@@ -172,7 +182,7 @@ async def me(request: Request) -> dict[str, Any]:
     user = await svc.user(request)
     if user is None:
         return {"user": None}
-    ratings = await svc.rooms.db.run(svc.ratings.ratings_of, user.id)
+    ratings = await svc.read(svc.ratings.ratings_of, user.id)
     return {"user": user.public(), "ratings": ratings}
 
 
@@ -186,7 +196,7 @@ async def sign_up(body: Credentials, request: Request, response: Response) -> di
     try:
         name = check_name(body.name)
         check_password(body.password, name)
-        if await svc.rooms.db.run(svc.accounts.name_taken, name):
+        if await svc.read(svc.accounts.name_taken, name):
             raise AccountError("that user name is taken", "account-name-taken", 409)
         hashed = await svc.hasher.hash(body.password)
         user = await svc.rooms.db.run(svc.accounts.create, name, hashed)
@@ -209,7 +219,7 @@ async def sign_in(body: Credentials, request: Request, response: Response) -> di
     wait = svc.signin_name.retry_after(body.name.strip().casefold()[:64], now)
     if wait:
         raise too_many(wait, "sign-ins on this name")
-    found = await svc.rooms.db.run(svc.accounts.credentials, body.name.strip()[:64])
+    found = await svc.read(svc.accounts.credentials, body.name.strip()[:64])
     good = await svc.hasher.verify(None if found is None else found[1], body.password)
     if found is None or not good:
         log.info("a sign-in was refused from %s", client_address(request))
@@ -232,7 +242,7 @@ async def sign_out(request: Request, response: Response) -> dict[str, Any]:
 
 
 async def _check_password(svc: AccountService, user: User, password: str) -> None:
-    stored = await svc.rooms.db.run(svc.accounts.password_of, user.id)
+    stored = await svc.read(svc.accounts.password_of, user.id)
     if stored is None or not await svc.hasher.verify(stored[0], password):
         raise ApiError(401, "wrong password", "account-wrong-password")
 
@@ -278,10 +288,10 @@ async def profile(
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> dict[str, Any]:
     svc = service(request)
-    user = await svc.rooms.db.run(svc.accounts.user_by_name, name[:64])
+    user = await svc.read(svc.accounts.user_by_name, name[:64])
     if user is None:
         raise ApiError(404, "no such player", "no-user")
-    details = await svc.rooms.db.run(svc.ratings.profile, user.id, limit, offset)
+    details = await svc.read(svc.ratings.profile, user.id, limit, offset)
     return {"user": user.public(), **details}
 
 
@@ -296,8 +306,24 @@ async def leaderboard(
     svc = service(request)
     if variant not in VARIANT_NAMES:
         raise ApiError(404, "no such variant", "no-variant")
-    result: dict[str, Any] = await svc.rooms.db.run(svc.ratings.leaderboard, variant, provisional, limit, offset)
+    result: dict[str, Any] = await svc.read(svc.ratings.leaderboard, variant, provisional, limit, offset)
     return result
+
+
+@router.post("/tables/{code}/resume")
+async def resume_seat(code: str, request: Request) -> dict[str, Any]:
+    """The seat the signed-in account holds at table ``code`` (another device of the account)."""
+    svc = service(request)
+    user = await _signed_in(request, svc)
+    args = {"name": user.name, "invite": None, "account": user.id,
+            "token": seat_token(user.seat_key, code.strip().upper()), "resume_only": True}
+    try:
+        seat, token, _ = await svc.rooms.call(code, "join", args)
+    except LookupError as error:
+        raise ApiError(404, str(error), "no-table", table=code[:8]) from None
+    except TableError as error:
+        raise ApiError(404 if error.code == "no-seat" else 409, str(error), error.code, **error.params) from None
+    return {"code": code.strip().upper(), "seat": seat, "token": token}
 
 
 @router.post("/play-now")

@@ -81,5 +81,9 @@ def test_sign_up_play_now_rated_and_see_the_rating(browser: Any, server: str, sh
     other.wait_for_selector("#profile-name")
     assert other.inner_text(".profile-rating[data-variant='standard'] .rating") == shown
     assert other.inner_text("#account-link") == name
-    # and the table of the game is the same account's seat there too
-    assert code
+    # the table's link on the second device: the account's own seat (the same token), not a watcher's
+    other.goto(f"{server}{FAST}#/t/{code}")
+    other.wait_for_function("() => document.querySelector('#table')?.dataset.status === 'finished'")
+    held = other.evaluate("() => JSON.parse(localStorage.getItem('sixnimmt.seats') || '{}')")
+    first = page.evaluate("() => JSON.parse(localStorage.getItem('sixnimmt.seats') || '{}')")
+    assert held[code] == first[code] and held[code]["seat"] == 0

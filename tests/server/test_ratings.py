@@ -86,8 +86,15 @@ def test_a_rated_table_seats_accounts_only_and_one_seat_each(tmp_path: Path) -> 
         again = second.post(f"/api/tables/{code}/join", json={"name": "whatever"})
         assert again.status_code == 200, again.text
         assert again.json()["seat"] == 0 and again.json()["token"] == table["token"]
+        resumed = second.post(f"/api/tables/{code}/resume")
+        assert resumed.status_code == 200 and resumed.json()["token"] == table["token"]
+        assert anonymous.post(f"/api/tables/{code}/resume", headers={"Origin": "http://testserver"}).status_code == 401
         summary = host.get(f"/api/tables/{code}").json()
         assert [s["kind"] for s in summary["seats"]] == ["human", "open", "bot"]
+        # another account has no seat to resume here (it may join the open one)
+        sign_up(signed(anonymous), "oscar")
+        nothing = anonymous.post(f"/api/tables/{code}/resume", headers={"Origin": "http://testserver"})
+        assert nothing.status_code == 404 and nothing.json()["code"] == "no-seat"
         # nobody may take a rated table's seats from the host's controls
         with host.websocket_connect(f"/ws/{code}?token={table['token']}") as ws:
             receive_until(ws, lambda m: m.get("type") == "state")

@@ -1,6 +1,6 @@
 // Accounts (optional), the leaderboard, profiles and "Play now". Every name is put in the page as
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
-import { api, getConfig, h, lang, seats, t, toast } from "./util.js";
+import { api, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
 
 let me = undefined; // undefined: not asked yet; null: anonymous
 
@@ -114,6 +114,18 @@ function drawSettings(main, user) {
         delError,
         h("button.btn.ghost", { type: "submit" }, t("account.delete")))),
     h("p", {}, h("button.btn.ghost", { type: "button", id: "signout", onclick: signOut }, t("account.signOut"))));
+}
+
+/** Signed in, on a device that holds no token for table `code`: the account's seat there, if any
+ * (the token is the same on every device of the account). */
+export async function resumeSeat(code) {
+  if (seats.get(code)) return;
+  const state = await account();
+  if (!state || !state.user) return;
+  try {
+    const mine = await api(`/tables/${encodeURIComponent(code)}/resume`, { method: "POST" });
+    seats.set(mine.code, mine.seat, mine.token);
+  } catch { /* no seat of ours here: watch */ }
 }
 
 // ---------------------------------------------------------------- play now (on the home page)
@@ -237,7 +249,7 @@ export async function showProfile(main, name) {
     const points = data.history[variant] || [];
     main.append(h("section.panel.profile-rating", { dataset: { variant } },
       h("h2", {}, t(`variant.${variant}`), ": ", h("span.rating", { dataset: { rating: r.rating } }, ratingText(r))),
-      h("p.muted", {}, t("profile.games", { n: r.games }), r.provisional ? ` · ${t("profile.provisional")}` : ""),
+      h("p.muted", {}, tn("profile.games", r.games), r.provisional ? ` · ${t("profile.provisional")}` : ""),
       points.length ? chart(points) : null));
   }
   const rows = data.games.map((g) => h("tr", { dataset: { game: g.id } },

@@ -5,14 +5,15 @@ import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
 import { showHistory, showReplay } from "./history.js";
 import { showRules } from "./rules.js";
-import { account, drawAccountLink, showAccount, showLeaderboard, showProfile } from "./account.js";
+import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
 
 const main = document.getElementById("main");
 let leave = null; // cleanup of the current screen (closes a table's socket)
 
 const routes = [
   // a friend's invitation: #/t/CODE?invite=TOKEN
-  [/^#\/t\/([A-Za-z0-9]{1,12})(?:\?invite=([\w-]{1,128}))?$/, (view, m) => showTable(view, m[1].toUpperCase(), m[2] || null)],
+  [/^#\/t\/([A-Za-z0-9]{1,12})(?:\?invite=([\w-]{1,128}))?$/,
+    async (view, m) => { await resumeSeat(m[1].toUpperCase()); return showTable(view, m[1].toUpperCase(), m[2] || null); }],
   [/^#\/history\/(\d+)$/, (view, m) => showReplay(view, Number(m[1]))],
   [/^#\/history$/, (view) => showHistory(view)],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
