@@ -435,7 +435,7 @@ class Accounts:
             for game_id, mine in seats.items():
                 game = session.get(GameRow, game_id)
                 if game is not None:
-                    _rename_in_game(game, mine, old)
+                    rename_in_game(game, mine, old)
 
     def user_by_name(self, name: str) -> User | None:
         with Session(self.engine) as session:
@@ -483,7 +483,7 @@ class Accounts:
             session.execute(update(PlayNowRow).where(PlayNowRow.code == code).values(rating=rating))
 
 
-def _rename_in_game(game: GameRow, seats: set[int], old: str) -> None:
+def rename_in_game(game: GameRow, seats: set[int], old: str) -> None:
     """The deleted account's seats of ``game`` under :data:`DELETED_NAME` (record, seats, deal players)."""
     game.seats = [DELETED_NAME if i in seats else name for i, name in enumerate(game.seats)]
     record = dict(game.record)
@@ -491,6 +491,7 @@ def _rename_in_game(game: GameRow, seats: set[int], old: str) -> None:
     game.record = record
     if game.deal_players is not None:
         game.deal_players = [
-            [{**p, "name": DELETED_NAME} if i in seats and p.get("name") == old else p for i, p in enumerate(deal)]
+            [{**p, "name": DELETED_NAME} if i in seats and (not old or p.get("name") == old) else p
+             for i, p in enumerate(deal)]
             for deal in game.deal_players
         ]

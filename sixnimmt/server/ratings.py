@@ -30,6 +30,7 @@ from .accounts import (
     RatingRow,
     UserRow,
     now_utc,
+    rename_in_game,
 )
 from .store import GameRow, TableData
 
@@ -105,10 +106,15 @@ def record_game(session: Session, game: GameRow, who: Participant) -> bool:
     accounts = sorted({a for a in who.seats if a is not None})
     totals = list(game.totals)
     mean = {a: sum(t for t, s in zip(totals, who.seats) if s == a) / who.seats.count(a) for a in accounts}
-    if len(accounts) < 2:
-        return False
     # Lock the accounts (in id order: two games never wait on each other in a circle), then read.
     session.execute(select(UserRow.id).where(UserRow.id.in_(accounts)).order_by(UserRow.id).with_for_update())
+    # An account deleted during the game is not rated, and its seats get the neutral name.
+    gone = set(session.scalars(select(UserRow.id).where(UserRow.id.in_(accounts), UserRow.deleted_at.is_not(None))))
+    if gone:
+        rename_in_game(game, {i for i, a in enumerate(who.seats) if a in gone}, "")
+        accounts = [a for a in accounts if a not in gone]
+    if len(accounts) < 2:
+        return False
     rows = {r.user_id: r for r in session.scalars(select(RatingRow).where(
         RatingRow.user_id.in_(accounts), RatingRow.variant == game.variant
     ))}

@@ -266,3 +266,19 @@ def test_killing_the_process_during_a_rating_update_loses_and_doubles_nothing(tm
     with Session(store.engine) as session:
         assert {u.id for u in session.scalars(select(UserRow))} >= set(ids)
     store.close()
+
+
+def test_an_account_deleted_during_a_rated_game_is_not_rated_nor_named(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'gone.db'}")
+    store.migrate()
+    ids = _people(store, ["gina", "hugo", "ines"])
+    game = finished_game(3, seed=3)
+    data = _rated_table_row(store, "GONEE", ids, game)
+    Accounts(store).delete(ids[1])
+    game_id = _archive(store, data, game)
+    ratings = _ratings(store)
+    assert set(ratings) == {ids[0], ids[2]} and all(games == 1 for _, _, games in ratings.values())
+    stored = store.get_game(game_id)
+    assert stored is not None and stored["seats"][1] == "Deleted player"
+    assert stored["record"]["seats"][1] == "Deleted player"
+    store.close()
