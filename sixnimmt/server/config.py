@@ -107,7 +107,7 @@ class Settings:
     signup_per_minute: float = 3.0
     signup_burst: int = 5
     hash_threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
-    hash_niceness: int = 5
+    hash_niceness: int = 10
     session_days: float = 30.0
     #: "Play now": seconds a table it opened waits for people before bots fill its empty seats, and
     #: how long such a table is offered to the next players (seconds).

@@ -512,6 +512,15 @@ class Writer:
         async with self._one_at_a_time:
             return await asyncio.to_thread(fn, *args)
 
+    async def run_here(self, fn: Callable[..., T], *args: Any) -> T:
+        """A short write (a row or two): on an SQLite file run on the event loop, in order with the
+        other calls (as a table's save is, :meth:`save`), rather than handing it to the thread and
+        back, which holds every save up meanwhile; elsewhere as :meth:`run`."""
+        if not self.store.local_file:
+            return await self.run(fn, *args)
+        async with self._one_at_a_time:
+            return fn(*args)
+
     async def save(self, data: TableData) -> None:
         """Persist a table's state; returns once it is committed."""
         if self.store.local_file and not (self._unsaved or self._writing or self._one_at_a_time.locked()):

@@ -90,6 +90,14 @@ class AccountService:
         async with self._reading:
             return await asyncio.to_thread(function, *args)
 
+    async def write(self, function: Callable[..., T], *args: Any) -> T:
+        """A short write (a session's row): on an SQLite file on the event loop, in turn with the
+        tables' saves; on PostgreSQL in a thread of its own (the database takes writers at once)."""
+        if self.rooms.store.local_file:
+            return await self.rooms.db.run_here(function, *args)
+        async with self._reading:
+            return await asyncio.to_thread(function, *args)
+
     async def start(self) -> None:
         self.bots = await self.rooms.db.run(self.accounts.ensure_bots)
         self.rooms.archive_hook = self.archive_hook
@@ -202,7 +210,7 @@ async def sign_up(body: Credentials, request: Request, response: Response) -> di
         user = await svc.rooms.db.run(svc.accounts.create, name, hashed)
     except AccountError as error:
         raise account_error(error) from None
-    token = await svc.rooms.db.run(svc.accounts.new_session, user.id, 0)
+    token = await svc.write(svc.accounts.new_session, user.id, 0)
     _set_cookie(request, response, token, svc.settings)
     log.info("account %d signed up", user.id)
     return {"user": user.public()}
@@ -225,7 +233,7 @@ async def sign_in(body: Credentials, request: Request, response: Response) -> di
         log.info("a sign-in was refused from %s", client_address(request))
         raise ApiError(401, "wrong user name or password", "account-signin-failed")
     user, _, epoch = found
-    token = await svc.rooms.db.run(svc.accounts.new_session, user.id, epoch)
+    token = await svc.write(svc.accounts.new_session, user.id, epoch)
     _set_cookie(request, response, token, svc.settings)
     return {"user": user.public()}
 
@@ -236,7 +244,7 @@ async def sign_out(request: Request, response: Response) -> dict[str, Any]:
     check_same_site(request)
     token = request.cookies.get(COOKIE)
     if token:
-        await svc.rooms.db.run(svc.accounts.end_session, token)
+        await svc.write(svc.accounts.end_session, token)
     _clear_cookie(request, response)
     return {"user": None}
 
@@ -261,7 +269,7 @@ async def change_password(body: PasswordChange, request: Request, response: Resp
         epoch = await svc.rooms.db.run(svc.accounts.change_password, user.id, hashed)
     except AccountError as error:
         raise account_error(error) from None
-    token = await svc.rooms.db.run(svc.accounts.new_session, user.id, epoch)  # this device stays signed in
+    token = await svc.write(svc.accounts.new_session, user.id, epoch)  # this device stays signed in
     _set_cookie(request, response, token, svc.settings)
     return {"user": user.public()}
 

@@ -101,3 +101,38 @@ def test_two_processes_rate_two_games_with_a_common_player_exactly_once(tmp_path
         mine = after[players.index(common)]
     assert (ratings[common].mu, ratings[common].sigma) == pytest.approx(mine)
     store.close()
+
+
+def test_sessions_and_play_now_across_two_processes() -> None:
+    """Two apps on one PostgreSQL database, each a member of the cluster as a worker is: a session
+    made on one is valid on the other, and Play now on the second finds the table the first drives."""
+    if not POSTGRES_URL:
+        pytest.skip("PostgreSQL not reachable: set SIXNIMMT_TEST_POSTGRES_URL (.ci/run does)")
+    from .conftest import make_client
+    from .test_accounts import sign_up, signed
+
+    url = fresh_postgres_url()
+    with make_client(url, lease_seconds=30.0, play_now_wait=600.0) as one, \
+            make_client(url, lease_seconds=30.0, play_now_wait=600.0) as two:
+        signed(one), signed(two)
+        sign_up(one, "pg_one")
+        token = str(one.cookies.get("sixnimmt_session"))
+        two.cookies.set("sixnimmt_session", token)
+        assert two.get("/api/account").json()["user"]["name"] == "pg_one"
+        two.cookies.clear()
+        sign_up(two, "pg_two")
+        opened = one.post("/api/play-now", json={"mode": "rated", "players": 2})
+        assert opened.status_code == 200 and opened.json()["opened"] is True, opened.text
+        code = opened.json()["code"]
+        assert one.app.state.rooms.local(code) is not None  # type: ignore[attr-defined]
+        assert two.app.state.rooms.local(code) is None  # type: ignore[attr-defined]
+        joined = two.post("/api/play-now", json={"mode": "rated", "players": 2})
+        assert joined.status_code == 200, joined.text
+        assert joined.json()["code"] == code and joined.json()["seat"] == 1
+        summary = two.get(f"/api/tables/{code}").json()
+        assert summary["status"] == "playing" and [s["name"] for s in summary["seats"]] == ["pg_one", "pg_two"]
+        # signing out on one process ends the session on the other
+        one.post("/api/account/signout")
+        two.cookies.clear()
+        two.cookies.set("sixnimmt_session", token)
+        assert two.get("/api/account").json() == {"user": None}
