@@ -67,6 +67,8 @@ async def sign(base: str, index: int, path: str, client: httpx.AsyncClient | Non
     finally:
         if own:
             await client.aclose()
+    if response.status_code == 503:  # the hash queue is full: refused at once
+        return -1.0
     if response.status_code not in (200, 201):
         raise SystemExit(f"{path} {index}: {response.status_code} {response.text}")
     return took
@@ -150,8 +152,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             stop(server)
         keys = ("actions", "rtt_p50_ms", "rtt_p99_ms", "server_cpu_share", "load_average_1min")
         pairs.append({
-            "signin_during_burst": {"count": len(burst_latency), "p50_ms": pct(burst_latency, 0.5),
-                                    "p99_ms": pct(burst_latency, 0.99)},
+            "signin_during_burst": {"count": len(burst_latency),
+                                    "refused_busy": sum(1 for x in burst_latency if x < 0),
+                                    "p50_ms": pct([x for x in burst_latency if x >= 0] or [0.0], 0.5),
+                                    "p99_ms": pct([x for x in burst_latency if x >= 0] or [0.0], 0.99)},
             "moves_quiet": {k: moves_quiet[k] for k in keys},
             "moves_during_burst": {k: moves_burst[k] for k in keys},
             "p99_ratio": round(moves_burst["rtt_p99_ms"] / moves_quiet["rtt_p99_ms"], 2),

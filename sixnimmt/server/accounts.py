@@ -24,9 +24,10 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -48,6 +49,8 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from .scheduling import _lower_priority
 from .seats import BOT_LEVELS
 from .store import Base, GameRow, Store
+
+T = TypeVar("T")
 
 # ---------------------------------------------------------------------- tables
 
@@ -239,7 +242,9 @@ class Hasher:
     steps below the server's priority: a burst of sign-ins waits its turn there instead of slowing
     the moves on the event loop."""
 
-    def __init__(self, threads: int = 2, niceness: int = 5, hasher: PasswordHasher | None = None) -> None:
+    def __init__(
+        self, threads: int = 2, niceness: int = 5, hasher: PasswordHasher | None = None, most_waiting: int = 32
+    ) -> None:
         self.hasher = hasher or PasswordHasher(
             time_cost=ARGON2_TIME_COST, memory_cost=ARGON2_MEMORY_KIB, parallelism=ARGON2_LANES
         )
@@ -249,21 +254,36 @@ class Hasher:
         #: A hash of nothing anyone knows: checked when a name is unknown, so that an unknown name
         #: takes as long to refuse as a wrong password.
         self._dummy: str | None = None
+        #: Hashes queued or running, and how many may be: past that a sign-in is refused at once
+        #: (503, try again) instead of waiting behind a queue that only grows.
+        self.waiting = 0
+        self.most_waiting = most_waiting
+
+    async def _run(self, function: Callable[[], T]) -> T:
+        if self.waiting >= self.most_waiting:
+            raise HasherBusyError()
+        self.waiting += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, function)
+        finally:
+            self.waiting -= 1
 
     async def hash(self, password: str) -> str:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, self.hasher.hash, password)
+        return await self._run(functools.partial(self.hasher.hash, password))
 
     async def verify(self, stored: str | None, password: str) -> bool:
         if stored is None:
             if self._dummy is None:
                 self._dummy = await self.hash(secrets.token_urlsafe(16))
             stored = self._dummy
-        return await asyncio.get_running_loop().run_in_executor(
-            self._pool, functools.partial(_verify, self.hasher, stored, password)
-        )
+        return await self._run(functools.partial(_verify, self.hasher, stored, password))
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class HasherBusyError(RuntimeError):
+    """Too many password hashes are waiting: the request is refused (503) rather than queued."""
 
 
 def _verify(hasher: PasswordHasher, stored: str, password: str) -> bool:

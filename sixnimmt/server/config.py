@@ -108,6 +108,8 @@ class Settings:
     signup_burst: int = 5
     hash_threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     hash_niceness: int = 10
+    #: Password hashes that may wait or run at once; past that, sign-ins and sign-ups get 503.
+    hash_queue: int = 32
     session_days: float = 30.0
     #: "Play now": seconds a table it opened waits for people before bots fill its empty seats, and
     #: how long such a table is offered to the next players (seconds).

@@ -22,7 +22,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
 from ..core.variants import VARIANTS
-from .accounts import AccountError, Accounts, Hasher, User, check_name, check_password, seat_token
+from .accounts import (
+    AccountError,
+    Accounts,
+    Hasher,
+    HasherBusyError,
+    User,
+    check_name,
+    check_password,
+    seat_token,
+)
 from .clock import Clock
 from .config import Settings
 from .limits import ApiError, RateLimits, too_many
@@ -76,7 +85,7 @@ class AccountService:
         self.rooms = rooms
         self.settings = settings
         self.clock = clock
-        self.hasher = Hasher(settings.hash_threads, settings.hash_niceness)
+        self.hasher = Hasher(settings.hash_threads, settings.hash_niceness, most_waiting=settings.hash_queue)
         self.signin_address = RateLimits(settings.signin_per_minute / 60, settings.signin_burst)
         self.signin_name = RateLimits(settings.signin_name_per_minute / 60, settings.signin_name_burst)
         self.signup_address = RateLimits(settings.signup_per_minute / 60, settings.signup_burst)
@@ -181,6 +190,11 @@ async def _signed_in(request: Request, svc: AccountService) -> User:
     return user
 
 
+def busy() -> ApiError:
+    return ApiError(503, "the server is busy checking passwords: try again in a few seconds", "account-busy",
+                    headers={"Retry-After": "5"})
+
+
 router = APIRouter(prefix="/api")
 
 
@@ -210,6 +224,8 @@ async def sign_up(body: Credentials, request: Request, response: Response) -> di
         user = await svc.rooms.db.run(svc.accounts.create, name, hashed)
     except AccountError as error:
         raise account_error(error) from None
+    except HasherBusyError:
+        raise busy() from None
     token = await svc.write(svc.accounts.new_session, user.id, 0)
     _set_cookie(request, response, token, svc.settings)
     log.info("account %d signed up", user.id)
@@ -228,7 +244,10 @@ async def sign_in(body: Credentials, request: Request, response: Response) -> di
     if wait:
         raise too_many(wait, "sign-ins on this name")
     found = await svc.read(svc.accounts.credentials, body.name.strip()[:64])
-    good = await svc.hasher.verify(None if found is None else found[1], body.password)
+    try:
+        good = await svc.hasher.verify(None if found is None else found[1], body.password)
+    except HasherBusyError:
+        raise busy() from None
     if found is None or not good:
         log.info("a sign-in was refused from %s", client_address(request))
         raise ApiError(401, "wrong user name or password", "account-signin-failed")
@@ -251,7 +270,11 @@ async def sign_out(request: Request, response: Response) -> dict[str, Any]:
 
 async def _check_password(svc: AccountService, user: User, password: str) -> None:
     stored = await svc.read(svc.accounts.password_of, user.id)
-    if stored is None or not await svc.hasher.verify(stored[0], password):
+    try:
+        good = stored is not None and await svc.hasher.verify(stored[0], password)
+    except HasherBusyError:
+        raise busy() from None
+    if not good:
         raise ApiError(401, "wrong password", "account-wrong-password")
 
 
@@ -269,6 +292,8 @@ async def change_password(body: PasswordChange, request: Request, response: Resp
         epoch = await svc.rooms.db.run(svc.accounts.change_password, user.id, hashed)
     except AccountError as error:
         raise account_error(error) from None
+    except HasherBusyError:
+        raise busy() from None
     token = await svc.write(svc.accounts.new_session, user.id, epoch)  # this device stays signed in
     _set_cookie(request, response, token, svc.settings)
     return {"user": user.public()}

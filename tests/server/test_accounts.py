@@ -227,3 +227,12 @@ def test_password_hashing_runs_off_the_event_loop(web: TestClient) -> None:
     web.post("/api/account/signin", json={"name": "mona", "password": PASSWORD})
     assert len(threads) == 2
     assert all(name.startswith("sixnimmt-hash") for name in threads), threads
+
+
+def test_a_full_hash_queue_refuses_at_once(app_url: str) -> None:
+    with make_client(app_url, ManualClock(), hash_queue=0) as client:
+        response = signed(client).post("/api/account/signup", json={"name": "quinn", "password": PASSWORD})
+        assert response.status_code == 503 and response.json()["code"] == "account-busy"
+        assert response.headers["Retry-After"] == "5"
+        response = client.post("/api/account/signin", json={"name": "quinn", "password": PASSWORD})
+        assert response.status_code == 503
