@@ -87,3 +87,30 @@ def test_sign_up_play_now_rated_and_see_the_rating(browser: Any, server: str, sh
     held = other.evaluate("() => JSON.parse(localStorage.getItem('sixnimmt.seats') || '{}')")
     first = page.evaluate("() => JSON.parse(localStorage.getItem('sixnimmt.seats') || '{}')")
     assert held[code] == first[code] and held[code]["seat"] == 0
+
+
+def test_account_pages_fit_a_phone_in_spanish(browser: Any, server: str, shots: Any) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True, locale="es-ES")
+    page = context.new_page()
+    page.goto(f"{server}{FAST}#/account")
+    page.wait_for_selector("#signup")
+    assert page.inner_text("#signup h2") == "Crear una cuenta"
+    page.fill("#signup-name", "Telefono")
+    page.fill("#signup-password", "otra frase bastante larga")
+    page.click("#signup-btn")
+    page.wait_for_selector("#profile-name")
+    for hash_ in ("#/u/Telefono", "#/leaderboard/standard/provisional", "#/", "#/account"):
+        page.goto(f"{server}{FAST}{hash_}")
+        page.wait_for_selector("main h1")
+        page.wait_for_timeout(200)
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390, hash_
+    shots(page, "account-phone-es")
+    # a taken name, in Spanish
+    other = browser.new_context(locale="es-ES").new_page()
+    other.goto(f"{server}{FAST}#/account")
+    other.fill("#signup-name", "TELEFONO")
+    other.fill("#signup-password", "otra frase bastante larga")
+    other.click("#signup-btn")
+    other.wait_for_function("() => document.querySelector('#signup-error').textContent !== ''")
+    assert other.inner_text("#signup-error") == "Ese nombre de usuario ya existe."
