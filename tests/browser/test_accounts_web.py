@@ -54,6 +54,7 @@ def test_sign_up_play_now_rated_and_see_the_rating(browser: Any, server: str, sh
     code = page.url.rsplit("/", 1)[1]
     # bots of about the player's rating fill the three empty seats after the wait, and the game starts
     page.wait_for_function("() => document.querySelector('#table')?.dataset.status === 'playing'", timeout=30_000)
+    assert page.inner_text("#rated") == "Rated game"
     play_until_over(page)
     shots(page, "account-rated-game-over")
 
