@@ -89,7 +89,7 @@ def test_killed_during_the_rating_update_nothing_is_lost_or_doubled(tmp_path: Pa
     paused = subprocess.Popen([sys.executable, "-c", PAUSED, url, str(port), str(flag)], stdout=log, stderr=log)
     try:
         wait_until_up(port, paused)
-        http = httpx.Client(base_url=base, headers={"Origin": base})
+        http = httpx.Client(base_url=base, headers={"Origin": base}, timeout=60)
         assert http.post("/api/account/signup", json={"name": "rhea", "password": "long enough phrase"}).status_code == 201
         made = http.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "random"}],
                                               "rated": True, "deals": 1})
@@ -115,7 +115,7 @@ def test_killed_during_the_rating_update_nothing_is_lost_or_doubled(tmp_path: Pa
             socket = Socket(ws)
             last = play_out(socket, socket.receive_json())  # the last move again: the game ends
         assert last["view"]["phase"] == "over"
-        http = httpx.Client(base_url=base, headers={"Origin": base})
+        http = httpx.Client(base_url=base, headers={"Origin": base}, timeout=60)
         person = http.get("/api/users/rhea").json()
         bot = http.get("/api/users/bot-random").json()
         assert person["ratings"]["standard"]["games"] == 1 and bot["ratings"]["standard"]["games"] == 1

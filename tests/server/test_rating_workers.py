@@ -67,10 +67,10 @@ def test_two_workers_end_two_rated_games_at_once_with_a_player_in_common(tmp_pat
         for port, worker in zip(ports, workers):
             wait_until_up(port, worker)
         bases = [f"http://127.0.0.1:{port}" for port in ports]
-        one = httpx.Client(base_url=bases[0], headers={"Origin": bases[0]})
+        one = httpx.Client(base_url=bases[0], headers={"Origin": bases[0]}, timeout=60)
         assert one.post("/api/account/signup", json={"name": "both", "password": "long enough phrase"}).status_code == 201
         cookie = one.cookies.get("sixnimmt_session")
-        two = httpx.Client(base_url=bases[1], headers={"Origin": bases[1]}, cookies={"sixnimmt_session": str(cookie)})
+        two = httpx.Client(base_url=bases[1], headers={"Origin": bases[1]}, timeout=60, cookies={"sixnimmt_session": str(cookie)})
         errors: list[BaseException] = []
 
         def table(client: httpx.Client) -> dict[str, Any]:
