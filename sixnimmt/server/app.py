@@ -58,6 +58,8 @@ from .reviews import ReviewBusyError, Reviews
 from .rules_pages import LANGUAGES, rules_html
 from .seats import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
 from .store import Store
+from .web_accounts import AccountService
+from .web_accounts import router as accounts_api
 
 STATIC = Path(__file__).with_name("static")
 log = logging.getLogger("sixnimmt.server")
@@ -107,6 +109,8 @@ class CreateTable(_Body):
     fill_bot: BotLevel = "medium"
     #: Listed in the lobby (while someone is at the table); by default a table is reached by its link.
     public: bool = False
+    #: Only signed-in players and the server's bots sit here, and each game changes their ratings.
+    rated: bool = False
 
 
 class JoinTable(_Body):
@@ -193,9 +197,11 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
         )
         options = TableOptions.from_dict(
             {"rules": rules.to_dict(), "count": body.count, "timer": body.timer, "fill_bot": body.fill_bot,
-             "public": body.public}
+             "public": body.public, "rated": body.rated}
         )
-        room, token = await rooms.create(options, body.name, [s.model_dump() for s in body.seats])
+        user, token_for = await request.app.state.accounts.seat_identity(request, None)
+        room, token = await rooms.create(options, user.name if user else body.name, [s.model_dump() for s in body.seats],
+                                         account=user.id if user else None, token_for=token_for)
     except RulesError as error:
         raise ApiError(422, str(error), "bad-rules", detail=str(error)) from None
     except TableError as error:
@@ -239,8 +245,11 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
     wait = request.app.state.join_limits.retry_after(client_address(request), rooms.clock.now())
     if wait:
         raise too_many(wait, "joins")
+    user, account_token = await request.app.state.accounts.seat_identity(request, code)
     try:
-        seat, token, later = await looked_up(request, rooms, code, "join", name=body.name, invite=body.invite)
+        seat, token, later = await looked_up(request, rooms, code, "join", name=user.name if user else body.name,
+                                             invite=body.invite, account=user.id if user else None,
+                                             token=account_token)
     except TableError as error:
         raise table_error(503 if error.code in UNAVAILABLE else 409, error) from None
     # ``from_next_deal``: the game runs; the seat is yours when the next deal starts (watch till then)
@@ -614,6 +623,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         if settings.clustered():
             await app.state.rooms.join_cluster()
         app.state.reviews = Reviews(store, app.state.rooms.db, settings)
+        app.state.accounts = AccountService(store, app.state.rooms, settings, clock)
+        await app.state.accounts.start()
         collector = QuietCollector(clock, settings.full_collection_seconds) if settings.quiet_gc else None
         if collector is not None:
             collector.start()
@@ -624,6 +635,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             if collector is not None:
                 await collector.stop()
             await app.state.reviews.close()
+            await app.state.accounts.close()
             await app.state.rooms.close()
             store.close()
 
@@ -657,6 +669,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
     app.include_router(api)
+    app.include_router(accounts_api)
     app.add_api_websocket_route("/ws/{code}", table_socket)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

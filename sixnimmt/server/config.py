@@ -115,6 +115,24 @@ class Settings:
     #: within lease + heartbeat seconds.
     lease_seconds: float = 3.0
     heartbeat_seconds: float = 1.0
+    #: Accounts (docs/web.md): sign-ins per minute and burst from one address and on one name,
+    #: sign-ups per minute and burst from one address (429 beyond), the threads password hashes run
+    #: in (and how much below the server's priority), and how long a session lasts (days).
+    signin_per_minute: float = 10.0
+    signin_burst: int = 20
+    signin_name_per_minute: float = 2.0
+    signin_name_burst: int = 5
+    signup_per_minute: float = 3.0
+    signup_burst: int = 5
+    hash_threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
+    hash_niceness: int = 10
+    #: Password hashes that may wait or run at once; past that, sign-ins and sign-ups get 503.
+    hash_queue: int = 32
+    session_days: float = 30.0
+    #: "Play now": seconds a table it opened waits for people before bots fill its empty seats, and
+    #: how long such a table is offered to the next players (seconds).
+    play_now_wait: float = 5.0
+    play_now_offer: float = 60.0
 
     def clustered(self) -> bool:
         """Whether this process coordinates with others through the database (PostgreSQL only)."""

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 from .clock import Clock, LoopClock
 from .cluster import Cluster
@@ -23,7 +26,7 @@ from .seats import (
     clean_name,
     hash_token,
 )
-from .store import Store, TableData, Writer
+from .store import GameRow, Store, TableData, Writer
 
 #: Letters for join codes: no 0/O, 1/I/L, so a code read aloud or off a phone is typed right.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -47,6 +50,9 @@ class Rooms:
         self._loading = asyncio.Lock()
         #: Several processes on one database: this process's part (None: it is the only one).
         self.cluster: Cluster | None = None
+        #: What else a finished game's transaction stores, given the table (the accounts' seats and
+        #: a rated game's ratings: :mod:`~sixnimmt.server.ratings`); None: nothing.
+        self.archive_hook: Callable[[TableData], Callable[[Session, GameRow], object] | None] | None = None
 
     async def join_cluster(self) -> None:
         self.cluster = Cluster(self.settings.database_url, self, self.settings.lease_seconds,
@@ -56,7 +62,8 @@ class Rooms:
     async def _archive(
         self, data: TableData, record: dict[str, Any], winners: list[int], players: list[list[dict[str, Any]]]
     ) -> int:
-        return await self.db.run(self.store.finish_game, data, record, winners, players)
+        after = None if self.archive_hook is None else self.archive_hook(data)
+        return await self.db.run(self.store.finish_game, data, record, winners, players, after)
 
     def _room(self, code: str, options: TableOptions, seats: list[Seat]) -> Room:
         return Room(code, options, seats, self.settings, self.clock, self.db.save, self._archive, self.threads)
@@ -131,7 +138,8 @@ class Rooms:
         if op == "summary":
             return room.summary()
         if op == "join":
-            return list(await room.join(args["name"], args.get("invite")))
+            return list(await room.join(args["name"], args.get("invite"), args.get("account"), args.get("token"),
+                                        bool(args.get("resume_only"))))
         raise TableError(f"unknown operation {op!r}", "bad-field", type="call", field="op")
 
     def _lost(self, room: Room) -> None:
@@ -159,16 +167,23 @@ class Rooms:
     def loaded_codes(self) -> list[str]:
         return list(self._rooms)
 
-    async def create(self, options: TableOptions, host_name: str, seats: list[dict[str, Any]]) -> tuple[Room, str]:
-        """A new table with the host in seat 0; ``seats`` describes seats 1.. ("open" or a bot)."""
+    async def create(
+        self, options: TableOptions, host_name: str, seats: list[dict[str, Any]],
+        account: int | None = None, token_for: Callable[[str], str] | None = None,
+    ) -> tuple[Room, str]:
+        """A new table with the host in seat 0; ``seats`` describes seats 1.. ("open" or a bot). A
+        signed-in host sits under ``account``, with the seat token ``token_for(code)`` (derived from
+        the account and the table's code)."""
         players = options.rules.players
         if len(seats) != players - 1:
             raise TableError(
                 f"{players} players need {players - 1} seats besides the host's", "seat-count", players=players
             )
         host = clean_name(host_name)
+        if options.rated and account is None:
+            raise TableError("sign in to play at a rated table", "rated-sign-in")
         token = secrets.token_urlsafe(24)
-        room_seats = [Seat(0, "human", host, None, hash_token(token), away_since=self.clock.now())]
+        room_seats = [Seat(0, "human", host, None, hash_token(token), account=account, away_since=self.clock.now())]
         for index, spec in enumerate(seats, start=1):
             kind = spec.get("kind")
             if kind == "open":
@@ -187,6 +202,9 @@ class Rooms:
                 raise TableError(f"seat {index + 1} must be 'open' or 'bot'", "bad-option", option="seats")
         async with self._loading:
             code = await self._new_code()
+            if token_for is not None:
+                token = token_for(code)
+                room_seats[0].token_hash = hash_token(token)
             room = self._room(code, options, room_seats)
             epoch = None if self.cluster is None else 1
             room.epoch = epoch

@@ -371,6 +371,7 @@ class Room:
             "count": self.options.count,
             "timer": self.options.timer,
             "public": self.options.public,
+            **({"rated": True} if self.options.rated else {}),
             "spectator_chat": self.options.spectator_chat,
             "seats": [s.public() for s in self.seats],
             "spectators": self.spectators(),
@@ -403,12 +404,27 @@ class Room:
 
     # ------------------------------------------------------------------ seats
 
-    async def join(self, name: str, invite: str | None = None) -> tuple[int, str, bool]:
+    async def join(
+        self, name: str, invite: str | None = None, account: int | None = None, account_token: str | None = None,
+        resume_only: bool = False,
+    ) -> tuple[int, str, bool]:
         """Take a seat: the one ``invite`` keeps, else the first open one (once the game runs, an
         open or bot seat, taken over at the next deal). Returns the seat, its new token, and whether
-        the taking over waits for the next deal."""
+        the taking over waits for the next deal. A signed-in player joins under ``account`` with the
+        seat token derived from it (``account_token``); an account already seated here gets its
+        seat back (a second device). A rated table seats accounts only, and only before its game."""
         name = clean_name(name)
         async with self.lock:
+            if account is not None and account_token:
+                mine = next((s for s in self.seats if s.account == account), None)
+                if mine is not None:
+                    return mine.index, account_token, False
+            if resume_only:
+                raise TableError("you have no seat at this table", "no-seat")
+            if self.options.rated and (account is None or not account_token):
+                raise TableError("sign in to play at a rated table (anyone may watch)", "rated-sign-in")
+            if self.options.rated and self.status != "waiting":
+                raise TableError("this rated game has started: you can watch it", "table-full")
             if invite:
                 wanted = hash_token(invite)
                 seat = next((s for s in self.seats if s.invite_hash is not None
@@ -424,12 +440,13 @@ class Room:
                 seat = self.seats[free[0]]
             if names_clash(name, self.seats, besides=seat.index):
                 raise TableError(f"the name {name!r} is taken at this table", "name-taken", name=name)
-            token = secrets.token_urlsafe(24)
+            token = account_token or secrets.token_urlsafe(24)
             later = self.status != "waiting"
             if later:  # the bot plays on until the deal ends
                 seat.joining, seat.joining_hash = name, hash_token(token)
             else:
                 seat.become_human(name, hash_token(token), self.clock.now())
+                seat.account = account
             if not later and not self.open_seats() and not any(s.kind == "invited" for s in self.seats):
                 await self.start_game()
             else:
@@ -786,6 +803,8 @@ class Room:
     def _host_only(self, conn: Connection, seat: int) -> Seat:
         if conn.seat != 0:
             raise TableError("only the host (seat 1) can do that", "not-host")
+        if self.options.rated:
+            raise TableError("the seats of a rated table are not changed by hand", "rated-seats")
         if not 0 < seat < len(self.seats):
             raise TableError(f"there is no seat {seat + 1} to change", "bad-seat", seat=seat + 1)
         return self.seats[seat]

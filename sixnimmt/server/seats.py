@@ -134,6 +134,8 @@ class Seat:
     leaving: bool = False
     joining: str | None = None
     joining_hash: str | None = None
+    #: The account a signed-in player sits under (its seat token is derived from the account).
+    account: int | None = None
     # runtime only
     connections: int = 0
     away_since: float | None = None
@@ -146,14 +148,14 @@ class Seat:
         return {
             "kind": self.kind, "name": self.name, "bot": self.bot, "token_hash": self.token_hash,
             "invite_hash": self.invite_hash, "leaving": self.leaving, "joining": self.joining,
-            "joining_hash": self.joining_hash,
+            "joining_hash": self.joining_hash, **({"account": self.account} if self.account is not None else {}),
         }
 
     @classmethod
     def from_store(cls, index: int, data: dict[str, Any], now: float) -> Seat:
         seat = cls(
             index, data["kind"], data["name"], data.get("bot"), data.get("token_hash"), data.get("invite_hash"),
-            bool(data.get("leaving")), data.get("joining"), data.get("joining_hash"),
+            bool(data.get("leaving")), data.get("joining"), data.get("joining_hash"), data.get("account"),
         )
         if seat.kind == "human":
             seat.away_since = now  # nobody is connected right after a load
@@ -162,20 +164,20 @@ class Seat:
     def public(self) -> dict[str, Any]:
         return {
             "name": self.name, "kind": self.kind, "bot": self.bot, "connected": self.connections > 0,
-            "leaving": self.leaving, "joining": self.joining,
+            "leaving": self.leaving, "joining": self.joining, **({"member": True} if self.account is not None else {}),
         }
 
     def become_human(self, name: str, token_hash: str, now: float) -> None:
-        self.kind, self.name, self.bot, self.token_hash = "human", name, None, token_hash
+        self.kind, self.name, self.bot, self.token_hash, self.account = "human", name, None, token_hash, None
         self.invite_hash, self.leaving, self.joining, self.joining_hash = None, False, None, None
         self.away_since = now
 
     def become_open(self) -> None:
-        self.kind, self.name, self.token_hash, self.invite_hash = "open", "", None, None
+        self.kind, self.name, self.token_hash, self.invite_hash, self.account = "open", "", None, None, None
         self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
 
     def become_invited(self, name: str, invite_hash: str) -> None:
-        self.kind, self.name, self.token_hash, self.invite_hash = "invited", name, None, invite_hash
+        self.kind, self.name, self.token_hash, self.invite_hash, self.account = "invited", name, None, invite_hash, None
         self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
 
 
@@ -203,6 +205,7 @@ class TableOptions:
     fill_bot: str = "medium"  # level given to seats still open when the host starts
     public: bool = False  # listed in the lobby (while someone is at the table); else reached by link only
     spectator_chat: bool = False  # spectators may write in the chat (the host can switch it)
+    rated: bool = False  # only accounts and the server's bots sit here; each game changes ratings
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -212,6 +215,7 @@ class TableOptions:
             "fill_bot": self.fill_bot,
             "public": self.public,
             "spectator_chat": self.spectator_chat,
+            **({"rated": True} if self.rated else {}),
         }
 
     @classmethod
@@ -237,4 +241,5 @@ class TableOptions:
                 "bad-option",
                 option="fill_bot",
             )
-        return cls(rules, count, timer, fill_bot, bool(data.get("public", False)), bool(data.get("spectator_chat", False)))
+        return cls(rules, count, timer, fill_bot, bool(data.get("public", False)), bool(data.get("spectator_chat", False)),
+                   bool(data.get("rated", False)))

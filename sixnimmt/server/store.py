@@ -442,16 +442,22 @@ class Store:
         record: dict[str, Any],
         winners: list[int],
         deal_players: list[list[dict[str, Any]]] | None = None,
+        after: Callable[[Session, GameRow], object] | None = None,
     ) -> int:
         """A finished game into the history and its table's new state (which names the game), in one
-        transaction: either both are stored or neither is. Returns the game's id."""
+        transaction: either both are stored or neither is. Returns the game's id. ``after`` runs in
+        the same transaction, once the game has its id (the accounts' seats and a rated game's
+        ratings, :mod:`~sixnimmt.server.ratings`)."""
         with Session(self.engine) as session, session.begin():
+            # a rated game is public, whatever its table: its result moves ratings everyone sees
             game = _game_row(data.code, data.game_number, record, winners, deal_players,
-                             bool(data.settings.get("public")))
+                             bool(data.settings.get("public") or data.settings.get("rated")))
             session.add(game)
             session.flush()
             current = {**(data.current or {}), "last_game_id": game.id}
             self._write_table(session, replace(data, current=current))
+            if after is not None:
+                after(session, game)
             return game.id
 
     def list_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
@@ -517,6 +523,15 @@ class Writer:
         """``fn(*args)`` on the worker thread, after the calls before it."""
         async with self._one_at_a_time:
             return await asyncio.to_thread(fn, *args)
+
+    async def run_here(self, fn: Callable[..., T], *args: Any) -> T:
+        """A short write (a row or two): on an SQLite file run on the event loop, in order with the
+        other calls (as a table's save is, :meth:`save`), rather than handing it to the thread and
+        back, which holds every save up meanwhile; elsewhere as :meth:`run`."""
+        if not self.store.local_file:
+            return await self.run(fn, *args)
+        async with self._one_at_a_time:
+            return fn(*args)
 
     async def save(self, data: TableData) -> None:
         """Persist a table's state; returns once it is committed."""

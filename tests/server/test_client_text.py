@@ -31,6 +31,10 @@ SAME_AS_ENGLISH = {
     ("variant.nifty", "es"): "a name, as printed on the Spanish box",
     ("variant.nifty", "sv"): "a name, as printed on the Swedish box",
     ("variant.hand", "sv"): "Swedish 'hand'",
+    ("board.bot", "es"): "as lobby.bot",
+    ("board.bot", "sv"): "as lobby.bot",
+    ("board.person", "sv"): "Swedish 'person'",
+    ("profile.provisional", "es"): "Spanish 'provisional'",
 }
 
 

@@ -180,6 +180,7 @@ def test_killing_the_owner_mid_turn_the_game_goes_on_through_the_other(
     (owner, a), (_, b) = servers
     table = httpx.post(f"http://{a}/api/tables", json={
         "name": "Host", "seats": [{"kind": "open"}, {"kind": "bot", "bot": "random"}], "target": None, "deals": 2,
+        "public": True,  # listed in the history at the end
     }).json()
     code = table["code"]
     friend_token = httpx.post(f"http://{b}/api/tables/{code}/join", json={"name": "Friend"}).json()["token"]

@@ -5,17 +5,23 @@ import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
 import { showHistory, showReplay } from "./history.js";
 import { showRules } from "./rules.js";
+import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
 
 const main = document.getElementById("main");
 let leave = null; // cleanup of the current screen (closes a table's socket)
 
 const routes = [
   // a friend's invitation: #/t/CODE?invite=TOKEN
-  [/^#\/t\/([A-Za-z0-9]{1,12})(?:\?invite=([\w-]{1,128}))?$/, (view, m) => showTable(view, m[1].toUpperCase(), m[2] || null)],
+  [/^#\/t\/([A-Za-z0-9]{1,12})(?:\?invite=([\w-]{1,128}))?$/,
+    async (view, m) => { await resumeSeat(m[1].toUpperCase()); return showTable(view, m[1].toUpperCase(), m[2] || null); }],
   // a finished game; a private table's with its table's code: #/history/ID?table=CODE
   [/^#\/history\/(\d+)(?:\?table=([A-Za-z0-9]{1,12}))?$/, (view, m) => showReplay(view, Number(m[1]), m[2] || null)],
   [/^#\/history$/, (view) => showHistory(view)],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
+  [/^#\/account$/, (view) => showAccount(view)],
+  [/^#\/leaderboard(?:\/(\w+))?(\/provisional)?(?:\?page=(\d+))?$/,
+    (view, m) => showLeaderboard(view, m[1] || "standard", !!m[2], Math.max(0, Number(m[3] || 1) - 1))],
+  [/^#\/u\/([A-Za-z0-9_.%-]{1,64})$/, (view, m) => showProfile(view, decodeURIComponent(m[1]))],
   [/^.*$/, (view) => showLobby(view)],
 ];
 
@@ -49,7 +55,8 @@ async function start() {
   const select = document.getElementById("lang");
   await loadLanguage(preferredLanguage());
   select.value = document.documentElement.lang;
-  select.addEventListener("change", async () => { await loadLanguage(select.value); route(); });
+  select.addEventListener("change", async () => { await loadLanguage(select.value); drawAccountLink(); route(); });
+  account();
   await initCards();
   window.addEventListener("hashchange", route);
   route();

@@ -1,5 +1,6 @@
 // The lobby: create a table, join by code, see open tables and your own.
 import { api, getConfig, h, seats, t, toast } from "./util.js";
+import { playNowPanel } from "./account.js";
 
 export async function showLobby(main) {
   const config = await getConfig();
@@ -130,6 +131,7 @@ export async function showLobby(main) {
   main.append(
     h("h1", {}, t("lobby.title")),
     h("p.muted", { style: "margin-top:-.6rem" }, t("lobby.tagline")),
+    playNowPanel(),
     h("div.grid2", {}, form, side));
 
   async function refresh() {

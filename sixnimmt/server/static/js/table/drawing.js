@@ -75,6 +75,7 @@ export function drawBar(s) {
     h("span.where", {}, view.phase === "over" ? t("table.gameOver") : where),
     s.nodes.timer,
     table.you == null ? h("span.badge", {}, t("table.spectator")) : null,
+    table.rated ? h("span.badge.live", { id: "rated" }, t("table.rated")) : null,
     table.spectators ? h("span.badge", { id: "spectators" }, tn("table.watching", table.spectators)) : null,
     h("span.spacer"),
     h("a.btn.small", { href: `#/rules/${rules.variant}`, target: "_blank" }, t(`variant.${rules.variant}`), " · ", t("nav.rules")),
