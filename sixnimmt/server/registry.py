@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from typing import Any
+
+from sqlalchemy.exc import DBAPIError
 
 from .clock import Clock, LoopClock
 from .cluster import Cluster
@@ -44,6 +47,7 @@ class Rooms:
         self._loading = asyncio.Lock()
         #: Several processes on one database: this process's part (None: it is the only one).
         self.cluster: Cluster | None = None
+        self._closing: set[asyncio.Task[None]] = set()  # rooms being closed (kept: a task needs a reference)
 
     async def join_cluster(self) -> None:
         self.cluster = Cluster(self.settings.database_url, self, self.settings.lease_seconds,
@@ -89,7 +93,10 @@ class Rooms:
                     raise missing from None
                 if owner != self.cluster.me:
                     return owner
-            data = await self.db.run(self.store.load_table, code)
+            try:
+                data = await self.db.run(self.store.load_table, code)
+            except DBAPIError:  # the database went away (a restart): the page tries again
+                raise TableError("the server is reconnecting to its database: try again", "table-unavailable") from None
             if data is None:
                 raise missing
             room = Room.from_store(data, self.settings, self.clock, self.db.save, self._archive, self.threads)
@@ -101,6 +108,7 @@ class Rooms:
         if room.saved is not None:
             room.saved.epoch = epoch
         room.on_lost = self._lost
+        room.may_act = None if self.cluster is None else self.cluster.holds_lease
         self._rooms[room.code] = room
 
     def local(self, code: str) -> Room | None:
@@ -123,11 +131,15 @@ class Rooms:
             raise TableError(error["message"], error["code"], **error["params"])
         return reply["result"]
 
-    async def run_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:
+    async def run_call(
+        self, room: Room, op: str, args: dict[str, Any], still_wanted: Callable[[], bool] | None = None
+    ) -> Any:
+        """Run ``op`` on a room of this process; ``still_wanted``: whether the caller (another
+        process) still waits for the answer."""
         if op == "summary":
             return room.summary()
         if op == "join":
-            return list(await room.join(args["name"], args.get("invite")))
+            return list(await room.join(args["name"], args.get("invite"), args.get("key"), still_wanted))
         raise TableError(f"unknown operation {op!r}", "bad-field", type="call", field="op")
 
     def _lost(self, room: Room) -> None:
@@ -151,6 +163,26 @@ class Rooms:
         if room is not None:
             async with room.lock:
                 await self._drop(room, release=False)
+
+    def lose_all(self) -> dict[str, int]:
+        """The database is out of reach: every room is dropped at once, without waiting for a change
+        under way (its write fails, or lands fenced by its epoch), and its sockets are told to
+        reconnect. Returns the epoch of each table dropped, to give it up once the database is back."""
+        lost: dict[str, int] = {}
+        loop = asyncio.get_running_loop()
+        for code, room in list(self._rooms.items()):
+            del self._rooms[code]
+            room.closed = True
+            if room.epoch is not None:
+                lost[code] = room.epoch
+            for conn in list(room.connections):
+                drop = getattr(conn, "drop", None)
+                if drop is not None:
+                    drop()
+            closing = loop.create_task(room.close())
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
+        return lost
 
     def loaded_codes(self) -> list[str]:
         return list(self._rooms)
