@@ -277,6 +277,9 @@ class Cluster:
                 log.warning("process %s: the database is still out of reach (%s)", self.me, str(error).strip()[:200])
                 wait = min(RECONNECT_MAX, wait * 2)
                 continue
+            # the store's pooled connections died with the old server too: a fresh pool, so that
+            # no request meets a dead one first (closed as they come back; none is waited for)
+            self.rooms.store.engine.dispose(close=False)
             log.warning("process %s reconnected to its database", self.me)
             return
 
