@@ -131,7 +131,7 @@ class Player:
 
 
 def play(players: list[Player], until: Any) -> None:
-    for _ in range(20_000):
+    for _ in range(3000):  # (a whole game takes a few hundred rounds)
         if until():
             return
         for player in players:
