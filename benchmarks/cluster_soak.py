@@ -44,8 +44,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.server.postgres_server import PostgresServer  # noqa: E402
-from tests.server.test_restart import free_port  # noqa: E402
+from tests.server.postgres_server import PostgresServer
+from tests.server.test_restart import free_port
 
 #: Seconds after a fault ends that still count as its window.
 AFTER_FAULT = 15.0
