@@ -63,8 +63,10 @@ class Totals:
 
 
 class Player:
-    def __init__(self, address: str, code: str, token: str, seat: int, totals: Totals, rng: random.Random) -> None:
+    def __init__(self, address: str, code: str, token: str, seat: int, totals: Totals, rng: random.Random,
+                 source: str) -> None:
         self.url = f"ws://{address}/ws/{code}?token={token}"
+        self.source = source
         self.code, self.seat, self.totals, self.rng = code, seat, totals, rng
         self.view: dict[str, Any] = {}
         self.game_number = 0
@@ -79,7 +81,7 @@ class Player:
     async def connect(self) -> None:
         while not self.stop:
             try:
-                ws = await connect(self.url, open_timeout=10, max_queue=None)
+                ws = await connect(self.url, open_timeout=10, max_queue=None, local_addr=(self.source, 0))
             except (OSError, InvalidHandshake, TimeoutError):
                 await asyncio.sleep(0.5)
                 continue
@@ -176,16 +178,23 @@ class Player:
             await self.ws.close()
 
 
-async def start_table(address: str, other: str, totals: Totals, rng: random.Random) -> list[Player]:
-    async with httpx.AsyncClient(timeout=30) as client:
+def table_address(index: int) -> str:
+    """The loopback address table ``index`` is played from, so that the per-address limits hold as
+    for real players (as benchmarks/load_web.py does)."""
+    return f"127.1.{index // 250}.{index % 250 + 1}"
+
+
+async def start_table(index: int, address: str, other: str, totals: Totals, rng: random.Random) -> list[Player]:
+    transport = httpx.AsyncHTTPTransport(local_address=table_address(index))
+    async with httpx.AsyncClient(timeout=30, transport=transport) as client:
         created = (await client.post(f"http://{address}/api/tables", json={
             "name": "Host", "seats": [{"kind": "open"}, {"kind": "bot", "bot": "random"},
                                       {"kind": "bot", "bot": "random"}], "target": None, "deals": 1,
         })).json()
         code = created["code"]
         joined = (await client.post(f"http://{other}/api/tables/{code}/join", json={"name": "Friend"})).json()
-    return [Player(address, code, created["token"], 0, totals, rng),
-            Player(other, code, joined["token"], 1, totals, rng)]
+    return [Player(address, code, created["token"], 0, totals, rng, table_address(index)),
+            Player(other, code, joined["token"], 1, totals, rng, table_address(index))]
 
 
 def start_server(url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
@@ -227,7 +236,7 @@ async def soak(args: argparse.Namespace) -> None:
         players: list[Player] = []
         for n in range(args.tables):
             a, b = addresses[n % 2], addresses[1 - n % 2]
-            players += await start_table(a, b, totals, rng)
+            players += await start_table(n, a, b, totals, rng)
         tasks = [asyncio.create_task(player.run()) for player in players]
         began = time.monotonic()
         plan = [(0.3, "restart"), (0.5, "pause"), (0.7, "restart")]

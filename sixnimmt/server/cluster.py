@@ -495,7 +495,7 @@ class Cluster:
         return link
 
     def _open(self, link: Link) -> None:
-        self.post(link.owner, ["open", link.code, link.conn_id, link.token])
+        self.post(link.owner, ["open", link.code, link.conn_id, link.token, link.epoch])
 
     def forward(self, link: Link, text: str | None) -> None:
         if not self.connected:  # the socket is being closed: it reconnects and says it again
@@ -576,7 +576,7 @@ class Cluster:
                 if future is not None and not future.done():
                     future.set_result(item[2])
             elif kind == "open":
-                self._remote_open(sender, item[1], item[2], item[3])
+                self._remote_open(sender, item[1], item[2], item[3], item[4] if len(item) > 4 else 0)
             elif kind == "frame":
                 conn = self.remote.get((sender, item[2]))
                 if conn is not None:
@@ -586,17 +586,27 @@ class Cluster:
             elif kind == "call":
                 asyncio.get_running_loop().create_task(self._answer(sender, item[1], item[2], item[3], item[4]))
 
-    def _remote_open(self, sender: str, code: str, conn_id: int, token: str | None) -> None:
+    def _remote_open(self, sender: str, code: str, conn_id: int, token: str | None, epoch: int) -> None:
+        conn = RemoteConnection(self, sender, conn_id, None, epoch=epoch)
+        self.remote[(sender, conn_id)] = conn  # (its frames wait in its queue until it is served)
+        conn.task = asyncio.get_running_loop().create_task(self._serve_remote(code, conn, token))
+
+    async def _serve_remote(self, code: str, conn: RemoteConnection, token: str | None) -> None:
+        """A remote socket at a table of this process: as the local socket loop in ``app``. A table
+        not in memory here (dropped after a pause, evicted) is loaded if this process still drives
+        it; else the socket is sent ``gone`` (with the epoch its process knows, so it is taken)."""
         room = self.rooms.local(code)
         if room is None:
-            self.post(sender, ["gone", conn_id, 0])
-            return
-        conn = RemoteConnection(self, sender, conn_id, None, epoch=room.epoch or 0)
-        self.remote[(sender, conn_id)] = conn
-        conn.task = asyncio.get_running_loop().create_task(self._serve_remote(room, conn, token))
-
-    async def _serve_remote(self, room: Room, conn: RemoteConnection, token: str | None) -> None:
-        """A remote socket at a table of this process: as the local socket loop in ``app``."""
+            try:
+                target = await self.rooms.locate(code)
+            except (LookupError, TableError):
+                target = None
+            if target is None or isinstance(target, str):
+                self.remote.pop((conn.process, conn.conn_id), None)
+                self.post(conn.process, ["gone", conn.conn_id, conn.epoch])
+                return
+            room = target
+        conn.epoch = room.epoch or 0
         seat, joining = room.place_for_token(token)
         conn.seat = seat
         if token and seat is None and joining is None:
@@ -624,11 +634,16 @@ class Cluster:
             await room.disconnect(conn)
 
     async def _answer(self, sender: str, rid: int, code: str, op: str, args: dict[str, Any]) -> None:
-        room = self.rooms.local(code)
         reply: dict[str, Any]
+        room: Room | str | None = None
+        if op != "listing":
+            try:  # (loaded again if it was dropped here and this process still drives it)
+                room = self.rooms.local(code) or await self.rooms.locate(code)
+            except (LookupError, TableError):
+                room = None
         if op == "listing":
             reply = {"result": self.rooms.listing(int(args.get("limit", 40)))}
-        elif room is None:
+        elif room is None or isinstance(room, str):
             reply = {"error": TableError("the table moved: try again", "table-unavailable").to_message()}
         else:
             deadline = float(args.get("deadline", "inf"))

@@ -75,7 +75,7 @@ class Rooms:
         taking it over if nobody alive drives it), else the id of the process that does."""
         code = code.strip().upper()
         await self._evict_idle()
-        if code in self._rooms:
+        if code in self._rooms and not self._rooms[code].closed:  # (a closed one is being dropped)
             room = self._rooms[code]
             room.last_active = self.clock.now()  # about to be used: not idle
             return room
@@ -83,7 +83,7 @@ class Rooms:
         if not valid_code(code):
             raise missing
         async with self._loading:
-            if code in self._rooms:
+            if code in self._rooms and not self._rooms[code].closed:
                 return self._rooms[code]
             epoch = None
             if self.cluster is not None:
