@@ -21,6 +21,7 @@ games' records (``/api/games/ID/events``):
   the fault windows (from each fault to 15 s after the database, or the paused process, is back).
 
     nice -n 19 .venv/bin/python benchmarks/cluster_soak.py --tables 100 --seconds 300
+    nice -n 19 .venv/bin/python benchmarks/cluster_soak.py --tables 100 --seconds 300 --no-faults
 """
 
 from __future__ import annotations
@@ -243,6 +244,9 @@ async def soak(args: argparse.Namespace) -> None:
         for share, what in plan:
             await asyncio.sleep(max(0.0, began + share * args.seconds - time.monotonic()))
             start = time.monotonic()
+            if not args.faults:  # the control run: the same windows, nothing done in them
+                faults.append((what, start - began, start - began, start - began))
+                continue
             if what == "restart":
                 await asyncio.to_thread(database.restart)
                 end = time.monotonic()
@@ -347,6 +351,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=300)
     parser.add_argument("--pause", type=float, default=6.0, help="seconds the process is stopped (lease: 3)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--no-faults", dest="faults", action="store_false",
+                        help="a control run: no restart, no pause (the same windows are left out)")
     parser.add_argument("--logs", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "sixnimmt-soak"))
     asyncio.run(soak(parser.parse_args()))
 
