@@ -9,8 +9,8 @@ two ``random`` bots. Meanwhile the database is restarted (``pg_ctl restart -m fa
 process is paused (SIGSTOP) past its lease once, then resumed (SIGCONT).
 
 Each player is a page: it reconnects when its socket is closed, answers after a short random think,
-and after a refusal or a reconnect answers a turn with a *different* card than before, so that a
-card revealed from a change that was never saved shows up. Counted at the end against the finished
+answers each view it is sent once, and after a refusal or a reconnect answers a turn with a
+*different* card than before, so that a card revealed from a change that was never saved shows up. Counted at the end against the finished
 games' records (``/api/games/ID/events``):
 
 - **lost moves**: a card the server confirmed as chosen (a ``chosen`` message with the player's
@@ -76,6 +76,7 @@ class Player:
         self.seen: dict[tuple[int, int, int], list[int]] = {}  # reveals seen
         self.sent_at: float | None = None
         self.sent_key: tuple[int, int, int] | None = None
+        self.answered: dict[str, Any] | None = None  # the view last answered (each is answered once)
         self.ws: ClientConnection | None = None
         self.stop = False
 
@@ -139,15 +140,18 @@ class Player:
         view = self.view
         decision = view.get("decision")
         if view.get("phase") == "over":
-            if self.seat == 0 and not self.stop:
+            if self.seat == 0 and not self.stop and self.answered is not view:
                 await asyncio.sleep(self.rng.uniform(0.5, 1.5))
-                await self.ws.send(json.dumps({"type": "again"}))
+                if self.view is view:
+                    self.answered = view
+                    await self.ws.send(json.dumps({"type": "again"}))
             return
-        if decision is None:
+        if decision is None or self.answered is view:
             return
         await asyncio.sleep(self.rng.uniform(0.3, 1.2))
         if self.view is not view:
             return  # something came meanwhile: answer the newer view
+        self.answered = view
         options = list(decision["options"])
         if decision["kind"] == "card":
             key = self.key()
