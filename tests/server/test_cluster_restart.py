@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,7 @@ class Player:
     def connect(self) -> None:
         for _ in range(1200):
             try:
-                ws = connect(self.url, open_timeout=10)
+                ws = ExitStack().enter_context(connect(self.url, open_timeout=10))  # (closed by ws.close())
             except (OSError, InvalidHandshake, TimeoutError):
                 time.sleep(0.1)
                 continue
