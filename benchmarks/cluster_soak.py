@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import sqlalchemy as sa
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
@@ -247,6 +248,7 @@ async def soak(args: argparse.Namespace) -> None:
         plan = [(0.3, "restart"), (0.5, "pause"), (0.7, "restart")]
         for share, what in plan:
             await asyncio.sleep(max(0.0, began + share * args.seconds - time.monotonic()))
+            print(f"tables driven by each process before the {what}: {await owners(database.url)}", flush=True)
             start = time.monotonic()
             if not args.faults:  # the control run: the same windows, nothing done in them
                 faults.append((what, start - began, start - began, start - began))
@@ -264,6 +266,8 @@ async def soak(args: argparse.Namespace) -> None:
             faults.append((what, start - began, end - began, back - began))
             print(f"{what}: {start - began:.1f} s to {end - began:.1f} s, both ready again at {back - began:.1f} s",
                   flush=True)
+            await asyncio.sleep(AFTER_FAULT)
+            print(f"  tables driven by each process {AFTER_FAULT:.0f} s later: {await owners(database.url)}", flush=True)
         await asyncio.sleep(max(0.0, began + args.seconds - time.monotonic()))
         for player in players:
             player.stop = True
@@ -283,6 +287,23 @@ async def soak(args: argparse.Namespace) -> None:
             except subprocess.TimeoutExpired:
                 server.kill()
         database.destroy()
+
+
+async def owners(url: str) -> list[int]:
+    """How many tables each live process drives (the most first)."""
+
+    def count() -> list[int]:
+        engine = sa.create_engine(url)
+        try:
+            with engine.connect() as connection:
+                rows = connection.execute(sa.text(
+                    "SELECT count(*) FROM tables t JOIN server_processes p ON p.id = t.owner "
+                    "AND p.lease_until > now() GROUP BY t.owner ORDER BY 1 DESC")).all()
+            return [int(row[0]) for row in rows]
+        finally:
+            engine.dispose()
+
+    return await asyncio.to_thread(count)
 
 
 async def check(address: str, players: list[Player], totals: Totals) -> None:
@@ -343,6 +364,13 @@ def report(totals: Totals, faults: list[tuple[str, float, float, float]], began:
     for line in (totals.lost + totals.leaks)[:20]:
         print("  ", line)
     print("refusals and counts:", json.dumps(totals.refusals, sort_keys=True))
+    bounds = [0.0, *(back + AFTER_FAULT for _, _, _, back in faults), float("inf")]
+    starts = [0.0, *(start for _, start, _, _ in faults), float("inf")]
+    for n in range(len(bounds) - 1):  # each stretch between the windows
+        lo, hi = bounds[n], starts[n + 1]
+        stretch = [seconds for sent, seconds in totals.round_trips if lo <= sent - began < hi]
+        print(f"  {lo:.0f} s to {min(hi, args.seconds):.0f} s: n={len(stretch)} p50 {p(stretch, 50)} "
+              f"p99 {p(stretch, 99)}")
     print(f"round trips: before the first fault n={len(before)} p50 {p(before, 50)} p99 {p(before, 99)}; "
           f"after it, outside the fault windows n={len(after)} p50 {p(after, 50)} p99 {p(after, 99)}; "
           f"all outside n={len(outside)} p99 {p(outside, 99)}; inside the windows n={len(within)} "
