@@ -31,6 +31,7 @@ import asyncio
 import json
 import os
 import random
+import secrets
 import signal
 import statistics
 import subprocess
@@ -198,7 +199,14 @@ async def start_table(index: int, address: str, other: str, totals: Totals, rng:
                                       {"kind": "bot", "bot": "random"}], "target": None, "deals": 1,
         })).json()
         code = created["code"]
-        joined = (await client.post(f"http://{other}/api/tables/{code}/join", json={"name": "Friend"})).json()
+        key = secrets.token_urlsafe(18)  # a join that timed out is tried again with the same key
+        for _ in range(10):
+            response = await client.post(f"http://{other}/api/tables/{code}/join", json={"name": "Friend", "key": key})
+            if response.status_code != 503:
+                break
+        joined = response.json()
+        if "token" not in joined:
+            raise RuntimeError(f"the join failed: {response.status_code} {joined}")
     return [Player(address, code, created["token"], 0, totals, rng, table_address(index)),
             Player(other, code, joined["token"], 1, totals, rng, table_address(index))]
 

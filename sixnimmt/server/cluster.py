@@ -81,6 +81,8 @@ RECONNECT_FIRST = 0.1
 RECONNECT_MAX = 2.0
 #: Seconds a connection attempt may take before it counts as failed.
 CONNECT_TIMEOUT = 5
+#: Milliseconds a statement of the cluster's waits for a row lock before it fails.
+LOCK_TIMEOUT_MS = 5000
 
 
 def psycopg_dsn(url: str) -> str:
@@ -182,6 +184,7 @@ class Cluster:
         self._dropped: dict[str, int] = {}
         #: The epoch of each table last found driven by another process (read by :meth:`link`).
         self._epochs: dict[str, int] = {}
+        self._leaving: set[asyncio.Task[None]] = set()  # remote sockets leaving their tables
 
     # ------------------------------------------------------------------ start and stop
 
@@ -200,8 +203,11 @@ class Cluster:
         opened: list[psycopg.AsyncConnection[Any]] = []
         try:
             for _ in range(3):
+                # (a statement of the cluster's that waits on a row lock gives up and is tried again
+                # rather than stopping the heartbeat or the messages behind it)
                 opened.append(await psycopg.AsyncConnection.connect(
-                    self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT))
+                    self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
+                    options=f"-c lock_timeout={LOCK_TIMEOUT_MS}"))
             # the lease has a connection of its own, so renewing it never waits behind the messages
             self._listen, self._query, self._beat_conn = opened
             await self._listen.execute(f'LISTEN "{channel(self.me)}"')
@@ -231,8 +237,14 @@ class Cluster:
                 await asyncio.wait([*self._tasks, broken], return_when=asyncio.FIRST_COMPLETED)
             finally:
                 broken.cancel()
-            self._lose()
-            await self._reconnect()
+            try:
+                self._lose()
+                await self._reconnect()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # never let the supervisor die: it is what brings the process back
+                log.exception("process %s: reconnecting failed; trying again", self.me)
+                self._broken.set()
 
     def _lose(self) -> None:
         """The database is out of reach: this process's leases count as lost from now on. Its
@@ -270,7 +282,8 @@ class Cluster:
                         pass
             await asyncio.sleep(wait * (1 + random.random() / 4))
             try:
-                await self._connect()
+                # (bounded: a database that accepts connections but does not answer is tried again)
+                await asyncio.wait_for(self._connect(), CONNECT_TIMEOUT * 3)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -328,8 +341,7 @@ class Cluster:
             except (psycopg.OperationalError, psycopg.InterfaceError) as error:
                 if self._query.closed:
                     self._broken.set()
-                    raise unavailable() from error
-                raise
+                raise unavailable() from error  # (or a lock waited on too long: try again)
 
     # ------------------------------------------------------------------ ownership
 
@@ -449,7 +461,7 @@ class Cluster:
                 "SELECT code FROM tables WHERE code = ANY(%s) AND owner IS DISTINCT FROM %s", (mine, self.me)
             )
             for (code,) in await cursor.fetchall():
-                await self.rooms.drop(code)
+                self.rooms.drop(code)
         self._lease_until = sent + self.lease
 
     async def _watch_owners(self) -> None:
@@ -484,7 +496,7 @@ class Cluster:
         alive = await self._alive(processes)
         for key, conn in list(self.remote.items()):
             if conn.process not in alive:
-                await self._remote_closed(key)
+                self._remote_closed(key)
 
     # ------------------------------------------------------------------ forwarding (this process's sockets)
 
@@ -582,7 +594,7 @@ class Cluster:
                 if conn is not None:
                     conn.frames.put_nowait(item[3])
             elif kind == "close":
-                await self._remote_closed((sender, item[2]))
+                self._remote_closed((sender, item[2]))
             elif kind == "call":
                 asyncio.get_running_loop().create_task(self._answer(sender, item[1], item[2], item[3], item[4]))
 
@@ -624,14 +636,18 @@ class Cluster:
                 return
             await room.receive(conn, text, conn.process)
 
-    async def _remote_closed(self, key: tuple[str, int]) -> None:
+    def _remote_closed(self, key: tuple[str, int]) -> None:
+        """A remote socket closed (or its process died): it leaves its table in a task of its own,
+        so that the messages (or the heartbeat) never wait on a table's lock."""
         conn = self.remote.pop(key, None)
         if conn is None:
             return
         if conn.task is not None:
             conn.task.cancel()
         for room in self.rooms.rooms_with(conn):
-            await room.disconnect(conn)
+            leaving = asyncio.get_running_loop().create_task(room.disconnect(conn))
+            self._leaving.add(leaving)
+            leaving.add_done_callback(self._leaving.discard)
 
     async def _answer(self, sender: str, rid: int, code: str, op: str, args: dict[str, Any]) -> None:
         reply: dict[str, Any]

@@ -157,12 +157,14 @@ class Rooms:
         if release and room.epoch is not None:
             await self.db.run(self.store.release_table, room.code, room.epoch)
 
-    async def drop(self, code: str) -> None:
-        """Another process drives ``code`` now: drop this process's copy."""
+    def drop(self, code: str) -> None:
+        """Another process drives ``code`` now: this process's copy is closed at once and dropped
+        without waiting for a change under way (the store refuses its write), so that the heartbeat
+        which finds this out never waits on a table."""
         room = self._rooms.get(code)
-        if room is not None:
-            async with room.lock:
-                await self._drop(room, release=False)
+        if room is not None and not room.closed:
+            room.closed = True
+            self._lost(room)
 
     def lose_all(self) -> dict[str, int]:
         """The database is out of reach: every room is dropped at once, without waiting for a change
