@@ -185,6 +185,8 @@ class Cluster:
         #: The epoch of each table last found driven by another process (read by :meth:`link`).
         self._epochs: dict[str, int] = {}
         self._leaving: set[asyncio.Task[None]] = set()  # remote sockets leaving their tables
+        self._serving: set[asyncio.Task[None]] = set()  # remote sockets being served
+        self._renewing = asyncio.Lock()  # one renewal at a time (the heartbeat's, or a check's)
 
     # ------------------------------------------------------------------ start and stop
 
@@ -295,6 +297,26 @@ class Cluster:
             self.rooms.store.engine.dispose(close=False)
             log.warning("process %s reconnected to its database", self.me)
             return
+
+    async def still_drives(self, room: Room) -> bool:
+        """Whether this process may act for ``room`` now. While its lease is surely current by its
+        own clock, yes, at once. Past that (a pause, a stalled event loop) it renews its lease and
+        asks the database whether the table is still its own, with the same epoch: a process
+        paused past its lease acts only if nobody took the table over meanwhile (its write would be
+        refused anyway; this keeps it from acting at all). Not while the database is lost."""
+        if not self.connected:
+            return False
+        if self.clock() < self._lease_until:
+            return True
+        try:
+            async with self._renewing:
+                if self.clock() >= self._lease_until:
+                    await self._renew()
+            rows = await self._sql("SELECT owner_epoch FROM tables WHERE code = %s AND owner = %s",
+                                   (room.code, self.me))
+        except Exception:  # (the database is out of reach: the supervisor takes it from here)
+            return False
+        return bool(rows) and rows[0][0] == room.epoch and self.holds_lease()
 
     def holds_lease(self) -> bool:
         """Whether this process may act for its tables now: connected, and its lease renewed
@@ -426,7 +448,8 @@ class Cluster:
                 log.exception("cluster heartbeat failed (process %s)", self.me)
 
     async def _tick(self) -> None:
-        await self._renew()
+        async with self._renewing:
+            await self._renew()
         await self._watch_owners()
         await self._watch_forwarders()
         self._ticks += 1
@@ -602,6 +625,8 @@ class Cluster:
         conn = RemoteConnection(self, sender, conn_id, None, epoch=epoch)
         self.remote[(sender, conn_id)] = conn  # (its frames wait in its queue until it is served)
         conn.task = asyncio.get_running_loop().create_task(self._serve_remote(code, conn, token))
+        self._serving.add(conn.task)  # (a task must be referenced until it is done)
+        conn.task.add_done_callback(self._serving.discard)
 
     async def _serve_remote(self, code: str, conn: RemoteConnection, token: str | None) -> None:
         """A remote socket at a table of this process: as the local socket loop in ``app``. A table

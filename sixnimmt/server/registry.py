@@ -108,7 +108,7 @@ class Rooms:
         if room.saved is not None:
             room.saved.epoch = epoch
         room.on_lost = self._lost
-        room.may_act = None if self.cluster is None else self.cluster.holds_lease
+        room.may_act = None if self.cluster is None else self.cluster.still_drives
         self._rooms[room.code] = room
 
     def local(self, code: str) -> Room | None:

@@ -197,9 +197,9 @@ class Room:
         #: and what to call when another process has taken the table over.
         self.epoch: int | None = None
         self.on_lost: Callable[[Room], None] | None = None
-        #: Several processes: whether this process still holds its lease (checked before acting, so
-        #: a process that was paused past its lease does not act on what it queued meanwhile).
-        self.may_act: Callable[[], bool] | None = None
+        #: Several processes: whether this process still drives the table (checked before acting, so
+        #: that a process paused past its lease does not act on what it queued meanwhile).
+        self.may_act: Callable[[Room], Awaitable[bool]] | None = None
 
     # ------------------------------------------------------------------ creation and restore
 
@@ -301,10 +301,10 @@ class Room:
                 self.on_lost(self)
         return TableMovedError()
 
-    def _check_lease(self) -> None:
-        """Refuse to act for a table this process may no longer drive (dropped, or its lease not
-        renewed in time: a pause, a lost database): the change is never made, nothing is sent."""
-        if self.closed or (self.may_act is not None and not self.may_act()):
+    async def _check_lease(self) -> None:
+        """Refuse to act for a table this process no longer drives (dropped, taken over after a
+        pause, its database lost): the change is never made, nothing is sent."""
+        if self.closed or (self.may_act is not None and not await self.may_act(self)):
             raise self._moved()
 
     def _lost_write(self) -> TableMovedError:
@@ -419,7 +419,7 @@ class Room:
         whose caller has given up takes no seat)."""
         name = clean_name(name)
         async with self.lock:
-            self._check_lease()
+            await self._check_lease()
             if still_wanted is not None and not still_wanted():
                 raise TableError("the server driving this table answered too late: try again", "table-unavailable")
             token = secrets.token_urlsafe(24) if key is None else token_for_key(self.code, key)
@@ -579,7 +579,7 @@ class Room:
         handler = self._HANDLERS[type(message)]
         async with self.lock:
             try:
-                self._check_lease()
+                await self._check_lease()
                 await handler(self, conn, message)
                 return
             except TableError as error:
@@ -910,7 +910,7 @@ class Room:
     async def act(self, seat: int, value: int, stand_in: str | None = None) -> None:
         """Apply one answer, persist, tell everyone, and wake the bots. Caller holds the lock.
         ``stand_in`` says why a bot answered for a person ("timer" or "away"), None otherwise."""
-        self._check_lease()
+        await self._check_lease()
         game = self._require_game()
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
         self.last_active = self.clock.now()

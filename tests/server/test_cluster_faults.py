@@ -403,18 +403,20 @@ def test_a_stale_archive_write_is_refused() -> None:
     other.dispose()
 
 
-def test_a_table_dropped_on_a_lapsed_lease_is_served_again_when_its_sockets_come_back() -> None:
-    """A's lease lapses by its own clock (a pause) but nobody takes its table over. The friend's
-    frame, forwarded by B, is not acted on: A drops the table and B's socket is told to reconnect.
-    When A has renewed its lease, the page's new socket (through B again, to A, which the database
-    still names as the owner) is served: A loads the table again instead of answering ``gone`` for
-    ever, and the friend's card is taken."""
+def test_an_owner_whose_lease_lapsed_unnoticed_checks_and_goes_on_and_a_dropped_table_is_served_again() -> None:
+    """A's lease lapses by its own clock (a stalled event loop) but nobody takes its table over:
+    before acting on the friend's card, forwarded by B, A renews its lease and finds the table
+    still its own (same epoch), and takes the card, with no reconnect. Then A drops the table (as
+    after an eviction it could not announce): B's socket is told to reconnect, and the page's new
+    socket (through B again, to A, which the database still names as the owner) is served, A
+    loading the table again instead of answering ``gone`` for ever."""
 
     async def scenario() -> None:
         url = fresh_postgres_url()
         a, b = await process(url), await process(url)
         assert a.cluster is not None and b.cluster is not None
-        room, _ = await a.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}, {"kind": "bot", "bot": "random"}])
+        room, _ = await a.create(TableOptions(Rules(players=3)), "Host",
+                                 [{"kind": "open"}, {"kind": "bot", "bot": "random"}])
         _, token, _ = await room.join("Friend")
         friend = Socket()
         link = b.cluster.link(room.code, a.cluster.me, friend, token)
@@ -422,22 +424,25 @@ def test_a_table_dropped_on_a_lapsed_lease_is_served_again_when_its_sockets_come
         assert room.game is not None
         decision = room.game.decision_for(1)
         assert decision is not None
-        card = decision.options[0]
-        paused = time.monotonic() + 10 * a.cluster.lease
-        a.cluster.clock = lambda: paused
-        b.cluster.forward(link, json.dumps({"type": "play", "card": card}))
-        await until(lambda: friend.closed == MOVED_CLOSE_CODE, "B's socket told to reconnect")
-        assert a.local(room.code) is None and room.closed and room.game.chosen[1] is None
-        await b.cluster.unlink(link)
+        lapsed = time.monotonic() + 10 * a.cluster.lease
+        a.cluster.clock = lambda: lapsed
+        assert not a.cluster.holds_lease()
+        b.cluster.forward(link, json.dumps({"type": "play", "card": decision.options[0]}))
+        await until(lambda: room.game is not None and room.game.chosen[1] is not None, "the friend's card at A")
+        assert a.cluster.holds_lease() and friend.closed is None and a.local(room.code) is room
         a.cluster.clock = time.monotonic
-        await a.cluster._renew()  # (its heartbeat does this every second)
+        await a.cluster._renew()
+        await a._drop(room, release=False)
+        await until(lambda: friend.closed == MOVED_CLOSE_CODE, "B's socket told to reconnect")
+        await b.cluster.unlink(link)
         again = Socket()
         relink = b.cluster.link(room.code, a.cluster.me, again, token)
         await until(lambda: any(m.get("type") == "state" for m in again.messages), "the friend is served again")
         new = a.local(room.code)
         assert new is not None and new is not room and new.epoch == 2
-        b.cluster.forward(relink, json.dumps({"type": "play", "card": card}))
-        await until(lambda: new.game is not None and new.game.chosen[1] is not None, "the friend's card at A")
+        assert new.game is not None and new.game.chosen[1] is not None  # the card taken before is kept
+        b.cluster.forward(relink, json.dumps({"type": "sync"}))
+        await until(lambda: again.messages[-1].get("type") == "state" and len(again.messages) > 1, "A answers")
         assert again.closed is None
         await close_all(a, b)
 
