@@ -117,6 +117,9 @@ class JoinTable(_Body):
     name: str = Field(max_length=200)
     #: The token of an invitation link (``#/t/CODE?invite=TOKEN``): the seat kept for this friend.
     invite: str | None = Field(default=None, max_length=200)
+    #: Chosen by the client, random (22 to 64 letters, digits, ``-`` or ``_``), the same for every
+    #: retry of one join: a retry gets the seat and token the first try took, if it took one.
+    key: str | None = Field(default=None, min_length=22, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
 
 
 # ---------------------------------------------------------------------- dependencies
@@ -211,7 +214,10 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
 
 @api.get("/tables")
 async def list_tables(rooms: RoomsDep) -> list[dict[str, Any]]:
-    return await rooms.lobby()
+    try:
+        return await rooms.lobby()
+    except TableError as error:  # reconnecting to the database (several processes)
+        raise table_error(503, error) from None
 
 
 def take_lookup(request: Request | WebSocket, clock_now: float) -> float:
@@ -249,7 +255,7 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
     try:
         seat, token, later = await looked_up(request, rooms, code, "join", name=user.name if user else body.name,
                                              invite=body.invite, account=user.id if user else None,
-                                             token=account_token)
+                                             token=account_token, key=body.key)
     except TableError as error:
         raise table_error(503 if error.code in UNAVAILABLE else 409, error) from None
     # ``from_next_deal``: the game runs; the seat is yours when the next deal starts (watch till then)
@@ -678,10 +684,28 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
     @app.get("/healthz", include_in_schema=False)
-    def health() -> dict[str, str]:
-        return {"status": "ok"}
+    async def health(request: Request) -> JSONResponse:
+        """200 while the process serves; 503 while it has lost its database (several processes:
+        it drives no table then, and reconnects by itself)."""
+        return _health(request, ready=False)
+
+    @app.get("/readyz", include_in_schema=False)
+    async def ready(request: Request) -> JSONResponse:
+        """For the proxy: 200 while the process may take traffic (several processes: connected to
+        the database, its lease current), else 503."""
+        return _health(request, ready=True)
 
     return app
+
+
+def _health(request: Request, ready: bool) -> JSONResponse:
+    rooms: Rooms | None = getattr(request.app.state, "rooms", None)
+    cluster = None if rooms is None else rooms.cluster
+    if cluster is None:
+        return JSONResponse({"status": "ok"})
+    fine = cluster.holds_lease() if ready else cluster.connected
+    return JSONResponse({"status": "ok" if fine else "unavailable", **cluster.health()},
+                        status_code=200 if fine else 503)
 
 
 def app_from_environment() -> FastAPI:

@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from .clock import Clock, LoopClock
@@ -53,6 +54,7 @@ class Rooms:
         #: What else a finished game's transaction stores, given the table (the accounts' seats and
         #: a rated game's ratings: :mod:`~sixnimmt.server.ratings`); None: nothing.
         self.archive_hook: Callable[[TableData], Callable[[Session, GameRow], object] | None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()  # rooms being closed (kept: a task needs a reference)
 
     async def join_cluster(self) -> None:
         self.cluster = Cluster(self.settings.database_url, self, self.settings.lease_seconds,
@@ -81,7 +83,7 @@ class Rooms:
         taking it over if nobody alive drives it), else the id of the process that does."""
         code = code.strip().upper()
         await self._evict_idle()
-        if code in self._rooms:
+        if code in self._rooms and not self._rooms[code].closed:  # (a closed one is being dropped)
             room = self._rooms[code]
             room.last_active = self.clock.now()  # about to be used: not idle
             return room
@@ -89,7 +91,7 @@ class Rooms:
         if not valid_code(code):
             raise missing
         async with self._loading:
-            if code in self._rooms:
+            if code in self._rooms and not self._rooms[code].closed:
                 return self._rooms[code]
             epoch = None
             if self.cluster is not None:
@@ -99,7 +101,10 @@ class Rooms:
                     raise missing from None
                 if owner != self.cluster.me:
                     return owner
-            data = await self.db.run(self.store.load_table, code)
+            try:
+                data = await self.db.run(self.store.load_table, code)
+            except DBAPIError:  # the database went away (a restart): the page tries again
+                raise TableError("the server is reconnecting to its database: try again", "table-unavailable") from None
             if data is None:
                 raise missing
             room = Room.from_store(data, self.settings, self.clock, self.db.save, self._archive, self.threads)
@@ -112,6 +117,7 @@ class Rooms:
         if room.saved is not None:
             room.saved.epoch = epoch
         room.on_lost = self._lost
+        room.may_act = None if self.cluster is None else self.cluster.still_drives
         self._rooms[room.code] = room
 
     def local(self, code: str) -> Room | None:
@@ -134,12 +140,16 @@ class Rooms:
             raise TableError(error["message"], error["code"], **error["params"])
         return reply["result"]
 
-    async def run_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:
+    async def run_call(
+        self, room: Room, op: str, args: dict[str, Any], still_wanted: Callable[[], bool] | None = None
+    ) -> Any:
+        """Run ``op`` on a room of this process; ``still_wanted``: whether the caller (another
+        process) still waits for the answer."""
         if op == "summary":
             return room.summary()
         if op == "join":
             return list(await room.join(args["name"], args.get("invite"), args.get("account"), args.get("token"),
-                                        bool(args.get("resume_only"))))
+                                        bool(args.get("resume_only")), args.get("key"), still_wanted))
         raise TableError(f"unknown operation {op!r}", "bad-field", type="call", field="op")
 
     def _lost(self, room: Room) -> None:
@@ -157,12 +167,34 @@ class Rooms:
         if release and room.epoch is not None:
             await self.db.run(self.store.release_table, room.code, room.epoch)
 
-    async def drop(self, code: str) -> None:
-        """Another process drives ``code`` now: drop this process's copy."""
+    def drop(self, code: str) -> None:
+        """Another process drives ``code`` now: this process's copy is closed at once and dropped
+        without waiting for a change under way (the store refuses its write), so that the heartbeat
+        which finds this out never waits on a table."""
         room = self._rooms.get(code)
-        if room is not None:
-            async with room.lock:
-                await self._drop(room, release=False)
+        if room is not None and not room.closed:
+            room.closed = True
+            self._lost(room)
+
+    def lose_all(self) -> dict[str, int]:
+        """The database is out of reach: every room is dropped at once, without waiting for a change
+        under way (its write fails, or lands fenced by its epoch), and its sockets are told to
+        reconnect. Returns the epoch of each table dropped, to give it up once the database is back."""
+        lost: dict[str, int] = {}
+        loop = asyncio.get_running_loop()
+        for code, room in list(self._rooms.items()):
+            del self._rooms[code]
+            room.closed = True
+            if room.epoch is not None:
+                lost[code] = room.epoch
+            for conn in list(room.connections):
+                drop = getattr(conn, "drop", None)
+                if drop is not None:
+                    drop()
+            closing = loop.create_task(room.close())
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
+        return lost
 
     def loaded_codes(self) -> list[str]:
         return list(self._rooms)

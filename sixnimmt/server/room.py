@@ -11,6 +11,8 @@ players and the turn timer live in :mod:`~sixnimmt.server.scheduling`; time come
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -76,6 +78,14 @@ from .seats import (
 from .store import LeaseLostError, TableData, changed_columns
 
 log = logging.getLogger("sixnimmt.server")
+
+
+def token_for_key(code: str, key: str) -> str:
+    """The seat token a join with the client's ``key`` gets at table ``code``: derived, so that a
+    retry with the same key finds the seat it took (the store keeps only the token's hash)."""
+    digest = hashlib.sha256(f"sixnimmt join\0{code}\0{key}".encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
 
 #: The hint's bot: the strongest level, as this server plays it (``Settings.level_specs``: the
 #: grandmaster with its time limit, so a hint comes within a quarter of a second of thinking).
@@ -210,6 +220,9 @@ class Room:
         #: last heard (their presence messages are gathered, :meth:`_presence`).
         self._presence_heard: dict[int, bool] = {}
         self._presence_timer: Timer | None = None
+        #: Several processes: whether this process still drives the table (checked before acting, so
+        #: that a process paused past its lease does not act on what it queued meanwhile).
+        self.may_act: Callable[[Room], Awaitable[bool]] | None = None
 
     # ------------------------------------------------------------------ creation and restore
 
@@ -305,11 +318,24 @@ class Room:
     def _moved(self) -> TableMovedError:
         """Another process took the table over (this one lost its lease): this copy is stale. It is
         dropped, and its connections are closed so that the clients reconnect to the new owner."""
-        log.warning("table %s: another process drives it now; dropping this copy", self.code)
-        self.closed = True
-        if self.on_lost is not None:
-            self.on_lost(self)
+        if not self.closed:
+            log.warning("table %s: another process drives it now; dropping this copy", self.code)
+            self.closed = True
+            if self.on_lost is not None:
+                self.on_lost(self)
         return TableMovedError()
+
+    async def _check_lease(self) -> None:
+        """Refuse to act for a table this process no longer drives (dropped, taken over after a
+        pause, its database lost): the change is never made, nothing is sent."""
+        if self.closed or (self.may_act is not None and not await self.may_act(self)):
+            raise self._moved()
+
+    def _lost_write(self) -> TableMovedError:
+        """The store refused a write: another process drives the table. The unsaved change is undone
+        first, so that nothing built from it can reach anyone."""
+        self._roll_back()
+        return self._moved()
 
     async def _commit(self, turn_only: bool = False) -> None:
         """Write the room's state; if the store fails, roll the room back and refuse the change.
@@ -330,7 +356,7 @@ class Room:
         try:
             await self._save(data)
         except LeaseLostError:
-            raise self._moved() from None
+            raise self._lost_write() from None
         except Exception:
             log.exception("table %s: the store failed; back to the last saved state", self.code)
             self._roll_back()
@@ -406,15 +432,23 @@ class Room:
 
     async def join(
         self, name: str, invite: str | None = None, account: int | None = None, account_token: str | None = None,
-        resume_only: bool = False,
+        resume_only: bool = False, key: str | None = None, still_wanted: Callable[[], bool] | None = None,
     ) -> tuple[int, str, bool]:
         """Take a seat: the one ``invite`` keeps, else the first open one (once the game runs, an
         open or bot seat, taken over at the next deal). Returns the seat, its new token, and whether
         the taking over waits for the next deal. A signed-in player joins under ``account`` with the
         seat token derived from it (``account_token``); an account already seated here gets its
-        seat back (a second device). A rated table seats accounts only, and only before its game."""
+        seat back (a second device). A rated table seats accounts only, and only before its game.
+
+        ``key`` (chosen by the client, random) makes a retry safe: the token is derived from it, so
+        a join that took a seat and whose answer was lost is answered again with the same seat and
+        token. ``still_wanted``: whether the caller still waits (a join forwarded from another process
+        whose caller has given up takes no seat)."""
         name = clean_name(name)
         async with self.lock:
+            await self._check_lease()
+            if still_wanted is not None and not still_wanted():
+                raise TableError("the server driving this table answered too late: try again", "table-unavailable")
             if account is not None and account_token:
                 mine = next((s for s in self.seats if s.account == account), None)
                 if mine is not None:
@@ -425,6 +459,17 @@ class Room:
                 raise TableError("sign in to play at a rated table (anyone may watch)", "rated-sign-in")
             if self.options.rated and self.status != "waiting":
                 raise TableError("this rated game has started: you can watch it", "table-full")
+            if account_token:
+                token = account_token
+            elif key is not None:
+                token = token_for_key(self.code, key)
+                held, taking = self.place_for_token(token)
+                if held is not None:
+                    return held, token, False
+                if taking is not None:
+                    return taking, token, True
+            else:
+                token = secrets.token_urlsafe(24)
             if invite:
                 wanted = hash_token(invite)
                 seat = next((s for s in self.seats if s.invite_hash is not None
@@ -440,7 +485,6 @@ class Room:
                 seat = self.seats[free[0]]
             if names_clash(name, self.seats, besides=seat.index):
                 raise TableError(f"the name {name!r} is taken at this table", "name-taken", name=name)
-            token = account_token or secrets.token_urlsafe(24)
             later = self.status != "waiting"
             if later:  # the bot plays on until the deal ends
                 seat.joining, seat.joining_hash = name, hash_token(token)
@@ -633,6 +677,7 @@ class Room:
             ):
                 self._unseat(conn)  # the seat changed hands: this socket watches from now on
             try:
+                await self._check_lease()
                 await handler(self, conn, message)
                 return
             except TableError as error:
@@ -642,6 +687,8 @@ class Room:
             # Nothing changed; the client gets the reason, and after a refused game action a fresh
             # state to resync from (a refused chat line or seat change needs none).
             conn.push(refusal.to_message())
+            if self.closed:
+                return  # another process drives the table: this stale copy shows nothing more
             if type(message) in self._MOVE_PHASES or isinstance(message, (Start, Again)):
                 conn.push({"type": "state", **self.state_for(conn.seat, joining=self._joiners.get(conn))})
 
@@ -1005,6 +1052,7 @@ class Room:
     async def act(self, seat: int, value: int, stand_in: str | None = None) -> None:
         """Apply one answer, persist, tell everyone, and wake the bots. Caller holds the lock.
         ``stand_in`` says why a bot answered for a person ("timer" or "away"), None otherwise."""
+        await self._check_lease()
         game = self._require_game()
         if sum(1 for a in self._turn_log if a.seat == seat) >= MAX_ANSWERS_PER_SEAT:
             raise TableError(f"at most {MAX_ANSWERS_PER_SEAT} answers a turn", "too-many-answers",
@@ -1040,7 +1088,7 @@ class Room:
         try:
             self.last_game_id = await self._archive(data, game.record(), list(game.winners), self.deal_players)
         except LeaseLostError:
-            raise self._moved() from None
+            raise self._lost_write() from None
         except Exception:
             log.exception("table %s: the store failed to archive the game; back to the last saved state", self.code)
             self._roll_back()

@@ -29,7 +29,7 @@ from ..core import Decision, Game, Phase
 from ..seats import GuardedSeat, make_bot
 from .clock import Clock, Timer
 from .config import Settings
-from .seats import Seat, StoreFailedError, bot_spec
+from .seats import Seat, StoreFailedError, TableMovedError, bot_spec
 
 log = logging.getLogger("sixnimmt.server")
 #: Seconds a bot waits before trying its move again after the store failed to save it.
@@ -255,6 +255,8 @@ class Scheduler:
             # the table went back to its last saved state; the move is made again after a pause
             log.warning("table %s: a bot's move was not saved; trying again in %.0f s", table.code, STORE_RETRY)
             await self.clock.sleep(STORE_RETRY)
+        except TableMovedError:  # another process drives the table now (or this one lost its lease)
+            self.closed = True  # this copy is being dropped: no more moves are scheduled here
         finally:
             if self._thinking.get(seat) is asyncio.current_task():
                 del self._thinking[seat]

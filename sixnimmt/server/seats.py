@@ -87,8 +87,9 @@ def _looks_like(ch: str) -> str:
     found = confusables.is_confusable(ch, preferred_aliases=["latin"])
     if found:
         for glyph in found[0]["homoglyphs"]:
-            if unicodedata.name(glyph["c"], "").startswith("LATIN"):
-                return str(glyph["c"])
+            twin = str(glyph["c"])  # (some look-alikes are two characters: "rn" for "m")
+            if len(twin) == 1 and unicodedata.name(twin, "").startswith("LATIN"):
+                return twin
     return ch
 
 

@@ -335,7 +335,16 @@ class Store:
             self._write_table(session, data)
 
     def _write_table(self, session: Session, data: TableData) -> None:
-        row = session.scalars(select(TableRow).where(TableRow.code == data.code)).one()
+        """Write a table's whole state in ``session``'s transaction. A fenced write (``epoch`` set)
+        locks the row before it compares the epoch: a takeover (which raises the epoch by an
+        ``UPDATE`` of the same row) then waits for this transaction, or this one sees its epoch, as
+        the group commit's ``UPDATE ... WHERE owner_epoch = ...`` does. Without the lock a takeover
+        could commit between the comparison and the write, and the stale process's state would
+        land over the new owner's."""
+        query = select(TableRow).where(TableRow.code == data.code)
+        if data.epoch is not None:
+            query = query.with_for_update()
+        row = session.scalars(query).one()
         if data.epoch is not None and row.owner_epoch != data.epoch:
             raise LeaseLostError(data.code)
         row.status = data.status
@@ -388,9 +397,17 @@ class Store:
                         refused.add(d.code)
             cursor.close()
             connection.commit()
-        except BaseException:
+        except BaseException as error:
             if held:  # it may be broken: the next save takes a fresh one
                 self._drop_saving_connection()
+            elif isinstance(error, self.engine.dialect.loaded_dbapi.Error) and self.engine.dialect.is_disconnect(
+                error, connection, None
+            ):
+                # the database went away (a restart): this connection is dead, and so are the others
+                # the pool holds; a fresh pool connects again for the next save (SQLAlchemy does the
+                # same for its own statements, which this raw connection bypasses)
+                connection.invalidate(error)
+                self.engine.dispose(close=False)
             else:
                 connection.rollback()
             raise

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from sixnimmt.server.seats import clean_name
+from sixnimmt.server.seats import TableError, clean_name, name_skeleton
 
 from .helpers import create_table
 
@@ -47,3 +49,15 @@ def test_a_look_alike_of_a_name_at_the_table_is_refused(client: TestClient) -> N
     assert blank.status_code == 409 and blank.json()["code"] == "name-empty"
     assert client.post(f"/api/tables/{code}/join", json={"name": "Ｂｏｂ"}).json()["seat"] == 2
     assert client.get(f"/api/tables/{code}").json()["seats"][2]["name"] == "Bob"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30))
+def test_any_text_is_a_name_or_a_clear_refusal(raw: str) -> None:
+    try:
+        name = clean_name(raw)
+    except TableError as refusal:
+        assert refusal.code in ("name-empty", "name-too-long", "name-mixed-scripts")
+        return
+    assert name == name.strip() and 1 <= len(name) <= 24
+    assert isinstance(name_skeleton(name), str)  # every character has a look (or is its own)

@@ -1,5 +1,5 @@
 // The lobby: create a table, join by code, see open tables and your own.
-import { api, getConfig, h, seats, t, toast } from "./util.js";
+import { api, getConfig, h, joinKey, seats, t, toast } from "./util.js";
 import { playNowPanel } from "./account.js";
 
 export async function showLobby(main) {
@@ -106,6 +106,7 @@ export async function showLobby(main) {
   const joinError = h("p.error", { role: "alert" });
   const code = h("input", { id: "join-code", maxlength: "5", autocapitalize: "characters", autocomplete: "off", class: "code", placeholder: "ABCDE" });
   const joinName = h("input", { id: "join-name", maxlength: "24", value: savedName, autocomplete: "nickname" });
+  const joinKeys = new Map(); // table code -> the key of the join to it (kept for its retries)
   async function join(event) {
     event.preventDefault();
     joinError.textContent = "";
@@ -113,7 +114,8 @@ export async function showLobby(main) {
     if (seats.get(wanted)) { location.hash = `#/t/${wanted}`; return; }
     try {
       localStorage.setItem("sixnimmt.name", joinName.value.trim());
-      const joined = await api(`/tables/${encodeURIComponent(wanted)}/join`, { method: "POST", body: { name: joinName.value } });
+      if (!joinKeys.has(wanted)) joinKeys.set(wanted, joinKey());
+      const joined = await api(`/tables/${encodeURIComponent(wanted)}/join`, { method: "POST", body: { name: joinName.value, key: joinKeys.get(wanted) } });
       seats.set(joined.code, joined.seat, joined.token);
       location.hash = `#/t/${joined.code}`;
     } catch (e) { joinError.textContent = e.message; }

@@ -78,6 +78,13 @@ export async function api(path, options = {}) {
   return data;
 }
 
+/** A random key for one join, sent again with each retry of it: a retry of a join whose answer
+ * was lost (the server timed out) gets the seat the first try took, never a second one. */
+export function joinKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
 /** A server error in the reader's language: by its `code` (with `params`, 1-based numbers), or the
  * server's English `message` for a code this page does not know yet. */
 export function errorText({ code, params, message }) {

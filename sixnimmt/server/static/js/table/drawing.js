@@ -1,7 +1,7 @@
 // Drawing the table from the last applied state: the bar, the players, the rows, the revealed
 // cards, the prompt and the hand; and the waiting room before the game starts.
 // Every function takes the table's shared state `s` (see table.js) and draws from it only.
-import { api, h, prefs, seats, t, tn, toast } from "../util.js";
+import { api, h, joinKey, prefs, seats, t, tn, toast } from "../util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "../cards.js";
 import { countMode, scoring, setCountMode } from "../score.js";
 import { pickHelpKey, previewPlacement } from "./plays.js";
@@ -368,10 +368,11 @@ function joinForm(s, label) {
   const code = s.current.table.code;
   const name = h("input", { id: "join-name", maxlength: "24", value: prefs.get("name") || "", "aria-label": t("lobby.yourName"), placeholder: t("lobby.yourName") });
   const err = h("p.error", { role: "alert" });
+  const key = joinKey(); // the same for every retry from this form
   return h("div", {}, h("form.share", { id: "join-form", onsubmit: async (ev) => {
     ev.preventDefault();
     try {
-      const joined = await api(`/tables/${code}/join`, { method: "POST", body: { name: name.value, ...(s.invite ? { invite: s.invite } : {}) } });
+      const joined = await api(`/tables/${code}/join`, { method: "POST", body: { name: name.value, key, ...(s.invite ? { invite: s.invite } : {}) } });
       prefs.set("name", name.value.trim());
       seats.set(joined.code, joined.seat, joined.token);
       s.leave();
