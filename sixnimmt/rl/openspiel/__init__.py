@@ -11,6 +11,8 @@ rest of the package never imports it, so it works without.
 
 from __future__ import annotations
 
+from typing import Any
+
 MISSING = "the OpenSpiel game needs the openspiel extra: pip install 'sixnimmt[openspiel]'"
 
 
@@ -20,3 +22,16 @@ def require_pyspiel() -> None:
         import pyspiel  # noqa: F401
     except ImportError as error:
         raise ImportError(MISSING) from error
+
+
+def openspiel_bot(argument: str, seed: int | None) -> Any:
+    """The bot of the spec ``openspiel:ALGORITHM[:key=value...]`` (the registry's prefix factory):
+    ``ValueError`` with the way to install OpenSpiel when the extra is missing, or naming the valid
+    algorithms and keys."""
+    try:
+        require_pyspiel()
+    except ImportError as error:
+        raise ValueError(str(error)) from None
+    from .bots import openspiel_bot as build
+
+    return build(argument, seed)

@@ -39,6 +39,7 @@ scored deals plus the piles of the deal in progress), and ``rewards()`` the chan
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from typing import Any
@@ -185,6 +186,24 @@ class SixNimmtGame(pyspiel.Game):  # type: ignore[misc]
         return SixNimmtObserver(iig_obs_type, params)
 
 
+class _Box:
+    """Holds a state's engine game, so that cloning a state (OpenSpiel's clone is a deep copy)
+    shares the game's events instead of copying them: they are immutable (core/events.py), and
+    copying them was two thirds of a clone's time."""
+
+    __slots__ = ("game",)
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Box:
+        game = self.game
+        for event in game.events:
+            memo[id(event)] = event
+        memo[id(game.rules)] = game.rules
+        return _Box(copy.deepcopy(game, memo))
+
+
 class _NeedCards(Exception):
     """The engine asked for a deal whose cards chance has not dealt yet."""
 
@@ -198,6 +217,15 @@ class Shuffles:
         self.setups: list[DealSetup] = []
         self.drawn: list[int] = []
         self._in_hands = rules.players * rules.hand_size
+        self._deck = Counter(rules.deck)
+        self.left = self._deck.copy()  # the cards not dealt yet, with their copies
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Shuffles:
+        # A clone shares what never changes (the rules, the deck, the finished deals' setups).
+        new = copy.copy(self)
+        new.setups, new.drawn, new.left = list(self.setups), list(self.drawn), self.left.copy()
+        memo[id(self)] = new
+        return new
 
     def __call__(self, deal_index: int) -> DealSetup:
         if deal_index < len(self.setups):
@@ -206,14 +234,14 @@ class Shuffles:
 
     def outcomes(self) -> list[tuple[int, float]]:
         """The next card's chance outcomes: each card not dealt yet, as likely as its copies left."""
-        left = Counter(self.rules.deck)
-        left.subtract(self.drawn)
+        left = self.left
         total = sum(left.values())
         return [(card - 1, count / total) for card, count in sorted(left.items()) if count > 0]
 
     def draw(self, card: int) -> bool:
         """Deal ``card``; True once the deal is complete (its setup is then in ``setups``)."""
         self.drawn.append(card)
+        self.left[card] -= 1
         drawn, size = self.drawn, self.rules.hand_size
         if len(drawn) <= self._in_hands:
             return False
@@ -223,6 +251,7 @@ class Shuffles:
         hands = tuple(tuple(sorted(drawn[i : i + size])) for i in range(0, self._in_hands, size))
         self.setups.append(DealSetup(hands, tuple(turned)))
         self.drawn = []
+        self.left = self._deck.copy()
         return True
 
 
@@ -241,13 +270,26 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
         self._deferred: list[tuple[int, int]] = []
         shuffled = rules.spec.dealing is Dealing.SHUFFLE
         self._dealing = shuffled
-        self.engine: Game | None = None if shuffled else Game(rules, dealer=self.shuffles)
+        self._box: _Box | None = None if shuffled else _Box(Game(rules, dealer=self.shuffles))
         self._returns = [0.0] * self._players
         self._rewards = [0.0] * self._players
+        self._current: int | None = None
+
+    @property
+    def engine(self) -> Game | None:
+        """The engine's game (None until the first deal is dealt)."""
+        return None if self._box is None else self._box.game
 
     # ------------------------------------------------------------------ whose move
 
     def current_player(self) -> int:
+        # Asked many times per node by OpenSpiel's wrappers and searches: kept until the next move.
+        current = self._current
+        if current is None:
+            current = self._current = self._current_player()
+        return current
+
+    def _current_player(self) -> int:
         if self._dealing:
             return int(pyspiel.PlayerId.CHANCE)
         engine = self._engine()
@@ -289,18 +331,19 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
     # ------------------------------------------------------------------ moves
 
     def _apply_action(self, action: int) -> None:
+        self._current = None
         if self._dealing:
-            outcomes = dict(self.shuffles.outcomes())
-            if action not in outcomes:
+            if not 0 <= action < CHANCE_OUTCOMES or self.shuffles.left[action + 1] <= 0:
                 raise pyspiel.SpielError(
                     f"{GAME_NAME}: chance action {action} (card {action + 1}) is not in the cards left to deal"
                 )
             if self.shuffles.draw(action + 1):
                 self._deal_complete()
             return
-        player = self.current_player()
+        player = self._current_player()
         self._check(player, action)
         self._answer([(player, self._move(player, action))])
+        self._current = None
 
     def _apply_actions(self, actions: list[int]) -> None:
         if len(actions) != self._players:
@@ -310,7 +353,9 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
             self._check(player, action)
             if self.engine is not None and self.engine.decision_for(player) is not None:
                 moves.append((player, self._move(player, action)))
+        self._current = None
         self._answer(moves)
+        self._current = None
 
     def _check(self, player: int, action: int) -> None:
         legal = self._legal_actions(player)
@@ -346,12 +391,13 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
         engine = Game(self.rules, dealer=self.shuffles)
         for seat, value in self._moves:
             engine.act(seat, value)
-        self.engine = engine
+        self._box = _Box(engine)
 
     def _deal_complete(self) -> None:
         self._dealing = False
-        if self.engine is None:
-            self.engine = Game(self.rules, dealer=self.shuffles)
+        self._current = None
+        if self._box is None:
+            self._box = _Box(Game(self.rules, dealer=self.shuffles))
             return
         deferred, self._deferred = self._deferred, []
         self._answer(deferred)
