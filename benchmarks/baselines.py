@@ -27,7 +27,7 @@ from typing import Any
 
 from sixnimmt.arena import ArenaConfig, run_arena
 from sixnimmt.arena.stats import mean_ci, paired_differences
-from sixnimmt.seats import available
+from sixnimmt.seats import available, register
 
 HERE = Path(__file__).parent
 RESULTS = HERE / "baselines-results"
@@ -112,16 +112,11 @@ def table() -> str:
             if not path.exists():
                 continue
             cell = json.loads(path.read_text(encoding="utf-8"))
-            d = cell["minus_field"]
-            verdict = (
-                "better than the field" if d["high"] is not None and d["high"] < 0
-                else "worse than the field" if d["low"] is not None and d["low"] > 0
-                else "no significant difference"
-            )
-            rows.append(
-                f"| `{bot}` | {_ci(cell['penalty_per_deal'])} | {_ci(d, sign=True)} | {verdict} | "
-                f"{cell['deals']:,} | {cell['games']:,} | {cell['seed']} | {cell['ms_per_decision']:.2f} |"
-            )
+            rows.append(_row(cell))
+        for path in sorted((RESULTS / f"{players}-players").glob("*.json")):
+            cell = json.loads(path.read_text(encoding="utf-8"))
+            if cell["bot"] not in DEALS:  # a bot of one's own, played with --bots
+                rows.append(_row(cell))
         if not rows:
             continue
         parts.append(
@@ -130,6 +125,19 @@ def table() -> str:
             "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n" + "\n".join(rows)
         )
     return "\n\n".join(parts)
+
+
+def _row(cell: dict[str, Any]) -> str:
+    d = cell["minus_field"]
+    verdict = (
+        "better than the field" if d["high"] is not None and d["high"] < 0
+        else "worse than the field" if d["low"] is not None and d["low"] > 0
+        else "no significant difference"
+    )
+    return (
+        f"| `{cell['bot']}` | {_ci(cell['penalty_per_deal'])} | {_ci(d, sign=True)} | {verdict} | "
+        f"{cell['deals']:,} | {cell['games']:,} | {cell['seed']} | {cell['ms_per_decision']:.2f} |"
+    )
 
 
 def write_doc() -> None:
@@ -149,7 +157,18 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=None, help="shuffles per cell (default: the table's)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--again", action="store_true", help="play cells whose report is already kept")
+    parser.add_argument(
+        "--register", action="append", default=[], metavar="NAME=MODULE:ATTRIBUTE",
+        help="register your own bot class or factory under NAME first (docs/baselines.md); the cells then "
+        "play in this process (--jobs 1), since worker processes would not know the name",
+    )
     args = parser.parse_args()
+    for item in args.register:
+        name, equals, target = item.partition("=")
+        if not equals or ":" not in target:
+            sys.exit(f"--register takes NAME=MODULE:ATTRIBUTE, not {item!r}")
+        register(name, target, "registered for the baseline table")
+        args.jobs = 1
     missing = set(DEALS) - set(available())
     if missing:
         sys.exit(f"the table names bots that are not registered: {sorted(missing)}")
