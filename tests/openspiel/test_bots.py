@@ -95,3 +95,14 @@ def test_the_rebuilt_deal_has_the_seats_information_state(variant: str) -> None:
 def test_only_shuffled_variants_that_keep_no_taken_cards_are_searched() -> None:
     assert [v for v in ("standard", "tactics", "logic", "professional", "tournament", "open", "nifty", "hand", "double")
             if searchable(Rules(players=3, variant=v))] == SEARCHED
+
+
+def test_openspiel_ismcts_refuses_an_open_deal_whose_marker_starts_elsewhere() -> None:
+    game = Game(Rules(players=3, variant="open", target=None, deals=2), seed=2)
+    rng = random.Random(2)
+    while game.deal_index == 0:
+        decision = game.pending()[0]
+        game.act(decision.seat, rng.choice(decision.options))
+    bot = make_bot("openspiel:ismcts:simulations=2", seed=1)
+    with pytest.raises(ValueError, match="marker starts at seat 0"):
+        bot.decide(game.view(game.pending()[0].seat))

@@ -15,8 +15,9 @@ and this turn's hidden choices of the seats before it drawn from their hands. IS
 such states, drawing a fresh one for each simulation (its resampler), and plays its most visited
 move. The search thus plays the deal at hand for the fewest bullheads, as our own searchers do, and
 knows nothing of the deals before it. Variants with shuffled deals whose hands only shrink are
-searched: standard, tactics, professional, open, nifty and double; Logic and Tournament (drafts)
-and Hand (taken cards kept in hand) are refused at the first decision, in one line.
+searched: standard, tactics, professional, open, nifty and double (Open: the deals whose marker starts
+at seat 0, as in one-deal games); Logic and Tournament (drafts) and Hand (taken cards kept in hand)
+are refused at the first decision, in one line.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from ...core import (
     RowChoiceRequired,
     Rules,
 )
-from ...core.variants import Dealing
+from ...core.variants import Dealing, TurnOrder
 from ...seats.registry import OptionValue
 from . import MISSING
 
@@ -169,6 +170,12 @@ class OpenSpielSeat(Bot):
             raise ValueError(
                 f"openspiel:{self.algorithm} plays variants with shuffled deals whose hands only shrink "
                 f"(standard, tactics, professional, open, nifty, double), not {view.rules.variant.value}"
+            )
+        if view.rules.spec.turn_order is TurnOrder.SEQUENCE and view.deal * (view.turns_per_deal or 0) % view.players:
+            # The one-deal game it searches starts Open's marker at seat 0, as a game's first deal does.
+            raise ValueError(
+                f"openspiel:{self.algorithm} searches Open deals whose marker starts at seat 0 (a game's "
+                f"first deal, or one-deal games); deal {view.deal + 1} starts elsewhere"
             )
         if len(decision.options) == 1:
             return decision.options[0]
