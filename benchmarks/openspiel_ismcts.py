@@ -1,6 +1,6 @@
 """The table of docs/bots.md, "OpenSpiel's ISMCTS against our bots": OpenSpiel's information-set
 Monte-Carlo tree search (``openspiel:ismcts``, sixnimmt/rl/openspiel/bots.py) at two budgets against
-``medium``, ``mcs100`` and ``expert``.
+``medium``, ``mcs100`` and ``expert``, and at a larger one against ``medium``.
 
 4 players, standard rules, each game one deal: ISMCTS takes one seat and the opponent the three
 others, rotated through every seat of each shuffle (a duplicate set of four games). Each cell's
@@ -34,10 +34,15 @@ END = "<!-- /openspiel-ismcts -->"
 SEED = 45
 PLAYERS = 4
 OPPONENTS = ("medium", "mcs100", "expert")
-#: Simulations per decision -> shuffles (duplicate sets of four games) per opponent. OpenSpiel's
-#: ISMCTS runs in Python over a Python game: about 10 ms a simulation here, so the budgets and the
-#: deals are what two shared cores play in under an hour.
-BUDGETS = {10: 60, 50: 25}
+#: ``(simulations per decision, opponent, shuffles)``: the cells, each shuffle a duplicate set of
+#: four games. OpenSpiel's ISMCTS runs in Python over a Python game, about 10 to 15 ms a simulation
+#: here, so the budgets and the deals are what two shared cores played in about an hour; the largest
+#: budget against ``medium`` alone, to see the trend.
+CELLS: tuple[tuple[int, str, int], ...] = (
+    *((10, opponent, 60) for opponent in OPPONENTS),
+    *((50, opponent, 25) for opponent in OPPONENTS),
+    (200, "medium", 16),
+)
 
 
 def cell_path(simulations: int, opponent: str) -> Path:
@@ -85,22 +90,21 @@ def _ci(interval: dict[str, Any], sign: bool = False) -> str:
 
 def table() -> str:
     rows = []
-    for simulations in BUDGETS:
-        for opponent in OPPONENTS:
-            path = cell_path(simulations, opponent)
-            if not path.exists():
-                continue
-            c = json.loads(path.read_text(encoding="utf-8"))
-            d = c["minus_opponent"]
-            verdict = (
-                "ISMCTS better" if d["high"] is not None and d["high"] < 0
-                else f"{opponent} better" if d["low"] is not None and d["low"] > 0
-                else "no significant difference"
-            )
-            rows.append(
-                f"| {simulations} | `{opponent}` | {_ci(c['penalty_per_deal'])} | {_ci(c['opponent_penalty_per_deal'])} | "
-                f"{_ci(d, sign=True)} | {verdict} | {c['deals']} | {c['games']} | {c['seed']} | {c['ms_per_decision']:.0f} | {c['faults']} |"
-            )
+    for simulations, opponent, _ in CELLS:
+        path = cell_path(simulations, opponent)
+        if not path.exists():
+            continue
+        c = json.loads(path.read_text(encoding="utf-8"))
+        d = c["minus_opponent"]
+        verdict = (
+            "ISMCTS better" if d["high"] is not None and d["high"] < 0
+            else f"{opponent} better" if d["low"] is not None and d["low"] > 0
+            else "no significant difference"
+        )
+        rows.append(
+            f"| {simulations} | `{opponent}` | {_ci(c['penalty_per_deal'])} | {_ci(c['opponent_penalty_per_deal'])} | "
+            f"{_ci(d, sign=True)} | {verdict} | {c['deals']} | {c['games']} | {c['seed']} | {c['ms_per_decision']:.0f} | {c['faults']} |"
+        )
     return (
         "| simulations | opponent (3 seats) | ISMCTS: penalty per deal | opponent: penalty per deal | ISMCTS − opponent, 95% CI "
         "| verdict | deals | games | seed | ISMCTS ms per decision | faults |\n"
@@ -123,16 +127,15 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     if not args.table:
-        for simulations, deals in BUDGETS.items():
-            for opponent in OPPONENTS:
-                path = cell_path(simulations, opponent)
-                if path.exists():
-                    continue
-                cell = play_cell(simulations, opponent, deals, args.jobs)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(cell, indent=1) + "\n", encoding="utf-8")
-                print(f"{time.strftime('%H:%M:%S')} ismcts {simulations} vs {opponent}: "
-                      f"{_ci(cell['minus_opponent'], sign=True)} ({cell['deals']} deals, {cell['seconds']:.0f} s)", flush=True)
+        for simulations, opponent, deals in CELLS:
+            path = cell_path(simulations, opponent)
+            if path.exists():
+                continue
+            cell = play_cell(simulations, opponent, deals, args.jobs)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(cell, indent=1) + "\n", encoding="utf-8")
+            print(f"{time.strftime('%H:%M:%S')} ismcts {simulations} vs {opponent}: "
+                  f"{_ci(cell['minus_opponent'], sign=True)} ({cell['deals']} deals, {cell['seconds']:.0f} s)", flush=True)
     write_doc()
 
 
