@@ -145,9 +145,13 @@ def _bounds(rules: Rules) -> tuple[int, int]:
     spec = rules.spec
     per_deal = sum(BULLHEADS[c] for c in rules.deck) * (1 + spec.left_in_hand_factor)
     players = rules.players
-    if spec.turns_per_deal is None:  # Hand: rounds of single turns, each card maybe followed by keeps
-        nodes_per_deal = HAND_VARIANT_ROUND_LIMIT * players * (2 + 17 + ROW_COUNT)
-    else:  # card choices, a row choice and an order per card, and a draft
+    if spec.turns_per_deal is None:
+        # Hand: at most 50 rounds of single turns; a turn is two cards, a row choice for each, and
+        # the cards kept of a taken row one at a time (a hand holds at most 16), then a pass.
+        nodes_per_deal = HAND_VARIANT_ROUND_LIMIT * players * (2 + 2 + 17)
+    else:
+        # Each card of a hand: its share of a simultaneous node (or its own node in Open), a row
+        # choice and an order for every player's card of the turn; and a draft of the whole deck.
         nodes_per_deal = spec.hand_size * (2 + 2 * players) + len(rules.deck)
     deals = rules.deals if rules.deals is not None else players * (rules.target or 1)
     worst = per_deal * deals
