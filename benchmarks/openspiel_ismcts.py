@@ -41,7 +41,7 @@ OPPONENTS = ("medium", "mcs100", "expert")
 CELLS: tuple[tuple[int, str, int], ...] = (
     *((10, opponent, 60) for opponent in OPPONENTS),
     *((50, opponent, 25) for opponent in OPPONENTS),
-    (200, "medium", 16),
+    (200, "medium", 12),
 )
 
 
