@@ -95,7 +95,8 @@ def play_cell(players: int, bot: str, deals: int, jobs: int) -> dict[str, Any]:
 
 
 def _ci(interval: dict[str, Any], digits: int = 2, sign: bool = False) -> str:
-    mean, low, high = interval["mean"], interval["low"], interval["high"]
+    # Rounded first, plus 0.0: a bound a hair below zero reads 0.00, not -0.00.
+    mean, low, high = (None if x is None else round(x, digits) + 0.0 for x in (interval["mean"], interval["low"], interval["high"]))
     fmt = f"{{:{'+' if sign else ''}.{digits}f}}"
     if low is None:
         return fmt.format(mean)
