@@ -304,6 +304,9 @@ def _search_options(samples: int, *, relative: bool = False, shared: bool = True
 
 register("random", "sixnimmt.bots.random_bot:RandomBot", "plays a uniformly random legal move")
 register_prefix("cmd", "sixnimmt.protocol.external:external_bot", "an external program speaking the bot protocol (docs/bot-protocol.md)")
+register_prefix("openspiel", "sixnimmt.rl.openspiel:openspiel_bot",
+                "an OpenSpiel algorithm: openspiel:ismcts[:simulations=100:uct_c=10.0:rollouts=1:policy=max_visit_count] "
+                "(docs/bots.md; needs the openspiel extra)")
 register("snug", "sixnimmt.bots.heuristics:SnugBot", "heuristic: fits cards snugly behind row ends, no card counting")
 register("cautious", "sixnimmt.bots.heuristics:CautiousBot", "heuristic: counts cards, plays the lowest expected penalty")
 def _policy_file(text: str) -> None:

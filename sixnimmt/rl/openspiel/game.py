@@ -1,0 +1,523 @@
+"""6 nimmt! as an OpenSpiel game: ``pyspiel.load_game("sixnimmt(players=4,variant=nifty)")``.
+
+Importing this module registers the game ``sixnimmt`` with ``pyspiel.register_game``. Its states
+are played by the engine (:class:`~sixnimmt.core.Game`): this module only translates, so every
+variant plays by the one copy of the rules there is.
+
+**Parameters**, one per rule (:class:`~sixnimmt.core.Rules`): ``players`` (4), ``variant``
+(``standard``), ``target`` (0: none), ``deals`` (1; 0: none), ``end`` (``at-least``), ``pro_tie``
+(``choose``), ``double_deck`` (``two-decks``). The default game is one deal of the standard rules;
+a whole game to 66 is ``sixnimmt(target=66,deals=0)``. A parameter the game does not know is
+refused by OpenSpiel, naming it; a value the rules refuse raises ``pyspiel.SpielError`` with the
+engine's reason.
+
+**Moves.** A node where two or more players owe a decision (a simultaneous turn's cards: everyone
+chooses at once, in secret) is a simultaneous node: ``apply_actions`` takes every player's action,
+and a player who owes nothing there has the one legal action *pass*. A node where one player decides
+(a row choice, a draft pick, Nifty's order, an Open or Hand turn, Hand's kept cards) is an ordinary
+node of that player. Actions are those of the Gymnasium and PettingZoo envs (``sixnimmt.rl.encoding``):
+0..103 the card ``action + 1``, 104..107 the row ``action - 104``, 108 pass (also Hand's "no second
+card" and "keep no more").
+
+**Chance** deals each shuffled deal one card at a time: the chance action ``c - 1`` deals card
+``c``, with the probability of drawing it from the cards not dealt yet (twice as likely for a card
+held twice in Double). The first hand's cards come first, then the next hand's, then the row
+cards (in Double, turned up until four different cards start the rows). The shuffle of a later deal
+is drawn when the move that ends the deal before it is made, and that move's result is shown once
+the cards are dealt; nobody sees a dealt card until the deal starts. Logic and Tournament deal by
+an open draft and have no chance node.
+
+**Information.** What a player may see is the engine's view of its seat (``Game.view``): the
+observation string lists that view's fields, the observation tensor is the envs' observation
+vector of it, and the information state string adds what makes it perfect recall: the hands this
+player was dealt, every public event of the game so far (cards are public only once revealed) and
+its own moves not shown yet. There is no information state tensor.
+
+**Returns** are minus the bullheads taken: ``returns()[p]`` is minus player p's total so far (its
+scored deals plus the piles of the deal in progress), and ``rewards()`` the change at the last step.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import MISSING
+
+try:
+    import pyspiel
+except ImportError as error:  # pragma: no cover - the extra is missing: say how to install it
+    raise ImportError(MISSING) from error
+
+from ...core import (
+    BULLHEADS,
+    ROW_COUNT,
+    DealSetup,
+    Decision,
+    Game,
+    PlayerView,
+    Rules,
+    RulesError,
+    SixNimmtError,
+)
+from ...core.rules import HAND_VARIANT_ROUND_LIMIT, MAX_PLAYERS, MIN_PLAYERS
+from ...core.variants import Dealing
+from ..encoding import (
+    N_ACTIONS,
+    OBS_SIZE,
+    PASS_ACTION,
+    ROW_ACTION_BASE,
+    SEGMENTS,
+    action_to_move,
+    encode,
+    move_to_action,
+    segment_slice,
+)
+
+GAME_NAME = "sixnimmt"
+#: The game's parameters and their defaults: one per rule. OpenSpiel has no "none", so 0 stands for
+#: no target, or no fixed number of deals.
+DEFAULTS: dict[str, int | str] = {
+    "players": 4,
+    "variant": "standard",
+    "target": 0,
+    "deals": 1,
+    "end": "at-least",
+    "pro_tie": "choose",
+    "double_deck": "two-decks",
+}
+#: Chance actions name cards, as card actions do: ``c - 1`` deals card ``c``.
+CHANCE_OUTCOMES = 104
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="6 nimmt! (sixnimmt engine)",
+    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.REWARDS,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=MIN_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=DEFAULTS,
+)
+
+
+def rules_from_params(params: dict[str, Any]) -> Rules:
+    """The engine's rules for the game's parameters (missing ones default); ``SpielError`` naming
+    an unknown parameter or a value the rules refuse."""
+    unknown = sorted(set(params) - set(DEFAULTS))
+    if unknown:
+        raise pyspiel.SpielError(
+            f"unknown parameter(s) of {GAME_NAME}: {', '.join(unknown)}; it takes {', '.join(DEFAULTS)}"
+        )
+    given = {**DEFAULTS, **params}
+    try:
+        return Rules.from_dict({
+            "players": given["players"],
+            "variant": given["variant"],
+            "target": given["target"] or None,
+            "deals": given["deals"] or None,
+            "end": given["end"],
+            "pro_tie": given["pro_tie"],
+            "double_deck": given["double_deck"],
+        })
+    except RulesError as error:
+        raise pyspiel.SpielError(f"{GAME_NAME}: {error}") from None
+
+
+def _bounds(rules: Rules) -> tuple[int, int]:
+    """``(worst return, most decision nodes)`` of a game under ``rules``: bounds OpenSpiel asks for.
+
+    A deal costs a player at most every bullhead of the deck (in Hand, with the cards left in hand
+    counted again). A game to a target alone has no fixed length; it is bounded here by one deal per
+    bullhead of the target and player, since each deal makes someone take a row (ten cards each
+    cannot all fit on four rows of five)."""
+    spec = rules.spec
+    per_deal = sum(BULLHEADS[c] for c in rules.deck) * (1 + spec.left_in_hand_factor)
+    players = rules.players
+    if spec.turns_per_deal is None:
+        # Hand: at most 50 rounds of single turns; a turn is two cards, a row choice for each, and
+        # the cards kept of a taken row one at a time (a hand holds at most 16), then a pass.
+        nodes_per_deal = HAND_VARIANT_ROUND_LIMIT * players * (2 + 2 + 17)
+    else:
+        # Each card of a hand: its share of a simultaneous node (or its own node in Open), a row
+        # choice and an order for every player's card of the turn; and a draft of the whole deck.
+        nodes_per_deal = spec.hand_size * (2 + 2 * players) + len(rules.deck)
+    deals = rules.deals if rules.deals is not None else players * (rules.target or 1)
+    worst = per_deal * deals
+    if rules.target is not None:
+        worst = min(worst, rules.target + per_deal)
+    return -worst, nodes_per_deal * deals
+
+
+class SixNimmtGame(pyspiel.Game):  # type: ignore[misc]
+    """The game under one set of rules (its parameters); makes states and observers."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        self.rules = rules_from_params(params)
+        worst, length = _bounds(self.rules)
+        super().__init__(
+            GAME_TYPE,
+            pyspiel.GameInfo(
+                num_distinct_actions=N_ACTIONS,
+                max_chance_outcomes=CHANCE_OUTCOMES,
+                num_players=self.rules.players,
+                min_utility=float(worst),
+                max_utility=0.0,
+                utility_sum=None,
+                max_game_length=length,
+            ),
+            {**DEFAULTS, **params},
+        )
+
+    def new_initial_state(self) -> SixNimmtState:
+        return SixNimmtState(self, self.rules)
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
+    ) -> SixNimmtObserver:
+        return SixNimmtObserver(iig_obs_type, params)
+
+
+class _Box:
+    """Holds a state's engine game, so that cloning a state (OpenSpiel's clone is a deep copy)
+    shares the game's events instead of copying them: they are immutable (core/events.py), and
+    copying them was two thirds of a clone's time."""
+
+    __slots__ = ("game",)
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Box:
+        game = self.game
+        for event in game.events:
+            memo[id(event)] = event
+        memo[id(game.rules)] = game.rules
+        return _Box(copy.deepcopy(game, memo))
+
+
+class _NeedCards(Exception):
+    """The engine asked for a deal whose cards chance has not dealt yet."""
+
+
+class Shuffles:
+    """The engine's dealer (``dealer(deal_index) -> DealSetup``) over the cards chance has dealt:
+    the finished deals, and the cards of the next one as they come."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.setups: list[DealSetup] = []
+        self.drawn: list[int] = []
+        self._in_hands = rules.players * rules.hand_size
+        self._deck = Counter(rules.deck)
+        self.left = self._deck.copy()  # the cards not dealt yet, with their copies
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Shuffles:
+        # A clone shares what never changes (the rules, the deck, the finished deals' setups).
+        new = copy.copy(self)
+        new.setups, new.drawn, new.left = list(self.setups), list(self.drawn), self.left.copy()
+        memo[id(self)] = new
+        return new
+
+    def __call__(self, deal_index: int) -> DealSetup:
+        if deal_index < len(self.setups):
+            return self.setups[deal_index]
+        raise _NeedCards
+
+    def outcomes(self) -> list[tuple[int, float]]:
+        """The next card's chance outcomes: each card not dealt yet, as likely as its copies left."""
+        left = self.left
+        total = sum(left.values())
+        return [(card - 1, count / total) for card, count in sorted(left.items()) if count > 0]
+
+    def draw(self, card: int) -> bool:
+        """Deal ``card``; True once the deal is complete (its setup is then in ``setups``)."""
+        self.drawn.append(card)
+        self.left[card] -= 1
+        drawn, size = self.drawn, self.rules.hand_size
+        if len(drawn) <= self._in_hands:
+            return False
+        turned = drawn[self._in_hands :]
+        if len(set(turned)) < ROW_COUNT if self.rules.spec.twins else len(turned) < ROW_COUNT:
+            return False
+        hands = tuple(tuple(sorted(drawn[i : i + size])) for i in range(0, self._in_hands, size))
+        self.setups.append(DealSetup(hands, tuple(turned)))
+        self.drawn = []
+        self.left = self._deck.copy()
+        return True
+
+
+class SixNimmtState(pyspiel.State):  # type: ignore[misc]
+    """One game in progress: the engine's game, and the cards chance has dealt it."""
+
+    def __init__(self, game: SixNimmtGame, rules: Rules) -> None:
+        super().__init__(game)
+        self.rules = rules
+        self._players = rules.players
+        self.shuffles = Shuffles(rules)
+        #: The engine's answers so far, ``(seat, value)``: a game is rebuilt from them when it stopped
+        #: for a deal's cards.
+        self._moves: list[tuple[int, int]] = []
+        #: Answers made that wait for the next deal's cards (the move that ended the deal).
+        self._deferred: list[tuple[int, int]] = []
+        shuffled = rules.spec.dealing is Dealing.SHUFFLE
+        self._dealing = shuffled
+        self._box: _Box | None = None if shuffled else _Box(Game(rules, dealer=self.shuffles))
+        self._returns = [0.0] * self._players
+        self._rewards = [0.0] * self._players
+        self._current: int | None = None
+
+    @property
+    def engine(self) -> Game | None:
+        """The engine's game (None until the first deal is dealt)."""
+        return None if self._box is None else self._box.game
+
+    # ------------------------------------------------------------------ whose move
+
+    def current_player(self) -> int:
+        # Asked many times per node by OpenSpiel's wrappers and searches: kept until the next move.
+        current = self._current
+        if current is None:
+            current = self._current = self._current_player()
+        return current
+
+    def _current_player(self) -> int:
+        if self._dealing:
+            return int(pyspiel.PlayerId.CHANCE)
+        engine = self._engine()
+        if engine.is_over:
+            return int(pyspiel.PlayerId.TERMINAL)
+        seats = {d.seat for d in engine.pending()}
+        if len(seats) == 1:
+            return next(iter(seats))
+        return int(pyspiel.PlayerId.SIMULTANEOUS)
+
+    def _engine(self) -> Game:
+        assert self.engine is not None, "the first deal is still being dealt"
+        return self.engine
+
+    def decision(self, player: int) -> Decision | None:
+        """The decision ``player`` owes now (None at chance nodes, at the end, or when it owes none)."""
+        if self._dealing or self.engine is None:
+            return None
+        return self.engine.decision_for(player)
+
+    def view(self, player: int) -> PlayerView | None:
+        """What ``player`` may see now: the engine's view of its seat (None before the first deal)."""
+        return None if self.engine is None else self.engine.view(player)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self._dealing or self.engine is None or self.engine.is_over:
+            return []
+        decision = self.engine.decision_for(player)
+        if decision is None:
+            # At a simultaneous node everyone acts; a player owing nothing passes.
+            return [PASS_ACTION] if self.current_player() == pyspiel.PlayerId.SIMULTANEOUS else []
+        return sorted({move_to_action(option, decision) for option in decision.options})
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if not self._dealing:
+            raise pyspiel.SpielError("chance_outcomes: this is not a chance node")
+        return self.shuffles.outcomes()
+
+    # ------------------------------------------------------------------ moves
+
+    def _apply_action(self, action: int) -> None:
+        self._current = None
+        if self._dealing:
+            if not 0 <= action < CHANCE_OUTCOMES or self.shuffles.left[action + 1] <= 0:
+                raise pyspiel.SpielError(
+                    f"{GAME_NAME}: chance action {action} (card {action + 1}) is not in the cards left to deal"
+                )
+            if self.shuffles.draw(action + 1):
+                self._deal_complete()
+            return
+        player = self._current_player()
+        self._check(player, action)
+        self._answer([(player, self._move(player, action))])
+        self._current = None
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        if len(actions) != self._players:
+            raise pyspiel.SpielError(f"{GAME_NAME}: {len(actions)} actions for {self._players} players")
+        moves = []
+        for player, action in enumerate(actions):
+            self._check(player, action)
+            if self.engine is not None and self.engine.decision_for(player) is not None:
+                moves.append((player, self._move(player, action)))
+        self._current = None
+        self._answer(moves)
+        self._current = None
+
+    def _check(self, player: int, action: int) -> None:
+        legal = self._legal_actions(player)
+        if action not in legal:
+            raise pyspiel.SpielError(
+                f"{GAME_NAME}: illegal action {action} ({action_name(action)}) for player {player}; "
+                f"legal: {[action_name(a) for a in legal] or 'none'}"
+            )
+
+    def _move(self, player: int, action: int) -> int:
+        decision = self._engine().decision_for(player)
+        assert decision is not None
+        return action_to_move(action, decision)
+
+    def _answer(self, moves: list[tuple[int, int]]) -> None:
+        engine = self._engine()
+        for index, (seat, value) in enumerate(moves):
+            try:
+                engine.act(seat, value)
+            except _NeedCards:
+                # The move ended a deal and the engine asked for the next one's cards: the game
+                # is rebuilt as it was before the move, which waits until chance has dealt them.
+                self._deferred = moves[index:]
+                self._rebuild()
+                self._dealing = True
+                return
+            except SixNimmtError as error:  # checked above; the engine has the last word
+                raise pyspiel.SpielError(f"{GAME_NAME}: {error}") from None
+            self._moves.append((seat, value))
+        self._score()
+
+    def _rebuild(self) -> None:
+        engine = Game(self.rules, dealer=self.shuffles)
+        for seat, value in self._moves:
+            engine.act(seat, value)
+        self._box = _Box(engine)
+
+    def _deal_complete(self) -> None:
+        self._dealing = False
+        self._current = None
+        if self._box is None:
+            self._box = _Box(Game(self.rules, dealer=self.shuffles))
+            return
+        deferred, self._deferred = self._deferred, []
+        self._answer(deferred)
+
+    def _score(self) -> None:
+        engine = self._engine()
+        running = list(engine.totals) if engine.is_over else [t + p for t, p in zip(engine.totals, engine.penalties)]
+        returns = [-float(x) for x in running]
+        self._rewards = [new - old for new, old in zip(returns, self._returns)]
+        self._returns = returns
+
+    # ------------------------------------------------------------------ outcome
+
+    def is_terminal(self) -> bool:
+        return not self._dealing and self.engine is not None and self.engine.is_over
+
+    def returns(self) -> list[float]:
+        return list(self._returns)
+
+    def rewards(self) -> list[float]:
+        return list(self._rewards)
+
+    # ------------------------------------------------------------------ text
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal {action + 1}"
+        return action_name(action)
+
+    def information_state(self, player: int) -> str:
+        """Everything ``player`` has seen, in order: perfect recall (see the module's docstring)."""
+        pieces = [f"p{player}"]
+        engine = self.engine
+        started = 0 if engine is None else engine.deal_index + 1
+        for deal, setup in enumerate(self.shuffles.setups[:started]):
+            pieces.append(f"dealt {deal}: {list(setup.hands[player])}")
+        if engine is not None:
+            pieces.extend(map(_event_text, engine.events))
+            mine = engine.choices[player]
+            if mine:
+                pieces.append(f"chosen {list(mine)}")
+        for seat, value in self._deferred:
+            pieces.append(f"moved p{seat}" + (f" {value}" if seat == player else ""))
+        return "\n".join(pieces)
+
+    def observation(self, player: int) -> str:
+        """What ``player`` sees now: its seat's view, field by field (see the module's docstring)."""
+        view = self.view(player)
+        if view is None:
+            return f"p{player} dealing: {len(self.shuffles.drawn)} cards dealt"
+        fields = view.to_dict()
+        del fields["seats"], fields["rules"]  # the same in every state of a game
+        text = " ".join(f"{key}={json.dumps(value, separators=(',', ':'))}" for key, value in fields.items())
+        if self._dealing:  # the move that ended the deal waits for the next deal's cards
+            text += f" dealing={len(self.shuffles.drawn)}"
+        return text
+
+    def __str__(self) -> str:
+        engine = self.engine
+        if engine is None:
+            return f"dealing: {self.shuffles.drawn}"
+        spectator = engine.view(None).shared_to_dict()
+        hands = [list(h) for h in engine.hands]
+        return f"hands={hands} rows={spectator['rows']} totals={spectator['totals']} " \
+               f"penalties={spectator['penalties']} phase={spectator['phase']} dealing={self._dealing}"
+
+
+def action_name(action: int) -> str:
+    """``card 57``, ``row 2``, ``pass``."""
+    if 0 <= action < ROW_ACTION_BASE:
+        return f"card {action + 1}"
+    if ROW_ACTION_BASE <= action < PASS_ACTION:
+        return f"row {action - ROW_ACTION_BASE}"
+    if action == PASS_ACTION:
+        return "pass"
+    return f"action {action} (no such action: 0..{N_ACTIONS - 1})"
+
+
+def _event_text(event: Any) -> str:
+    return f"{event.type} {json.dumps(list(event), separators=(',', ':'))}"
+
+
+class SixNimmtObserver:
+    """OpenSpiel's observer (``make_py_observer``): the observation (tensor and string) or, with
+    perfect recall, the information state (a string only). A player's own view, never another's."""
+
+    def __init__(self, iig_obs_type: Any, params: dict[str, Any] | None) -> None:
+        if params:
+            raise ValueError(f"{GAME_NAME} takes no observation parameters, not {sorted(params)}")
+        if iig_obs_type is None:
+            iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
+        if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError(
+                f"{GAME_NAME} observes as one player sees the table: public information and that "
+                "player's own (public_info=True, private_info=SINGLE_PLAYER)"
+            )
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self.tensor: NDArray[np.float32] | None
+        self.dict: dict[str, NDArray[np.float32]] = {}
+        if self.perfect_recall:
+            self.tensor = None
+        else:
+            self.tensor = np.zeros(OBS_SIZE, np.float32)
+            self.dict = {segment.name: self.tensor[segment_slice(segment.name)] for segment in SEGMENTS}
+
+    def set_from(self, state: SixNimmtState, player: int) -> None:
+        if self.tensor is None:
+            return
+        view = state.view(player)
+        if view is None:
+            self.tensor.fill(0.0)
+        else:
+            self.tensor[:] = encode(view)
+
+    def string_from(self, state: SixNimmtState, player: int) -> str:
+        return state.information_state(player) if self.perfect_recall else state.observation(player)
+
+
+pyspiel.register_game(GAME_TYPE, SixNimmtGame)
