@@ -345,7 +345,7 @@ class Room:
         written. Every other change commits itself, so the saved state is the rest of the room's
         state (``test_a_turn_only_save_holds_the_whole_state``). Skipping the rest of
         :meth:`to_store` and the comparison saves about 2% of a move's CPU in the load test
-        (docs/performance.md, "The leaner worker, tenth pass")."""
+        (docs/performance.md, "Web server")."""
         saved = self.saved
         if turn_only and saved is not None:
             data = saved.with_current(self._current())

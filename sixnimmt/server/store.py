@@ -374,8 +374,8 @@ class Store:
         refused: set[str] = set()
         # On an SQLite file the saves run one at a time, on the event loop (:class:`Writer`), so they
         # keep one connection: taking one from the pool and giving it back (with its reset) for
-        # each group commit cost about as much CPU as the commit (docs/performance.md, "The leaner
-        # worker, sixth pass"). Elsewhere they run in threads and take one from the pool each time.
+        # each group commit cost about as much CPU as the commit (docs/performance.md,
+        # "Web server"). Elsewhere they run in threads and take one from the pool each time.
         held = self.local_file
         if held:
             if self._saving is None:
@@ -521,7 +521,7 @@ class Writer:
     docs/performance.md); the log's checkpoints, which wait for the disk, run in a thread. And a
     save that finds the writer idle (nothing queued, nothing being written, no call on the thread)
     is committed then and there, inside :meth:`save`: waking the writer's task and then the saver
-    again cost more CPU than the commit (docs/performance.md, "The leaner worker, seventh pass").
+    again cost more CPU than the commit (docs/performance.md, "Web server").
     Saves still group while a write or a call on the thread is under way."""
 
     def __init__(self, store: Store) -> None:
