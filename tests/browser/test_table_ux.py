@@ -41,9 +41,10 @@ def errors_of(page: Any) -> list[str]:
     return errors
 
 
-def until_row_choice(page: Any) -> None:
+def until_row_choice(page: Any, scroll_down: bool = False) -> None:
     """Play the lowest card each turn until this seat must choose a row (a card lower than every
-    row); a game that ends first is played again."""
+    row); a game that ends first is played again. ``scroll_down``: before each card, scroll to the
+    bottom of the page, as a player on a phone does to reach the hand."""
     for _ in range(400):
         page.wait_for_function(READY, timeout=30_000)
         if page.query_selector(".row.pickable"):
@@ -59,6 +60,8 @@ def until_row_choice(page: Any) -> None:
             page.wait_for_timeout(50)
             continue
         before = page.eval_on_selector("#table", "t => t.dataset.deal + '.' + t.dataset.turn + '.' + t.dataset.phase")
+        if scroll_down:
+            page.evaluate("() => window.scrollTo(0, document.scrollingElement.scrollHeight)")
         try_click(page, "#hand button.card:not([disabled]) >> nth=0")
         confirm_card(page)
         page.wait_for_function(
@@ -116,7 +119,7 @@ def test_2_phone_row_choice_keeps_prompt_rows_and_scores_in_sight(browser: Any, 
     page = browser.new_context(**PHONE).new_page()
     errors = errors_of(page)
     create_table(page, server, "Pia", ["bot:easy", "bot:easy", "bot:easy", "bot:easy"])
-    until_row_choice(page)
+    until_row_choice(page, scroll_down=True)  # the row choice comes while the hand is in view
     page.wait_for_timeout(300)  # (any scrolling done)
     rows = page.evaluate(VISIBLE, "#board .row")
     assert rows == [True] * 4  # every row on screen, under no bar
@@ -263,10 +266,10 @@ def test_6_a_take_moves_to_the_taker_and_the_log_shows_the_last_action(browser: 
     create_table(page, server, "Iris", ["bot:easy", "bot:easy", "bot:easy", "bot:easy"])
     page.goto(server + "/?speed=0.6#/t/" + page.url.rsplit("/", 1)[-1])
     page.wait_for_selector("#hand button.card:not([disabled])")
-    photographed = False
+    took = "() => [...document.querySelectorAll('#log-lines li')].some((li) => / takes row /.test(li.textContent))"
     for _ in range(300):
-        if page.evaluate("() => window.__flights.length") and not photographed:
-            break
+        if page.evaluate("() => window.__flights.length") or page.evaluate(took):
+            break  # a take: its cards flew, or (before #43) they did not
         if page.query_selector("#dialog-over"):
             page.click("#again")
         if page.query_selector("#dialog-deal"):
@@ -279,7 +282,6 @@ def test_6_a_take_moves_to_the_taker_and_the_log_shows_the_last_action(browser: 
         try:
             page.wait_for_function("() => window.__flights.length > 0 && !!document.querySelector('.card.flying')", timeout=1500)
             shots(page, "take-in-motion")
-            photographed = True
             break
         except Exception:
             continue

@@ -59,13 +59,15 @@ export function drawTable(s) {
   drawTools(s);
   s.chat?.draw();
   drawTimer(s);
-  if (focusedCard) n.hand.querySelector(`[data-card="${focusedCard}"]`)?.focus();
-  else if (view.decision?.kind === "row") {
-    // focus without the browser's own scroll (which puts the row under the sticky bars), then
-    // bring the prompt and all four rows into view below them
-    n.board.querySelector(".row.pickable")?.focus({ preventScroll: true });
-    showRowsOnce(s, `${view.deal}.${view.turn}.${view.decision.card}`);
+  if (view.decision?.kind === "row" && !s.sent) {
+    // a row to choose comes first, wherever the focus was: focus the first row without the
+    // browser's own scroll (which puts it under the sticky bars), then bring the prompt and all
+    // four rows into view below them, once per choice
+    const key = `${view.deal}.${view.turn}.${view.decision.card}`;
+    if (s.rowsShownFor !== key) n.board.querySelector(".row.pickable")?.focus({ preventScroll: true });
+    showRowsOnce(s, key);
   }
+  else if (focusedCard) n.hand.querySelector(`[data-card="${focusedCard}"]`)?.focus();
   else if (view.decision?.kind === "order" || view.decision?.kind === "keep") n.prompt.querySelector("#choices button")?.focus();
 }
 
@@ -444,7 +446,9 @@ export function drawTimer(s) {
   if (s.deadline == null || s.current?.view?.phase === "over") { node.hidden = true; return; }
   const left = Math.max(0, Math.ceil((s.deadline - Date.now()) / 1000));
   node.hidden = false;
-  node.textContent = `${left} s`;
+  // a turn-based table's hours: "11 h 59 min"; a turn timer's seconds: "12 s"
+  node.textContent = left >= 3600 ? `${Math.floor(left / 3600)} h ${Math.floor((left % 3600) / 60)} min`
+    : left >= 120 ? `${Math.ceil(left / 60)} min` : `${left} s`;
   node.classList.toggle("low", left <= 5);
 }
 
