@@ -43,8 +43,9 @@ def errors_of(page: Any) -> list[str]:
 
 def until_row_choice(page: Any, scroll_down: bool = False) -> None:
     """Play the lowest card each turn until this seat must choose a row (a card lower than every
-    row); a game that ends first is played again. ``scroll_down``: before each card, scroll to the
-    bottom of the page, as a player on a phone does to reach the hand."""
+    row); a game that ends first is played again. ``scroll_down``: after each card, scroll down while
+    the turn is revealed until the first row lies half under the top bar, as a player on a phone
+    does to see the hand (at the normal animation speed, the reveal lasts well over a second)."""
     for _ in range(400):
         page.wait_for_function(READY, timeout=30_000)
         if page.query_selector(".row.pickable"):
@@ -60,10 +61,10 @@ def until_row_choice(page: Any, scroll_down: bool = False) -> None:
             page.wait_for_timeout(50)
             continue
         before = page.eval_on_selector("#table", "t => t.dataset.deal + '.' + t.dataset.turn + '.' + t.dataset.phase")
-        if scroll_down:
-            page.evaluate("() => window.scrollTo(0, document.scrollingElement.scrollHeight)")
         try_click(page, "#hand button.card:not([disabled]) >> nth=0")
         confirm_card(page)
+        if scroll_down:  # the first row half under the top bar, the hand in sight
+            page.evaluate("() => window.scrollBy(0, document.querySelector('#board').getBoundingClientRect().top - 20)")
         page.wait_for_function(
             "(b) => { const d = document.querySelector('#table').dataset; return d.deal + '.' + d.turn + '.' + d.phase !== b"
             " || !!document.querySelector('.row.pickable') || !!document.querySelector('#dialog-over'); }", arg=before, timeout=30_000)
@@ -118,13 +119,14 @@ VISIBLE = """(selector) => [...document.querySelectorAll(selector)].map((node) =
 def test_2_phone_row_choice_keeps_prompt_rows_and_scores_in_sight(browser: Any, server: str, shots: Any) -> None:
     page = browser.new_context(**PHONE).new_page()
     errors = errors_of(page)
-    create_table(page, server, "Pia", ["bot:easy", "bot:easy", "bot:easy", "bot:easy"])
-    until_row_choice(page, scroll_down=True)  # the row choice comes while the hand is in view
+    code = create_table(page, server, "Pia", ["bot:easy"] * 9)  # a full table: ten scores to keep in sight
+    page.goto(f"{server}/?speed=1#/t/{code}")  # animations at their normal speed
+    until_row_choice(page, scroll_down=True)  # the row choice comes while the page is scrolled down
     page.wait_for_timeout(300)  # (any scrolling done)
     rows = page.evaluate(VISIBLE, "#board .row")
     assert rows == [True] * 4  # every row on screen, under no bar
     assert page.evaluate(VISIBLE, "#prompt") == [True]
-    assert page.evaluate(VISIBLE, ".player .ptotal") == [True] * 5  # every score in sight
+    assert page.evaluate(VISIBLE, ".player .ptotal") == [True] * 10  # every score in sight
     shots(page, "phone-row-choice")
     assert not errors
 
