@@ -214,6 +214,7 @@ def test_phone_sized_screen(browser: Any, server: str, shots: Any) -> None:
     for selector, left, right in boxes:
         assert left >= 0 and right <= 390, (selector, left, right)
     page.tap("#hand button.card:not([disabled]) >> nth=0")
+    confirm_card(page)  # a touch screen: the card that ends the turn waits for "Play it"
     page.wait_for_selector("#reveal .played")
     shots(page, "phone-table")
 
