@@ -158,6 +158,12 @@ class Release(_Message):
     seat: int = Field(ge=0, le=9)
 
 
+class Leave(_Message):
+    """A player gives their own seat up: a bot plays it from now on (the seat opens at the next deal)."""
+
+    type: Literal["leave"]
+
+
 class Chat(_Message):
     type: Literal["chat"]
     text: str = Field(max_length=2000)
@@ -176,7 +182,7 @@ class SpectatorChat(_Message):
 Move = Play | ChooseRow | Draft | Order | Keep | Pass | Retract
 Message = (
     Play | ChooseRow | Draft | Order | Keep | Pass | Retract | Start | Again | Sync | Ping | Hint
-    | Invite | Release | Chat | React | SpectatorChat
+    | Invite | Release | Leave | Chat | React | SpectatorChat
 )
 Inbound = Annotated[Message, Field(discriminator="type")]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)

@@ -47,6 +47,7 @@ from .protocol import (
     Hint,
     Invite,
     Keep,
+    Leave,
     Order,
     Outbound,
     Pass,
@@ -404,6 +405,9 @@ class Room:
             "open": len(self.joinable_seats()),
             "game_number": self.game_number,
             "last_game_id": self.last_game_id,
+            # the seats the game waits for (public: the table shows who has chosen); the home
+            # page's "Your move" list reads it for the seats this browser holds
+            "waiting_for": [] if self.game is None or self.status != "playing" else sorted({d.seat for d in self.game.pending()}),
         }
 
     def state_for(
@@ -424,6 +428,8 @@ class Room:
             "chat": self.chat,
             "host": 0,
             "timer_left": self.turns.timer_left(),
+            "away_left": self.turns.away_left(),  # per seat: seconds until the stand-in plays for an away player
+            "away_grace": self.settings.absent_grace,
             "thinking": sorted(self.turns.long_thinking),
             "wire": WIRE_VERSION,
         }
@@ -511,7 +517,10 @@ class Room:
             conn.push(message)
 
     def idle(self, now: float, after: float) -> bool:
-        """Nobody connected, no bot thinking, and nothing happened for ``after`` seconds."""
+        """Nobody connected, no bot thinking, and nothing happened for ``after`` seconds. A turn-based
+        game under way stays in memory, so its time per move runs out with nobody at the table."""
+        if self.turns.turn_based and self.status == "playing":
+            return False
         return not self.connections and not self.turns.busy and now - self.last_active > after
 
     def anyone_connected(self) -> bool:
@@ -897,6 +906,25 @@ class Room:
         self._enforce_seats()
         self._send_seats()
 
+    async def _on_leave(self, conn: Connection, message: Leave) -> None:
+        """A player gives their seat up: before the game it opens at once; once it runs, the stand-in
+        plays it at once (nobody waits out the grace period) and it opens at the next deal."""
+        if conn.seat is None:
+            raise TableError("only a player can leave a seat", "not-seated")
+        seat = self.seats[conn.seat]
+        if self.status == "waiting":
+            if seat.index == 0:
+                raise TableError("the host's seat cannot be left before the game", "not-host")
+            seat.become_open()
+        else:
+            seat.leaving = True
+            if seat.away_since is None:
+                seat.away_since = self.clock.now()
+        await self._commit()
+        self._enforce_seats()
+        self._send_seats()
+        self.turns.schedule()
+
     def _reseat(self) -> bool:
         """At a deal's start: apply the seat changes asked for during the last one. Returns whether
         any seat changed hands."""
@@ -1009,6 +1037,7 @@ class Room:
     _HANDLERS: ClassVar[dict[type, Callable[[Room, Connection, Any], Awaitable[None]]]] = {
         Invite: _on_invite,
         Release: _on_release,
+        Leave: _on_leave,
         Chat: _on_chat,
         React: _on_react,
         SpectatorChat: _on_spectator_chat,

@@ -29,7 +29,7 @@ from ..core import Decision, Game, Phase
 from ..seats import GuardedSeat, make_bot
 from .clock import Clock, Timer
 from .config import Settings
-from .seats import Seat, StoreFailedError, TableMovedError, bot_spec
+from .seats import TURN_BASED, Seat, StoreFailedError, TableMovedError, bot_spec
 
 log = logging.getLogger("sixnimmt.server")
 #: Seconds a bot waits before trying its move again after the store failed to save it.
@@ -116,6 +116,8 @@ class Scheduler:
         self._slowest: dict[GuardedSeat, float] = {}  # each bot's slowest decision so far (seconds)
         self._thinking: dict[int, asyncio.Task[None]] = {}
         self._timer: Timer | None = None
+        #: A turn-based table (a per-move time of hours): see :data:`~sixnimmt.server.seats.TURN_BASED`.
+        self.turn_based = False
 
     # ------------------------------------------------------------------ state
 
@@ -128,6 +130,16 @@ class Scheduler:
         if self.deadline is None:
             return None
         return max(0.0, round(self.deadline - self.clock.now(), 1))
+
+    def away_left(self) -> list[float | None]:
+        """Per seat: the seconds until the stand-in plays for a player who is away (None: not away,
+        or a turn-based table, where being away is the normal state)."""
+        now = self.clock.now()
+        grace = self.settings.absent_grace
+        return [
+            None if self.turn_based or not s.person or s.away_since is None else max(0.0, round(s.away_since + grace - now, 1))
+            for s in self.table.seats
+        ]
 
     def _guarded(self, level: str, seat: int, role: str) -> GuardedSeat:
         seed = secrets.randbits(32)
@@ -148,6 +160,7 @@ class Scheduler:
 
     def new_step(self, timer: int) -> None:
         """Restart the turn timer (``timer`` seconds, 0 for none) when the game reaches a new decision."""
+        self.turn_based = timer >= TURN_BASED
         key = self._step_key()
         if key != self._step:
             self._step = key
@@ -200,11 +213,15 @@ class Scheduler:
         """When the fallback bot plays for ``seat``, and why ("timer" or "away"): timer expiry, or the
         end of the grace period when the player is away, but only while someone is at the table to
         wait for them."""
+        if self.turn_based:  # players are away between moves; only the time per move counts
+            return (self.deadline, "timer") if self.deadline is not None else (None, "")
         if not self.table.anyone_connected():
             return None, ""
         candidates: list[tuple[float, str]] = []
         if self.deadline is not None:
             candidates.append((self.deadline, "timer"))
+        if seat.leaving and seat.away_since is not None:  # the player left their seat: no grace
+            candidates.append((seat.away_since, "away"))
         if seat.away_since is not None:
             candidates.append((seat.away_since + self.settings.absent_grace, "away"))
         if not candidates:

@@ -16,7 +16,11 @@ from ..seats import LEVELS, available
 
 NAME_LIMIT = 24
 BOT_LEVELS = LEVELS  # the registry's list, weakest first
-TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120)
+TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120, 3600, 12 * 3600, 24 * 3600)
+#: A per-move time of this many seconds or more makes a turn-based table: players come and go
+#: between moves, nobody is played for for being away, and the time runs out whether or not anyone
+#: is connected.
+TURN_BASED = 3600
 #: The quick reactions of the table chat.
 REACTIONS = ("👍", "👏", "😂", "😮", "😢", "🐮")
 

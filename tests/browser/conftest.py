@@ -73,7 +73,8 @@ store.migrate()
 store.close()
 settings = Settings(database_url=url, bot_delay=0.05, create_per_minute=600.0, create_burst=200,
                     join_per_minute=600.0, join_burst=200, lookup_per_minute=6000.0, lookup_burst=2000,
-                    socket_opens_per_minute=6000.0, socket_open_burst=2000)
+                    socket_opens_per_minute=6000.0, socket_open_burst=2000,
+                    review_samples=12)  # reviews in seconds, not minutes, on a small machine
 print(f"sixnimmt: http://127.0.0.1:{port}  (database {url})", flush=True)
 uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536)
 """

@@ -47,6 +47,13 @@ def play_by_keyboard(page: Any, before: tuple[str, ...]) -> bool:
     return True
 
 
+def confirm_card(page: Any) -> None:
+    """Where the card just chosen waits for a confirmation (the confirm-my-card setting, on by
+    default on touch screens when every other seat has chosen), confirm it."""
+    if page.query_selector("#confirm-card"):
+        try_click(page, "#confirm-card")
+
+
 def play_until_over(page: Any, shots: Any = None, prefix: str = "", keyboard: bool = False) -> None:
     """Answer every decision on this page (cards by click or keyboard, rows by click) to the end."""
     saw_row = saw_reveal = False
@@ -72,6 +79,7 @@ def play_until_over(page: Any, shots: Any = None, prefix: str = "", keyboard: bo
                 continue  # the hand was redrawn under the key press: look again
             if not keyboard:
                 page.click("#hand button.card:not([disabled]) >> nth=-1")
+            confirm_card(page)
             if shots and not saw_reveal:
                 page.wait_for_selector("#reveal .played", timeout=30_000)  # a hard bot on a busy machine
                 page.wait_for_timeout(250)  # let the flip animation finish for the picture
@@ -206,6 +214,7 @@ def test_phone_sized_screen(browser: Any, server: str, shots: Any) -> None:
     for selector, left, right in boxes:
         assert left >= 0 and right <= 390, (selector, left, right)
     page.tap("#hand button.card:not([disabled]) >> nth=0")
+    confirm_card(page)  # a touch screen: the card that ends the turn waits for "Play it"
     page.wait_for_selector("#reveal .played")
     shots(page, "phone-table")
 

@@ -3,7 +3,9 @@ import { loadLanguage, preferredLanguage } from "./util.js";
 import { initCards } from "./cards.js";
 import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
-import { showHistory, showReplay } from "./history.js";
+import { showHistory, showMyGames, showReplay } from "./history.js";
+import { showReview } from "./review.js";
+import { showTutorial } from "./tutorial.js";
 import { showRules } from "./rules.js";
 import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
 
@@ -11,12 +13,19 @@ const main = document.getElementById("main");
 let leave = null; // cleanup of the current screen (closes a table's socket)
 
 const routes = [
-  // a friend's invitation: #/t/CODE?invite=TOKEN
-  [/^#\/t\/([A-Za-z0-9]{1,12})(?:\?invite=([\w-]{1,128}))?$/,
-    async (view, m) => { await resumeSeat(m[1].toUpperCase()); return showTable(view, m[1].toUpperCase(), m[2] || null); }],
+  // a friend's invitation: #/t/CODE?invite=TOKEN&name=NAME (the name the host typed for them)
+  [/^#\/t\/([A-Za-z0-9]{1,12})(?:\?invite=([\w-]{1,128})(?:&name=([^&]{1,200}))?)?$/,
+    async (view, m) => {
+      await resumeSeat(m[1].toUpperCase());
+      return showTable(view, m[1].toUpperCase(), m[2] || null, m[3] ? safeDecode(m[3]) : "");
+    }],
   // a finished game; a private table's with its table's code: #/history/ID?table=CODE
   [/^#\/history\/(\d+)(?:\?table=([A-Za-z0-9]{1,12}))?$/, (view, m) => showReplay(view, Number(m[1]), m[2] || null)],
-  [/^#\/history$/, (view) => showHistory(view)],
+  [/^#\/history(?:\?page=(\d{1,6}))?$/, (view, m) => showHistory(view, Number(m[1]) || 1)],
+  // the games this browser played; the review of one seat's decisions; the guided first game
+  [/^#\/history\/mine(?:\?page=(\d{1,6}))?$/, (view, m) => showMyGames(view, Number(m[1]) || 1)],
+  [/^#\/review\/(\d+)(?:\?(?:table=([A-Za-z0-9]{0,12}))?&?(?:seat=(\d))?)?$/, (view, m) => showReview(view, Number(m[1]), m[2] || null, m[3] == null ? null : Number(m[3]))],
+  [/^#\/tutorial$/, (view) => showTutorial(view)],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
   [/^#\/account$/, (view) => showAccount(view)],
   [/^#\/leaderboard(?:\/(\w+))?(\/provisional)?(?:\?page=(\d+))?$/,
@@ -27,6 +36,8 @@ const routes = [
 
 let routed = 0;
 
+function safeDecode(text) { try { return decodeURIComponent(text).slice(0, 24); } catch { return ""; } }
+
 async function route() {
   if (leave) { leave(); leave = null; }
   const turn = ++routed;
@@ -34,7 +45,7 @@ async function route() {
   // Each visit draws into its own container, so a slow earlier visit can never draw over this one.
   const view = document.createElement("div");
   main.replaceChildren(view);
-  main.className = /^#\/t\//.test(location.hash) ? "wide" : "";
+  main.className = /^#\/(t\/|tutorial)/.test(location.hash) ? "wide" : "";
   const hash = location.hash || "#/";
   for (const a of document.querySelectorAll(".nav a")) {
     const target = a.getAttribute("href");

@@ -7,24 +7,82 @@ function when(iso) {
   try { return new Date(iso).toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" }); } catch { return iso; }
 }
 
-export async function showHistory(main) {
-  main.append(h("h1", {}, t("history.title")));
-  let games = [];
-  try { games = await api("/games?limit=100"); } catch (e) { main.append(h("p.error", {}, e.message)); return; }
-  if (!games.length) { main.append(h("p.muted", {}, t("history.none"))); return; }
-  const rows = games.map((g) => h("tr", { dataset: { game: g.id } },
-    h("td", {}, when(g.finished_at)),
-    h("td", {}, t(`variant.${g.variant}`)),
-    h("td", {}, g.seats.map((name, i) => `${name} ${scoring(g.target ?? null).total(g.totals[i])}`).join(" · ")),
-    h("td", {}, g.winners.map((i) => g.seats[i]).join(" & ")),
-    h("td", {}, h("a.btn.small", { href: `#/history/${g.id}` }, t("history.open")))));
-  main.append(h("div", { style: "overflow-x:auto" }, h("table.games", {},
+/** Games shown per page of the history. */
+export const PAGE = 25;
+
+/** The games this browser played (kept when a game ends at a table where it held a seat):
+ * [{id, table, seat}], newest first. */
+export const myGames = {
+  all() { try { return JSON.parse(localStorage.getItem("sixnimmt.myGames") || "[]"); } catch { return []; } },
+  add(id, table, seat) {
+    const all = this.all().filter((g) => g.id !== id);
+    all.unshift({ id, table, seat });
+    try { localStorage.setItem("sixnimmt.myGames", JSON.stringify(all.slice(0, 1000))); } catch { /* private mode */ }
+  },
+};
+
+/** The tabs over the history: My games, Public games. */
+function tabs(current) {
+  return h("nav.tabs", { "aria-label": t("history.title") },
+    h("a", { href: "#/history/mine", id: "tab-mine", ...(current === "mine" ? { "aria-current": "page" } : {}) }, t("history.mine")),
+    h("a", { href: "#/history", id: "tab-public", ...(current === "public" ? { "aria-current": "page" } : {}) }, t("history.public")));
+}
+
+function gameRows(games, mine) {
+  return games.map((g) => {
+    const key = g.key ? `?table=${encodeURIComponent(g.key)}` : "";
+    const params = [g.key ? `table=${encodeURIComponent(g.key)}` : "", mine && g.seat != null ? `seat=${g.seat}` : ""].filter(Boolean).join("&");
+    const review = h("a.btn.small.ghost", { href: `#/review/${g.id}${params ? `?${params}` : ""}`, dataset: { review: g.id } }, t("review.open"));
+    return h("tr", { dataset: { game: g.id } },
+      h("td", {}, when(g.finished_at)),
+      h("td", {}, t(`variant.${g.variant}`)),
+      h("td", {}, g.seats.map((name, i) => `${name} ${scoring(g.target ?? null).total(g.totals[i])}`).join(" · ")),
+      h("td", {}, g.winners.map((i) => g.seats[i]).join(" & ")),
+      h("td.actions-cell", {}, h("a.btn.small", { href: `#/history/${g.id}${key}` }, t("history.open")), review));
+  });
+}
+
+function gamesTable(rows) {
+  return h("div.table-scroll", {}, h("table.games", {},
     h("thead", {}, h("tr", {}, ["history.when", "history.variant", "history.players", "history.winner"].map((k) => h("th", {}, t(k))), h("th"))),
-    h("tbody", {}, rows))));
+    h("tbody", {}, rows)));
+}
+
+function pager(page, more, base) {
+  const nav = h("nav.pager", { "aria-label": t("history.pages") });
+  if (page > 1) nav.append(h("a.btn.small", { href: `${base}?page=${page - 1}`, id: "newer", rel: "prev" }, t("history.newer")));
+  nav.append(h("span.muted", { id: "page-no" }, t("history.page", { n: page })));
+  if (more) nav.append(h("a.btn.small", { href: `${base}?page=${page + 1}`, id: "older", rel: "next" }, t("history.older")));
+  return nav;
+}
+
+/** The public tables' games, a page at a time (one more is asked for, to know whether a next page exists). */
+export async function showHistory(main, page = 1) {
+  main.append(h("h1", {}, t("history.title")), tabs("public"));
+  let games = [];
+  const offset = (page - 1) * PAGE;
+  try { games = await api(`/games?limit=${PAGE + 1}&offset=${offset}`); } catch (e) { main.append(h("p.error", {}, e.message)); return; }
+  if (!games.length) { main.append(h("p.muted", {}, t("history.none")), page > 1 ? pager(page, false, "#/history") : ""); return; }
+  main.append(gamesTable(gameRows(games.slice(0, PAGE), false)), pager(page, games.length > PAGE, "#/history"));
+}
+
+/** The games this browser played (private tables' too, each fetched with its table's code). */
+export async function showMyGames(main, page = 1) {
+  main.append(h("h1", {}, t("history.title")), tabs("mine"));
+  const all = myGames.all();
+  const chosen = all.slice((page - 1) * PAGE, page * PAGE);
+  if (!chosen.length) { main.append(h("p.muted", { id: "no-games" }, t("history.noneMine"))); return; }
+  const found = await Promise.all(chosen.map(async (g) => {
+    try {
+      const game = await api(`/games/${g.id}${g.table ? `?table=${encodeURIComponent(g.table)}` : ""}`);
+      return { ...game, id: g.id, key: g.table, seat: g.seat };
+    } catch { return null; }
+  }));
+  main.append(gamesTable(gameRows(found.filter(Boolean), true)), pager(page, all.length > page * PAGE, "#/history/mine"));
 }
 
 /** Frames of the replay: the state after each deal start and each turn, from the engine's events. */
-function buildFrames(data) {
+export function buildFrames(data) {
   const players = data.seats.length;
   const frames = [];
   let rows = [[], [], [], []];
@@ -42,10 +100,10 @@ function buildFrames(data) {
         deal = e.deal; rows = e.rows.map((r) => [...r]); penalties = Array(players).fill(0);
         // a drafted deal (Logic, Tournament's first) starts with empty hands that the draft fills
         hands = data.hands[deal].map((x) => (data.events.some((ev) => ev.type === "draft-picked" && ev.deal === deal) ? [] : [...x]));
-        if (e.rows.some((r) => r.length)) snap(t("history.dealStart", { d: deal + 1 }));
+        if (e.rows.some((r) => r.length)) { snap(t("history.dealStart", { d: deal + 1 })); frames[frames.length - 1].start = true; }
         break;
       case "draft-picked": hands[e.seat].push(e.card); break;
-      case "rows-laid": rows = e.rows.map((r) => [...r]); snap(t("history.dealStart", { d: deal + 1 })); break;
+      case "rows-laid": rows = e.rows.map((r) => [...r]); snap(t("history.dealStart", { d: deal + 1 })); frames[frames.length - 1].start = true; break;
       case "cards-revealed":
         flush();
         turn = e.turn;

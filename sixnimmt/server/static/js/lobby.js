@@ -1,6 +1,12 @@
 // The lobby: create a table, join by code, see open tables and your own.
-import { api, getConfig, h, joinKey, seats, t, toast } from "./util.js";
+import { api, getConfig, h, joinKey, seats, t, tn, toast } from "./util.js";
 import { playNowPanel } from "./account.js";
+
+/** A time per move in words: seconds, hours (a turn-based table), or none. */
+export function timerLabel(seconds) {
+  if (!seconds) return t("lobby.timer.off");
+  return seconds >= 3600 ? t("lobby.timer.h", { n: seconds / 3600 }) : t("lobby.timer.s", { n: seconds });
+}
 
 export async function showLobby(main) {
   const config = await getConfig();
@@ -40,7 +46,7 @@ export async function showLobby(main) {
   }
   // private by default: a table is reached by its link or code, and listed here only if public
   const isPublic = h("input", { type: "checkbox", id: "public" });
-  const timer = h("select", { id: "timer" }, config.timers.map((s) => h("option", { value: s }, s ? t("lobby.timer.s", { n: s }) : t("lobby.timer.off"))));
+  const timer = h("select", { id: "timer" }, config.timers.map((s) => h("option", { value: s }, timerLabel(s))));
 
   // The bot levels the server offers (sixnimmt.seats.LEVELS, weakest first), those it can build.
   const levels = config.bot_levels.filter((lv) => lv.ready).map((lv) => lv.level);
@@ -130,10 +136,13 @@ export async function showLobby(main) {
 
   const list = h("ul.tables", { id: "open-tables" });
   const side = h("div", {}, joinForm, h("section.panel", { style: "margin-top:1rem" }, h("h2", {}, t("lobby.open")), list));
+  const yourMove = yourMoveBlock();
   main.append(
     h("h1", {}, t("lobby.title")),
     h("p.muted", { style: "margin-top:-.6rem" }, t("lobby.tagline")),
     playNowPanel(),
+    h("p.first-game", { id: "first-game" }, t("home.newHere"), " ", h("a.btn.small", { href: "#/tutorial", id: "tutorial-link" }, t("home.tutorial"))),
+    yourMove.node,
     h("div.grid2", {}, form, side));
 
   async function refresh() {
@@ -142,7 +151,11 @@ export async function showLobby(main) {
     const mine = seats.all();
     const items = tables.map((table) => {
       const own = mine[table.code];
-      const who = table.seats.map((s) => (s.kind === "open" ? "·" : s.name)).join(", ");
+      // names, and the open seats in words (not a dot nobody reads)
+      const taken = table.seats.filter((s) => s.kind !== "open").map((s) => s.name).join(", ");
+      const free = table.seats.filter((s) => s.kind === "open").length;
+      const who = free ? `${taken} · ${tn("lobby.openSeats", free)}` : taken;
+      const end = table.rules.target != null ? t("lobby.to", { n: table.rules.target }) : null;
       const action = own
         ? h("a.btn.small.primary", { href: `#/t/${table.code}` }, t("lobby.resume"))
         : table.status === "waiting" && table.open > 0
@@ -152,6 +165,8 @@ export async function showLobby(main) {
         h("span.code", {}, table.code),
         h("span.badge", {}, t(`variant.${table.rules.variant}`)),
         h("span.who", {}, who),
+        end ? h("span.badge.target", {}, end) : null,
+        h("span.badge.timer-badge", {}, timerLabel(table.timer)),
         h("span.badge" + (table.status === "playing" ? ".live" : ""), {},
           table.status === "waiting" ? t("lobby.seatsFree", { n: table.open }) : t("lobby.playing")),
         action);
@@ -159,6 +174,34 @@ export async function showLobby(main) {
     list.replaceChildren(...(items.length ? items : [h("li.muted", {}, t("lobby.none"))]));
   }
   await refresh();
+  yourMove.refresh();
   const poll = setInterval(refresh, 5000);
-  return () => clearInterval(poll);
+  const movePoll = setInterval(yourMove.refresh, 30000);
+  return () => { clearInterval(poll); clearInterval(movePoll); };
+}
+
+// ---- "Your move": every table where this browser holds a seat, those waiting for it first
+// (turn-based tables above all). Read from the seat tokens this browser keeps.
+function yourMoveBlock() {
+  const list = h("ul.tables", { id: "your-move-list" });
+  const node = h("section.panel.your-move", { id: "your-move", hidden: true, "aria-labelledby": "your-move-title" },
+    h("h2", { id: "your-move-title" }, t("home.yourMove")), list);
+  async function refresh() {
+    const held = Object.entries(seats.all()).slice(-20); // the newest twenty
+    const found = await Promise.all(held.map(async ([code, own]) => {
+      try { return { code, own, table: await api(`/tables/${encodeURIComponent(code)}`) }; } catch { return null; }
+    }));
+    const live = found.filter((f) => f && f.table.status !== "finished" && f.table.seats[f.own.seat]?.kind === "human");
+    const mine = (f) => f.table.status === "playing" && (f.table.waiting_for || []).includes(f.own.seat);
+    live.sort((a, b) => Number(mine(b)) - Number(mine(a)) || Number(b.table.timer >= 3600) - Number(a.table.timer >= 3600));
+    node.hidden = !live.length;
+    list.replaceChildren(...live.map((f) => h("li" + (mine(f) ? ".my-move" : ""), { dataset: { code: f.code, move: mine(f) ? "1" : "" } },
+      h("span.code", {}, f.code),
+      h("span.badge", {}, t(`variant.${f.table.rules.variant}`)),
+      h("span.who", {}, f.table.seats.map((s) => s.name).filter(Boolean).join(", ")),
+      h("span.badge.timer-badge", {}, timerLabel(f.table.timer)),
+      h("span.badge" + (mine(f) ? ".live" : ""), {}, mine(f) ? t("home.yourTurn") : f.table.status === "waiting" ? t("lobby.waiting") : t("home.theirTurn")),
+      h("a.btn.small" + (mine(f) ? ".primary" : ""), { href: `#/t/${f.code}` }, mine(f) ? t("home.play") : t("lobby.resume")))));
+  }
+  return { node, refresh };
 }

@@ -7,18 +7,19 @@
 import { errorText, h, prefs, seats, t, toast } from "./util.js";
 import { openSocket } from "./table/socket.js";
 import { playEvents, skipAnimations } from "./table/animation.js";
-import { SPEEDS, bindHandKeys, createNodes, createTools, drawBar, drawHand, drawLateJoin, drawNotice, drawTools, drawPlayers, drawPrompt, drawTable, drawTimer, drawWaiting, showHint } from "./table/drawing.js";
-import { closeDialog, dealSummary, dialogKind, gameOver, showSeats, showSheet } from "./table/dialogs.js";
+import { SPEEDS, bindHandKeys, drawAway, createNodes, createTools, drawBar, drawHand, drawLateJoin, drawNotice, drawTools, drawPlayers, drawPrompt, drawTable, drawTimer, drawWaiting, showHint } from "./table/drawing.js";
+import { askLeave, closeDialog, dealSummary, dialogKind, gameOver, showSeats, showSheet } from "./table/dialogs.js";
 import { createLog, createLogPanel, logEvents } from "./table/log.js";
 import { createChat } from "./table/chat.js";
 import { receiveInvite } from "./table/seats.js";
 import { playShape, playsOf } from "./table/plays.js";
+import { clearSignals, signalTurn } from "./table/signals.js";
 
 // ?speed=0.05 in the address speeds every animation up (the browser tests use it)
 const URL_SPEED = Number(new URLSearchParams(location.search).get("speed")) || 1;
 
 /** The table `code`; `invite` is a friend's invitation token from the link (#/t/CODE?invite=...). */
-export function showTable(main, code, invite = null) {
+export function showTable(main, code, invite = null, inviteName = "") {
   const screen = h("section.table-screen", { id: "table", dataset: { code, status: "connecting" } });
   const inner = h("div.table-inner");
   screen.append(inner);
@@ -29,6 +30,7 @@ export function showTable(main, code, invite = null) {
   const s = {
     code,
     invite,
+    inviteName, // the name the host typed for this friend (from the invitation link)
     invites: new Map(), // seat -> invitation link, for the host to send
     screen,
     inner,
@@ -47,12 +49,25 @@ export function showTable(main, code, invite = null) {
     notice: null, // a message that stays until closed (the timer played for you)
     overPutAside: false, // the final ranking was closed to look at the board
     deadline: null, // when the turn timer runs out (Date.now() clock)
+    awayUntil: {}, // seat -> when the stand-in plays for that away player (Date.now() clock)
+    confirming: null, // a card held until "Play it" is pressed (the confirm-my-card setting)
+    yourMove: false, // this seat is asked to move (the title, icon and sound say so)
     dialog: null,
     closed: false,
     log: createLog(code),
     extraNodes: [], // panels below the hand (the log)
     extraTools: [], // more controls in the tools row
     send: () => {},
+    sent: false, // an answer was sent and the server has not replied yet: the choice is final on screen
+    /** Send this seat's answer (one message or several): once only until the server replies, so a
+     * second tap cannot send a move the game has already gone past. */
+    answer: (messages) => {
+      if (s.sent || !s.online()) return false;
+      s.sent = true;
+      for (const message of [].concat(messages)) s.send(message);
+      if (playing()) render();
+      return true;
+    },
     online: () => false,
     leave: () => {},
     redraw: () => { if (playing()) render(); logPanel.draw(); },
@@ -62,6 +77,7 @@ export function showTable(main, code, invite = null) {
     showOver: () => { s.overPutAside = false; gameOver(s); },
     onDialogChange: () => { if (playing() && s.tools) drawTools(s); },
     showSeats: () => showSeats(s),
+    askLeave: () => askLeave(s),
     redrawSeats: () => {
       if (dialogKind(s) === "seats") showSeats(s);
       else if (s.current?.table.status === "waiting") drawWaiting(s);
@@ -86,6 +102,7 @@ export function showTable(main, code, invite = null) {
         return;
       }
       toast(errorText(message), true);
+      if (s.sent) { s.sent = false; if (playing() && !s.busy) render(); } // the answer was refused: choose again
       return;
     }
     if (message.type === "hint") { showHint(s, message); return; }
@@ -119,11 +136,13 @@ export function showTable(main, code, invite = null) {
           s.current.view.chosen = update.chosen;
           s.current.view.waiting_for = update.waiting_for;
           if (update.own) { // this seat chose: its own part of the view too (drawn in full below)
+            s.sent = false;
             Object.assign(s.current.view, update.own);
             screen.dataset.decision = decisionName(s.current.view.decision);
           } else {
             drawPlayers(s);
             drawPrompt(s);
+            signal();
           }
         }
         playedFor(update.played_for);
@@ -170,7 +189,12 @@ export function showTable(main, code, invite = null) {
       table.seats = message.seats;
       if (message.open != null) table.open = message.open;
     }
-    else if (table.seats[message.seat]) table.seats[message.seat].connected = message.connected;
+    else if (table.seats[message.seat]) {
+      table.seats[message.seat].connected = message.connected;
+      // away: the stand-in plays for them after the grace period (shown as a countdown to everyone)
+      if (message.connected) delete s.awayUntil[message.seat];
+      else if (table.away_grace != null && table.timer < 3600) s.awayUntil[message.seat] = Date.now() + table.away_grace * 1000;
+    }
     if (message.spectators != null) table.spectators = message.spectators;
     if (table.status === "waiting" || !s.current.view) drawWaiting(s);
     else { drawBar(s); drawPlayers(s); drawLateJoin(s); if (dialogKind(s) === "seats") showSeats(s); }
@@ -179,6 +203,7 @@ export function showTable(main, code, invite = null) {
   const playing = () => !!s.current?.view && s.current.table.status !== "waiting";
 
   function apply(update) {
+    s.sent = false; // the server's fresh view answers whatever was sent
     s.current = { table: update.table, view: update.view };
     s.shape = playShape(update.table, update.view);
     const { table, view } = s.current;
@@ -201,8 +226,20 @@ export function showTable(main, code, invite = null) {
       if (!s.log.entries.length && view.turn === 0 && view.phase !== "over") s.log.add({ k: "deal", deal: view.deal });
     }
     s.deadline = table.timer_left == null ? null : Date.now() + table.timer_left * 1000;
+    s.awayUntil = {};
+    (table.away_left || []).forEach((left, seat) => { if (left != null) s.awayUntil[seat] = Date.now() + left * 1000; });
+    if (!view || view.deal !== s.confirmFor?.deal || view.turn !== s.confirmFor?.turn) s.confirming = null;
+    s.confirmFor = view ? { deal: view.deal, turn: view.turn } : null;
     if (table.status === "waiting" || !view) drawWaiting(s);
     else render();
+  }
+
+  /** The title, icon and sound say whether this seat is asked to move now. */
+  function signal() {
+    const view = s.current?.view;
+    if (s.busy) return; // the animations first: the state they lead to decides
+    const asked = !!view && s.current.table.you != null && !!view.decision && view.phase !== "over" && !s.sent;
+    signalTurn(s, asked ? `${s.current.table.game_number}.${view.deal}.${view.turn}.${view.phase}.${view.decision.kind}.${view.decision.card ?? ""}.${(view.my_choices || []).length}` : null);
   }
 
   /** What this seat must answer now ("card", "card-second", "order", "keep", "row", "draft", or ""),
@@ -214,6 +251,7 @@ export function showTable(main, code, invite = null) {
   /** Draw the game, and keep the final ranking in step with it (unless put aside). */
   function render() {
     drawTable(s);
+    signal();
     if (s.current.view.phase === "over" && !s.overPutAside) gameOver(s);
     else if (s.current.view.phase !== "over" && dialogKind(s) === "over") closeDialog(s);
   }
@@ -230,6 +268,6 @@ export function showTable(main, code, invite = null) {
   s.online = socket.online;
   s.leave = () => { s.closed = true; socket.close(); };
 
-  const ticker = setInterval(() => drawTimer(s), 250);
-  return () => { s.leave(); skipAnimations(s); clearInterval(ticker); closeDialog(s); };
+  const ticker = setInterval(() => { drawTimer(s); if (playing()) drawAway(s); }, 250);
+  return () => { s.leave(); skipAnimations(s); clearInterval(ticker); closeDialog(s); clearSignals(); };
 }

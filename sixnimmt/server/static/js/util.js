@@ -112,6 +112,7 @@ export const seats = {
   all() { try { return JSON.parse(localStorage.getItem("sixnimmt.seats") || "{}"); } catch { return {}; } },
   get(code) { return this.all()[code] || null; },
   set(code, seat, token) { const all = this.all(); all[code] = { seat, token }; localStorage.setItem("sixnimmt.seats", JSON.stringify(all)); },
+  remove(code) { const all = this.all(); delete all[code]; localStorage.setItem("sixnimmt.seats", JSON.stringify(all)); },
 };
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

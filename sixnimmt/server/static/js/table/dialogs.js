@@ -1,7 +1,8 @@
 // Dialogs over the table: the summary after each deal, the score sheet, and the final ranking
 // (which may be put aside to study the last board, and brought back).
-import { api, h, t } from "../util.js";
+import { api, h, seats, t } from "../util.js";
 import { scoring } from "../score.js";
+import { myGames } from "../history.js";
 import { seatName } from "./drawing.js";
 import { scoreSheet } from "./log.js";
 import { hostSeatList, keepTyping } from "./seats.js";
@@ -85,6 +86,10 @@ export function gameOver(s) {
   if (table.you != null) actions.push(h("button.btn.primary", { type: "button", id: "again", onclick: () => { closeDialog(s); s.send({ type: "again" }); } }, t("table.again")));
   // (a private table's games are shown to whoever has the table's code)
   if (table.last_game_id) actions.push(h("a.btn.ghost", { href: `#/history/${table.last_game_id}?table=${s.code}` }, t("table.replay")));
+  if (table.last_game_id && table.you != null) {
+    myGames.add(table.last_game_id, s.code, table.you); // "My games" in the history
+    actions.push(h("a.btn.ghost", { id: "review-btn", href: `#/review/${table.last_game_id}?table=${s.code}&seat=${table.you}` }, t("review.open")));
+  }
   actions.push(h("a.btn.ghost", { href: "#/" }, t("table.lobby")));
   const seatNames = table.seats.map((_, i) => seatName(s, i));
   const sheet = h("div", { id: "final-sheet" }, scoreSheet(seatNames, s.log.deals, s.shape.target));
@@ -105,4 +110,20 @@ async function completeSheet(s, gameId, names, node) {
   if (!deals.length) return;
   s.log.replaceDeals(deals);
   if (node.isConnected) node.replaceChildren(scoreSheet(names, deals, s.shape.target));
+}
+
+/** Leave the table, after a confirmation: the seat is given up (a bot plays it from now on) and
+ * this browser forgets its token. */
+export function askLeave(s) {
+  const { table } = s.current;
+  const playing = table.status !== "waiting";
+  openDialog(s, "leave", title("leave", t("leave.title")), h("p", {}, t(playing ? "leave.playing" : "leave.waiting")),
+    h("div.actions", {},
+      h("button.btn.ghost", { type: "button", id: "leave-cancel", onclick: () => closeDialog(s) }, t("leave.stay")),
+      h("button.btn.primary.danger", { type: "button", id: "leave-confirm", onclick: () => {
+        if (!(table.status === "waiting" && table.you === 0)) s.send({ type: "leave" }); // the host's waiting table just waits
+        seats.remove(s.code);
+        closeDialog(s);
+        location.hash = "#/";
+      } }, t("leave.confirm"))));
 }

@@ -6,6 +6,7 @@ import { bullIcon, cardNode, ghostNode, sumHeads } from "../cards.js";
 import { countMode, scoring, setCountMode } from "../score.js";
 import { pickHelpKey, previewPlacement } from "./plays.js";
 import { hostSeatList, keepTyping } from "./seats.js";
+import { askNotify, notifyOn, soundOn } from "./signals.js";
 
 /** Animation speeds offered (a factor on every pause; the reveal can also be skipped). */
 export const SPEEDS = { slow: 1.6, normal: 1, fast: 0.5 };
@@ -22,6 +23,7 @@ export function createNodes() {
     prompt: h("div.prompt", { id: "prompt", role: "status" }),
     notice: h("div.notice", { id: "notice", role: "alert", hidden: true }),
     preview: h("p.preview-line", { id: "preview", "aria-live": "polite", hidden: true }),
+    hintLine: h("p.hint-why", { id: "hint-why", "aria-live": "polite", hidden: true }),
     hand: handNode,
     handHelp,
     handWrap: h("div.hand-wrap", {}, handNode, handHelp),
@@ -39,7 +41,7 @@ export function drawTable(s) {
   const { view } = s.current;
   const n = s.nodes;
   if (!s.inner.contains(n.board)) {
-    s.inner.replaceChildren(n.bar, n.players, h("div.middle", {}, n.board, h("div.side", {}, n.prompt, n.notice, n.preview, n.reveal)),
+    s.inner.replaceChildren(n.bar, n.players, h("div.middle", {}, n.board, h("div.side", {}, n.prompt, n.notice, n.preview, n.hintLine, n.reveal)),
       n.handWrap, n.lateJoin, n.tools, ...s.extraNodes);
   }
   const focusedCard = document.activeElement?.closest?.("#hand .card")?.dataset.card;
@@ -51,14 +53,40 @@ export function drawTable(s) {
   drawPrompt(s);
   drawHand(s);
   drawPreview(s);
+  drawHintLine(s);
   drawNotice(s);
   drawLateJoin(s);
   drawTools(s);
   s.chat?.draw();
   drawTimer(s);
-  if (focusedCard) n.hand.querySelector(`[data-card="${focusedCard}"]`)?.focus();
-  else if (view.decision?.kind === "row") n.board.querySelector(".row.pickable")?.focus();
+  if (view.decision?.kind === "row" && !s.sent) {
+    // a row to choose comes first, wherever the focus was: focus the first row without the
+    // browser's own scroll (which puts it under the sticky bars), then bring the prompt and all
+    // four rows into view below them, once per choice
+    const key = `${view.deal}.${view.turn}.${view.decision.card}`;
+    if (s.rowsShownFor !== key) n.board.querySelector(".row.pickable")?.focus({ preventScroll: true });
+    showRowsOnce(s, key);
+  }
+  else if (focusedCard) n.hand.querySelector(`[data-card="${focusedCard}"]`)?.focus();
   else if (view.decision?.kind === "order" || view.decision?.kind === "keep") n.prompt.querySelector("#choices button")?.focus();
+}
+
+/** Scroll once per row choice so that the prompt and the rows lie below the sticky top bar and
+ * (on a phone) the sticky players' strip, with the scores still in sight. */
+function showRowsOnce(s, key) {
+  if (s.rowsShownFor === key) return;
+  s.rowsShownFor = key;
+  const bar = document.querySelector(".topbar");
+  const barH = bar ? bar.getBoundingClientRect().height : 0;
+  const sticky = getComputedStyle(s.nodes.players).position === "sticky";
+  const playersH = sticky ? s.nodes.players.getBoundingClientRect().height : 0;
+  document.documentElement.style.setProperty("--topbar-h", `${barH}px`);
+  document.documentElement.style.setProperty("--players-h", `${playersH}px`);
+  const top = barH + playersH + 6; // the first pixel not under a sticky bar
+  const middle = s.nodes.board.parentElement; // the prompt (first on a phone) and the rows
+  const box = middle.getBoundingClientRect();
+  const boardBox = s.nodes.board.getBoundingClientRect();
+  if (box.top < top || boardBox.bottom > window.innerHeight) window.scrollBy(0, box.top - top);
 }
 
 export function drawBar(s) {
@@ -118,20 +146,38 @@ export function drawPlayers(s) {
       h("span.pstatus", {}, status,
         seat.kind === "bot" ? h("span.badge.bot", { title: t("table.bot") }, t(`level.${seat.bot}`)) : null,
         i === table.you ? h("span.badge", {}, t("table.you")) : null,
-        away ? h("span.badge", {}, t("table.away")) : null),
-      h("span.pdeal", { title: tn("table.thisDeal", view.penalties[i]) }, view.penalties[i] ? score.delta(view.penalties[i]) : ""),
+        away ? h("span.badge", {}, t("table.away")) : null,
+        away ? h("span.paway", { dataset: { seat: i }, "aria-live": "off" }) : null),
+      // the bullheads taken this deal (a take flies here: animation.js)
+      h("span.pdeal", { title: tn("table.thisDeal", view.penalties[i]), "aria-label": tn("table.thisDeal", view.penalties[i]) },
+        view.penalties[i] ? [bullIcon(), score.delta(view.penalties[i])] : ""),
       // Logic: every hand is public (the draft was open), so show the others' cards
       view.hands && i !== table.you ? h("span.phand", { title: t("table.publicHand") }, view.hands[i].join(" ")) : null);
   });
   s.nodes.players.replaceChildren(...nodes);
+  drawAway(s);
+}
+
+/** The time left before the stand-in plays for each away player the game is waiting for, shown
+ * to everyone (redrawn by the table's ticker). */
+export function drawAway(s) {
+  const view = s.current?.view;
+  if (!view) return;
+  const waited = new Set(view.phase === "row-choice" ? [view.row_choice?.seat] : view.phase === "play" && s.shape?.sequential ? [view.current] : view.waiting_for);
+  for (const node of s.nodes.players.querySelectorAll(".paway")) {
+    const seat = Number(node.dataset.seat);
+    const until = s.awayUntil?.[seat];
+    const left = until == null || view.phase === "over" || !waited.has(seat) ? null : Math.max(0, Math.ceil((until - Date.now()) / 1000));
+    node.textContent = left == null ? "" : t("table.awayLeft", { n: left });
+  }
 }
 
 export function drawBoard(s) {
   if (!s.current?.view) return;
   const view = s.current.view;
   const decision = view.decision;
-  const picking = decision?.kind === "row" && !s.busy ? decision : null;
-  const choose = (index) => s.send({ type: "row", row: index, deal: view.deal, turn: view.turn });
+  const picking = decision?.kind === "row" && !s.busy && !s.sent ? decision : null;
+  const choose = (index) => s.answer({ type: "row", row: index, deal: view.deal, turn: view.turn });
   const preview = s.busy ? null : s.preview;
   const rowNodes = s.rows.map((row, index) => {
     // Double: twins lie on each other at a row end, a stack taking one place of the six
@@ -169,9 +215,9 @@ export function drawReveal(s) {
   const you = s.current.table.you;
   const node = s.nodes.reveal;
   if (view.phase === "draft" && !s.busy) {
-    const mine = view.decision?.kind === "draft";
+    const mine = view.decision?.kind === "draft" && !s.sent;
     node.replaceChildren(...view.draft_pool.map((c) => mine
-      ? cardNode(c, { tag: "button", attrs: { type: "button", onclick: () => s.send({ type: "draft", card: c }) } })
+      ? cardNode(c, { tag: "button", attrs: { type: "button", onclick: () => s.answer({ type: "draft", card: c }) } })
       : cardNode(c)));
     return;
   }
@@ -209,8 +255,15 @@ export function drawPrompt(s) {
   let text = "";
   let wait = false;
   const choices = []; // buttons answering an order / keep / pass decision
-  const answer = (message) => s.send({ ...message, deal: view.deal, turn: view.turn });
+  const answer = (message) => s.answer({ ...message, deal: view.deal, turn: view.turn });
+  const confirming = s.confirming != null && d?.kind === "card" && view.hand.includes(s.confirming) ? s.confirming : null;
   if (view.phase === "over") { text = t("table.gameOver"); wait = true; }
+  else if (d && s.sent) { text = t("table.sent"); wait = true; } // final on screen: the server has it
+  else if (confirming != null) {
+    text = t("table.confirmAsk", { card: confirming });
+    choices.push(h("button.btn.small.primary", { type: "button", id: "confirm-card", onclick: () => { s.confirming = null; playNow(s, confirming, view.my_choices || (view.my_choice ? [view.my_choice] : [])); } }, t("table.confirmPlay", { card: confirming })),
+      h("button.btn.small", { type: "button", id: "confirm-cancel", onclick: () => { s.confirming = null; drawTable(s); } }, t("table.confirmCancel")));
+  }
   else if (d?.kind === "card" && d.reason === "second") {
     text = t("table.second", { card: view.my_choices[0] });
     choices.push(h("button.btn.small", { type: "button", id: "pass", onclick: () => answer({ type: "pass" }) }, t("table.pass")));
@@ -252,7 +305,7 @@ export function drawPrompt(s) {
   node.className = "prompt" + (wait ? " wait" : "");
   node.replaceChildren(h("span", {}, text));
   if (choices.length && !s.busy && s.online()) node.append(h("div.choices", { id: "choices" }, ...choices));
-  if (d && !s.busy) {
+  if (d && !s.busy && !s.sent) {
     node.append(h("button.btn.small.hint", { type: "button", id: "hint", onclick: () => s.send({ type: "hint" }) }, t("table.hint")));
   }
 }
@@ -272,7 +325,50 @@ export function showHint(s, hint) {
   target?.classList.add("hinted");
   const key = pass ? (hint.kind === "keep" ? "table.hintDone" : "table.hintPass")
     : { row: "table.hintRow", draft: "table.hintDraft", order: "table.hintOrder", keep: "table.hintKeep" }[hint.kind] || "table.hintCard";
-  toast(t(key, { choice: hint.kind === "row" ? hint.choice + 1 : hint.choice }));
+  const what = t(key, { choice: hint.kind === "row" ? hint.choice + 1 : hint.choice });
+  const why = pass ? "" : hintReason(s, hint);
+  s.hintShown = { deal: hint.deal, turn: hint.turn, kind: hint.kind, text: why ? `${what}: ${why}` : what };
+  drawHintLine(s);
+}
+
+/** The hint, with its reason in one line, while the decision it answers is open. */
+function drawHintLine(s) {
+  const view = s.current?.view;
+  const hint = s.hintShown;
+  const open = hint && view?.decision && hint.deal === view.deal && hint.turn === view.turn && hint.kind === view.decision.kind && !s.sent;
+  s.nodes.hintLine.hidden = !open;
+  s.nodes.hintLine.textContent = open ? hint.text : "";
+}
+
+/** Why the hint bot chose what it chose, in words: where the card goes, the room left in that row,
+ * how many of the cards that could land before it are still out, and the expected bullheads. */
+export function hintReason(s, hint) {
+  const view = s.current.view;
+  const expected = hint.scores?.[String(hint.choice)];
+  const cost = expected == null ? "" : ` ${t("hint.expected", { n: Number(expected).toFixed(1) })}`;
+  if (hint.kind === "row") {
+    const heads = s.rows.map((row) => sumHeads(row));
+    const cheapest = Math.min(...heads);
+    return t(heads[hint.choice] === cheapest ? "hint.rowCheapest" : "hint.rowBetter", { n: heads[hint.choice] }) + cost;
+  }
+  if (hint.kind !== "card") return cost.trim();
+  const card = hint.choice;
+  const p = previewPlacement(s.shape, s.rows, card);
+  if (p.tooLow) return t("hint.tooLow", { card, n: Math.min(...s.rows.map((row) => sumHeads(row))) }) + cost;
+  if (p.rows.length !== 1) return cost.trim();
+  const row = s.rows[p.rows[0]];
+  if (p.sixth) return tn("hint.sixth", sumHeads(row), { card, row: p.rows[0] + 1 }) + cost;
+  const end = row[row.length - 1];
+  // cards between the row's end and this one: played ones (seen on the board, in a hand or in
+  // this deal's turns) can no longer land before it
+  const seen = new Set([...view.hand, ...s.rows.flat(), ...(view.played_by || []).flat().map((pair) => pair[1])]);
+  let gap = 0;
+  let out = 0;
+  for (let c = end + 1; c < card; c++) { gap += 1; if (!seen.has(c)) out += 1; }
+  const room = Math.max(0, 5 - row.length - 1);
+  const roomText = tn("hint.room", room, { card, row: p.rows[0] + 1 });
+  const before = gap === 0 ? t("hint.nothingBefore") : out * 2 <= gap ? t("hint.mostlyPlayed") : tn("hint.outBefore", out);
+  return `${roomText}; ${before}.${cost}`;
 }
 
 export function drawHand(s, locked = false) {
@@ -284,12 +380,13 @@ export function drawHand(s, locked = false) {
   // Open and Hand: only the player whose turn it is plays; elsewhere a card may be changed until
   // the last player has chosen, so the hand stays open through the whole play phase
   const myTurn = !shape.sequential || view.decision?.kind === "card";
-  const canPlay = !locked && !s.busy && view.phase === "play" && myTurn && s.online();
+  const canPlay = !locked && !s.busy && !s.sent && view.phase === "play" && myTurn && s.online();
   const shown = s.revealed && !s.revealed[0]?.past ? view.hand.filter((c) => !s.revealed.some((p) => p.card === c)) : view.hand;
   const mine = view.my_choices || (view.my_choice ? [view.my_choice] : []);
   const nodes = shown.map((c) => {
     const chosen = mine.includes(c);
-    return cardNode(c, { tag: "button", extra: chosen ? ".selected" : "", attrs: {
+    const held = c === s.confirming; // chosen here, not sent until confirmed
+    return cardNode(c, { tag: "button", extra: chosen ? ".selected" : held ? ".held" : "", attrs: {
       type: "button", disabled: !canPlay || (shape.sequential && chosen), "aria-pressed": chosen ? "true" : "false",
       onclick: () => choose(s, c, mine),
     } });
@@ -303,13 +400,35 @@ export function drawHand(s, locked = false) {
 /** Play card `c`. Where two cards are chosen, tapping a chosen card takes it back, and a third
  * card replaces the second (the server only knows "take back both", so the kept one is sent again). */
 function choose(s, c, mine) {
+  const { table, view } = s.current;
+  // "Confirm my card": where this tap would end the turn (every other seat has chosen, or it is
+  // this seat's turn alone), the card is held until confirmed, so a mis-tap can be taken back
+  const last = s.shape.sequential || view.waiting_for.every((seat) => seat === table.you);
+  if (confirmCards() && last && s.shape.perSeat === 1 && !mine.includes(c)) {
+    s.confirming = s.confirming === c ? null : c;
+    drawHand(s);
+    drawPrompt(s);
+    document.getElementById("confirm-card")?.focus();
+    return;
+  }
+  playNow(s, c, mine);
+}
+
+function playNow(s, c, mine) {
   const { view } = s.current;
-  const play = (card) => s.send({ type: "play", card, deal: view.deal, turn: view.turn });
-  if (s.shape.perSeat === 1 || (!mine.includes(c) && mine.length < 2)) { play(c); return; }
+  s.confirming = null;
+  const play = (card) => ({ type: "play", card, deal: view.deal, turn: view.turn });
+  if (s.shape.perSeat === 1 || (!mine.includes(c) && mine.length < 2)) { s.answer(play(c)); return; }
   const keep = mine.includes(c) ? mine.filter((x) => x !== c) : mine.slice(0, 1);
-  s.send({ type: "retract", deal: view.deal, turn: view.turn });
-  for (const card of keep) play(card);
-  if (!mine.includes(c)) play(c);
+  s.answer([{ type: "retract", deal: view.deal, turn: view.turn }, ...keep.map(play), ...(mine.includes(c) ? [] : [play(c)])]);
+}
+
+/** Whether a card that ends the turn waits for a confirmation: the reader's setting, on by default
+ * on touch screens. */
+export function confirmCards() {
+  const saved = prefs.get("confirmCard");
+  if (saved === "1" || saved === "0") return saved === "1";
+  return window.matchMedia?.("(pointer: coarse)").matches ?? false;
 }
 
 /** Arrow keys move between the cards of the hand (Enter / Space play the focused one). */
@@ -328,7 +447,9 @@ export function drawTimer(s) {
   if (s.deadline == null || s.current?.view?.phase === "over") { node.hidden = true; return; }
   const left = Math.max(0, Math.ceil((s.deadline - Date.now()) / 1000));
   node.hidden = false;
-  node.textContent = `${left} s`;
+  // a turn-based table's hours: "11 h 59 min"; a turn timer's seconds: "12 s"
+  node.textContent = left >= 3600 ? `${Math.floor(left / 3600)} h ${Math.floor((left % 3600) / 60)} min`
+    : left >= 120 ? `${Math.ceil(left / 60)} min` : `${left} s`;
   node.classList.toggle("low", left <= 5);
 }
 
@@ -366,7 +487,7 @@ export function drawWaiting(s) {
  * with the friend's invitation when the page was opened from one. */
 function joinForm(s, label) {
   const code = s.current.table.code;
-  const name = h("input", { id: "join-name", maxlength: "24", value: prefs.get("name") || "", "aria-label": t("lobby.yourName"), placeholder: t("lobby.yourName") });
+  const name = h("input", { id: "join-name", maxlength: "24", value: (s.invite && s.inviteName) || prefs.get("name") || "", "aria-label": t("lobby.yourName"), placeholder: t("lobby.yourName") });
   const err = h("p.error", { role: "alert" });
   const key = joinKey(); // the same for every retry from this form
   return h("div", {}, h("form.share", { id: "join-form", onsubmit: async (ev) => {
@@ -441,13 +562,25 @@ export function createTools(s) {
   speed.value = SPEEDS[prefs.get("speed")] ? prefs.get("speed") : "normal";
   const speedField = h("label.tool", {}, h("span", {}, t("table.speed")), speed);
   const seatsButton = h("button.btn.small", { type: "button", id: "seats-btn", hidden: true, onclick: () => s.showSeats() }, t("seats.title"));
-  s.nodes.tools.replaceChildren(results, sheet, seatsButton, countField, speedField, ...s.extraTools);
-  s.tools = { results, count, countField, seatsButton };
+  const sound = h("input", { type: "checkbox", id: "sound", checked: soundOn() ? true : null, onchange: () => prefs.set("sound", sound.checked ? "1" : "0") });
+  const notify = h("input", { type: "checkbox", id: "notify", checked: notifyOn() ? true : null,
+    onchange: async () => { notify.checked = await askNotify(notify.checked); } });
+  const confirm = h("input", { type: "checkbox", id: "confirm-setting", checked: confirmCards() ? true : null,
+    onchange: () => { prefs.set("confirmCard", confirm.checked ? "1" : "0"); s.confirming = null; s.redraw(); } });
+  const leave = h("button.btn.small.danger", { type: "button", id: "leave", hidden: true, onclick: () => s.askLeave() }, t("leave.button"));
+  const seatTools = h("span.tool-group", { hidden: true },
+    h("label.tool", {}, sound, h("span", {}, t("signal.sound"))),
+    h("label.tool", { title: t("signal.notifyHelp") }, notify, h("span", {}, t("signal.notify"))),
+    h("label.tool", { title: t("table.confirmHelp") }, confirm, h("span", {}, t("table.confirmSetting"))));
+  s.nodes.tools.replaceChildren(results, sheet, seatsButton, countField, speedField, seatTools, ...s.extraTools, leave);
+  s.tools = { results, count, countField, seatsButton, leave, seatTools };
 }
 
 export function drawTools(s) {
-  const { results, count, countField, seatsButton } = s.tools;
+  const { results, count, countField, seatsButton, leave, seatTools } = s.tools;
   const table = s.current.table;
+  leave.hidden = table.you == null || s.current.view.phase === "over";
+  seatTools.hidden = table.you == null;
   seatsButton.hidden = table.you == null || table.you !== (table.host ?? 0);
   results.hidden = !(s.current.view.phase === "over" && s.dialog?.dataset.kind !== "over");
   countField.hidden = s.shape.target == null; // nothing to count down from

@@ -92,14 +92,19 @@ export function createLogPanel(s) {
   const node = h("details.log", { id: "log" }, summary, list);
   if (prefs.get("logOpen") === "1") node.open = true;
   node.addEventListener("toggle", () => { prefs.set("logOpen", node.open ? "1" : "0"); if (node.open) list.scrollTop = list.scrollHeight; });
+  const last = h("span.log-last", { id: "log-last", "aria-live": "polite" });
   function draw() {
-    summary.textContent = t("log.title");
+    summary.replaceChildren(h("span.log-title", {}, t("log.title")), last);
     if (!s.current) return;
     const name = (seat) => (seat == null ? "" : s.current.table.seats[seat]?.name ?? `#${seat + 1}`);
     const target = s.shape?.target ?? null;
     const muted = chatMuted();
-    list.replaceChildren(...s.log.entries.filter((e) => !(muted && e.k === "chat")).map((e) =>
-      h(`li.log-${e.k}`, {}, describe(e, name, target))));
+    const shown = s.log.entries.filter((e) => !(muted && e.k === "chat"));
+    list.replaceChildren(...shown.map((e) => h(`li.log-${e.k}`, {}, describe(e, name, target))));
+    // the last action stays readable with the log closed
+    const latest = shown[shown.length - 1];
+    last.textContent = latest ? describe(latest, name, target) : "";
+    last.className = "log-last" + (latest ? ` log-${latest.k}` : "");
     list.scrollTop = list.scrollHeight;
   }
   draw();
@@ -115,5 +120,11 @@ export function scoreSheet(names, deals, target) {
     d.totals.map((total, seat) => h("td.num" + (score.past(total) ? ".past" : ""), {},
       h("span.delta", {}, score.delta(d.penalties[seat])), " ", h("span.running", {}, score.total(total))))));
   if (!ordered.length) body.push(h("tr", {}, h("td.muted", { colspan: String(names.length + 1) }, t("sheet.empty"))));
-  return h("div.sheet-wrap", {}, h("table.ranking.sheet", { id: "score-sheet" }, h("thead", {}, head), h("tbody", {}, body)));
+  const wrap = h("div.sheet-wrap", {}, h("table.ranking.sheet", { id: "score-sheet" }, h("thead", {}, head), h("tbody", {}, body)));
+  // wider than the screen (a phone, many players): say so, rather than hide columns silently
+  const note = h("p.scroll-note", { id: "sheet-scroll-note", hidden: true }, t("sheet.scrolls"));
+  const check = () => { if (wrap.isConnected) note.hidden = wrap.scrollWidth <= wrap.clientWidth + 1; };
+  requestAnimationFrame(check);
+  if (window.ResizeObserver) new ResizeObserver(check).observe(wrap);
+  return h("div.sheet-box", {}, wrap, note);
 }

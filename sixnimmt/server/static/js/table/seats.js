@@ -3,8 +3,10 @@
 import { h, t, toast } from "../util.js";
 
 /** The link a friend opens to take seat `seat` (`token` from the server's `invite` reply). */
-export function inviteLink(code, token) {
-  return `${location.origin}${location.pathname}#/t/${code}?invite=${encodeURIComponent(token)}`;
+export function inviteLink(code, token, name = "") {
+  // the name the host typed for this friend travels with the link, to fill in the join form
+  const named = name ? `&name=${encodeURIComponent(name)}` : "";
+  return `${location.origin}${location.pathname}#/t/${code}?invite=${encodeURIComponent(token)}${named}`;
 }
 
 async function copy(text, input) {
@@ -68,6 +70,6 @@ export function keepTyping(draw) {
 
 /** The host's answer from the server: the link to send for seat `seat`. */
 export function receiveInvite(s, message) {
-  s.invites.set(message.seat, inviteLink(s.code, message.token));
+  s.invites.set(message.seat, inviteLink(s.code, message.token, message.name));
   s.redrawSeats();
 }
