@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from doc_tables import fill  # (beside this script)
+
 from sixnimmt.arena import ArenaConfig, run_arena
 from sixnimmt.arena.stats import mean_ci, paired_differences
 from sixnimmt.seats import available, register
@@ -143,12 +145,7 @@ def _row(cell: dict[str, Any]) -> str:
 
 
 def write_doc() -> None:
-    text = DOC.read_text(encoding="utf-8")
-    if MARK not in text or END not in text:
-        sys.exit(f"{DOC} has no {MARK} ... {END} section to fill")
-    head, rest = text.split(MARK, 1)
-    _, tail = rest.split(END, 1)
-    DOC.write_text(f"{head}{MARK}\n{table()}\n{END}{tail}", encoding="utf-8")
+    fill(DOC, MARK, END, table())
 
 
 def main() -> None:
