@@ -269,6 +269,11 @@ async def sign_out(request: Request, response: Response) -> dict[str, Any]:
 
 
 async def _check_password(svc: AccountService, user: User, password: str) -> None:
+    """The signed-in ``user``'s own password again (to change it or delete the account), within
+    the name's budget of password checks (429 past it; 401 if it is wrong)."""
+    wait = svc.signin_name.retry_after(user.name.casefold(), svc.clock.now())
+    if wait:
+        raise too_many(wait, "password checks on this name")
     stored = await svc.read(svc.accounts.password_of, user.id)
     try:
         good = stored is not None and await svc.hasher.verify(stored[0], password)
@@ -282,9 +287,6 @@ async def _check_password(svc: AccountService, user: User, password: str) -> Non
 async def change_password(body: PasswordChange, request: Request, response: Response) -> dict[str, Any]:
     svc = service(request)
     user = await _signed_in(request, svc)
-    wait = svc.signin_name.retry_after(user.name.casefold(), svc.clock.now())
-    if wait:
-        raise too_many(wait, "password checks on this name")
     await _check_password(svc, user, body.current)
     try:
         check_password(body.new, user.name)
@@ -303,9 +305,6 @@ async def change_password(body: PasswordChange, request: Request, response: Resp
 async def delete_account(body: AccountDelete, request: Request, response: Response) -> dict[str, Any]:
     svc = service(request)
     user = await _signed_in(request, svc)
-    wait = svc.signin_name.retry_after(user.name.casefold(), svc.clock.now())
-    if wait:
-        raise too_many(wait, "password checks on this name")
     await _check_password(svc, user, body.password)
     await svc.rooms.db.run(svc.accounts.delete, user.id)
     _clear_cookie(request, response)
