@@ -132,8 +132,8 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
         remote_friend = next(c for c in a.cluster.remote.values() if c.seat == 1)
         baseline = counts.copy()
         moves_before = moves["moves"]
-        while room.game is not None and not room.game.is_over:
-            pending = [d for d in room.game.pending() if d.seat in (0, 1)]
+        while room.table.game is not None and not room.table.game.is_over:
+            pending = [d for d in room.table.game.pending() if d.seat in (0, 1)]
             if not pending:
                 await room.turns.settle()
                 continue

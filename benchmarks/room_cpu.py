@@ -45,7 +45,7 @@ class Socket:
 
 
 async def one_move(room: Room, sockets: list[Socket], rng: random.Random) -> int:
-    game = room.game
+    game = room.table.game
     assert game is not None
     if game.is_over:
         await room.handle(sockets[0], Again(type="again"))

@@ -318,7 +318,7 @@ class Cluster:
                                    (room.code, self.me))
         except Exception:  # (the database is out of reach: the supervisor takes it from here)
             return False
-        return bool(rows) and rows[0][0] == room.epoch and self.holds_lease()
+        return bool(rows) and rows[0][0] == room.table.epoch and self.holds_lease()
 
     def holds_lease(self) -> bool:
         """Whether this process may act for its tables now: connected, and its lease renewed
@@ -644,7 +644,7 @@ class Cluster:
                 self.post(conn.process, ["gone", conn.conn_id, conn.epoch])
                 return
             room = target
-        conn.epoch = room.epoch or 0
+        conn.epoch = room.table.epoch or 0
         try:
             await room.admit(conn, token, address)
         except TableError as error:
@@ -653,7 +653,7 @@ class Cluster:
             return
         while True:
             text = await conn.frames.get()
-            if room.closed:
+            if room.table.closed:
                 conn.drop()
                 return
             await room.receive(conn, text, conn.process)

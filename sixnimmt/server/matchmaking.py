@@ -128,17 +128,17 @@ class PlayNow:
         try:
             if room is None:
                 return
-            variant = room.options.rules.variant.value
+            variant = room.table.options.rules.variant.value
             known = await self._bot_mus(variant)
             async with room.lock:
-                if room.status != "waiting" or room.closed:
+                if room.table.status != "waiting" or room.table.closed:
                     return
-                empty = room.open_seats()
+                empty = room.table.open_seats()
                 levels = self.levels_near(mu, len(empty), known)
                 for index, level in zip(empty, levels):
-                    seat = room.seats[index]
+                    seat = room.table.seats[index]
                     seat.kind, seat.bot = "bot", level
-                    seat.name = bot_label(index, {s.name for s in room.seats})
+                    seat.name = bot_label(index, {s.name for s in room.table.seats})
                 await room.start_game()
         except TableError as error:
             log.warning("play now: table %s could not start: %s", code, error)

@@ -4,6 +4,7 @@ when idle; creates tables (with fresh join codes) and lists them for the lobby."
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -83,15 +84,15 @@ class Rooms:
         taking it over if nobody alive drives it), else the id of the process that does."""
         code = code.strip().upper()
         await self._evict_idle()
-        if code in self._rooms and not self._rooms[code].closed:  # (a closed one is being dropped)
+        if code in self._rooms and not self._rooms[code].table.closed:  # (a closed one is being dropped)
             room = self._rooms[code]
-            room.last_active = self.clock.now()  # about to be used: not idle
+            room.table.last_active = self.clock.now()  # about to be used: not idle
             return room
         missing = LookupError(f"no table with code {code[:CODE_LENGTH + 3]!r}")
         if not valid_code(code):
             raise missing
         async with self._loading:
-            if code in self._rooms and not self._rooms[code].closed:
+            if code in self._rooms and not self._rooms[code].table.closed:
                 return self._rooms[code]
             epoch = None
             if self.cluster is not None:
@@ -112,18 +113,19 @@ class Rooms:
             return room
 
     def _adopt(self, room: Room, epoch: int | None) -> None:
-        room.epoch = epoch
+        room.table.epoch = epoch
         room.hints = self.hints
-        if room.saved is not None:
-            room.saved.epoch = epoch
+        if room.table.saved is not None:
+            room.table.saved.epoch = epoch
         room.on_lost = self._lost
-        room.may_act = None if self.cluster is None else self.cluster.still_drives
+        if self.cluster is not None:
+            room.table.may_act = functools.partial(self.cluster.still_drives, room)
         self._rooms[room.code] = room
 
     def local(self, code: str) -> Room | None:
         """The room of ``code`` if it is in this process's memory."""
         room = self._rooms.get(code)
-        return None if room is None or room.closed else room
+        return None if room is None or room.table.closed else room
 
     def rooms_with(self, conn: object) -> list[Room]:
         return [room for room in self._rooms.values() if conn in room.connections]
@@ -164,16 +166,16 @@ class Rooms:
             drop = getattr(conn, "drop", None)
             if drop is not None:
                 drop()
-        if release and room.epoch is not None:
-            await self.db.run(self.store.release_table, room.code, room.epoch)
+        if release and room.table.epoch is not None:
+            await self.db.run(self.store.release_table, room.code, room.table.epoch)
 
     def drop(self, code: str) -> None:
         """Another process drives ``code`` now: this process's copy is closed at once and dropped
         without waiting for a change under way (the store refuses its write), so that the heartbeat
         which finds this out never waits on a table."""
         room = self._rooms.get(code)
-        if room is not None and not room.closed:
-            room.closed = True
+        if room is not None and not room.table.closed:
+            room.table.closed = True
             self._lost(room)
 
     def lose_all(self) -> dict[str, int]:
@@ -184,9 +186,9 @@ class Rooms:
         loop = asyncio.get_running_loop()
         for code, room in list(self._rooms.items()):
             del self._rooms[code]
-            room.closed = True
-            if room.epoch is not None:
-                lost[code] = room.epoch
+            room.table.closed = True
+            if room.table.epoch is not None:
+                lost[code] = room.table.epoch
             for conn in list(room.connections):
                 drop = getattr(conn, "drop", None)
                 if drop is not None:
@@ -239,12 +241,12 @@ class Rooms:
                 room_seats[0].token_hash = hash_token(token)
             room = self._room(code, options, room_seats)
             epoch = None if self.cluster is None else 1
-            room.epoch = epoch
-            room.saved = room.to_store()
-            room.saved.owner = None if self.cluster is None else self.cluster.me
-            await self.db.run(self.store.create_table, room.saved)
+            room.table.epoch = epoch
+            room.table.saved = room.table.to_store()
+            room.table.saved.owner = None if self.cluster is None else self.cluster.me
+            await self.db.run(self.store.create_table, room.table.saved)
             self._adopt(room, epoch)
-        if not room.open_seats():
+        if not room.table.open_seats():
             async with room.lock:
                 await room.start_game()
         return room, token
@@ -286,9 +288,9 @@ class Rooms:
         their link or code only."""
         listed = [
             room for room in self._rooms.values()
-            if room.options.public and room.connections and room.status in ("waiting", "playing")
+            if room.table.options.public and room.connections and room.table.status in ("waiting", "playing")
         ]
-        listed.sort(key=lambda r: (r.status != "waiting", -len(r.connections), r.code))
+        listed.sort(key=lambda r: (r.table.status != "waiting", -len(r.connections), r.code))
         return [room.summary() for room in listed[:limit]]
 
     async def close(self) -> None:
@@ -299,9 +301,9 @@ class Rooms:
         await self.db.close()
         if self.cluster is not None:  # give the tables up, so that other processes take them at once
             for room in list(self._rooms.values()):
-                if room.epoch is not None:
+                if room.table.epoch is not None:
                     try:
-                        await asyncio.to_thread(self.store.release_table, room.code, room.epoch)
+                        await asyncio.to_thread(self.store.release_table, room.code, room.table.epoch)
                     except Exception:  # the lease runs out by itself
                         break
             await self.cluster.stop()

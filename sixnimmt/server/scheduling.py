@@ -25,11 +25,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
 
-from ..core import Decision, Game, Phase
+from ..core import Decision, Phase
 from ..seats import GuardedSeat, make_bot
 from .clock import Clock, Timer
 from .config import Settings
 from .seats import TURN_BASED, Seat, StoreFailedError, TableMovedError, bot_spec
+from .table import TableSession
 
 log = logging.getLogger("sixnimmt.server")
 #: Seconds a bot waits before trying its move again after the store failed to save it.
@@ -74,14 +75,11 @@ def _lower_priority(niceness: int) -> None:
         log.warning("bot threads keep the server's priority: %s", error)
 
 
-class Table(Protocol):
-    """What the scheduler needs of a room."""
+class Host(Protocol):
+    """What the scheduler needs of the room it serves: the table, its lock, a way to act, and a way
+    to say that a bot is thinking."""
 
-    code: str
-    game: Game | None
-    game_number: int
-    seats: list[Seat]
-    status: str
+    table: TableSession
     lock: asyncio.Lock
 
     def anyone_connected(self) -> bool: ...
@@ -98,8 +96,8 @@ class Table(Protocol):
 class Scheduler:
     """Bot moves and the turn timer of one table."""
 
-    def __init__(self, table: Table, settings: Settings, clock: Clock, threads: BotThreads | None = None) -> None:
-        self.table = table
+    def __init__(self, room: Host, settings: Settings, clock: Clock, threads: BotThreads | None = None) -> None:
+        self.room = room
         self.settings = settings
         self.clock = clock
         self.closed = False
@@ -138,20 +136,20 @@ class Scheduler:
         grace = self.settings.absent_grace
         return [
             None if self.turn_based or not s.person or s.away_since is None else max(0.0, round(s.away_since + grace - now, 1))
-            for s in self.table.seats
+            for s in self.room.table.seats
         ]
 
     def _guarded(self, level: str, seat: int, role: str) -> GuardedSeat:
         seed = secrets.randbits(32)
         bot = make_bot(self.settings.level_specs.get(level, bot_spec(level)), seed)
         # Timed on the server's clock (the bot's think decides whether it counts as quick).
-        label = f"{role} {level} at table {self.table.code} seat {seat + 1}"
+        label = f"{role} {level} at table {self.room.table.code} seat {seat + 1}"
         return GuardedSeat(bot, fallback_seed=seed, label=label, clock=self.clock.now)
 
     def make_bots(self) -> None:
         """Fresh bots for the bot seats (a new game, or a reload); the previous ones are closed."""
         self._close_bots()
-        self._bots = {s.index: self._guarded(s.bot or self.settings.fallback_bot, s.index, "bot") for s in self.table.seats if not s.person}
+        self._bots = {s.index: self._guarded(s.bot or self.settings.fallback_bot, s.index, "bot") for s in self.room.table.seats if not s.person}
 
     def _close_bots(self) -> None:
         for guarded in (*self._bots.values(), *self._fallbacks.values()):
@@ -172,19 +170,19 @@ class Scheduler:
         self._close_bots()
 
     def _step_key(self) -> tuple[Any, ...]:
-        game = self.table.game
+        game = self.room.table.game
         assert game is not None
         # In the play phase everyone decides at once: the step is the turn. Otherwise (and in Open
         # and Hand, played one at a time) one player decides and each decision is a step of its own.
         simultaneous = game.phase is Phase.PLAY and not game.rules.sequential
         who = () if simultaneous else game.pending()[:1]
-        return (self.table.game_number, game.deal_index, game.turn, game.phase, who)
+        return (self.room.table.game_number, game.deal_index, game.turn, game.phase, who)
 
     # ------------------------------------------------------------------ scheduling
 
     def schedule(self) -> None:
         """Start bot moves that are due and set the clock for the next fallback move."""
-        table = self.table
+        table = self.room.table
         if self.closed or table.game is None or table.status != "playing":
             return
         now = self.clock.now()
@@ -215,7 +213,7 @@ class Scheduler:
         wait for them."""
         if self.turn_based:  # players are away between moves; only the time per move counts
             return (self.deadline, "timer") if self.deadline is not None else (None, "")
-        if not self.table.anyone_connected():
+        if not self.room.anyone_connected():
             return None, ""
         candidates: list[tuple[float, str]] = []
         if self.deadline is not None:
@@ -238,7 +236,7 @@ class Scheduler:
         self._thinking[decision.seat] = task
 
     async def _bot_move(self, decision: Decision, bot: GuardedSeat, delay: float, stand_in: str | None) -> None:
-        table = self.table
+        table = self.room.table
         seat = decision.seat
         try:
             if delay:
@@ -260,14 +258,14 @@ class Scheduler:
             finally:
                 notice.cancel()
                 self._show_thinking(seat, False)
-            async with table.lock:
+            async with self.room.lock:
                 if table.game is not game or self.closed or game.decision_for(seat) != decision:
                     return  # the game moved on while the bot was thinking
                 if table.seats[seat].person:
                     due, _ = self.fallback_due(table.seats[seat])
                     if due is None or due > self.clock.now():
                         return  # the player came back in the meantime: it is their move again
-                await table.act(seat, value, stand_in)
+                await self.room.act(seat, value, stand_in)
         except StoreFailedError:
             # the table went back to its last saved state; the move is made again after a pause
             log.warning("table %s: a bot's move was not saved; trying again in %.0f s", table.code, STORE_RETRY)
@@ -287,7 +285,7 @@ class Scheduler:
             self.long_thinking.add(seat)
         else:
             self.long_thinking.discard(seat)
-        self.table.bot_thinking(seat, thinking)
+        self.room.bot_thinking(seat, thinking)
 
     async def settle(self) -> None:
         """Wait until no bot is thinking (tests: after moving the clock, let the moves it caused land)."""

@@ -97,7 +97,7 @@ def test_hints_are_made_apart_from_the_bots(tmp_path: Path) -> None:
                     break
                 await asyncio.sleep(0.01)
             hint = next(m for m in host.messages if m["type"] == "hint")
-            assert room.game is not None and hint["choice"] in room.game.hands[0]
+            assert room.table.game is not None and hint["choice"] in room.table.game.hands[0]
             assert not blocked.done()  # the bots' thread was busy the whole time
         finally:
             release.set()

@@ -98,7 +98,7 @@ def test_no_leak_across_processes(variant: str, players: int) -> None:
         for seat, remote in remotes.items():
             checkers[seat] = _checked(room, remote)
         changes = await _play_to_end(room, {0: remotes[0], 1: remotes[1]}, random.Random(5))
-        assert changes > 0 and room.game is not None and room.game.is_over
+        assert changes > 0 and room.table.game is not None and room.table.game.is_over
 
         def delivered() -> bool:
             # A message A pushed before its checker was in place (a bot's first card) may still be
@@ -161,7 +161,7 @@ def test_processes_racing_to_own_a_table_one_wins() -> None:
         # a dead owner: A's lease runs out while it still holds a game in memory
         room, _ = await a.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "random"}])
         await room.turns.settle()
-        assert room.epoch == 1
+        assert room.table.epoch == 1
 
         async def hung() -> None:  # its heartbeat does nothing, as in a process that hangs (stopping
             pass  # the task would count as a lost database connection, which drops every table)
@@ -172,13 +172,13 @@ def test_processes_racing_to_own_a_table_one_wins() -> None:
                                        "WHERE id = :me"), {"me": a.cluster.me})
         results = await asyncio.gather(b.locate(room.code), c.locate(room.code))
         winners = [r for r in results if isinstance(r, Room)]
-        assert len(winners) == 1 and winners[0].epoch == 2
+        assert len(winners) == 1 and winners[0].table.epoch == 2
         # the old owner does not know yet: its next move is refused by the store, and it lets go
         host = Socket()
         host.seat = 0
         await room.connect(host)
-        assert room.game is not None
-        decision = room.game.decision_for(0)
+        assert room.table.game is not None
+        decision = room.table.game.decision_for(0)
         assert decision is not None
         await room.handle(host, Play(type="play", card=decision.options[0]))
         assert any(m.get("code") == "table-unavailable" for m in host.messages)
@@ -186,7 +186,7 @@ def test_processes_racing_to_own_a_table_one_wins() -> None:
         assert host.closed is None  # a test socket: drop() is what a real one gets
         new = winners[0]
         async with new.lock:
-            assert new.game is not None and new.game.chosen[0] is None  # the refused move is not there
+            assert new.table.game is not None and new.table.game.chosen[0] is None  # the refused move is not there
         for rooms in (a, b, c):
             await rooms.close()
             rooms.store.close()

@@ -89,12 +89,12 @@ def test_a_process_whose_database_connections_die_reconnects_and_its_tables_go_o
         link = b.cluster.link(room.code, a.cluster.me, friend, friend_token)
         await until(lambda: any(m.get("type") == "state" for m in friend.messages), "the friend's state via A")
         # the friend chooses a card through B; A saves it
-        assert room.game is not None
-        decision = room.game.decision_for(1)
+        assert room.table.game is not None
+        decision = room.table.game.decision_for(1)
         assert decision is not None
         kept = decision.options[0]
         b.cluster.forward(link, f'{{"type": "play", "card": {kept}}}')
-        await until(lambda: room.game is not None and room.game.chosen[1] is not None, "the friend's card at A")
+        await until(lambda: room.table.game is not None and room.table.game.chosen[1] is not None, "the friend's card at A")
 
         outages: list[dict[str, Any]] = []
         lose = getattr(a.cluster, "_lose", lambda: None)
@@ -118,8 +118,8 @@ def test_a_process_whose_database_connections_die_reconnects_and_its_tables_go_o
         # A gave the table up; B, whose socket watches it, takes it over and serves the friend itself
         await until(lambda: link.room is not None, "B took the table over", tries=3000)
         new = link.room
-        assert new is not None and new.game is not None
-        assert new.game.chosen[1] == kept  # the card chosen before the outage is kept
+        assert new is not None and new.table.game is not None
+        assert new.table.game.chosen[1] == kept  # the card chosen before the outage is kept
         # A answers again: its lobby, and a join through A forwarded to B
         assert await a.lobby() == []
         target = await a.locate(room.code)
@@ -127,7 +127,7 @@ def test_a_process_whose_database_connections_die_reconnects_and_its_tables_go_o
         assert isinstance(await a.call(room.code, "summary", {}), dict)
         # the game goes on to the end through B
         for _ in range(2000):
-            game = new.game
+            game = new.table.game
             if game.is_over:
                 break
             for pending in game.pending():
@@ -136,9 +136,9 @@ def test_a_process_whose_database_connections_die_reconnects_and_its_tables_go_o
                         await new.act(pending.seat, pending.options[0])
             await new.turns.settle()
             await asyncio.sleep(0)
-        assert new.game.is_over
-        assert new.last_game_id is not None
-        game = await b.db.run(b.store.get_game, new.last_game_id)
+        assert new.table.game.is_over
+        assert new.table.last_game_id is not None
+        game = await b.db.run(b.store.get_game, new.table.last_game_id)
         assert game is not None and game["table"] == room.code
         await close_all(a, b)
 
@@ -158,12 +158,12 @@ async def _four_at_a(url: str) -> tuple[Rooms, Rooms, Room, dict[int, CheckingCo
 
 
 async def _seats_0_to_2_choose(room: Room, conns: dict[int, CheckingConnection]) -> None:
-    assert room.game is not None
+    assert room.table.game is not None
     for seat in range(3):
-        decision = room.game.decision_for(seat)
+        decision = room.table.game.decision_for(seat)
         assert decision is not None
         await room.handle(conns[seat], Play(type="play", card=decision.options[0]))
-    assert [c is not None for c in room.game.chosen] == [True, True, True, False]
+    assert [c is not None for c in room.table.game.chosen] == [True, True, True, False]
 
 
 @pytest.mark.parametrize("when", ["before-acting", "while-saving"])
@@ -181,7 +181,7 @@ def test_a_paused_owner_that_comes_back_after_a_takeover_shows_no_hidden_card(wh
         a, b, room, conns = await _four_at_a(url)
         await _seats_0_to_2_choose(room, conns)
         saves: list[TableData] = []
-        save = room._save
+        save = room.table._save
         taken: list[Room] = []
 
         async def take_over() -> None:
@@ -191,7 +191,7 @@ def test_a_paused_owner_that_comes_back_after_a_takeover_shows_no_hidden_card(wh
                 a.cluster.clock = time.monotonic
                 a.cluster._lease_until = time.monotonic() + 60
             target = await b.locate(room.code)
-            assert isinstance(target, Room) and target.epoch == 2
+            assert isinstance(target, Room) and target.table.epoch == 2
             taken.append(target)
             for conn in conns.values():  # from now on the hidden cards are the new owner's
                 conn.room = target
@@ -202,12 +202,12 @@ def test_a_paused_owner_that_comes_back_after_a_takeover_shows_no_hidden_card(wh
             saves.append(data)
             await save(data)
 
-        room._save = saving  # type: ignore[method-assign]
+        room.table._save = saving  # type: ignore[method-assign]
         if when == "before-acting":
             await take_over()
-        assert room.game is not None
+        assert room.table.game is not None
         before = {seat: len(conn.messages) for seat, conn in conns.items()}
-        card = room.game.decision_for(3)
+        card = room.table.game.decision_for(3)
         assert card is not None
         await room.handle(conns[3], Play(type="play", card=card.options[0]))
         # seat 3 got the refusal and nothing more; the others nothing at all
@@ -221,7 +221,7 @@ def test_a_paused_owner_that_comes_back_after_a_takeover_shows_no_hidden_card(wh
         assert stored is not None and stored.epoch == 2
         assert [seat for seat, _ in stored.current["log"]] == [0, 1, 2]  # type: ignore[index]
         await until(lambda: a.local(room.code) is None, "A dropped its copy")
-        assert room.closed
+        assert room.table.closed
         await close_all(a, b)
 
     asyncio.run(scenario())
@@ -268,24 +268,24 @@ def test_a_join_whose_caller_gave_up_takes_no_seat_and_a_retry_with_its_key_gets
 
         # the caller gave up before A resumed: no seat is taken
         await stalled_join(first, skew=+60.0)
-        assert room.open_seats() == [1, 2, 3]
+        assert room.table.open_seats() == [1, 2, 3]
         stored = await b.db.run(b.store.load_table, room.code)
         assert stored is not None and [s["kind"] for s in stored.seats] == ["human", "open", "open", "open"]
         # its retry with the same key joins, once
         a.cluster.wall = time.time
         b.cluster.call_timeout = 5.0
         seat, token, later = await b.call(room.code, "join", {"name": "Ann", "invite": None, "key": first})
-        assert (seat, later) == (1, False) and room.place_for_token(token) == (1, None)
+        assert (seat, later) == (1, False) and room.table.place_for_token(token) == (1, None)
         assert await b.call(room.code, "join", {"name": "Ann", "invite": None, "key": first}) == [seat, token, later]
         # A started this one in time but its answer came after the caller had given up: it took a
         # seat, which the retry with the same key gets (and no second one)
         b.cluster.call_timeout = 0.3
         await stalled_join(second, skew=-60.0)
-        assert room.open_seats() == [3]
+        assert room.table.open_seats() == [3]
         b.cluster.call_timeout = 5.0
         again = await b.call(room.code, "join", {"name": "Bob", "invite": None, "key": second})
-        assert again[0] == 2 and room.place_for_token(again[1]) == (2, None)
-        assert room.open_seats() == [3]
+        assert again[0] == 2 and room.table.place_for_token(again[1]) == (2, None)
+        assert room.table.open_seats() == [3]
         await close_all(a, b)
 
     asyncio.run(scenario())
@@ -422,14 +422,14 @@ def test_an_owner_whose_lease_lapsed_unnoticed_checks_and_goes_on_and_a_dropped_
         friend = Socket()
         link = b.cluster.link(room.code, a.cluster.me, friend, token)
         await until(lambda: bool(friend.messages), "the friend is at A")
-        assert room.game is not None
-        decision = room.game.decision_for(1)
+        assert room.table.game is not None
+        decision = room.table.game.decision_for(1)
         assert decision is not None
         lapsed = time.monotonic() + 10 * a.cluster.lease
         a.cluster.clock = lambda: lapsed
         assert not a.cluster.holds_lease()
         b.cluster.forward(link, json.dumps({"type": "play", "card": decision.options[0]}))
-        await until(lambda: room.game is not None and room.game.chosen[1] is not None, "the friend's card at A")
+        await until(lambda: room.table.game is not None and room.table.game.chosen[1] is not None, "the friend's card at A")
         assert a.cluster.holds_lease() and friend.closed is None and a.local(room.code) is room
         a.cluster.clock = time.monotonic
         await a.cluster._renew()
@@ -440,8 +440,8 @@ def test_an_owner_whose_lease_lapsed_unnoticed_checks_and_goes_on_and_a_dropped_
         relink = b.cluster.link(room.code, a.cluster.me, again, token)
         await until(lambda: any(m.get("type") == "state" for m in again.messages), "the friend is served again")
         new = a.local(room.code)
-        assert new is not None and new is not room and new.epoch == 2
-        assert new.game is not None and new.game.chosen[1] is not None  # the card taken before is kept
+        assert new is not None and new is not room and new.table.epoch == 2
+        assert new.table.game is not None and new.table.game.chosen[1] is not None  # the card taken before is kept
         b.cluster.forward(relink, json.dumps({"type": "sync"}))
         await until(lambda: again.messages[-1].get("type") == "state" and len(again.messages) > 1, "A answers")
         assert again.closed is None

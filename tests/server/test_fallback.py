@@ -36,7 +36,7 @@ async def two_humans(
 
 async def answer_rows(room: Room, *present: Listener) -> None:
     """The players at the table answer their own row choices (the fallback answers an absent one's)."""
-    game = room.game
+    game = room.table.game
     assert game is not None
     by_seat = {conn.seat: conn for conn in present}
     while game.phase.value == "row-choice" and game.pending()[0].seat in by_seat:
@@ -48,7 +48,7 @@ def test_an_absent_player_is_played_for_then_takes_over(tmp_path: Path) -> None:
     async def scenario() -> None:
         clock = ManualClock()
         rooms, room = await two_humans(tmp_path, clock, grace=30.0)
-        game = room.game
+        game = room.table.game
         assert game is not None
         host = Listener(0)
         await room.connect(host)  # the friend never connects: away since joining
@@ -90,7 +90,7 @@ def test_the_turn_timer_plays_for_whoever_runs_out_of_time(tmp_path: Path) -> No
     async def scenario() -> None:
         clock = ManualClock()
         rooms, room = await two_humans(tmp_path, clock, timer=15)
-        game = room.game
+        game = room.table.game
         assert game is not None
         host, friend = Listener(0), Listener(1)
         await room.connect(host)
@@ -122,12 +122,12 @@ def test_no_connection_no_fallback(tmp_path: Path) -> None:
     async def scenario() -> None:
         clock = ManualClock()
         rooms, room = await two_humans(tmp_path, clock, timer=15, grace=30.0)
-        assert room.game is not None
+        assert room.table.game is not None
         assert clock.pending() == 0  # nobody is at the table: no fallback move is even scheduled
         clock.advance(10_000.0)
         room.turns.schedule()
         await room.turns.settle()
-        assert room.game.turn == 0 and not any(room.game.chosen)
+        assert room.table.game.turn == 0 and not any(room.table.game.chosen)
         await rooms.close()
 
     asyncio.run(scenario())
@@ -143,10 +143,10 @@ def test_idle_rooms_leave_memory_and_come_back_unchanged(tmp_path: Path) -> None
         await room.join("Friend")
         host = Listener(0)
         await room.connect(host)
-        assert room.game is not None
-        card = room.game.hands[0][3]
+        assert room.table.game is not None
+        card = room.table.game.hands[0][3]
         await room.handle(host, Play(type="play", card=card))
-        before = room.game.view(0).to_dict()
+        before = room.table.game.view(0).to_dict()
         await room.disconnect(host)
         clock.advance(599.0)
         other, _ = await rooms.create(TableOptions(Rules(players=2)), "Other", [{"kind": "open"}])
@@ -156,8 +156,8 @@ def test_idle_rooms_leave_memory_and_come_back_unchanged(tmp_path: Path) -> None
         await rooms.get(other.code)  # any use of the rooms sweeps the idle ones
         assert rooms.loaded() == 1
         again = await rooms.get(room.code)
-        assert again is not room and again.game is not None
-        assert again.game.view(0).to_dict() == before and before["my_choice"] == card
+        assert again is not room and again.table.game is not None
+        assert again.table.game.view(0).to_dict() == before and before["my_choice"] == card
         await rooms.close()
 
     asyncio.run(scenario())
@@ -186,7 +186,7 @@ def test_a_broken_bot_is_played_for_by_its_guard_and_closed(
         rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0), ManualClock())
         rules = Rules(players=2, target=None, deals=1)
         room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "bot", "bot": "expert"}])
-        game = room.game
+        game = room.table.game
         assert game is not None
         host = Listener(0)
         await room.connect(host)
@@ -199,7 +199,7 @@ def test_a_broken_bot_is_played_for_by_its_guard_and_closed(
             await room.turns.settle()
         assert not [m for m in host.messages if m["type"] == "error"]
         # every one of the bot's moves was the guard's legal fallback, and the bot was closed at the end
-        assert len(BrokenBot.closed) == 1 and room.status == "finished"
+        assert len(BrokenBot.closed) == 1 and room.table.status == "finished"
         await rooms.close()
 
     asyncio.run(scenario())

@@ -91,7 +91,7 @@ def test_connections_are_capped_per_seat_and_spectators_per_table(tmp_path: Path
             await room.connect(Listener(None))
         with pytest.raises(TableError, match="spectators"):
             await room.connect(Listener(None))
-        assert room.seats[0].connections == 2 and room.spectators() == 3
+        assert room.table.seats[0].connections == 2 and room.spectators() == 3
         await rooms.close()
 
     asyncio.run(scenario())

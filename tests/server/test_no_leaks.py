@@ -15,9 +15,10 @@ import pytest
 
 from sixnimmt.core import Game, Rules
 from sixnimmt.server.config import Settings
+from sixnimmt.server.fanout import SharedState
 from sixnimmt.server.protocol import ChooseRow, Draft, Keep, Order, Pass, Play, Retract, wire_text
 from sixnimmt.server.registry import Rooms
-from sixnimmt.server.room import Room, SharedState
+from sixnimmt.server.room import Room
 from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
 
@@ -54,7 +55,7 @@ class CheckingConnection:
         self.pushed: list[dict[str, Any]] = []  # the very objects pushed (the room shares them between sockets)
 
     def hidden(self) -> set[int]:
-        game = self.room.game
+        game = self.room.table.game
         if game is None or game.rules.hands_public:
             return set()
         hidden = {c for s, hand in enumerate(game.hands) if s != self.seat for c in hand}
@@ -73,7 +74,7 @@ class CheckingConnection:
         wire = json.loads(wire_text(message))  # exactly what goes on the wire (serialized once, kept)
         assert wire == json.loads(json.dumps(message)), "a message's kept text differs from its content"
         message = wire
-        game = self.room.game
+        game = self.room.table.game
         deal = -1 if game is None else game.deal_index
         # Events of an earlier deal (a batch can end one deal and start the next) name cards that
         # were public then and have since been reshuffled into new hands: only this deal counts.
@@ -84,8 +85,8 @@ class CheckingConnection:
         if view is not None:
             if self.seat is None:
                 assert view["hand"] == [] and view["my_choice"] is None
-            elif self.room.game is not None:
-                assert view["hand"] == sorted(self.room.game.hands[self.seat])
+            elif self.room.table.game is not None:
+                assert view["hand"] == sorted(self.room.table.game.hands[self.seat])
         self.messages.append(message)
 
 
@@ -94,7 +95,7 @@ _PUBLIC: dict[int, tuple[int, set[int]]] = {}
 
 def _ever_public(room: Room) -> set[int]:
     """Cards that have lain in a row or a pile this deal (Hand lets a player take some back)."""
-    game = room.game
+    game = room.table.game
     if game is None:
         return set()
     deal, seen = _PUBLIC.get(id(game), (-1, set()))
@@ -112,8 +113,8 @@ def test_the_checker_catches_a_leak(tmp_path: Path) -> None:
     async def scenario() -> None:
         rooms, room = await _room(tmp_path, Rules(players=3), humans=1)
         spy = CheckingConnection(room, 0)
-        assert room.game is not None
-        other_card = room.game.hands[1][0]
+        assert room.table.game is not None
+        other_card = room.table.game.hands[1][0]
         with pytest.raises(AssertionError, match="hidden card"):
             spy.push({"type": "update", "events": [{"type": "card-placed", "card": other_card}]})
         await rooms.close()
@@ -151,8 +152,8 @@ def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: i
             await room.connect(conn)
         changes = await _play_to_end(room, conns, random.Random(5))
         async with room.lock:  # the last move's save and broadcast finish under the lock
-            assert room.game is not None and room.game.is_over
-            assert room.status == "finished"
+            assert room.table.game is not None and room.table.game.is_over
+            assert room.table.status == "finished"
         for conn in (*conns.values(), spectator):
             assert conn.messages[-1]["view"]["phase"] == "over"
             assert len(conn.messages) > 20
@@ -175,7 +176,7 @@ async def _play_to_end(
     until the game is over; the bots play the rest. Returns how many changes of mind there were."""
     changes = 0
     for _ in range(20_000):
-        game = room.game
+        game = room.table.game
         assert game is not None
         if game.is_over:
             break
@@ -240,12 +241,12 @@ def test_a_seats_message_is_shared_by_its_sockets_and_reaches_no_other(tmp_path:
             await room.connect(conn)
 
         def same_record() -> None:
-            assert room.game is not None
-            assert room.to_store().record == room.game.record()
+            assert room.table.game is not None
+            assert room.table.to_store().record == room.table.game.record()
 
         await _play_to_end(room, {0: host, 1: friend, 2: other}, random.Random(11), same_record)
         async with room.lock:
-            assert room.game is not None and room.game.is_over
+            assert room.table.game is not None and room.table.game.is_over
         owners: dict[int, set[int | None]] = {}
         for conn in everyone:
             for message in conn.pushed:

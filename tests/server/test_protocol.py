@@ -149,7 +149,7 @@ def test_someone_elses_row_choice_is_refused(tmp_path: Path) -> None:
         rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0))
         room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}])
         await room.join("Friend")
-        room.game = Game(rules, ["Host", "Friend"], dealer=lambda _deal: setup)
+        room.table.game = Game(rules, ["Host", "Friend"], dealer=lambda _deal: setup)
 
         class Conn:
             def __init__(self, seat: int) -> None:
@@ -161,14 +161,14 @@ def test_someone_elses_row_choice_is_refused(tmp_path: Path) -> None:
         host, friend = Conn(0), Conn(1)
         await room.handle(host, Play(type="play", card=51))
         await room.handle(friend, Play(type="play", card=1))
-        assert room.game.phase.value == "row-choice"
+        assert room.table.game.phase.value == "row-choice"
         await room.handle(host, ChooseRow(type="row", row=2))
         refusal = host.messages[-2]
         assert refusal["type"] == "error" and refusal["code"] == "not-your-turn"
         assert refusal["params"] == {"seat": 2, "name": "Friend"} and "seat 2" in refusal["message"]
-        assert room.game.phase.value == "row-choice" and room.game.pending()[0].seat == 1
+        assert room.table.game.phase.value == "row-choice" and room.table.game.pending()[0].seat == 1
         await room.handle(friend, ChooseRow(type="row", row=2))
-        assert room.game.phase.value == "play" and room.game.penalties[1] == 3  # took [90]
+        assert room.table.game.phase.value == "play" and room.table.game.penalties[1] == 3  # took [90]
         await rooms.close()
 
     asyncio.run(scenario())

@@ -22,8 +22,9 @@ from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.protocol import Play, Release
 from sixnimmt.server.registry import Rooms
-from sixnimmt.server.room import MAX_ANSWERS_PER_SEAT, Room
+from sixnimmt.server.room import Room
 from sixnimmt.server.seats import TableError, TableOptions, hash_token
+from sixnimmt.server.table import MAX_ANSWERS_PER_SEAT
 
 from .helpers import answer
 
@@ -42,10 +43,10 @@ class Socket:
         self.messages.append(message)
         shown = _seat_whose_hand(message)
         if shown is not None:
-            seat = self.room.seats[shown]
+            seat = self.room.table.seats[shown]
             assert self.token is not None and seat.token_hash == hash_token(self.token), (
                 f"a socket got seat {shown + 1}'s hand without holding it: {message}")
-            assert self.room.game is not None and _hand(message) == sorted(self.room.game.hands[shown])
+            assert self.room.table.game is not None and _hand(message) == sorted(self.room.table.game.hands[shown])
 
     def last(self, kind: str) -> dict[str, Any]:
         return next(m for m in reversed(self.messages) if m["type"] == kind)
@@ -79,7 +80,7 @@ async def _rooms(path: Path) -> tuple[Rooms, ManualClock]:
 async def _play_deal_out(room: Room, clock: ManualClock, sockets: list[Socket]) -> None:
     """Everyone's decisions answered (people through their sockets, the absent by the fallback)
     until the next deal starts or the game ends."""
-    game = room.game
+    game = room.table.game
     assert game is not None
     deal = game.deal_index
     for _ in range(3000):
@@ -102,21 +103,21 @@ def test_a_released_player_who_reconnects_loses_the_seat_when_it_changes_hands(t
         rules = Rules(players=3, target=None, deals=3)
         room, host_token = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}, {"kind": "bot"}])
         _, bob_token, _ = await room.join("Bob")
-        assert room.status == "playing"
+        assert room.table.status == "playing"
         host, bob = Socket(room, host_token), Socket(room, bob_token)
         await room.admit(host, host_token)
         await room.admit(bob, bob_token)
         assert (host.seat, bob.seat) == (0, 1)
         await room.disconnect(bob)
         await room.handle(host, Release(type="release", seat=1))  # Bob vanished: free his seat
-        assert room.seats[1].leaving
+        assert room.table.seats[1].leaving
         ghost = Socket(room, bob_token)  # Bob comes back with his old token before the deal ends
         await room.admit(ghost, bob_token)
         assert ghost.seat == 1  # still his until the deal ends
         await _play_deal_out(room, clock, [host, ghost])
         # the deal started: the seat was freed, and Bob's socket watches
-        assert room.seats[1].kind == "open" and ghost.seat is None
-        assert ghost.last("error")["code"] == "seat-lost" and room.seats[1].connections == 0
+        assert room.table.seats[1].kind == "open" and ghost.seat is None
+        assert ghost.last("error")["code"] == "seat-lost" and room.table.seats[1].connections == 0
         assert ghost in room.connections and room.spectators() == 1
         # Carol takes the freed seat over (from the next deal); the host could free it again
         _, carol_token, later = await room.join("Carol")
@@ -124,13 +125,13 @@ def test_a_released_player_who_reconnects_loses_the_seat_when_it_changes_hands(t
         carol = Socket(room, carol_token)
         await room.admit(carol, carol_token)
         await _play_deal_out(room, clock, [host, carol])
-        assert carol.seat == 1 and ghost.seat is None and room.seats[1].connections == 1
+        assert carol.seat == 1 and ghost.seat is None and room.table.seats[1].connections == 1
         before = len(ghost.messages)
-        decision = room.game.decision_for(1) if room.game else None
+        decision = room.table.game.decision_for(1) if room.table.game else None
         assert decision is not None
         await room.handle(ghost, Play(type="play", card=decision.options[0]))
         assert ghost.messages[before]["code"] == "spectator"  # Bob's socket cannot play Carol's card
-        assert room.game is not None and room.game.chosen[1] is None
+        assert room.table.game is not None and room.table.game.chosen[1] is None
         await rooms.close()
 
     asyncio.run(scenario())
@@ -156,19 +157,19 @@ def test_a_cancelled_takeover_request_is_forgotten(tmp_path: Path) -> None:
         await room.admit(dave, dave_token)
         await _play_deal_out(room, clock, [host, dave])
         # Dave sits in seat 1; Dan's socket still only watches
-        assert dave.seat == 1 and dan.seat is None and room.seats[1].connections == 1
-        assert room.place_for_token(dan_token) == (None, None)
+        assert dave.seat == 1 and dan.seat is None and room.table.seats[1].connections == 1
+        assert room.table.place_for_token(dan_token) == (None, None)
         await room.disconnect(dave)
         await room.handle(host, Release(type="release", seat=1))  # with Dave gone, the host may free it
-        assert host.messages[-1]["type"] == "seats" and room.seats[1].leaving
+        assert host.messages[-1]["type"] == "seats" and room.table.seats[1].leaving
         await rooms.close()
 
     asyncio.run(scenario())
 
 
 def _saved_size(room: Room) -> int:
-    assert room.saved is not None
-    return len(orjson.dumps(room.saved.current))
+    assert room.table.saved is not None
+    return len(orjson.dumps(room.table.saved.current))
 
 
 def test_a_card_sent_again_changes_nothing_and_the_turn_state_stays_bounded(tmp_path: Path) -> None:
@@ -181,34 +182,34 @@ def test_a_card_sent_again_changes_nothing_and_the_turn_state_stays_bounded(tmp_
         host, ana = Socket(room, host_token), Socket(room, ana_token)
         await room.admit(host, host_token)
         await room.admit(ana, ana_token)
-        game = room.game
+        game = room.table.game
         assert game is not None
         saves = 0
-        save = room._save
+        save = room.table._save
 
         async def counted(data: Any) -> None:
             nonlocal saves
             saves += 1
             await save(data)
 
-        room._save = counted
+        room.table._save = counted
         first, second = sorted(game.hands[0])[:2]
         await room.handle(host, Play(type="play", card=first))
-        assert saves == 1 and [(a.seat, a.value) for a in room._turn_log] == [(0, first)]
+        assert saves == 1 and [(a.seat, a.value) for a in room.table.turn_log] == [(0, first)]
         size = _saved_size(room)
         sent = len(host.messages), len(ana.messages)
         for _ in range(10_000):
             await room.handle(host, Play(type="play", card=first))
         # nothing saved, nothing broadcast, nothing grew
         assert saves == 1 and (len(host.messages), len(ana.messages)) == sent
-        assert len(room._turn_log) == 1 and _saved_size(room) == size
+        assert len(room.table.turn_log) == 1 and _saved_size(room) == size
         # changes of mind replace the seat's card, however many
         for i in range(10_000):
             await room.handle(host, Play(type="play", card=second if i % 2 == 0 else first))
-        assert [(a.seat, a.value) for a in room._turn_log] == [(0, first)] and game.chosen[0] == first
+        assert [(a.seat, a.value) for a in room.table.turn_log] == [(0, first)] and game.chosen[0] == first
         assert _saved_size(room) == size
-        assert room.saved is not None and room.saved.current is not None
-        assert room.saved.current["log"] == [[0, first]]
+        assert room.table.saved is not None and room.table.saved.current is not None
+        assert room.table.saved.current["log"] == [[0, first]]
         await rooms.close()
 
     asyncio.run(scenario())
@@ -231,7 +232,7 @@ def test_the_turn_log_stays_within_its_bound(tmp_path: Path) -> None:
                 sockets.append(Socket(room, other))
             for socket in sockets:
                 await room.admit(socket, socket.token)
-            game = room.game
+            game = room.table.game
             assert game is not None
             rng = random.Random(variant.value)
             for _ in range(5000):
@@ -247,10 +248,10 @@ def test_the_turn_log_stays_within_its_bound(tmp_path: Path) -> None:
                         await room.handle(socket, Play(type="play", card=decision.options[-1]))
                     continue
                 await room.handle(socket, answer(decision.kind.value, rng.choice(decision.options)))
-                counts = [sum(1 for a in room._turn_log if a.seat == s) for s in range(players)]
+                counts = [sum(1 for a in room.table.turn_log if a.seat == s) for s in range(players)]
                 assert max(counts) <= MAX_ANSWERS_PER_SEAT, (variant, counts)
-                assert room.saved is not None and room.saved.current is not None
-                assert len(room.saved.current["log"]) <= players * MAX_ANSWERS_PER_SEAT
+                assert room.table.saved is not None and room.table.saved.current is not None
+                assert len(room.table.saved.current["log"]) <= players * MAX_ANSWERS_PER_SEAT
             assert game.is_over, variant
         await rooms.close()
 
@@ -330,7 +331,7 @@ class SeatChanges(RuleBasedStateMachine):
         host.seat = 0
         self.run(self.room.handle(host, Release(type="release", seat=seat)))
 
-    @precondition(lambda self: self.room.status == "waiting")
+    @precondition(lambda self: self.room.table.status == "waiting")
     @rule()
     def start(self) -> None:
         host = Socket(self.room, self.tokens[0])
@@ -343,7 +344,7 @@ class SeatChanges(RuleBasedStateMachine):
     @rule(which=st.integers(0, 50), option=st.integers(0, 20))
     def play(self, which: int, option: int) -> None:
         socket = self.sockets[which % len(self.sockets)]
-        game = self.room.game
+        game = self.room.table.game
         if game is None or game.is_over or socket.seat is None:
             card = option + 1
             self.run(self.room.handle(socket, Play(type="play", card=card)))
@@ -366,7 +367,7 @@ class SeatChanges(RuleBasedStateMachine):
         self.run(passing())
 
     # (nothing moves at a table nobody watches: the server lets it sleep)
-    @precondition(lambda self: self.room.status == "playing" and self.room.anyone_connected())
+    @precondition(lambda self: self.room.table.status == "playing" and self.room.anyone_connected())
     @rule()
     def finish_the_deal(self) -> None:
         """Everyone answers (through a socket of the seat, the absent through the fallback) until
@@ -379,8 +380,8 @@ class SeatChanges(RuleBasedStateMachine):
             assert isinstance(socket, Socket)
             if socket.seat is not None:
                 assert socket.token is not None
-                assert self.room.seats[socket.seat].token_hash == hash_token(socket.token)
-        for seat in self.room.seats:
+                assert self.room.table.seats[socket.seat].token_hash == hash_token(socket.token)
+        for seat in self.room.table.seats:
             held = sum(1 for s in self.room.connections if s.seat == seat.index)
             assert seat.connections == held, (seat.index, seat.connections, held)
 

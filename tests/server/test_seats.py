@@ -35,7 +35,7 @@ async def _rooms(tmp_path: Path) -> tuple[Rooms, ManualClock]:
 
 async def play_until(room: Room, conns: list[Conn], done: Any) -> None:
     """The people at ``conns`` answer their decisions (first option) until ``done()``."""
-    game = room.game
+    game = room.table.game
     assert game is not None
     for _ in range(2000):
         await room.turns.settle()
@@ -67,15 +67,15 @@ def test_invitations_keep_a_seat_for_a_named_friend(tmp_path: Path) -> None:
         assert host.last("error")["code"] == "name-taken"  # names are unique per table, ignoring case
         # a stranger with the link gets the open seat, never the one kept for Ana
         seat, _, later = await room.join("Eve")
-        assert (seat, later) == (1, False) and room.status == "waiting"  # still waiting for Ana
+        assert (seat, later) == (1, False) and room.table.status == "waiting"  # still waiting for Ana
         try:
             await room.join("Mallory", invite="forged")
             raise AssertionError("a forged invitation was accepted")
         except Exception as error:
             assert getattr(error, "code", None) == "invite-invalid"
         seat, token, later = await room.join("Ana B.", invite=invite["token"])
-        assert (seat, later) == (2, False) and room.place_for_token(token) == (2, None)
-        assert room.status == "playing" and [s.name for s in room.seats] == ["Host", "Eve", "Ana B."]
+        assert (seat, later) == (2, False) and room.table.place_for_token(token) == (2, None)
+        assert room.table.status == "playing" and [s.name for s in room.table.seats] == ["Host", "Eve", "Ana B."]
         await rooms.close()
 
     asyncio.run(scenario())
@@ -86,26 +86,26 @@ def test_a_late_friend_takes_a_bot_seat_at_the_next_deal_and_the_game_records_it
         rooms, _ = await _rooms(tmp_path)
         rules = Rules(players=2, target=None, deals=2)
         room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "bot", "bot": "random"}])
-        game = room.game
-        assert game is not None and room.status == "playing"
+        game = room.table.game
+        assert game is not None and room.table.status == "playing"
         host = Conn(0)
         await room.connect(host)
         await play_until(room, [host], lambda: game.turn >= 2)
         seat, token, later = await room.join("Friend")
         assert (seat, later) == (1, True)
-        assert room.place_for_token(token) == (None, 1)  # watching until the deal ends
+        assert room.table.place_for_token(token) == (None, 1)  # watching until the deal ends
         friend = Conn(None)
         await room.connect(friend, joining=1)
         assert friend.messages[0]["table"]["joining"] == 1 and friend.messages[0]["view"]["hand"] == []
-        assert room.seats[1].kind == "bot" and room.seats[1].joining == "Friend"
+        assert room.table.seats[1].kind == "bot" and room.table.seats[1].joining == "Friend"
         await play_until(room, [host], lambda: game.deal_index == 1)
         # the new deal: the seat is the friend's, and the same socket now plays it
-        assert room.seats[1].kind == "human" and room.seats[1].name == "Friend" and friend.seat == 1
-        assert room.place_for_token(token) == (1, None)
+        assert room.table.seats[1].kind == "human" and room.table.seats[1].name == "Friend" and friend.seat == 1
+        assert room.table.place_for_token(token) == (1, None)
         assert friend.messages[-1]["table"]["you"] == 1 and friend.messages[-1]["view"]["hand"]
         await play_until(room, [host, friend], lambda: False)
-        assert room.status == "finished" and room.last_game_id is not None
-        stored = await rooms.db.run(rooms.store.get_game, room.last_game_id)
+        assert room.table.status == "finished" and room.table.last_game_id is not None
+        stored = await rooms.db.run(rooms.store.get_game, room.table.last_game_id)
         assert stored is not None
         assert [[p["name"], p["kind"]] for p in stored["deal_players"][0]] == [["Host", "human"], ["Bella", "bot"]]
         assert [[p["name"], p["kind"]] for p in stored["deal_players"][1]] == [["Host", "human"], ["Friend", "human"]]
@@ -123,27 +123,27 @@ def test_the_host_releases_a_vanished_player_at_the_next_deal(tmp_path: Path) ->
         host = Conn(0)
         await room.connect(host)
         await room.handle(host, Release(type="release", seat=2))
-        assert room.seats[2].kind == "open" and host.last("seats")["seats"][2]["kind"] == "open"
+        assert room.table.seats[2].kind == "open" and host.last("seats")["seats"][2]["kind"] == "open"
         await room.handle(host, Release(type="release", seat=0))
         assert host.last("error")["code"] == "bad-seat"  # not the host's own seat
         _, gone, _ = await room.join("Gone")  # takes seat 1 and never connects
         await room.join("Eve")
-        assert room.status == "playing"
+        assert room.table.status == "playing"
         eve = Conn(2)
         await room.connect(eve)
-        game = room.game
+        game = room.table.game
         assert game is not None
         await room.handle(host, Release(type="release", seat=2))
         assert host.last("error")["code"] == "bad-seat"  # Eve is at the table
         await room.handle(host, Release(type="release", seat=1))
-        assert room.seats[1].leaving and room.seats[1].kind == "human"  # till the deal ends
+        assert room.table.seats[1].leaving and room.table.seats[1].kind == "human"  # till the deal ends
         clock.advance(60.0)  # the fallback plays for the vanished player meanwhile
         await play_until(room, [host, eve], lambda: game.deal_index == 1)
-        assert room.seats[1].kind == "open" and not room.seats[1].leaving
-        assert room.place_for_token(gone) == (None, None)  # their token no longer holds the seat
+        assert room.table.seats[1].kind == "open" and not room.table.seats[1].leaving
+        assert room.table.place_for_token(gone) == (None, None)  # their token no longer holds the seat
         await play_until(room, [host, eve], lambda: False)
-        assert room.status == "finished"  # a bot played the freed seat
-        assert [p["kind"] for p in room.deal_players[1]] == ["human", "bot", "human"]
+        assert room.table.status == "finished"  # a bot played the freed seat
+        assert [p["kind"] for p in room.table.deal_players[1]] == ["human", "bot", "human"]
         await rooms.close()
 
     asyncio.run(scenario())
@@ -180,8 +180,8 @@ def test_chat_lines_and_reactions_with_their_limits(tmp_path: Path) -> None:
         late = Conn(None)
         await room.connect(late)
         assert [c.get("text") for c in late.messages[0]["table"]["chat"]][-1] == "later"
-        restored = Room.from_store(room.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
-        assert restored.chat == room.chat and len(restored.chat) == 7
+        restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
+        assert restored.table.chat == room.table.chat and len(restored.table.chat) == 7
         await rooms.close()
 
     asyncio.run(scenario())

@@ -49,7 +49,7 @@ def stored_state(store: Store, code: str) -> tuple[Any, ...]:
 
 
 def memory_state(room: Room) -> tuple[Any, ...]:
-    data = room.to_store()
+    data = room.table.to_store()
     return data.status, data.seats, data.record, data.current
 
 
@@ -74,14 +74,14 @@ def test_a_failed_save_refuses_the_move_and_changes_nothing(tmp_path: Path) -> N
     async def scenario() -> None:
         store, rooms, room, players = await _table(tmp_path, Rules(players=3, target=None, deals=1))
         moves = refused = 0
-        while room.game is not None and not room.game.is_over:
-            decision = room.game.pending()[0]
+        while room.table.game is not None and not room.table.game.is_over:
+            decision = room.table.game.pending()[0]
             conn = players[decision.seat]
             value = decision.options[-1]
             message = ChooseRow(type="row", row=value) if decision.kind.value == "row" else Play(type="play", card=value)
             moves += 1
             if moves % 3 == 0:
-                views = [room.game.view(seat).to_dict() for seat in players]
+                views = [room.table.game.view(seat).to_dict() for seat in players]
                 before = memory_state(room)
                 store.fail_next = True
                 await room.handle(conn, message)
@@ -90,16 +90,16 @@ def test_a_failed_save_refuses_the_move_and_changes_nothing(tmp_path: Path) -> N
                 assert error["type"] == "error" and error["code"] == "store-failed"
                 assert state["type"] == "state" and state["view"] == views[decision.seat]
                 assert memory_state(room) == before == stored_state(store, room.code)
-                assert [room.game.view(seat).to_dict() for seat in players] == views
+                assert [room.table.game.view(seat).to_dict() for seat in players] == views
             await room.handle(conn, message)
             assert conn.messages[-1]["type"] != "error", conn.messages[-1]
             assert memory_state(room) == stored_state(store, room.code)
         assert refused >= 10 and store.failures == refused
         games = store.list_games()
-        assert len(games) == 1 and room.last_game_id == games[0]["id"]
+        assert len(games) == 1 and room.table.last_game_id == games[0]["id"]
         archived = store.get_game(games[0]["id"])
-        assert archived is not None and room.game is not None
-        assert archived["record"] == room.game.record()
+        assert archived is not None and room.table.game is not None
+        assert archived["record"] == room.table.game.record()
         await rooms.close()
 
     asyncio.run(scenario())
@@ -118,10 +118,10 @@ def test_a_failed_save_of_a_join_keeps_the_seat_open(tmp_path: Path) -> None:
             assert error.code == "store-failed"
         else:
             raise AssertionError("the join was not refused")
-        assert room.open_seats() == [1, 2] and room.status == "waiting"
+        assert room.table.open_seats() == [1, 2] and room.table.status == "waiting"
         assert memory_state(room) == stored_state(store, room.code)
         seat, _, later = await room.join("Ana")
-        assert (seat, later) == (1, False) and room.open_seats() == [2]
+        assert (seat, later) == (1, False) and room.table.open_seats() == [2]
         await rooms.close()
 
     asyncio.run(scenario())

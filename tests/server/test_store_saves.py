@@ -66,7 +66,7 @@ def test_a_choice_within_a_turn_writes_only_the_chosen_cards(database_url: str) 
     async def scenario() -> None:
         store = RecordingStore(database_url)
         rooms, room, players = await _three_at_a_table(store)
-        game = room.game
+        game = room.table.game
         assert game is not None
         record_before = stored(store, room.code).record
         chosen = {}
@@ -83,14 +83,14 @@ def test_a_choice_within_a_turn_writes_only_the_chosen_cards(database_url: str) 
         # The process dies here: another one loads the table and has both chosen cards.
         again = Store(database_url)
         reloaded = await Rooms(again, Settings(database_url=database_url, bot_delay=0.0), ManualClock()).get(room.code)
-        assert reloaded.game is not None
-        assert [reloaded.game.chosen[seat] for seat in (0, 1, 2)] == [chosen[0], chosen[1], None]
+        assert reloaded.table.game is not None
+        assert [reloaded.table.game.chosen[seat] for seat in (0, 1, 2)] == [chosen[0], chosen[1], None]
         again.close()
 
         store.saved_columns.clear()
         await room.handle(players[2], Play(type="play", card=game.hands[2][0]))  # the turn is revealed
         assert store.saved_columns and all(c is not None and "record" in c for c in store.saved_columns)
-        assert stored(store, room.code).record == room.to_store().record
+        assert stored(store, room.code).record == room.table.to_store().record
         await rooms.close()
 
     asyncio.run(scenario())
@@ -228,7 +228,7 @@ def test_the_chat_is_written_when_someone_writes_in_it_and_not_with_every_move(t
     async def scenario() -> None:
         store = RecordingStore(url)
         rooms, room, players = await _three_at_a_table(store)
-        game = room.game
+        game = room.table.game
         assert game is not None
         store.saved_columns.clear()
         await room.handle(players[1], Chat(type="chat", text="good luck"))
@@ -240,7 +240,7 @@ def test_the_chat_is_written_when_someone_writes_in_it_and_not_with_every_move(t
         await room.handle(players[0], Play(type="play", card=game.hands[0][0]))
         assert store.saved_columns == [frozenset({"current"})]
         reloaded = await Rooms(Store(url), Settings(database_url=url, bot_delay=0.0), ManualClock()).get(room.code)
-        assert [line["text"] for line in reloaded.chat] == ["good luck"] and reloaded.chat[0]["name"] == "Ana"
+        assert [line["text"] for line in reloaded.table.chat] == ["good luck"] and reloaded.table.chat[0]["name"] == "Ana"
         await rooms.close()
 
     asyncio.run(scenario())
@@ -262,7 +262,7 @@ def test_a_table_saved_with_its_chat_in_current_loads_it_and_moves_it_to_its_col
         again = Store(url)
         rooms = Rooms(again, Settings(database_url=url, bot_delay=0.0), ManualClock())
         loaded = await rooms.get(code)
-        assert loaded.chat == [old_line]
+        assert loaded.table.chat == [old_line]
         players = [Listener(seat) for seat in range(3)]
         for conn in players:
             await loaded.connect(conn)
@@ -294,20 +294,20 @@ def test_a_turn_only_save_holds_the_whole_state(tmp_path: Path, variant: str) ->
         conns = [Listener(seat) for seat in range(3)]
         for conn in conns:
             await room.connect(conn)
-        game = room.game
+        game = room.table.game
         assert game is not None
-        save = room._save
+        save = room.table._save
         checked: list[str] = []
 
         async def checking_save(data: TableData) -> None:
             if data.changed == CURRENT_ONLY:
-                whole = room.to_store()
+                whole = room.table.to_store()
                 for column in STATE_COLUMNS:
                     assert getattr(data, column) == getattr(whole, column), column
                 checked.append(data.code)
             await save(data)
 
-        room._save = checking_save
+        room.table._save = checking_save
         rng = random.Random(variant)
         for step in range(3000):
             if game.is_over:

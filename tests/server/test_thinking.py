@@ -86,7 +86,7 @@ def test_a_long_think_is_announced_and_its_end_too(tmp_path: Path, monkeypatch: 
         store.migrate()
         rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, thinking_notice=0.15), clock)
         room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "grandmaster"}])
-        game = room.game
+        game = room.table.game
         assert game is not None
         (spec, bot), = made
         assert spec == rooms.settings.level_specs["grandmaster"]  # the server's time-limited grandmaster
@@ -158,7 +158,7 @@ def test_a_quick_bot_does_not_wait_behind_other_tables_searches(tmp_path: Path) 
         store.migrate()
         rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, think_threads=1), ManualClock())
         room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "easy"}])
-        game = room.game
+        game = room.table.game
         assert game is not None
         host = Listener(0)
         await room.connect(host)
@@ -193,7 +193,7 @@ def test_a_bot_whose_think_took_a_while_waits_its_turn_for_the_bot_threads(
         store.migrate()
         rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, think_threads=1), clock)
         room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "hard"}])
-        game = room.game
+        game = room.table.game
         assert game is not None
         ((_, bot),) = made
         host = Listener(0)

@@ -34,13 +34,13 @@ async def move(room: Room, seat: int) -> bool:
     """Seat ``seat`` opens the table, answers what the game asks of it (its lowest card, the first
     row it may take) until it asks nothing more, and goes away again. False when the game asked
     nothing of it."""
-    game = room.game
+    game = room.table.game
     assert game is not None
     if game.decision_for(seat) is None:
         return False
     conn = Listener(seat)
     await room.connect(conn)
-    while room.status == "playing" and (decision := game.decision_for(seat)) is not None:
+    while room.table.status == "playing" and (decision := game.decision_for(seat)) is not None:
         if decision.kind.value == "row":
             await room.handle(conn, ChooseRow(type="row", row=decision.options[0]))
         else:
@@ -64,8 +64,8 @@ def test_three_people_over_a_simulated_day_one_times_out(tmp_path: Path) -> None
                                      [{"kind": "open"}, {"kind": "open"}])
         await room.join("Bo")
         await room.join("Cy")
-        game = room.game
-        assert game is not None and room.status == "playing"
+        game = room.table.game
+        assert game is not None and room.table.status == "playing"
         assert room.turns.turn_based
         played_for: list[tuple[int, str]] = []
         original = room.act
@@ -79,7 +79,7 @@ def test_three_people_over_a_simulated_day_one_times_out(tmp_path: Path) -> None
         room.act = act  # type: ignore[method-assign]
         start = clock.now()
         cy_moves = 0
-        while room.status == "playing":
+        while room.table.status == "playing":
             # Ana answers after 10 minutes, Bo after 40 (long past the 20 s grace for the away:
             # nobody plays for him); Cy answers his first three moves, then stops answering
             clock.advance(10 * 60)
@@ -95,13 +95,13 @@ def test_three_people_over_a_simulated_day_one_times_out(tmp_path: Path) -> None
             await room.turns.settle()
             assert clock.now() - start < 48 * HOUR
         elapsed = clock.now() - start
-        assert room.status == "finished" and game.is_over
+        assert room.table.status == "finished" and game.is_over
         assert cy_moves == 3
         assert played_for and {seat for seat, _ in played_for} == {2}  # only Cy was played for
         assert {reason for _, reason in played_for} == {"timer"}
         assert 2 * HOUR < elapsed < 48 * HOUR  # a game played over about a day
-        assert room.last_game_id is not None  # the game was stored, as every game is
-        assert store.get_game(room.last_game_id) is not None
+        assert room.table.last_game_id is not None  # the game was stored, as every game is
+        assert store.get_game(room.table.last_game_id) is not None
         await room.close()
         store.close()
 

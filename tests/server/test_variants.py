@@ -145,19 +145,19 @@ async def _humans_only(tmp_path: Path, rules: Rules) -> tuple[Rooms, Room, list[
 
 async def _refused(room: Room, spy: Spy, message: Any, reason: str) -> None:
     """``message`` gets an error naming ``reason`` and a fresh state, and changes nothing."""
-    assert room.game is not None
-    before = (json.dumps(room.game.record()), [list(c) for c in room.game.choices], room.game.phase)
+    assert room.table.game is not None
+    before = (json.dumps(room.table.game.record()), [list(c) for c in room.table.game.choices], room.table.game.phase)
     spy.messages.clear()
     await room.handle(spy, message)
     assert spy.messages[0]["type"] == "error" and reason in spy.messages[0]["message"], spy.messages
     assert spy.messages[1]["type"] == "state"
-    assert (json.dumps(room.game.record()), [list(c) for c in room.game.choices], room.game.phase) == before
+    assert (json.dumps(room.table.game.record()), [list(c) for c in room.table.game.choices], room.table.game.phase) == before
 
 
 def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> None:
     async def scenario() -> None:
         rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="nifty"))
-        game = room.game
+        game = room.table.game
         assert game is not None
         await _refused(room, spies[0], Order(type="order", card=game.hands[0][0]), "cannot order now")
         await _refused(room, spies[0], Pass(type="pass"), "nothing to pass")
@@ -170,8 +170,8 @@ def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> 
         await room.handle(spies[0], Retract(type="retract"))
         assert game.choices[0] == ()
         await room.handle(spies[0], Play(type="play", card=third))
-        restored = Room.from_store(room.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
-        assert restored.game is not None and restored.game.choices[0] == (third,)
+        restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
+        assert restored.table.game is not None and restored.table.game.choices[0] == (third,)
         await room.handle(spies[0], Play(type="play", card=first))
         for seat in (1, 2):
             for card in game.hands[seat][:2]:
@@ -198,7 +198,7 @@ def test_a_pair_taken_back_in_a_later_turn_keeps_the_earlier_turns_after_a_resta
 
     async def scenario() -> None:
         rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="nifty"))
-        game = room.game
+        game = room.table.game
         assert game is not None
         rng = random.Random(4)
         while game.turn < 2:  # two whole turns, every answer from seat 0's pending decisions too
@@ -211,10 +211,10 @@ def test_a_pair_taken_back_in_a_later_turn_keeps_the_earlier_turns_after_a_resta
             await room.handle(spies[0], Play(type="play", card=card))
         await room.handle(spies[0], Retract(type="retract"))
         await room.handle(spies[0], Play(type="play", card=third))
-        restored = Room.from_store(room.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
-        assert restored.game is not None
-        assert restored.game.record() == game.record() and len(game.record()["deals"][0]["turns"]) == 2
-        assert restored.game.choices == game.choices and game.choices[0] == (third,)
+        restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
+        assert restored.table.game is not None
+        assert restored.table.game.record() == game.record() and len(game.record()["deals"][0]["turns"]) == 2
+        assert restored.table.game.choices == game.choices and game.choices[0] == (third,)
         await rooms.close()
 
     asyncio.run(scenario())
@@ -223,7 +223,7 @@ def test_a_pair_taken_back_in_a_later_turn_keeps_the_earlier_turns_after_a_resta
 def test_hand_illegal_pass_keep_and_play_change_nothing(tmp_path: Path) -> None:
     async def scenario() -> None:
         rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="hand"))
-        game = room.game
+        game = room.table.game
         assert game is not None
         rng = random.Random(3)
         turn_seat = game.pending()[0].seat
@@ -281,7 +281,7 @@ def test_a_table_rebuilt_from_the_store_mid_turn_is_the_same(tmp_path: Path, var
     async def scenario() -> None:
         rules = Rules(players=3, variant=variant, target=15)  # Tournament and Hand ignore the target
         rooms, room, _spies = await _humans_only(tmp_path, rules)
-        game = room.game
+        game = room.table.game
         assert game is not None
         rng = random.Random(11)
         phases: set[str] = set()
@@ -293,10 +293,10 @@ def test_a_table_rebuilt_from_the_store_mid_turn_is_the_same(tmp_path: Path, var
                 await room.act(decision.seat, rng.choice(decision.options))
             phases.add(game.phase.value)
             if step % 3 == 0:
-                restored = Room.from_store(room.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
-                assert restored.game is not None
+                restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
+                assert restored.table.game is not None
                 for seat in (None, 0, 1, 2):
-                    assert restored.game.view(seat).to_dict() == game.view(seat).to_dict(), (step, seat)
+                    assert restored.table.game.view(seat).to_dict() == game.view(seat).to_dict(), (step, seat)
                 await restored.close()
         expected = {"nifty": "order", "hand": "keep", "tournament": "draft"}.get(variant)
         assert expected is None or expected in phases
