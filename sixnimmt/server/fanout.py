@@ -8,10 +8,14 @@ it was built for, so one seat's view cannot reach another's socket.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import CardChosen, Event, Game
-from .protocol import Outbound, to_json
+from .protocol import WIRE_VERSION, Outbound, to_json
+
+if TYPE_CHECKING:
+    from .scheduling import Scheduler
+    from .table import TableSession
 
 
 class Connection(Protocol):
@@ -103,3 +107,41 @@ def publish(
                 shared = SharedState(table_state(), game, public, extra)
             update = updates[key] = shared.update(*key)
         conn.push(update)
+
+
+def table_summary(table: TableSession, spectators: int) -> dict[str, Any]:
+    """What the lobby lists of a table with ``spectators`` watching (no seat tokens, no cards)."""
+    options = table.options
+    return {
+        "code": table.code,
+        "status": table.status,
+        "rules": options.rules.to_dict(),
+        "spec": options.rules.spec.to_dict(),  # how the variant is played, as data
+        "count": options.count,
+        "timer": options.timer,
+        "public": options.public,
+        **({"rated": True} if options.rated else {}),
+        "spectator_chat": options.spectator_chat,
+        "seats": [s.public() for s in table.seats],
+        "spectators": spectators,
+        "open": len(table.joinable_seats()),
+        "game_number": table.game_number,
+        "last_game_id": table.last_game_id,
+        # the home page's "Your move" list reads it for the seats this browser holds
+        "waiting_for": table.pending_seats(),
+    }
+
+
+def table_state(summary: dict[str, Any], table: TableSession, turns: Scheduler) -> dict[str, Any]:
+    """A state's ``table``: the ``summary`` with the chat and the clocks, but for the receiver's own
+    ``you`` and ``joining``."""
+    return {
+        **summary,
+        "chat": table.chat,
+        "host": 0,
+        "timer_left": turns.timer_left(),
+        "away_left": turns.away_left(),  # per seat: seconds until the stand-in plays for an away player
+        "away_grace": table.settings.absent_grace,
+        "thinking": sorted(turns.long_thinking),
+        "wire": WIRE_VERSION,
+    }

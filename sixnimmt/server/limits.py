@@ -14,6 +14,8 @@ from typing import Any
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .config import Settings
+
 
 class ApiError(HTTPException):
     """An HTTP error with a translatable ``code`` and its ``params`` besides the English detail."""
@@ -213,3 +215,37 @@ class AddressCount:
         self._open[address] -= 1
         if self._open[address] <= 0:
             del self._open[address]
+
+
+class Allowances:
+    """One table's message allowances. A seat has one allowance over all its sockets, so opening
+    more sockets buys no more messages; each spectator socket has its own. Chat lines have an
+    allowance of their own beside the one for all messages."""
+
+    def __init__(self, settings: Settings, now: Callable[[], float]) -> None:
+        self.settings = settings
+        self.now = now
+        self._messages: dict[tuple[str, int], RateLimiter] = {}
+        self._chat: dict[tuple[str, int], RateLimiter] = {}
+
+    def message(self, seat: int | None, socket: object) -> float:
+        """Take one message: 0 if allowed, else the seconds to wait."""
+        return self._take(self._messages, seat, socket, self.settings.rate_per_second, self.settings.rate_burst)
+
+    def chat(self, seat: int | None, socket: object) -> float:
+        """Take one chat line: 0 if allowed, else the seconds to wait."""
+        return self._take(self._chat, seat, socket, self.settings.chat_per_minute / 60, self.settings.chat_burst)
+
+    def forget(self, socket: object) -> None:
+        """A spectator socket closed: its allowances go (a seat's stay with the seat)."""
+        self._messages.pop(("socket", id(socket)), None)
+        self._chat.pop(("socket", id(socket)), None)
+
+    def _take(self, limits: dict[tuple[str, int], RateLimiter], seat: int | None, socket: object,
+              rate: float, burst: int) -> float:
+        now = self.now()
+        key = ("seat", seat) if seat is not None else ("socket", id(socket))
+        limiter = limits.get(key)
+        if limiter is None:
+            limiter = limits[key] = RateLimiter(rate, burst, now)
+        return 0.0 if limiter.allow(now) else limiter.retry_after(now)

@@ -14,42 +14,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
-from ..core import IllegalMoveError, PlayerView
-from ..seats import HINT_LEVEL, available
-from ..seats.advise import advise
+from ..core import IllegalMoveError
 from . import seating
-from .chat import chat_content
 from .clock import Clock, Timer
 from .config import Settings
-from .fanout import Connection, publish
+from .fanout import Connection, publish, table_state, table_summary
+from .handlers import HANDLERS
 from .hints import HintDesk
-from .limits import RateLimiter
-from .moves import MOVE_PHASES, make_move
+from .limits import Allowances
+from .moves import MOVE_PHASES
 from .protocol import (
-    WIRE_VERSION,
     Again,
-    Chat,
-    ChooseRow,
-    Draft,
-    Hint,
-    Invite,
-    Keep,
-    Leave,
-    Order,
     Outbound,
-    Pass,
-    Ping,
-    Play,
     ProtocolError,
-    React,
-    Release,
-    Retract,
-    SpectatorChat,
     Start,
-    Sync,
     decode,
 )
 from .scheduling import BotThreads, Scheduler
@@ -58,11 +39,6 @@ from .store import TableData
 from .table import Archive, Change, Save, TableSession
 
 log = logging.getLogger("sixnimmt.server")
-
-#: The hint's bot: the strongest level, as this server plays it (``Settings.level_specs``: the
-#: grandmaster with its time limit, so a hint comes within a quarter of a second of thinking).
-HINT_BOT = HINT_LEVEL
-
 
 class Room:
     """One table's connections. All changes run under :attr:`lock`; see the module docstring."""
@@ -86,17 +62,15 @@ class Room:
         self.turns = Scheduler(self, settings, clock, threads)
         self.table = TableSession(code, options, seats, settings, clock, save, archive, self.turns)
         self.table.on_lost = lambda: self.on_lost(self) if self.on_lost is not None else None
-        self.table.on_rolled_back = self._enforce_seats
+        self.table.on_rolled_back = self.enforce_seats
         #: What to call when another process has taken the table over (the registry drops the room).
         self.on_lost: Callable[[Room], None] | None = None
-        self._hinting: set[int | None] = set()
-        self._seat_limits: dict[int | None, RateLimiter] = {}
-        self._watcher_limits: dict[int | None, RateLimiter] = {}
-        self._chat_limits: dict[int | None, RateLimiter] = {}
+        self.hinting: set[int | None] = set()  # the seats a hint is being made for
+        self.allowances = Allowances(settings, clock.now)
         self._joiners: dict[Connection, int] = {}  # spectators who take a seat over at the next deal
         #: The token hash each seated or joining socket proved when it connected. A socket speaks for
         #: a seat only while this is the seat's token hash (or, for a joiner, its ``joining_hash``):
-        #: :meth:`_enforce_seats` checks it whenever seats change hands, and :meth:`handle` before
+        #: :meth:`enforce_seats` checks it whenever seats change hands, and :meth:`handle` before
         #: every action, so a seat never has two holders.
         self._holders: dict[Connection, str | None] = {}
         #: Where hints are made (the process's :class:`HintDesk`; None: in the bots' threads, as a
@@ -128,25 +102,7 @@ class Room:
 
     def summary(self) -> dict[str, Any]:
         """What the lobby lists (no seat tokens, no cards)."""
-        table = self.table
-        return {
-            "code": self.code,
-            "status": table.status,
-            "rules": table.options.rules.to_dict(),
-            "spec": table.options.rules.spec.to_dict(),  # how the variant is played, as data
-            "count": table.options.count,
-            "timer": table.options.timer,
-            "public": table.options.public,
-            **({"rated": True} if table.options.rated else {}),
-            "spectator_chat": table.options.spectator_chat,
-            "seats": [s.public() for s in table.seats],
-            "spectators": self.spectators(),
-            "open": len(table.joinable_seats()),
-            "game_number": table.game_number,
-            "last_game_id": table.last_game_id,
-            # the home page's "Your move" list reads it for the seats this browser holds
-            "waiting_for": table.pending_seats(),
-        }
+        return table_summary(self.table, self.spectators())
 
     def state_for(
         self, seat: int | None, summary: dict[str, Any] | None = None, joining: int | None = None
@@ -161,32 +117,22 @@ class Room:
         }
 
     def _table_state(self, summary: dict[str, Any]) -> dict[str, Any]:
-        """A state's ``table``, but for the receiver's own ``you`` and ``joining``."""
-        return {
-            **summary,
-            "chat": self.table.chat,
-            "host": 0,
-            "timer_left": self.turns.timer_left(),
-            "away_left": self.turns.away_left(),  # per seat: seconds until the stand-in plays for an away player
-            "away_grace": self.settings.absent_grace,
-            "thinking": sorted(self.turns.long_thinking),
-            "wire": WIRE_VERSION,
-        }
+        return table_state(summary, self.table, self.turns)
 
-    def _state(self, conn: Connection) -> dict[str, Any]:
+    def state_message(self, conn: Connection) -> dict[str, Any]:
         return {"type": "state", **self.state_for(conn.seat, joining=self._joiners.get(conn))}
 
     def _publish(self, change: Change, played_for: dict[str, Any] | None = None) -> None:
         publish(list(self.connections), self.table.game, change.events, lambda: self._table_state(self.summary()),
                 self._joiners.get, actor=change.actor, played_for=played_for)
 
-    def _tell(self, change: Change, stand_in: str | None = None) -> None:
+    def tell(self, change: Change, stand_in: str | None = None) -> None:
         """A saved change reaches everyone: the sockets waiting to take a seat over take it (when
         seats changed hands at a deal's start), each connection gets its own view, the bots wake."""
         if change.reseated:
             self._take_seats_over()
             if change.actor is not None:
-                self._send_seats()  # (a new game's state shows the seats anyway)
+                self.send_seats()  # (a new game's state shows the seats anyway)
         played_for = None if stand_in is None or change.actor is None else {"seat": change.actor, "reason": stand_in}
         self._publish(change, played_for)
         self.turns.schedule()
@@ -203,9 +149,9 @@ class Room:
             joined = await seating.take_seat(self.table, name, invite, account, account_token,
                                              resume_only, key, still_wanted)
             if joined.started is not None:
-                self._tell(joined.started)
+                self.tell(joined.started)
             elif joined.changed:
-                self._send_seats()
+                self.send_seats()
             return joined.seat, joined.token, joined.later
 
     def bot_thinking(self, seat: int, thinking: bool) -> None:
@@ -290,8 +236,7 @@ class Room:
             self._joiners.pop(conn, None)
             self._holders.pop(conn, None)
             self._addresses.pop(conn, None)
-            self._watcher_limits.pop(id(conn), None)
-            self._chat_limits.pop(id(conn), None)
+            self.allowances.forget(conn)
             if conn.seat is not None:
                 seat = self.table.seats[conn.seat]
                 seat.connections = max(0, seat.connections - 1)
@@ -331,33 +276,16 @@ class Room:
                 if other.seat is None:
                     other.push(message)
 
-    def retry_after(self, conn: Connection) -> float:
-        """Take one message from ``conn``'s allowance: 0 if allowed, else seconds to wait. A seat has
-        one allowance over all its sockets; each spectator socket has its own."""
-        return self._take(conn, self._seat_limits, self._watcher_limits,
-                          self.settings.rate_per_second, self.settings.rate_burst)
-
-    def _take(
-        self,
-        conn: Connection,
-        per_seat: dict[int | None, RateLimiter],
-        per_socket: dict[int | None, RateLimiter],
-        rate: float,
-        burst: int,
-    ) -> float:
-        now = self.clock.now()
-        limits, key = (per_seat, conn.seat) if conn.seat is not None else (per_socket, id(conn))
-        limiter = limits.get(key)
-        if limiter is None:
-            limiter = limits[key] = RateLimiter(rate, burst, now)
-        return 0.0 if limiter.allow(now) else limiter.retry_after(now)
+    def address_of(self, conn: Connection) -> str:
+        """The client address ``conn`` was admitted from ("" for a socket the tests connected)."""
+        return self._addresses.get(conn, "")
 
     # ------------------------------------------------------------------ inbound messages
 
     async def receive(self, conn: Connection, text: str | None, address: str = "") -> None:
         """One frame from ``conn`` (None: a binary frame): the rate limit, then decoding, then
         :meth:`handle`; anything refused is answered on ``conn`` only."""
-        wait = self.retry_after(conn)
+        wait = self.allowances.message(conn.seat, conn)
         if wait:
             seconds = round(wait, 1)
             conn.push(ProtocolError(
@@ -376,7 +304,7 @@ class Room:
 
     async def handle(self, conn: Connection, message: Any) -> None:
         """Apply one decoded message from ``conn`` (dispatch by message class)."""
-        handler = self._HANDLERS[type(message)]
+        handler = HANDLERS[type(message)]
         async with self.lock:
             # (a caller the room never connected, as in the tests, speaks for the seat it names)
             if conn.seat is not None and conn in self._holders and (
@@ -397,77 +325,11 @@ class Room:
             if self.table.closed:
                 return  # another process drives the table: this stale copy shows nothing more
             if type(message) in MOVE_PHASES or isinstance(message, (Start, Again)):
-                conn.push(self._state(conn))
-
-    async def _on_move(
-        self, conn: Connection, message: Play | ChooseRow | Draft | Order | Keep | Pass | Retract
-    ) -> None:
-        change = await make_move(self.table, conn.seat, message)
-        if change is not None:
-            self._tell(change)
-
-    async def _on_start(self, conn: Connection, _message: Start) -> None:
-        self._tell(await seating.start_with_bots(self.table, conn.seat))
-
-    async def _on_again(self, conn: Connection, _message: Again) -> None:
-        self._tell(await self.table.play_again(conn.seat))
-
-    async def _on_sync(self, conn: Connection, _message: Sync) -> None:
-        conn.push(self._state(conn))
-
-    async def _on_ping(self, conn: Connection, _message: Ping) -> None:
-        conn.push({"type": "pong"})
-
-
-    async def _on_hint(self, conn: Connection, _message: Hint) -> None:
-        if conn.seat is None:
-            raise TableError("spectators get no hints", "spectator", action="hint")
-        view = self.table.require_game().view(conn.seat)
-        if view.decision is None:
-            raise TableError("nothing to decide now: no hint needed", "nothing-to-decide")
-        if conn.seat in self._hinting:
-            return  # one hint at a time per seat (however many sockets it has); the answer is on its way
-        if self.hints is not None:
-            self.hints.take(self._addresses.get(conn, ""))  # (raises: out of budget, or the desk is full)
-        self._hinting.add(conn.seat)
-        asyncio.get_running_loop().create_task(self._hint(conn, view))
-
-    async def _hint(self, conn: Connection, view: PlayerView) -> None:
-        """A strong bot's advice, computed off the event loop and sent to ``conn`` only."""
-        try:
-            spec = self.settings.level_specs.get(HINT_BOT, HINT_BOT) if HINT_BOT in available() else "random"
-            think = self.turns.threads.run if self.hints is None else self.hints.run
-            advice = await think(advise, view, spec)
-            if conn.seat != view.seat or conn not in self.connections:
-                return  # the seat changed hands (or the socket left) while the hint was made
-            conn.push({"type": "hint", "deal": view.deal, "turn": view.turn,
-                       "kind": view.decision.kind.value if view.decision else None, **advice.to_dict()})
-        except Exception:  # a hint is a nicety: never let it hurt the table
-            log.exception("hint failed at table %s", self.code)
-        finally:
-            self._hinting.discard(view.seat)
-
+                conn.push(self.state_message(conn))
 
     # ------------------------------------------------------------------ the host's seats
 
-    async def _on_invite(self, conn: Connection, message: Invite) -> None:
-        token, name = await seating.invite(self.table, conn.seat, message.seat, message.name)
-        self._enforce_seats()
-        conn.push({"type": "invite", "seat": message.seat, "name": name, "token": token})
-        self._send_seats()
-
-    async def _on_release(self, conn: Connection, message: Release) -> None:
-        await seating.release(self.table, conn.seat, message.seat)
-        self._enforce_seats()
-        self._send_seats()
-
-    async def _on_leave(self, conn: Connection, _message: Leave) -> None:
-        await seating.leave(self.table, conn.seat)
-        self._enforce_seats()
-        self._send_seats()
-        self.turns.schedule()
-
-    def _send_seats(self) -> None:
+    def send_seats(self) -> None:
         """A ``seats`` delta: the seats changed and nothing else did."""
         message = Outbound(type="seats", seats=[s.public() for s in self.table.seats],
                            open=len(self.table.joinable_seats()))
@@ -484,9 +346,9 @@ class Room:
                 conn.seat = index
                 seat.connections += 1
                 seat.away_since = None
-        self._enforce_seats()
+        self.enforce_seats()
 
-    def _enforce_seats(self) -> None:
+    def enforce_seats(self) -> None:
         """After seats changed hands: every socket that no longer holds the seat it spoke for
         watches from now on, and every socket waiting to take a seat over whose request was
         cancelled (or went to someone else) is forgotten. Each is told, and sent what it may see."""
@@ -517,59 +379,16 @@ class Room:
                              seat=index + 1).to_message())
         conn.push({"type": "state", **self.state_for(None)})
 
-    # ------------------------------------------------------------------ chat
-
-    async def _on_chat(self, conn: Connection, message: Chat) -> None:
-        await self._say(conn, chat_content(conn.seat, self.table.options, self.settings, text=message.text))
-
-    async def _on_react(self, conn: Connection, message: React) -> None:
-        await self._say(conn, chat_content(conn.seat, self.table.options, self.settings, emoji=message.emoji))
-
-    async def _say(self, conn: Connection, content: dict[str, Any]) -> None:
-        wait = self._take(conn, self._chat_limits, self._chat_limits,
-                          self.settings.chat_per_minute / 60, self.settings.chat_burst)
-        if wait:
-            seconds = max(1, round(wait))
-            raise TableError(f"too many chat messages: wait {seconds} s", "rate-limited", retry_after=seconds)
-        message = Outbound(type="chat", **await self.table.say(conn.seat, content))
-        for other in list(self.connections):
-            other.push(message)
-
-    async def _on_spectator_chat(self, conn: Connection, message: SpectatorChat) -> None:
-        await self.table.allow_spectator_chat(conn.seat, message.allow)
-        self._tell(Change())
-
-    _HANDLERS: ClassVar[dict[type, Callable[[Room, Connection, Any], Awaitable[None]]]] = {
-        Invite: _on_invite,
-        Release: _on_release,
-        Leave: _on_leave,
-        Chat: _on_chat,
-        React: _on_react,
-        SpectatorChat: _on_spectator_chat,
-        Play: _on_move,
-        ChooseRow: _on_move,
-        Draft: _on_move,
-        Order: _on_move,
-        Keep: _on_move,
-        Pass: _on_move,
-        Retract: _on_move,
-        Start: _on_start,
-        Again: _on_again,
-        Sync: _on_sync,
-        Ping: _on_ping,
-        Hint: _on_hint,
-    }
-
     # ------------------------------------------------------------------ for the scheduler and the registry
 
     async def start_game(self) -> None:
         """A new game with the same seats (first game, or play again). Caller holds the lock."""
-        self._tell(await self.table.start_game())
+        self.tell(await self.table.start_game())
 
     async def act(self, seat: int, value: int, stand_in: str | None = None) -> None:
         """Apply one answer, persist, tell everyone, and wake the bots. Caller holds the lock.
         ``stand_in`` says why a bot answered for a person ("timer" or "away"), None otherwise."""
-        self._tell(await self.table.act(seat, value), stand_in)
+        self.tell(await self.table.act(seat, value), stand_in)
 
     async def close(self) -> None:
         self.table.closed = True

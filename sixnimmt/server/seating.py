@@ -1,7 +1,7 @@
 """Who sits where at a table: joining, invitations, freeing and leaving a seat, and filling the
 open seats with bots when the host starts. Each change is made on a
 :class:`~sixnimmt.server.table.TableSession` and saved; the room tells the connections. Once a game
-runs, a seat changes hands only at the next deal's start (:meth:`TableSession.reseat`), so nobody
+runs, a seat changes hands only at the next deal's start (:func:`reseat`), so nobody
 takes over a hand in the middle of a deal."""
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .seats import Seat, TableError, bot_label, clean_name, hash_token, names_clash
-from .table import Change, TableSession
+
+if TYPE_CHECKING:  # (the table calls :func:`reseat` at each deal's start)
+    from .table import Change, TableSession
 
 
 def token_for_key(code: str, key: str) -> str:
@@ -188,3 +191,31 @@ async def start_with_bots(table: TableSession, by: int | None) -> Change:
         elif seat.kind == "invited" and seat.bot is None:
             seat.bot = level
     return await table.start_game()
+
+
+def reseat(table: TableSession) -> bool:
+    """At a deal's start: apply the seat changes asked for during the last one, and note who
+    plays each seat in this deal. Returns whether any seat changed hands."""
+    changed = False
+    now = table.clock.now()
+    for seat in table.seats:
+        if seat.joining is not None and seat.joining_hash is not None:
+            seat.become_human(seat.joining, seat.joining_hash, now)
+            changed = True
+        elif seat.leaving:
+            invite = seat.invite_hash
+            level = seat.bot or table.options.fill_bot
+            if invite is not None:
+                seat.become_invited(seat.name, invite)
+            else:
+                seat.become_open()
+                seat.name = bot_label(seat.index, {s.name for s in table.seats})
+            seat.bot = level
+            changed = True
+    if changed:
+        table.steps.make_bots()
+    table.deal_players.append(
+        [{"name": s.name, "kind": "human" if s.person else "bot", "bot": None if s.person else s.bot}
+         for s in table.seats]
+    )
+    return changed

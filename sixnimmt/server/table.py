@@ -21,13 +21,13 @@ from ..core import CardChosen, DealStarted, Event, Game, Phase
 from ..core.record import replay
 from .clock import Clock
 from .config import Settings
+from .seating import reseat
 from .seats import (
     Seat,
     StoreFailedError,
     TableError,
     TableMovedError,
     TableOptions,
-    bot_label,
     hash_token,
 )
 from .store import LeaseLostError, TableData, changed_columns
@@ -311,7 +311,7 @@ class TableSession:
         self.status = "playing"
         self.turn_log = []
         self.deal_players = []
-        reseated = self.reseat()  # who is waiting to take a seat over sits down now
+        reseated = reseat(self)  # who is waiting to take a seat over sits down now
         self.steps.make_bots()
         self.steps.new_step(self.options.timer)
         await self.commit()
@@ -335,7 +335,7 @@ class TableSession:
         changed_mind = game.phase is Phase.PLAY and game.chosen[seat] is not None and game.decision_for(seat) is None
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
         self.last_active = self.clock.now()
-        reseated = any(isinstance(e, DealStarted) for e in events) and self.reseat()
+        reseated = any(isinstance(e, DealStarted) for e in events) and reseat(self)
         if changed_mind:  # the new card replaces the old one: the log keeps one choice per seat
             self.turn_log = [a for a in self.turn_log if a.seat != seat]
         self.turn_log.append(TurnAnswer(seat, value))
@@ -363,33 +363,6 @@ class TableSession:
         self.turn_log = [a for a in self.turn_log if a.seat != seat]
         await self.commit()
         return Change()
-
-    def reseat(self) -> bool:
-        """At a deal's start: apply the seat changes asked for during the last one, and note who
-        plays each seat in this deal. Returns whether any seat changed hands."""
-        changed = False
-        now = self.clock.now()
-        for seat in self.seats:
-            if seat.joining is not None and seat.joining_hash is not None:
-                seat.become_human(seat.joining, seat.joining_hash, now)
-                changed = True
-            elif seat.leaving:
-                invite = seat.invite_hash
-                level = seat.bot or self.options.fill_bot
-                if invite is not None:
-                    seat.become_invited(seat.name, invite)
-                else:
-                    seat.become_open()
-                    seat.name = bot_label(seat.index, {s.name for s in self.seats})
-                seat.bot = level
-                changed = True
-        if changed:
-            self.steps.make_bots()
-        self.deal_players.append(
-            [{"name": s.name, "kind": "human" if s.person else "bot", "bot": None if s.person else s.bot}
-             for s in self.seats]
-        )
-        return changed
 
     # ------------------------------------------------------------------ chat
 
