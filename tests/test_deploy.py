@@ -58,6 +58,6 @@ def test_the_proxy_balances_over_every_app_container_with_health_checks() -> Non
     upstreams = re.search(r"reverse_proxy ([^{]+)\{", caddyfile)
     assert upstreams is not None
     assert set(upstreams.group(1).split()) == {f"{name}:8000" for name in app_services()}
-    assert "health_uri /healthz" in caddyfile
+    assert "health_uri /readyz" in caddyfile
     assert set(proxy["depends_on"]) == set(app_services())
     assert services["db"]["healthcheck"]["test"][0] == "CMD-SHELL"
