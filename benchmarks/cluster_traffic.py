@@ -33,11 +33,11 @@ from sqlalchemy import event
 from sixnimmt.core import Rules
 from sixnimmt.server.cluster import Cluster
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import ChooseRow, Play
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import ChooseRow, Play
 
 
 class Socket:

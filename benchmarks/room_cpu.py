@@ -25,11 +25,11 @@ from typing import Any
 
 from sixnimmt.core import Rules
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import Again, ChooseRow, Play, wire_text
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import Again, ChooseRow, Play, wire_text
 
 
 class Socket:

@@ -125,6 +125,27 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+#: Module names used in more than one package with the same meaning there: each front-end's
+#: application and settings, the table as each front-end holds it, and the game (the engine's, and
+#: the same game as OpenSpiel sees it), and the project's bots (``rl/openspiel/bots.py``: the same bots
+#: as OpenSpiel bots). ``commands/`` is apart: its modules are named after the
+#: command they declare.
+SHARED_MODULE_NAMES = {"app", "config", "table", "game", "bots"}
+
+
+def test_a_module_name_means_one_thing() -> None:
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    places: dict[str, list[str]] = defaultdict(list)
+    for path in PACKAGE.rglob("*.py"):
+        if path.stem != "__init__" and path.parent.name != "commands":
+            places[path.stem].append(module_name(path))
+    twice = {name: where for name, where in places.items() if len(where) > 1 and name not in SHARED_MODULE_NAMES}
+    assert twice == {}, "one name, two meanings: rename one of them"
+    named_like_a_package = {name: where for name, where in places.items()
+                            if name in packages and name not in SHARED_MODULE_NAMES}
+    assert named_like_a_package == {}, "a module named like one of the project's packages"
+
+
 def test_find_cycle_finds_one() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None

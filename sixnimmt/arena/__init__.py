@@ -5,11 +5,11 @@
 :class:`ArenaReport` (table, JSON, CSV, PNG).
 """
 
-from .play import GameResult, play_task
 from .report import ArenaReport, BotStats, PairStats, Rating, summarise
 from .runner import ArenaConfig, ArenaError, run_arena
 from .schedule import DuplicateDealer, GameTask, Permutations, derive_seed, lineup, seatings
 from .stats import Interval, mean_ci, paired_differences, t_quantile
+from .worker import GameResult, play_task
 
 __all__ = [
     "ArenaConfig", "ArenaError", "ArenaReport", "BotStats", "DuplicateDealer", "GameResult", "GameTask",

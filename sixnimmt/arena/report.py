@@ -20,8 +20,8 @@ from typing import Any
 
 from rich.table import Table
 
-from .play import GameResult
 from .stats import Interval, mean_ci, paired_differences, wilson_ci
+from .worker import GameResult
 
 REPORT_FORMAT = "sixnimmt-arena-report"
 REPORT_VERSION = 1

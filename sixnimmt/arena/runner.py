@@ -23,9 +23,9 @@ from typing import Any, Protocol
 from ..core import VARIANTS, Rules, RulesError, Variant, variant_spec
 from ..core.rules import MAX_PLAYERS, MIN_PLAYERS, PLAYER_RANGE
 from ..seats import check_bot
-from .play import GameResult, play_task
 from .report import ArenaReport, summarise
 from .schedule import GameTask, Permutations, set_tasks
+from .worker import GameResult, play_task
 
 log = logging.getLogger("sixnimmt.arena")
 

@@ -350,7 +350,7 @@ class Game:
         return self.phase is _OVER
 
     @property
-    def from_a_position(self) -> bool:
+    def started_mid_deal(self) -> bool:
         """The game started mid-deal (:meth:`from_position`): it has no complete record."""
         return self._from_position
 

@@ -317,7 +317,7 @@ class RecordWriter:
             deal = {"hands": [sorted(h) for h in setup.hands], "rows": [list(r) for r in event.rows]}
         elif self._drafts_always or (self._drafts_first and event.deal == 0):
             deal = {"draft": {"first": event.deal % self._players, "order": []}}
-        elif game.from_a_position and event.deal == 0:
+        elif game.started_mid_deal and event.deal == 0:
             deal = {"position": True}
         else:
             deal = {}  # the drafted hands passed on: nothing new to say

@@ -47,8 +47,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from .scheduling import _lower_priority
-from .seats import BOT_LEVELS
 from .store import Base, GameRow, Store
+from .table_setup import BOT_LEVELS
 
 T = TypeVar("T")
 

@@ -52,14 +52,14 @@ from .limits import (
     too_many,
 )
 from .logs import redact_secrets_in_logs
-from .protocol import ProtocolError, wire_text
-from .registry import Rooms
 from .reviews import ReviewBusyError, Reviews
+from .rooms import Rooms
 from .rules_pages import LANGUAGES, rules_html
-from .seats import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
 from .store import Store
+from .table_setup import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
 from .web_accounts import AccountService
 from .web_accounts import router as accounts_api
+from .wire import ProtocolError, wire_text
 
 STATIC = Path(__file__).with_name("static")
 log = logging.getLogger("sixnimmt.server")

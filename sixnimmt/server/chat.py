@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .config import Settings
-from .seats import REACTIONS, TableError, TableOptions
+from .table_setup import REACTIONS, TableError, TableOptions
 
 
 def chat_content(

@@ -53,14 +53,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 from sqlalchemy.engine import make_url
 
-from .protocol import Outbound, to_json, wire_text
-from .seats import TableError
+from .table_setup import TableError
+from .wire import Outbound, to_json, wire_text
 
 if TYPE_CHECKING:
     import psycopg
 
-    from .registry import Rooms
     from .room import Room
+    from .rooms import Rooms
 
 log = logging.getLogger("sixnimmt.server")
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import CardChosen, Event, Game
-from .protocol import WIRE_VERSION, Outbound, to_json
+from .wire import WIRE_VERSION, Outbound, to_json
 
 if TYPE_CHECKING:
     from .scheduling import Scheduler

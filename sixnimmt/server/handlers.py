@@ -2,7 +2,7 @@
 
 Each handler runs under the room's lock once the room has checked that the socket holds the seat it
 speaks for (:meth:`Room.handle <sixnimmt.server.room.Room.handle>`). It refuses with a
-:class:`~sixnimmt.server.seats.TableError` (nothing changes, the client is told why), or asks the
+:class:`~sixnimmt.server.table_setup.TableError` (nothing changes, the client is told why), or asks the
 table for the change and has the room tell everyone once it is saved.
 """
 
@@ -20,7 +20,9 @@ from . import seating
 from .chat import chat_content
 from .fanout import Connection
 from .moves import Move, make_move
-from .protocol import (
+from .table import Change
+from .table_setup import TableError
+from .wire import (
     Again,
     Chat,
     ChooseRow,
@@ -41,8 +43,6 @@ from .protocol import (
     Start,
     Sync,
 )
-from .seats import TableError
-from .table import Change
 
 if TYPE_CHECKING:
     from .room import Room

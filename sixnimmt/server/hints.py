@@ -18,7 +18,7 @@ from .clock import Clock
 from .config import Settings
 from .limits import RateLimits
 from .scheduling import BotThreads
-from .seats import TableError
+from .table_setup import TableError
 
 T = TypeVar("T")
 

@@ -26,8 +26,8 @@ from .accounts import Accounts, User, now_utc, seat_token
 from .clock import Clock
 from .config import Settings
 from .ratings import PROVISIONAL_GAMES, Ratings, default_rating
-from .registry import Rooms
-from .seats import BOT_LEVELS, TableError, TableOptions, bot_label
+from .rooms import Rooms
+from .table_setup import BOT_LEVELS, TableError, TableOptions, bot_label
 
 log = logging.getLogger("sixnimmt.server")
 

@@ -5,9 +5,9 @@ The engine would refuse an illegal move too; these say why in the table's words.
 from __future__ import annotations
 
 from ..core import PASS, Decision, DecisionKind, Phase
-from .protocol import ChooseRow, Draft, Keep, Order, Pass, Play, Retract
-from .seats import TableError
 from .table import Change, TableSession
+from .table_setup import TableError
+from .wire import ChooseRow, Draft, Keep, Order, Pass, Play, Retract
 
 Move = Play | ChooseRow | Draft | Order | Keep | Pass | Retract
 

@@ -26,17 +26,17 @@ from .handlers import HANDLERS
 from .hints import HintDesk
 from .limits import Allowances
 from .moves import MOVE_PHASES
-from .protocol import (
+from .scheduling import BotThreads, Scheduler
+from .store import TableData
+from .table import Archive, Change, Save, TableSession
+from .table_setup import Seat, TableError, TableOptions, hash_token
+from .wire import (
     Again,
     Outbound,
     ProtocolError,
     Start,
     decode,
 )
-from .scheduling import BotThreads, Scheduler
-from .seats import Seat, TableError, TableOptions, hash_token
-from .store import TableData
-from .table import Archive, Change, Save, TableSession
 
 log = logging.getLogger("sixnimmt.server")
 

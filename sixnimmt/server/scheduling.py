@@ -29,8 +29,8 @@ from ..core import Decision, Phase
 from ..seats import GuardedSeat, make_bot
 from .clock import Clock, Timer
 from .config import Settings
-from .seats import TURN_BASED, Seat, StoreFailedError, TableMovedError, bot_spec
 from .table import TableSession
+from .table_setup import TURN_BASED, Seat, StoreFailedError, TableMovedError, bot_spec
 
 log = logging.getLogger("sixnimmt.server")
 #: Seconds a bot waits before trying its move again after the store failed to save it.
@@ -114,7 +114,7 @@ class Scheduler:
         self._slowest: dict[GuardedSeat, float] = {}  # each bot's slowest decision so far (seconds)
         self._thinking: dict[int, asyncio.Task[None]] = {}
         self._timer: Timer | None = None
-        #: A turn-based table (a per-move time of hours): see :data:`~sixnimmt.server.seats.TURN_BASED`.
+        #: A turn-based table (a per-move time of hours): see :data:`~sixnimmt.server.table_setup.TURN_BASED`.
         self.turn_based = False
 
     # ------------------------------------------------------------------ state

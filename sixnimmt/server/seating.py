@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .seats import Seat, TableError, bot_label, clean_name, hash_token, names_clash
+from .table_setup import Seat, TableError, bot_label, clean_name, hash_token, names_clash
 
 if TYPE_CHECKING:  # (the table calls :func:`reseat` at each deal's start)
     from .table import Change, TableSession

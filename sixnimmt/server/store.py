@@ -43,7 +43,7 @@ from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.sql.dml import Update
 
-from .protocol import to_json
+from .wire import to_json
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 log = logging.getLogger("sixnimmt.server")

@@ -22,7 +22,8 @@ from ..core.record import replay
 from .clock import Clock
 from .config import Settings
 from .seating import reseat
-from .seats import (
+from .store import LeaseLostError, TableData, changed_columns
+from .table_setup import (
     Seat,
     StoreFailedError,
     TableError,
@@ -30,7 +31,6 @@ from .seats import (
     TableOptions,
     hash_token,
 )
-from .store import LeaseLostError, TableData, changed_columns
 
 log = logging.getLogger("sixnimmt.server")
 

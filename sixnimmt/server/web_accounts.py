@@ -37,9 +37,9 @@ from .config import Settings
 from .limits import ApiError, RateLimits, too_many
 from .matchmaking import PlayNow
 from .ratings import Ratings, participants, record_game
-from .registry import Rooms
-from .seats import TableError, clean_name
+from .rooms import Rooms
 from .store import GameRow, Store, TableData
+from .table_setup import TableError, clean_name
 
 log = logging.getLogger("sixnimmt.server")
 T = TypeVar("T")

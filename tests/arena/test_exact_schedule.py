@@ -11,9 +11,9 @@ from rich.console import Console
 
 from sixnimmt.arena import ArenaConfig, run_arena
 from sixnimmt.arena import runner as arena_runner
-from sixnimmt.arena.play import GameResult
 from sixnimmt.arena.schedule import GameTask
 from sixnimmt.arena.stats import wilson_ci
+from sixnimmt.arena.worker import GameResult
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

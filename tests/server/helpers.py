@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from sixnimmt.server.protocol import ChooseRow, Draft, Keep, Order, Pass, Play
+from sixnimmt.server.wire import ChooseRow, Draft, Keep, Order, Pass, Play
 
 
 def create_table(client: TestClient, seats: list[dict[str, Any]], **options: Any) -> dict[str, Any]:

@@ -15,10 +15,10 @@ from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.hints import HintDesk
-from sixnimmt.server.protocol import Hint
-from sixnimmt.server.registry import Rooms
-from sixnimmt.server.seats import TableError, TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableError, TableOptions
+from sixnimmt.server.wire import Hint
 
 from .conftest import Listener, make_client
 from .helpers import create_table

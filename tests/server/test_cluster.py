@@ -18,10 +18,10 @@ import sqlalchemy as sa
 from sixnimmt.core import Rules
 from sixnimmt.server.cluster import RemoteConnection
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import Play
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.rooms import Rooms
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import Play
 
 from .conftest import POSTGRES_URL, fresh_postgres_url
 from .test_no_leaks import CheckingConnection, _play_to_end

@@ -22,11 +22,11 @@ import sqlalchemy as sa
 
 from sixnimmt.core import Rules
 from sixnimmt.server.cluster import MOVED_CLOSE_CODE
-from sixnimmt.server.protocol import Play
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableError, TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import LeaseLostError, Store, TableData
+from sixnimmt.server.table_setup import TableError, TableOptions
+from sixnimmt.server.wire import Play
 
 from .conftest import POSTGRES_URL, fresh_postgres_url
 from .test_cluster import Socket, process, until

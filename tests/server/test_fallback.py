@@ -13,11 +13,11 @@ from sixnimmt.bots.base import Bot
 from sixnimmt.core import PlayerView, Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import ChooseRow, Play
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import ChooseRow, Play
 
 from .conftest import Listener
 

@@ -17,9 +17,9 @@ from starlette.websockets import WebSocketDisconnect
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.registry import Rooms
-from sixnimmt.server.seats import TableError, TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableError, TableOptions
 
 from .conftest import Listener, make_client
 from .helpers import create_table, receive_until

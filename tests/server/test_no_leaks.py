@@ -16,11 +16,11 @@ import pytest
 from sixnimmt.core import Game, Rules
 from sixnimmt.server.config import Settings
 from sixnimmt.server.fanout import SharedState
-from sixnimmt.server.protocol import ChooseRow, Draft, Keep, Order, Pass, Play, Retract, wire_text
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import ChooseRow, Draft, Keep, Order, Pass, Play, Retract, wire_text
 
 #: Keys whose values are cards (or lists of them) somewhere in the protocol.
 CARD_KEYS = {"hand", "rows", "taken", "played", "revealed", "unplaced", "options", "card", "plays",

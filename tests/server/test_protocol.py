@@ -15,10 +15,10 @@ from sixnimmt.core import DealSetup, Game, Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.limits import RateLimiter
-from sixnimmt.server.protocol import ChooseRow, Play, ProtocolError, decode
-from sixnimmt.server.registry import Rooms
-from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import ChooseRow, Play, ProtocolError, decode
 
 from .helpers import create_table, receive_until
 

@@ -20,11 +20,11 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from sixnimmt.core import Phase, Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import Play, Release
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableError, TableOptions, hash_token
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.table import MAX_ANSWERS_PER_SEAT
+from sixnimmt.server.table_setup import TableError, TableOptions, hash_token
+from sixnimmt.server.wire import Play, Release
 
 from .helpers import answer
 
@@ -336,7 +336,7 @@ class SeatChanges(RuleBasedStateMachine):
     def start(self) -> None:
         host = Socket(self.room, self.tokens[0])
         host.seat = 0
-        from sixnimmt.server.protocol import Start
+        from sixnimmt.server.wire import Start
 
         self.run(self.room.handle(host, Start(type="start")))
 

@@ -11,11 +11,11 @@ from typing import Any
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import Chat, Invite, React, Release, SpectatorChat
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import Chat, Invite, React, Release, SpectatorChat
 
 from .conftest import Listener
 from .helpers import answer

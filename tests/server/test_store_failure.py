@@ -11,11 +11,11 @@ from typing import Any
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import ChooseRow, Play
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import StoreFailedError, TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store, TableData
+from sixnimmt.server.table_setup import StoreFailedError, TableOptions
+from sixnimmt.server.wire import ChooseRow, Play
 
 from .conftest import Listener
 

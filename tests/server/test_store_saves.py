@@ -20,11 +20,11 @@ from sixnimmt.core import Phase, Rules, Variant
 from sixnimmt.server import store as store_module
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import Chat, Play, SpectatorChat
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import CURRENT_ONLY, STATE_COLUMNS, Store, TableData, Writer
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import Chat, Play, SpectatorChat
 
 from .conftest import Listener
 from .helpers import answer

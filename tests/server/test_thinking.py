@@ -16,11 +16,11 @@ from sixnimmt.core import PlayerView, Rules
 from sixnimmt.seats import HINT_LEVEL, LEVELS
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import Play
-from sixnimmt.server.registry import Rooms
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.scheduling import BotThreads
-from sixnimmt.server.seats import TableOptions
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import Play
 
 from .conftest import Listener
 

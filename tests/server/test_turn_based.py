@@ -12,10 +12,10 @@ import pytest
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import ChooseRow, Play
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TIMER_CHOICES, TableError, TableOptions
+from sixnimmt.server.rooms import Rooms
+from sixnimmt.server.table_setup import TIMER_CHOICES, TableError, TableOptions
+from sixnimmt.server.wire import ChooseRow, Play
 
 from .conftest import Listener
 

@@ -15,11 +15,11 @@ from fastapi.testclient import TestClient
 
 from sixnimmt.core import Phase, Rules
 from sixnimmt.server.config import Settings
-from sixnimmt.server.protocol import Keep, Order, Pass, Play, ProtocolError, Retract, decode
-from sixnimmt.server.registry import Rooms
 from sixnimmt.server.room import Room
-from sixnimmt.server.seats import TableOptions
+from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import Store
+from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.wire import Keep, Order, Pass, Play, ProtocolError, Retract, decode
 
 from .conftest import make_client
 from .helpers import create_table, play_out, receive_until

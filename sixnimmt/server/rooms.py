@@ -18,7 +18,8 @@ from .config import Settings
 from .hints import HintDesk
 from .room import Room
 from .scheduling import BotThreads
-from .seats import (
+from .store import GameRow, Store, TableData, Writer
+from .table_setup import (
     BOT_LEVELS,
     Seat,
     TableError,
@@ -28,7 +29,6 @@ from .seats import (
     clean_name,
     hash_token,
 )
-from .store import GameRow, Store, TableData, Writer
 
 #: Letters for join codes: no 0/O, 1/I/L, so a code read aloud or off a phone is typed right.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
