@@ -83,6 +83,14 @@ RECONNECT_MAX = 2.0
 CONNECT_TIMEOUT = 5
 #: Milliseconds a statement of the cluster's waits for a row lock before it fails.
 LOCK_TIMEOUT_MS = 5000
+#: Every this many heartbeats a process compares the tables it drives with the other processes'
+#: and hands some over when it drives clearly more than its share: after a pause or a restart one
+#: process may have taken every table over, and nothing else would ever spread them again.
+BALANCE_EVERY = 5
+#: "Clearly more": at least this many tables above an even split ...
+BALANCE_MARGIN = 2
+#: ... handed over at most this many at a time (each hand-over makes its sockets reconnect).
+BALANCE_STEP = 10
 
 
 def psycopg_dsn(url: str) -> str:
@@ -189,6 +197,7 @@ class Cluster:
         self._leaving: set[asyncio.Task[None]] = set()  # remote sockets leaving their tables
         self._serving: set[asyncio.Task[None]] = set()  # remote sockets being served
         self._renewing = asyncio.Lock()  # one renewal at a time (the heartbeat's, or a check's)
+        self._balancing: asyncio.Task[list[str]] | None = None  # a hand-over of tables under way
 
     # ------------------------------------------------------------------ start and stop
 
@@ -259,8 +268,9 @@ class Cluster:
             return
         log.warning("process %s lost its database connection: dropping its tables and reconnecting", self.me)
         self.connected, self.down_since, self._lease_until = False, self.clock(), 0.0
-        for task in self._tasks:
-            task.cancel()
+        for task in (*self._tasks, self._balancing):
+            if task is not None:
+                task.cancel()
         self._pending.clear()
         for rid, future in list(self._calls.items()):
             if not future.done():
@@ -334,11 +344,11 @@ class Cluster:
 
     async def stop(self) -> None:
         """Leave: the tables are released by the registry first; the lease row goes last."""
-        for task in (self._supervisor, self._sender_task, *self._tasks):
+        running = (self._supervisor, self._sender_task, self._balancing, *self._tasks)
+        for task in running:
             if task is not None:
                 task.cancel()
-        await asyncio.gather(*(t for t in (self._supervisor, self._sender_task, *self._tasks) if t is not None),
-                             return_exceptions=True)
+        await asyncio.gather(*(t for t in running if t is not None), return_exceptions=True)
         try:
             if self.connected:
                 await self._sql("DELETE FROM server_processes WHERE id = %s", (self.me,))
@@ -455,6 +465,9 @@ class Cluster:
         await self._watch_owners()
         await self._watch_forwarders()
         self._ticks += 1
+        if self._ticks % BALANCE_EVERY == 0 and (self._balancing is None or self._balancing.done()):
+            # (a task of its own: the heartbeat never waits on a table's lock)
+            self._balancing = asyncio.get_running_loop().create_task(self.balance())
         if self._ticks % 60 == 0:  # leftovers of processes that died mid-message
             await self._sql("DELETE FROM outbox WHERE created_at < now() - interval '1 minute'")
             await self._sql("DELETE FROM server_processes WHERE lease_until < now() - interval '1 day'")
@@ -488,6 +501,58 @@ class Cluster:
             for (code,) in await cursor.fetchall():
                 self.rooms.drop(code)
         self._lease_until = sent + self.lease
+
+    async def balance(self) -> list[str]:
+        """Hand tables over to the live process that drives the fewest, when this one drives at
+        least :data:`BALANCE_MARGIN` tables more than an even split; returns the codes handed over.
+
+        Only a table with a socket on that process is handed to it (someone there reconnects at
+        once and the new owner loads it; a table watched by nobody stays, its timers with it). A
+        hand-over is a takeover done politely: with the table's lock held, so no change is under
+        way, its owner and epoch are moved in one statement (fenced by the epoch), then this copy is
+        dropped and its sockets reconnect, as after a takeover."""
+        if not self.holds_lease():
+            return []
+        rows = await self._sql(
+            "SELECT p.id, count(t.code) FROM server_processes p LEFT JOIN tables t ON t.owner = p.id "
+            "WHERE p.lease_until > now() GROUP BY p.id"
+        )
+        counts = {process: int(n) for process, n in rows}
+        if self.me not in counts or len(counts) < 2:
+            return []
+        share = sum(counts.values()) / len(counts)
+        target = min((p for p in counts if p != self.me), key=lambda p: (counts[p], p))
+        room_for = min(counts[self.me] - share, share - counts[target])
+        if counts[self.me] - share < BALANCE_MARGIN or room_for < 1:
+            return []
+        handed: list[str] = []
+        for code in sorted(self.rooms.loaded_codes()):
+            if len(handed) >= min(BALANCE_STEP, int(room_for)):
+                break
+            room = self.rooms.local(code)
+            if room is None or not any(isinstance(conn, RemoteConnection) and conn.process == target
+                                       for conn in room.connections):
+                continue
+            if await self._hand_over(room, target):
+                handed.append(code)
+        if handed:
+            log.info("process %s handed %d tables to process %s", self.me, len(handed), target)
+        return handed
+
+    async def _hand_over(self, room: Room, target: str) -> bool:
+        if room.lock.locked():  # a change under way: left for the next round (never waited for)
+            return False
+        async with room.lock:  # (free: taken at once)
+            if room.table.closed or room.table.epoch is None:
+                return False
+            moved = await self._sql(
+                "UPDATE tables SET owner = %s, owner_epoch = owner_epoch + 1 "
+                "WHERE code = %s AND owner = %s AND owner_epoch = %s RETURNING owner_epoch",
+                (target, room.code, self.me, room.table.epoch),
+            )
+            if moved:
+                self.rooms.drop(room.code)
+            return bool(moved)
 
     async def _watch_owners(self) -> None:
         """Tables this process forwards to: if the owner died, take over; if it changed, follow."""
