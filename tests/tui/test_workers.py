@@ -3,7 +3,6 @@ bot that fails does not take the game down."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 
 import pytest
@@ -45,11 +44,12 @@ def test_bots(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(registry._REGISTRY, "test-broken", registry.BotEntry(BrokenBot, "test: always fails"))
 
 
-def test_the_interface_answers_keys_while_a_bot_thinks() -> None:
+@pytest.mark.asyncio
+async def test_the_interface_answers_keys_while_a_bot_thinks() -> None:
     SlowBot.release.clear()
     config = GameConfig(seats=(Seat("You"), Seat("Slow", "test-slow")), deals=1, target=None, delay=0, seed=1)
 
-    async def scenario() -> None:
+    try:
         app = SixNimmtApp(config, show_start=False)
         async with app.run_test(size=SIZE) as pilot:
             screen = table(app)
@@ -67,18 +67,16 @@ def test_the_interface_answers_keys_while_a_bot_thinks() -> None:
             SlowBot.release.set()
             await settle(pilot, lambda: screen.game.turn == 1)
             assert screen.game.played[0][1] == bot_hand[0]  # the slow bot's answer was played
-
-    try:
-        asyncio.run(scenario())
     finally:
         SlowBot.release.set()
 
 
-def test_a_thinking_bot_shows_a_spinner_next_to_its_name_until_it_answers() -> None:
+@pytest.mark.asyncio
+async def test_a_thinking_bot_shows_a_spinner_next_to_its_name_until_it_answers() -> None:
     SlowBot.release.clear()
     config = GameConfig(seats=(Seat("You"), Seat("Slow", "test-slow")), deals=1, target=None, delay=0, seed=1)
 
-    async def scenario() -> None:
+    try:
         app = SixNimmtApp(config, show_start=False)
         async with app.run_test(size=(80, 24)) as pilot:  # the compact layout: scores on one line
             screen = table(app)
@@ -94,35 +92,31 @@ def test_a_thinking_bot_shows_a_spinner_next_to_its_name_until_it_answers() -> N
             await settle(pilot, lambda: 1 not in screen.thinking and screen.game.chosen[1] is not None)
             await settle(pilot, lambda: "thinking…" not in text_of(app, "#scores"))
             assert not any(frame in text_of(app, "#scoreline") for frame in SPINNER)
-
-    try:
-        asyncio.run(scenario())
     finally:
         SlowBot.release.set()
 
 
-def test_a_failing_bot_plays_a_legal_card_and_the_game_goes_on() -> None:
+@pytest.mark.asyncio
+async def test_a_failing_bot_plays_a_legal_card_and_the_game_goes_on() -> None:
     config = GameConfig(seats=(Seat("You"), Seat("Oops", "test-broken")), deals=1, target=None, delay=0, seed=2)
 
-    async def scenario() -> None:
-        app = SixNimmtApp(config, show_start=False)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = table(app)
-            await settle(pilot, lambda: screen.asking == 0 and not screen.thinking)
-            hand = list(screen.game.hands[1])
-            await pilot.press(*str(max(screen.game.hands[0])), "enter")
-            await settle(pilot, lambda: screen.game.turn == 1)
-            assert screen.game.played[0][1] in hand  # the guard's random legal option
-            assert any("out of ideas" in str(n.message) for n in app._notifications)
-
-    asyncio.run(scenario())
+    app = SixNimmtApp(config, show_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = table(app)
+        await settle(pilot, lambda: screen.asking == 0 and not screen.thinking)
+        hand = list(screen.game.hands[1])
+        await pilot.press(*str(max(screen.game.hands[0])), "enter")
+        await settle(pilot, lambda: screen.game.turn == 1)
+        assert screen.game.played[0][1] in hand  # the guard's random legal option
+        assert any("out of ideas" in str(n.message) for n in app._notifications)
 
 
-def test_a_card_can_be_changed_until_the_last_player_has_chosen() -> None:
+@pytest.mark.asyncio
+async def test_a_card_can_be_changed_until_the_last_player_has_chosen() -> None:
     SlowBot.release.clear()
     config = GameConfig(seats=(Seat("You"), Seat("Slow", "test-slow")), deals=1, target=None, delay=0, seed=3)
 
-    async def scenario() -> None:
+    try:
         app = SixNimmtApp(config, show_start=False)
         async with app.run_test(size=SIZE) as pilot:
             screen = table(app)
@@ -139,8 +133,5 @@ def test_a_card_can_be_changed_until_the_last_player_has_chosen() -> None:
             SlowBot.release.set()
             await settle(pilot, lambda: screen.game.turn == 1)
             assert screen.game.played[0][0] == hand[-2]
-
-    try:
-        asyncio.run(scenario())
     finally:
         SlowBot.release.set()
