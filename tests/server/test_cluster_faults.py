@@ -15,6 +15,7 @@ import json
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from sixnimmt.server.cluster import MOVED_CLOSE_CODE
 from sixnimmt.server.room import Room
 from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.store import LeaseLostError, Store, TableData
+from sixnimmt.server.table import Save
 from sixnimmt.server.table_setup import TableError, TableOptions
 from sixnimmt.server.wire import Play
 
@@ -143,9 +145,14 @@ async def test_a_process_whose_database_connections_die_reconnects_and_its_table
     await close_all(a, b)
 
 
-async def _four_at_a(url: str) -> tuple[Rooms, Rooms, Room, dict[int, CheckingConnection]]:
-    """A drives a table of four people, every socket on A, each checked for hidden cards."""
+async def _four_at_a(
+    url: str, save_through: Callable[[Save], Save] | None = None
+) -> tuple[Rooms, Rooms, Room, dict[int, CheckingConnection]]:
+    """A drives a table of four people, every socket on A, each checked for hidden cards; A's
+    tables save through ``save_through(the plain save)`` when it is given."""
     a, b = await process(url), await process(url)
+    if save_through is not None:
+        a.db.save = save_through(a.db.save)  # type: ignore[method-assign]
     room, _ = await a.create(TableOptions(Rules(players=4, target=None, deals=1)), "Host", [{"kind": "open"}] * 3)
     for n in range(1, 4):
         await room.join(f"Friend {n}")
@@ -175,12 +182,23 @@ async def test_a_paused_owner_that_comes_back_after_a_takeover_shows_no_hidden_c
     nothing else: every message to every seat is checked against the hands as the new owner holds
     them (before, A sent seat 3 a fresh state of the unsaved turn: the others' three cards)."""
 
-    url = fresh_postgres_url()
-    a, b, room, conns = await _four_at_a(url)
-    await _seats_0_to_2_choose(room, conns)
     saves: list[TableData] = []
-    save = room.table._save
     taken: list[Room] = []
+    counting = False
+
+    def through(save: Save) -> Save:
+        async def saving(data: TableData) -> None:
+            if counting:
+                if when == "while-saving" and not taken:
+                    await take_over()
+                saves.append(data)
+            await save(data)
+
+        return saving
+
+    url = fresh_postgres_url()
+    a, b, room, conns = await _four_at_a(url, through)
+    await _seats_0_to_2_choose(room, conns)
 
     async def take_over() -> None:
         expire_lease(a)
@@ -194,13 +212,7 @@ async def test_a_paused_owner_that_comes_back_after_a_takeover_shows_no_hidden_c
         for conn in conns.values():  # from now on the hidden cards are the new owner's
             conn.room = target
 
-    async def saving(data: TableData) -> None:
-        if when == "while-saving" and not taken:
-            await take_over()
-        saves.append(data)
-        await save(data)
-
-    room.table._save = saving  # type: ignore[method-assign]
+    counting = True
     if when == "before-acting":
         await take_over()
     assert room.table.game is not None

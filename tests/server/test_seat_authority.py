@@ -172,6 +172,15 @@ def _saved_size(room: Room) -> int:
 @pytest.mark.asyncio
 async def test_a_card_sent_again_changes_nothing_and_the_turn_state_stays_bounded(tmp_path: Path) -> None:
     rooms, _ = await _rooms(tmp_path)
+    saves = 0
+    save = rooms.db.save
+
+    async def counted(data: Any) -> None:
+        nonlocal saves
+        saves += 1
+        await save(data)
+
+    rooms.db.save = counted  # type: ignore[method-assign]  # every table saves through it
     rules = Rules(players=3, target=None, deals=1)
     room, host_token = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}, {"kind": "open"}])
     _, ana_token, _ = await room.join("Ana")
@@ -181,15 +190,7 @@ async def test_a_card_sent_again_changes_nothing_and_the_turn_state_stays_bounde
     await room.admit(ana, ana_token)
     game = room.table.game
     assert game is not None
-    saves = 0
-    save = room.table._save
-
-    async def counted(data: Any) -> None:
-        nonlocal saves
-        saves += 1
-        await save(data)
-
-    room.table._save = counted
+    saves = 0  # count from here
     first, second = sorted(game.hands[0])[:2]
     await room.handle(host, Play(type="play", card=first))
     assert saves == 1 and [(a.seat, a.value) for a in room.table.turn_log] == [(0, first)]

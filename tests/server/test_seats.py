@@ -19,7 +19,7 @@ from sixnimmt.server.table_setup import TableOptions
 from sixnimmt.server.wire import Chat, Invite, React, Release, SpectatorChat
 
 from .conftest import Listener
-from .helpers import answer
+from .helpers import answer, rebuilt
 
 pytestmark = pytest.mark.asyncio
 
@@ -173,6 +173,6 @@ async def test_chat_lines_and_reactions_with_their_limits(tmp_path: Path) -> Non
     late = Conn(None)
     await room.connect(late)
     assert [c.get("text") for c in late.messages[0]["table"]["chat"]][-1] == "later"
-    restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
+    restored = rebuilt(room, rooms)
     assert restored.table.chat == room.table.chat and len(restored.table.chat) == 7
     await rooms.close()

@@ -21,7 +21,7 @@ from sixnimmt.server.table_setup import TableOptions
 from sixnimmt.server.wire import Keep, Order, Pass, Play, ProtocolError, Retract, decode
 
 from .conftest import make_client
-from .helpers import create_table, play_out, receive_until
+from .helpers import create_table, play_out, rebuilt, receive_until
 
 NEW = ("tournament", "open", "nifty", "hand", "double")
 
@@ -169,7 +169,7 @@ async def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Pat
     await room.handle(spies[0], Retract(type="retract"))
     assert game.choices[0] == ()
     await room.handle(spies[0], Play(type="play", card=third))
-    restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
+    restored = rebuilt(room, rooms)
     assert restored.table.game is not None and restored.table.game.choices[0] == (third,)
     await room.handle(spies[0], Play(type="play", card=first))
     for seat in (1, 2):
@@ -208,7 +208,7 @@ async def test_a_pair_taken_back_in_a_later_turn_keeps_the_earlier_turns_after_a
         await room.handle(spies[0], Play(type="play", card=card))
     await room.handle(spies[0], Retract(type="retract"))
     await room.handle(spies[0], Play(type="play", card=third))
-    restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
+    restored = rebuilt(room, rooms)
     assert restored.table.game is not None
     assert restored.table.game.record() == game.record() and len(game.record()["deals"][0]["turns"]) == 2
     assert restored.table.game.choices == game.choices and game.choices[0] == (third,)
@@ -286,7 +286,7 @@ async def test_a_table_rebuilt_from_the_store_mid_turn_is_the_same(tmp_path: Pat
             await room.act(decision.seat, rng.choice(decision.options))
         phases.add(game.phase.value)
         if step % 3 == 0:
-            restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
+            restored = rebuilt(room, rooms)
             assert restored.table.game is not None
             for seat in (None, 0, 1, 2):
                 assert restored.table.game.view(seat).to_dict() == game.view(seat).to_dict(), (step, seat)
