@@ -69,7 +69,7 @@ async def test_play_again_starts_a_fresh_game(tmp_path: Path) -> None:
 
     app = SixNimmtApp(config, show_start=False)
     async with app.run_test(size=SIZE) as pilot:
-        first = table(app).game
+        first = table(app).session.game
         while not isinstance(app.screen, FinalScreen):
             await pilot.press("enter")
             await pilot.pause()
@@ -80,8 +80,8 @@ async def test_play_again_starts_a_fresh_game(tmp_path: Path) -> None:
         await pilot.pause()
         assert app.screen is ranking and app.table is None
         await pilot.press("n")
-        await settle(pilot, lambda: app.table is not None and app.table.game is not first)
-        assert table(app).game.deal_index == 0 and table(app).game.turn == 0
+        await settle(pilot, lambda: app.table is not None and app.table.session.game is not first)
+        assert table(app).session.game.deal_index == 0 and table(app).session.game.turn == 0
 
 
 async def test_typing_a_number_plays_that_card() -> None:
@@ -91,11 +91,11 @@ async def test_typing_a_number_plays_that_card() -> None:
     app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [1, 2, 3, 4]))
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("3", "7", "enter")
-        await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
-        assert screen.game.played[0][0] == 37
-        assert 37 not in screen.game.hands[0]
+        await settle(pilot, lambda: screen.session.game.turn == 1 and not screen.session.queue)
+        assert screen.session.game.played[0][0] == 37
+        assert 37 not in screen.session.game.hands[0]
 
 
 async def test_a_too_low_card_lets_its_owner_choose_any_row() -> None:
@@ -106,22 +106,22 @@ async def test_a_too_low_card_lets_its_owner_choose_any_row() -> None:
     app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [50, 60, 70, 80]))
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("enter")  # the cursor starts on the lowest card, 1
-        await settle(pilot, lambda: screen.asking == 0 and screen.game.phase.value == "row-choice")
+        await settle(pilot, lambda: screen.session.asking == 0 and screen.session.game.phase.value == "row-choice")
         prompt = text_of(app, "#prompt")
         assert "lower than every row" in prompt
         # The cursor starts on the cheapest row (50: 3 bullheads, like 60, 70, 80: the first).
-        assert screen.row_cursor == 0
+        assert screen.session.row_cursor == 0
         await pilot.press("down", "down")  # move to row 3 ...
-        assert screen.row_cursor == 2
+        assert screen.session.row_cursor == 2
         await pilot.press("2")  # ... or jump straight to row 2 by its number
-        assert screen.row_cursor == 1
+        assert screen.session.row_cursor == 1
         await pilot.press("enter")
-        await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
-        assert screen.game.taken[0] == [60]
-        assert screen.game.penalties[0] == 3
-        assert screen.shown_rows[1][0] == 1
+        await settle(pilot, lambda: screen.session.game.turn == 1 and not screen.session.queue)
+        assert screen.session.game.taken[0] == [60]
+        assert screen.session.game.penalties[0] == 3
+        assert screen.session.shown_rows[1][0] == 1
         rows = text_of(app, "#rows")
         assert re.search(r"Row 2\s+1¹ ", rows)  # the 1 now starts row 2
 
@@ -139,26 +139,26 @@ async def test_pass_and_play_hides_each_hand_from_the_others() -> None:
         screen = table(app)
         await settle(pilot, lambda: isinstance(app.screen, PassScreen))
         assert "Ana" in plain(app.screen.query_one("#pass-title").content)
-        assert screen.viewer is None
+        assert screen.session.viewer is None
         assert "hidden" in text_of(app, "#hand")
         assert not shown_numbers(app) & {str(c) for c in hands[0] + hands[1]}
         await pilot.press("enter")
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         assert {str(c) for c in hands[0]} <= shown_numbers(app)
         await pilot.press("right", "enter")  # Ana plays 2
         await settle(pilot, lambda: isinstance(app.screen, PassScreen))
         assert "Ben" in plain(app.screen.query_one("#pass-title").content)
         assert not shown_numbers(app) & {str(c) for c in hands[0] + hands[1]}
         await pilot.press("enter")
-        await settle(pilot, lambda: screen.asking == 1)
+        await settle(pilot, lambda: screen.session.asking == 1)
         shown = shown_numbers(app)
         assert {str(c) for c in hands[1]} <= shown
         assert not shown & {str(c) for c in hands[0]}
         # Ben's card completes the turn: during the reveal nobody's hand is on screen.
-        await settle(pilot, lambda: screen.game.chosen[2] is not None)  # the bot has chosen
+        await settle(pilot, lambda: screen.session.game.chosen[2] is not None)  # the bot has chosen
         await pilot.press("enter")
-        await settle(pilot, lambda: screen.revealed is not None)
-        assert screen.queue or screen._pause_timer is not None  # still placing cards
+        await settle(pilot, lambda: screen.session.revealed is not None)
+        assert screen.session.animating  # still placing cards
         assert "hidden" in text_of(app, "#hand")
 
 
@@ -168,15 +168,15 @@ async def test_hint_shows_what_the_strongest_bot_would_play() -> None:
     app = SixNimmtApp(config, show_start=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("h")
         # the grandmaster's first decision in a process loads its compiled kernels first
-        await settle(pilot, lambda: screen.hint is not None, steps=3000)
-        assert screen.hint is not None and screen.hint.bot == "grandmaster"
-        hand = screen.game.hands[0]
-        assert screen.hint.choice in hand
-        assert hand[screen.cursor] == screen.hint.choice  # the cursor moves to the advice
-        assert f"play {screen.hint.choice}" in text_of(app, "#hint")
+        await settle(pilot, lambda: screen.session.hint is not None, steps=3000)
+        assert screen.session.hint is not None and screen.session.hint.bot == "grandmaster"
+        hand = screen.session.game.hands[0]
+        assert screen.session.hint.choice in hand
+        assert hand[screen.session.cursor] == screen.session.hint.choice  # the cursor moves to the advice
+        assert f"play {screen.session.hint.choice}" in text_of(app, "#hint")
 
 
 async def test_help_shows_the_rules_of_the_variant_being_played() -> None:
@@ -184,7 +184,7 @@ async def test_help_shows_the_rules_of_the_variant_being_played() -> None:
 
     app = SixNimmtApp(config, show_start=False)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: table(app).asking == 0)
+        await settle(pilot, lambda: table(app).session.asking == 0)
         await pilot.press("question_mark")
         await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
         assert "Professional" in app.screen.rules_markdown
@@ -198,7 +198,7 @@ async def test_the_table_speaks_the_chosen_language() -> None:
 
     app = SixNimmtApp(config, show_start=False)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: table(app).asking == 0)
+        await settle(pilot, lambda: table(app).session.asking == 0)
         assert "Fila 1" in text_of(app, "#rows")
         assert "elige una carta" in text_of(app, "#prompt")
         scores = text_of(app, "#scores")
@@ -233,8 +233,8 @@ async def test_start_screen_language_switch_and_start() -> None:
         await pilot.click("#start")
         await settle(pilot, lambda: app.table is not None)
         screen = table(app)
-        assert screen.game.players == 5 and screen.config.lang == "sv"
-        await settle(pilot, lambda: screen.asking == 0)
+        assert screen.session.game.players == 5 and screen.config.lang == "sv"
+        await settle(pilot, lambda: screen.session.asking == 0)
         assert "Rad 1" in text_of(app, "#rows")
 
 
@@ -261,19 +261,19 @@ async def test_other_variants_play_through(variant: str) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
         if variant == "logic":
-            await settle(pilot, lambda: screen.asking == 0)
+            await settle(pilot, lambda: screen.session.asking == 0)
             assert "open deck" in text_of(app, "#prompt")
             assert "Open draft" in text_of(app, "#status")
             await pilot.press("enter")
-            await settle(pilot, lambda: screen.asking == 0 and not screen.queue)
+            await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.queue)
             # The draft is open, so everyone's hand is public and shown.
             others = text_of(app, "#open-hands")
-            ada = screen.game.hands[1]
+            ada = screen.session.game.hands[1]
             assert ada and re.search(r"Ada\s+" + r"\s+".join(f"{c}[⁰¹²³⁴⁵⁶⁷⁸⁹]" for c in ada), others)
             assert "You" not in others
             await pilot.press("h")  # a hint works for a draft pick too
-            await settle(pilot, lambda: screen.hint is not None)
-            assert f"take {screen.hint.choice}" in text_of(app, "#hint")
+            await settle(pilot, lambda: screen.session.hint is not None)
+            assert f"take {screen.session.hint.choice}" in text_of(app, "#hint")
         for _ in range(80):
             if isinstance(app.screen, FinalScreen):
                 break
@@ -291,24 +291,24 @@ async def test_a_professional_tie_asks_for_the_end() -> None:
     app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [50, 54, 10, 90]))
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("5", "2", "enter")
-        await settle(pilot, lambda: screen.asking == 0 and screen.game.phase.value == "row-choice")
-        decision = screen.game.decision_for(0)
+        await settle(pilot, lambda: screen.session.asking == 0 and screen.session.game.phase.value == "row-choice")
+        decision = screen.session.game.decision_for(0)
         assert decision is not None and decision.reason == "tie" and decision.options == (0, 1)
         assert "as close to two rows" in text_of(app, "#prompt")
         await pilot.press("3")  # not one of the tied rows: ignored
-        assert screen.row_cursor in (0, 1)
+        assert screen.session.row_cursor in (0, 1)
         await pilot.press("2", "enter")
-        await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
-        assert screen.shown_rows[1][:2] == [52, 54]  # on the left end of the 54
-        assert screen.game.penalties[0] == 0
+        await settle(pilot, lambda: screen.session.game.turn == 1 and not screen.session.queue)
+        assert screen.session.shown_rows[1][:2] == [52, 54]  # on the left end of the 54
+        assert screen.session.game.penalties[0] == 0
 
 
 async def test_quitting_needs_a_second_q() -> None:
     app = SixNimmtApp(three_seats(), show_start=False)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: table(app).asking == 0)
+        await settle(pilot, lambda: table(app).session.asking == 0)
         await pilot.press("q")
         await pilot.pause()
         assert app.is_running and app.table is not None
@@ -334,7 +334,7 @@ async def test_start_screen_seats_friends_by_name_and_starts_pass_and_play() -> 
         await pilot.click("#start")
         await settle(pilot, lambda: app.table is not None)
         screen = table(app)
-        assert screen.game.seats[:2] == ("Ana", "Ben")
+        assert screen.session.game.seats[:2] == ("Ana", "Ben")
         assert [s.bot for s in screen.config.seats] == [None, None, "easy"]
         await settle(pilot, lambda: isinstance(app.screen, PassScreen))
 
@@ -359,16 +359,16 @@ async def test_open_shows_the_cards_played_before_yours() -> None:
     app = SixNimmtApp(config, show_start=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         assert "Face up" not in text_of(app, "#revealed")  # seat 0 holds the marker: nothing yet
-        await pilot.press(*str(max(screen.game.hands[0])), "enter")
-        await settle(pilot, lambda: screen.game.turn == 1 and screen.asking == 0 and not screen.queue)
-        face_up = screen.game.view(0).face_up
+        await pilot.press(*str(max(screen.session.game.hands[0])), "enter")
+        await settle(pilot, lambda: screen.session.game.turn == 1 and screen.session.asking == 0 and not screen.session.queue)
+        face_up = screen.session.game.view(0).face_up
         assert face_up is not None and face_up[0] is None
         shown = text_of(app, "#revealed")
         assert "Face up" in shown
         for seat in (1, 2):
-            assert re.search(rf"{screen.game.seats[seat]}\s+{face_up[seat]}[⁰¹²³⁴⁵⁶⁷⁸⁹]", shown)
+            assert re.search(rf"{screen.session.game.seats[seat]}\s+{face_up[seat]}[⁰¹²³⁴⁵⁶⁷⁸⁹]", shown)
 
 
 async def test_tournament_passes_the_hands_and_ends_after_one_deal_per_player() -> None:
@@ -384,7 +384,7 @@ async def test_tournament_passes_the_hands_and_ends_after_one_deal_per_player() 
             await pilot.pause()
         assert isinstance(app.screen, FinalScreen)
         game = app.screen.game
-        assert screen.game is game and game.deal_index == 2  # three players: three deals
+        assert screen.session.game is game and game.deal_index == 2  # three players: three deals
         # Each deal, the person played another seat's drafted sheet.
         sheets = [{turn["plays"][seat] for turn in game.history[0]["turns"]} for seat in range(3)]
         played = [{turn["plays"][0] for turn in deal["turns"]} for deal in game.history]
@@ -399,10 +399,10 @@ async def test_double_stacks_a_twin_on_one_place() -> None:
     app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [10, 20, 30, 40]))
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("4", "0", "enter")
-        await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
-        assert screen.shown_rows[3][:2] == [40, 40]
+        await settle(pilot, lambda: screen.session.game.turn == 1 and not screen.session.queue)
+        assert screen.session.shown_rows[3][:2] == [40, 40]
         assert re.search(r"Row 4\s+40³×2 ", text_of(app, "#rows"))  # two cards, one place
 
 
@@ -413,20 +413,20 @@ async def test_nifty_two_cards_then_the_order_they_go_down() -> None:
     app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [10, 19, 48, 95]))
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         assert "choose two cards" in text_of(app, "#prompt")
         await pilot.press("2", "0", "enter")
         await settle(pilot, lambda: "second card" in text_of(app, "#prompt"))
         assert "20³✓" in text_of(app, "#hand")  # chosen, still in hand until the reveal
         await pilot.press("2", "1", "enter")
         # The 20 is the lowest card revealed: its owner orders their two cards first.
-        await settle(pilot, lambda: screen.asking == 0 and screen.game.phase.value == "order")
+        await settle(pilot, lambda: screen.session.asking == 0 and screen.session.game.phase.value == "order")
         assert "Place first:" in text_of(app, "#options")
         await pilot.press("2", "1", "enter")  # the 21 first (after the 19), then the 20 (after the 10)
-        await settle(pilot, lambda: screen.game.turn == 1 and not screen.queue)
-        assert screen.shown_rows[1][:2] == [19, 21]
-        assert screen.shown_rows[0][:2] == [10, 20]
-        assert screen.game.history[0]["turns"][0]["plays"][0] == [21, 20]
+        await settle(pilot, lambda: screen.session.game.turn == 1 and not screen.session.queue)
+        assert screen.session.shown_rows[1][:2] == [19, 21]
+        assert screen.session.shown_rows[0][:2] == [10, 20]
+        assert screen.session.game.history[0]["turns"][0]["plays"][0] == [21, 20]
 
 
 async def test_hand_second_card_pass_and_keeping_a_taken_card() -> None:
@@ -436,18 +436,18 @@ async def test_hand_second_card_pass_and_keeping_a_taken_card() -> None:
     app = SixNimmtApp(config, show_start=False, dealer=fixed_deal(hands, [50, 60, 70, 80]))
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("1", "enter")
         await settle(pilot, lambda: "second card, or pass" in text_of(app, "#prompt"))
         assert "Play: pass" in text_of(app, "#options")
         await pilot.press("0", "enter")  # no second card
-        await settle(pilot, lambda: screen.game.phase.value == "row-choice" and screen.asking == 0)
+        await settle(pilot, lambda: screen.session.game.phase.value == "row-choice" and screen.session.asking == 0)
         await pilot.press("2", "enter")  # take the 60 (3 bullheads) ...
-        await settle(pilot, lambda: screen.game.phase.value == "keep" and screen.asking == 0)
+        await settle(pilot, lambda: screen.session.game.phase.value == "keep" and screen.session.asking == 0)
         assert "Keep in hand:" in text_of(app, "#options") and "60" in text_of(app, "#options")
         await pilot.press("6", "0", "enter")  # ... and take it back into the hand
-        await settle(pilot, lambda: screen.game.phase.value != "keep")
-        assert 60 in screen.game.hands[0] and screen.game.penalties[0] == 0
+        await settle(pilot, lambda: screen.session.game.phase.value != "keep")
+        assert 60 in screen.session.game.hands[0] and screen.session.game.penalties[0] == 0
 
 
 async def test_pass_and_play_nifty_hides_the_hand_before_ordering() -> None:
@@ -472,7 +472,7 @@ async def test_pass_and_play_nifty_hides_the_hand_before_ordering() -> None:
         passes.append(plain(app.screen.query_one("#pass-title").content))
         assert "hidden" in text_of(app, "#hand")
         await pilot.press("enter")
-        await settle(pilot, lambda: screen.asking == 0 and screen.game.phase.value == "order")
+        await settle(pilot, lambda: screen.session.asking == 0 and screen.session.game.phase.value == "order")
         assert "Place first:" in text_of(app, "#options")
         assert [("Ana" in p, "Ben" in p) for p in passes] == [(True, False), (False, True), (True, False)]
 

@@ -79,7 +79,7 @@ def test_an_unwritable_records_folder_is_refused_at_the_start(
 
 
 def test_flags_build_the_same_config_the_start_screen_would() -> None:
-    config = play_command._config(
+    config = play_command.game_config(
         "hard,human:Ben,expert", "professional", 74, "above", None, "down", "Ana", "sv", 0.0, None, False, 5
     )
     assert isinstance(config, GameConfig)
@@ -94,25 +94,25 @@ def test_flags_build_the_same_config_the_start_screen_would() -> None:
 
 def test_spanish_and_swedish_count_down_by_default_and_name_the_player() -> None:
     for lang, count_down, name in (("en", False, "You"), ("es", True, "Tú"), ("sv", True, "Du")):
-        config = play_command._config("easy", None, None, None, None, None, "You", lang, 0, None, False, None)
+        config = play_command.game_config("easy", None, None, None, None, None, "You", lang, 0, None, False, None)
         assert config.count_down is count_down
         assert config.seats[0].name == name
 
 
 def test_pro_tie_reaches_the_rules() -> None:
-    config = play_command._config("easy", "professional", None, None, None, None, "You", "en", 0, None, False, None, "left")
+    config = play_command.game_config("easy", "professional", None, None, None, None, "You", "en", 0, None, False, None, "left")
     assert config.rules().pro_tie.value == "left"
 
 
 def test_with_friends_at_the_keyboard_the_first_seat_is_player_1() -> None:
-    config = play_command._config("human,easy", None, None, None, None, None, "You", "en", 0, None, False, None)
+    config = play_command.game_config("human,easy", None, None, None, None, None, "You", "en", 0, None, False, None)
     assert [s.name for s in config.seats] == ["Player 1", "Player 2", "Ada"]
-    config = play_command._config("human:Ben,human", None, None, None, None, None, "Ana", "sv", 0, None, False, None)
+    config = play_command.game_config("human:Ben,human", None, None, None, None, None, "Ana", "sv", 0, None, False, None)
     assert [s.name for s in config.seats] == ["Ana", "Ben", "Spelare 3"]
 
 
 def test_deals_alone_replace_the_target() -> None:
-    config = play_command._config("easy", None, None, None, 3, None, "You", "en", 0, None, False, None)
+    config = play_command.game_config("easy", None, None, None, 3, None, "You", "en", 0, None, False, None)
     assert config.rules().deals == 3 and config.rules().target is None
 
 

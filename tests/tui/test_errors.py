@@ -4,6 +4,7 @@ and stays a real error for the tests otherwise."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,11 @@ class CheatingBot(Bot):
 
 
 @pytest.fixture(autouse=True)
-def cheating_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+def cheating_bot() -> Iterator[None]:
     available()
-    monkeypatch.setitem(registry._REGISTRY, "test-cheat", registry.BotEntry(CheatingBot, "test: illegal moves"))
+    registry.register("test-cheat", CheatingBot, "test: illegal moves")
+    yield
+    registry.unregister("test-cheat")
 
 
 def config(records: Path | None = None) -> GameConfig:
@@ -40,23 +43,19 @@ def config(records: Path | None = None) -> GameConfig:
     )  # fmt: skip
 
 
-def messages(app: SixNimmtApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
-
-
-async def test_a_bots_illegal_move_is_reported_and_replaced_by_a_legal_one() -> None:
+async def test_a_bots_illegal_move_is_reported_and_replaced_by_a_legal_one(notices: list[str]) -> None:
     app = SixNimmtApp(config(), show_start=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0 and not screen.thinking)
-        bot_hand = list(screen.game.hands[1])
-        await pilot.press(*str(max(screen.game.hands[0])), "enter")
-        await settle(pilot, lambda: screen.game.turn == 1)
-        assert screen.game.played[0][1] in bot_hand  # the guard's random legal move
-        assert any(m.startswith("Cheat: ") and "105" in m for m in messages(app))
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.thinking)
+        bot_hand = list(screen.session.game.hands[1])
+        await pilot.press(*str(max(screen.session.game.hands[0])), "enter")
+        await settle(pilot, lambda: screen.session.game.turn == 1)
+        assert screen.session.game.played[0][1] in bot_hand  # the guard's random legal move
+        assert any(m.startswith("Cheat: ") and "105" in m for m in notices)
 
 
-async def test_a_failing_hint_is_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_failing_hint_is_a_message(monkeypatch: pytest.MonkeyPatch, notices: list[str]) -> None:
     def broken_advise(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the oracle is asleep")
 
@@ -65,10 +64,10 @@ async def test_a_failing_hint_is_a_message(monkeypatch: pytest.MonkeyPatch) -> N
     app = SixNimmtApp(config(), show_start=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("h")
-        await settle(pilot, lambda: any("the oracle is asleep" in m for m in messages(app)))
-        assert app.is_running and any(m.startswith("No hint: ") for m in messages(app))
+        await settle(pilot, lambda: any("the oracle is asleep" in m for m in notices))
+        assert app.is_running and any(m.startswith("No hint: ") for m in notices)
 
 
 def break_the_hint_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,7 +83,7 @@ async def test_a_bug_stays_a_real_error_for_the_tests(monkeypatch: pytest.Monkey
     with pytest.raises(RuntimeError, match="boom"):
         app = SixNimmtApp(config(), show_start=False)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: table(app).asking == 0)
+            await settle(pilot, lambda: table(app).session.asking == 0)
             await pilot.press("h")
             await pilot.pause()
 
@@ -99,9 +98,9 @@ async def test_a_bug_in_a_handler_ends_the_app_with_one_line_and_saves_the_game(
     app = SixNimmtApp(config(records), show_start=False, friendly_errors=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0 and not screen.thinking)
-        await pilot.press(*str(max(screen.game.hands[0])), "enter")
-        await settle(pilot, lambda: screen.game.turn == 1 and screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.thinking)
+        await pilot.press(*str(max(screen.session.game.hands[0])), "enter")
+        await settle(pilot, lambda: screen.session.game.turn == 1 and screen.session.asking == 0)
         app.simulate_key("h")  # not pilot.press, which would wait for an app that has stopped
         await settle(pilot, lambda: not app.is_running)
     assert app.return_code == 1 and isinstance(app.error, RuntimeError)
@@ -122,7 +121,7 @@ async def test_a_bug_in_a_worker_names_the_workers_error(monkeypatch: pytest.Mon
 
     app = SixNimmtApp(config(), show_start=False, friendly_errors=True)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: table(app).asking == 0)
+        await settle(pilot, lambda: table(app).session.asking == 0)
         app.run_worker(crash, thread=True)
         await settle(pilot, lambda: not app.is_running)
     assert isinstance(app.error, KeyError)
@@ -142,11 +141,11 @@ async def test_a_bug_stops_the_external_bots_too(monkeypatch: pytest.MonkeyPatch
     app = SixNimmtApp(one_deal(), show_start=False, friendly_errors=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        bot = screen.bots[1]
+        bot = screen.session.bots[1].bot
         assert isinstance(bot, ExternalBot)
-        await settle(pilot, lambda: bot._process is not None and screen.asking == 0, steps=1000)
-        assert bot._process is not None
-        pid = bot._process.pid
+        await settle(pilot, lambda: bot.pid is not None and screen.session.asking == 0, steps=1000)
+        pid = bot.pid
+        assert pid is not None
         app.simulate_key("h")
         await settle(pilot, lambda: not app.is_running)
     assert isinstance(app.error, RuntimeError) and not is_running(pid)

@@ -38,7 +38,7 @@ def is_running(pid: int) -> bool:
 
 
 def external(app: SixNimmtApp, seat: int = 1) -> ExternalBot:
-    bot = table(app).bots[seat]
+    bot = table(app).session.bots[seat].bot
     assert isinstance(bot, ExternalBot)
     return bot
 
@@ -62,7 +62,7 @@ def test_a_comma_inside_a_command_line_stays_in_it() -> None:
 
 
 def test_play_accepts_cmd_bots_and_repeated_options() -> None:
-    config = play_command._config(
+    config = play_command.game_config(
         [*split_bot_list([f"cmd:{EXAMPLE},hard"]), "human:Ben"],
         None, None, None, 1, None, "You", "en", 0, None, False, 1,
     )  # fmt: skip
@@ -94,7 +94,7 @@ async def play_to_the_end(app: SixNimmtApp, pilot: object) -> None:
         await settle(pilot, lambda: app.screen is not None)
         if isinstance(app.screen, FinalScreen):
             return
-        if isinstance(app.screen, DealSummaryScreen) or table(app).asking == 0:
+        if isinstance(app.screen, DealSummaryScreen) or table(app).session.asking == 0:
             await pilot.press("enter")
         await pilot.pause(0.02)
     raise AssertionError("the game did not end")
@@ -106,9 +106,9 @@ async def test_an_external_bot_plays_a_game_and_is_stopped_at_its_end() -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
         bot = external(app)
-        await settle(pilot, lambda: bot._process is not None and screen.asking == 0, steps=1000)
-        assert bot._process is not None
-        pid = bot._process.pid
+        await settle(pilot, lambda: bot.pid is not None and screen.session.asking == 0, steps=1000)
+        pid = bot.pid
+        assert pid is not None
         assert is_running(pid)
         assert "(program)" in text_of(app, "#scores")
         await play_to_the_end(app, pilot)
@@ -124,9 +124,9 @@ async def test_quitting_mid_game_stops_the_external_bot() -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
         bot = external(app)
-        await settle(pilot, lambda: bot._process is not None and screen.asking == 0, steps=1000)
-        assert bot._process is not None
-        pid = bot._process.pid
+        await settle(pilot, lambda: bot.pid is not None and screen.session.asking == 0, steps=1000)
+        pid = bot.pid
+        assert pid is not None
         await pilot.press("q", "q")
         await settle(pilot, lambda: not app.is_running)
     assert not is_running(pid)
@@ -176,7 +176,7 @@ async def test_the_start_screen_seats_an_external_program() -> None:
 
 
 @pytest.mark.asyncio
-async def test_play_again_without_the_program_is_a_message(tmp_path: Path) -> None:
+async def test_play_again_without_the_program_is_a_message(tmp_path: Path, notices: list[str]) -> None:
     program = tmp_path / "bot.py"
     program.write_text(f"#!{sys.executable}\n" + (ROOT / "examples" / "bots" / "python_bot.py").read_text())
     program.chmod(0o755)
@@ -189,5 +189,5 @@ async def test_play_again_without_the_program_is_a_message(tmp_path: Path) -> No
         await pilot.press("n")
         await pilot.pause()
         assert app.screen is ranking
-        assert any("not found" in str(n.message) for n in app._notifications)
+        assert any("not found" in m for m in notices)
 

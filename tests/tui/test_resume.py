@@ -43,10 +43,10 @@ async def play_turns(app: SixNimmtApp, pilot: object, turns: int) -> None:
     assert isinstance(pilot, Pilot)
     screen = table(app)
     for _ in range(turns):
-        turn = screen.game.turn
-        await settle(pilot, lambda: screen.asking == 0 and not screen.queue)
-        await pilot.press(*str(max(screen.game.hands[0])), "enter")
-        await settle(pilot, lambda turn=turn: screen.game.turn != turn and not screen.queue)  # type: ignore[misc]
+        turn = screen.session.game.turn
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.queue)
+        await pilot.press(*str(max(screen.session.game.hands[0])), "enter")
+        await settle(pilot, lambda turn=turn: screen.session.game.turn != turn and not screen.session.queue)  # type: ignore[misc]
 
 
 @pytest.mark.asyncio
@@ -55,8 +55,8 @@ async def test_quitting_mid_game_saves_a_partial_record_that_replays(tmp_path: P
     app = SixNimmtApp(config(tmp_path), show_start=False)
     async with app.run_test(size=SIZE) as pilot:
         await play_turns(app, pilot, 3)
-        game = table(app).game
-        await settle(pilot, lambda: table(app).asking == 0)
+        game = table(app).session.game
+        await settle(pilot, lambda: table(app).session.asking == 0)
         await pilot.press(*keys)
         await settle(pilot, lambda: not app.is_running)
     [saved] = unfinished(tmp_path)
@@ -77,7 +77,7 @@ async def test_a_terminal_that_hangs_up_ends_the_app_and_the_game_is_saved(tmp_p
     app = SixNimmtApp(config(tmp_path), show_start=False, terminal_alive=lambda: terminal["there"])
     async with app.run_test(size=SIZE) as pilot:
         await play_turns(app, pilot, 2)
-        await settle(pilot, lambda: table(app).asking == 0)
+        await settle(pilot, lambda: table(app).session.asking == 0)
         app.check_terminal()  # the terminal is still there: nothing happens
         await pilot.pause()
         assert app.is_running and unfinished(tmp_path) == []
@@ -94,7 +94,7 @@ async def test_a_terminal_that_hangs_up_ends_the_app_and_the_game_is_saved(tmp_p
 async def test_quitting_before_anything_happened_saves_nothing(tmp_path: Path) -> None:
     app = SixNimmtApp(config(tmp_path), show_start=False)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: table(app).asking == 0)
+        await settle(pilot, lambda: table(app).session.asking == 0)
         await pilot.press("q", "q")
         await settle(pilot, lambda: not app.is_running)
     assert list(tmp_path.iterdir()) == [] and app.unfinished_saved_to is None
@@ -112,23 +112,23 @@ async def test_a_resumed_game_goes_on_where_it_stopped_and_is_saved_whole(tmp_pa
         await settle(pilot, lambda: not app.is_running)
     [saved] = unfinished(first)
     record = json.loads(saved.read_text())
-    game, resumed = play_command._resume(saved, ["random", "easy"], None, "en", 0, second, True, 5)
+    game, resumed = play_command.resumed_game(saved, ["random", "easy"], None, "en", 0, second, True, 5)
     assert [(s.name, s.bot) for s in resumed.seats] == [("Ana", None), ("Ada", "random"), ("Bruno", "easy")]
     assert resumed.deals == 2 and resumed.target is None
 
     app = SixNimmtApp(resumed, show_start=False, resume=game)
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         # The table stands as it was left: the rows, the turn, and the log of what happened.
-        assert screen.shown_rows == [list(row) for row in game.rows]
-        assert (screen.game.deal_index, screen.game.turn) == (0, 4)
+        assert screen.session.shown_rows == [list(row) for row in game.rows]
+        assert (screen.session.game.deal_index, screen.session.game.turn) == (0, 4)
         log = "\n".join(str(line.text) for line in screen.query_one("#log", RichLog).lines)
         assert "Deal 1 begins" in log and "goes on where it stopped" in log
         for _ in range(80):
             if isinstance(app.screen, FinalScreen):
                 break
-            if isinstance(app.screen, DealSummaryScreen) or screen.asking == 0:
+            if isinstance(app.screen, DealSummaryScreen) or screen.session.asking == 0:
                 await pilot.press("enter")
             await pilot.pause(0.01)
         assert isinstance(app.screen, FinalScreen)
@@ -205,12 +205,12 @@ async def test_resuming_other_variants_shows_their_history(variant: str, tmp_pat
             game.act(decision.seat, bots[decision.seat].decide(game.view(decision.seat)))
     path = tmp_path / "partial.json"
     path.write_text(dumps(game.record()))
-    resumed, settings = play_command._resume(path, ["random", "random"], None, "en", 0, None, False, 1)
+    resumed, settings = play_command.resumed_game(path, ["random", "random"], None, "en", 0, None, False, 1)
 
     app = SixNimmtApp(settings, show_start=False, resume=resumed)
     async with app.run_test(size=SIZE) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0 and not screen.queue)
-        assert screen.shown_rows == [list(row) for row in screen.game.rows]
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.queue)
+        assert screen.session.shown_rows == [list(row) for row in screen.session.game.rows]
         log = "\n".join(str(line.text) for line in screen.query_one("#log", RichLog).lines)
         assert "goes on where it stopped" in log and "Ada" in log

@@ -36,7 +36,7 @@ async def test_every_size_shows_the_four_rows_and_the_hand_and_plays(size: tuple
     app = SixNimmtApp(three_seats(), show_start=False, dealer=fixed_deal(HANDS, [1, 2, 3, 4]))
     async with app.run_test(size=size) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.pause()
         assert screen.layout_name is layout
         rows = list(screen.query(RowWidget))
@@ -58,15 +58,15 @@ async def test_every_size_shows_the_four_rows_and_the_hand_and_plays(size: tuple
         await pilot.pause()
         assert side.display == (layout is Layout.COMPACT)
         await pilot.press("enter")
-        await settle(pilot, lambda: screen.game.turn == 1 and not screen.session.animating)
-        assert screen.game.played[0][0] == 31
+        await settle(pilot, lambda: screen.session.game.turn == 1 and not screen.session.animating)
+        assert screen.session.game.played[0][0] == 31
 
 
 async def test_resizing_mid_game_switches_the_layout_and_below_80x24_says_what_it_needs() -> None:
     app = SixNimmtApp(three_seats(), show_start=False, dealer=fixed_deal(HANDS, [1, 2, 3, 4]))
     async with app.run_test(size=(160, 50)) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         assert screen.layout_name is Layout.ROOMY
         await pilot.press("right", "right")
         await pilot.resize_terminal(80, 24)
@@ -82,8 +82,8 @@ async def test_resizing_mid_game_switches_the_layout_and_below_80x24_says_what_i
         await pilot.resize_terminal(100, 30)
         await settle(pilot, lambda: screen.layout_name is Layout.NORMAL)
         await pilot.press("enter")  # the game went on where it was: the third card
-        await settle(pilot, lambda: screen.game.turn == 1)
-        assert screen.game.played[0][0] == 33
+        await settle(pilot, lambda: screen.session.game.turn == 1)
+        assert screen.session.game.played[0][0] == 33
 
 
 async def test_a_hidden_hand_stays_hidden_when_the_terminal_is_too_small() -> None:
@@ -94,34 +94,34 @@ async def test_a_hidden_hand_stays_hidden_when_the_terminal_is_too_small() -> No
         await settle(pilot, lambda: isinstance(app.screen, PassScreen))
         assert "Ana" in plain(app.screen.query_one("#pass-title").content)
         screen = table(app)
-        assert screen.viewer is None and "hidden" in text_of(app, "#hand")
+        assert screen.session.viewer is None and "hidden" in text_of(app, "#hand")
         await pilot.resize_terminal(60, 20)
         await pilot.pause()
-        assert isinstance(app.screen, PassScreen) and screen.viewer is None
+        assert isinstance(app.screen, PassScreen) and screen.session.viewer is None
 
 
 async def test_mouse_a_click_selects_a_card_and_a_second_click_plays_it() -> None:
     app = SixNimmtApp(three_seats(), show_start=False, dealer=fixed_deal(HANDS, [1, 2, 3, 4]))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.pause()
         card = next(w for w in screen.query(CardWidget) if w.number == 36)
         await pilot.click(card)
         await pilot.pause()
-        assert screen.session.card_options()[screen.cursor] == 36
-        assert not screen.game.played
+        assert screen.session.card_options()[screen.session.cursor] == 36
+        assert not screen.session.game.played
         card = next(w for w in screen.query("#hand CardWidget").results(CardWidget) if w.number == 36)
         await pilot.click(card)
-        await settle(pilot, lambda: bool(screen.game.played))
-        assert screen.game.played[0][0] == 36
+        await settle(pilot, lambda: bool(screen.session.game.played))
+        assert screen.session.game.played[0][0] == 36
 
 
 async def test_mouse_hovering_a_card_previews_its_row() -> None:
     app = SixNimmtApp(three_seats(), show_start=False, dealer=fixed_deal(HANDS, [1, 2, 3, 30]))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.pause()
         card = next(w for w in screen.query("#hand CardWidget").results(CardWidget) if w.number == 36)
         await pilot.hover(card)
@@ -137,14 +137,14 @@ async def test_mouse_a_click_on_a_row_takes_it() -> None:
     app = SixNimmtApp(three_seats(), show_start=False, dealer=fixed_deal(hands, [50, 60, 70, 80]))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("enter")  # 1: too low
-        await settle(pilot, lambda: screen.asking == 0 and screen.game.phase.value == "row-choice")
+        await settle(pilot, lambda: screen.session.asking == 0 and screen.session.game.phase.value == "row-choice")
         await pilot.pause()
         row = list(screen.query(RowWidget))[2]
         await pilot.click(row)
-        await settle(pilot, lambda: screen.game.phase.value != "row-choice")
-        assert screen.game.totals == [0, 0, 0]  # scored at the deal's end
+        await settle(pilot, lambda: screen.session.game.phase.value != "row-choice")
+        assert screen.session.game.totals == [0, 0, 0]  # scored at the deal's end
         assert any("Row 3 goes to You" in plain(line) for line in screen.session.log)
 
 
@@ -152,14 +152,14 @@ async def test_the_typo_case_at_the_keyboard() -> None:
     app = SixNimmtApp(three_seats(), show_start=False, dealer=fixed_deal(HANDS, [1, 2, 3, 4]))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("5", "5", "enter")
         await pilot.pause()
-        assert not screen.game.played and screen.asking == 0
+        assert not screen.session.game.played and screen.session.asking == 0
         assert "55 is not in your hand" in text_of(app, "#prompt")
         await pilot.press("escape", "3", "4", "enter")
-        await settle(pilot, lambda: bool(screen.game.played))
-        assert screen.game.played[0][0] == 34
+        await settle(pilot, lambda: bool(screen.session.game.played))
+        assert screen.session.game.played[0][0] == 34
 
 
 async def test_a_key_during_the_reveal_skips_it_and_enter_never_plays_blind() -> None:
@@ -167,21 +167,21 @@ async def test_a_key_during_the_reveal_skips_it_and_enter_never_plays_blind() ->
     app = SixNimmtApp(three_seats(delay=60), show_start=False, dealer=fixed_deal(HANDS, [1, 2, 3, 4]))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = table(app)
-        await settle(pilot, lambda: screen.asking == 0)
+        await settle(pilot, lambda: screen.session.asking == 0)
         await pilot.press("enter")
         await settle(pilot, lambda: screen.session.pausing)
         await pilot.press("3", "8")  # skips the reveal; the number waits for the next turn
-        await settle(pilot, lambda: screen.asking == 0 and not screen.session.animating)
-        assert len(screen.game.played) == 1
-        assert screen.session.card_options()[screen.cursor] == 38
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.animating)
+        assert len(screen.session.game.played) == 1
+        assert screen.session.card_options()[screen.session.cursor] == 38
         await pilot.press("enter")
         await settle(pilot, lambda: screen.session.pausing)
         await pilot.press("enter")  # only skips
-        await settle(pilot, lambda: screen.asking == 0 and not screen.session.animating)
-        assert len(screen.game.played) == 2 and screen.game.played[1][0] == 38
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.animating)
+        assert len(screen.session.game.played) == 2 and screen.session.game.played[1][0] == 38
 
 
-async def test_the_start_screen_focuses_the_first_field_and_asks_before_quitting_a_changed_form() -> None:
+async def test_the_start_screen_focuses_the_first_field_and_asks_before_quitting_a_changed_form(notices: list[str]) -> None:
     from textual.widgets import Input
 
     from sixnimmt.tui.start import StartScreen
@@ -201,6 +201,6 @@ async def test_the_start_screen_focuses_the_first_field_and_asks_before_quitting
         await pilot.press("escape")  # changed: the first press only asks
         await pilot.pause()
         assert len(exits) == 1
-        assert any("press Esc or Quit again" in str(n.message) for n in app._notifications)
+        assert any("press Esc or Quit again" in m for m in notices)
         await pilot.press("escape")
         assert len(exits) == 2
