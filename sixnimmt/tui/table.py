@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import RichLog, Static
 
-from ..bots import Bot
 from ..core import CardsRevealed, Dealer, DealScored, DecisionKind, Game, PlayerView
 from ..i18n import rules_text
 from ..seats.advise import Advice, advise
