@@ -121,9 +121,9 @@ def play(
                       ("pro_tie", pro_tie)) if v is not None]  # fmt: skip
             if fixed:
                 raise ValueError(f"--resume goes on with the record's rules: drop {', '.join(fixed)}")
-            resumed, config = _resume(resume, seats, count, lang, delay, records, save, seed)
+            resumed, config = resumed_game(resume, seats, count, lang, delay, records, save, seed)
         else:
-            config = _config(
+            config = game_config(
                 seats, variant, target, end, deals, count, name, lang, delay, records, save, seed, pro_tie
             )
         config = replace(config, confirm=confirm)
@@ -158,7 +158,7 @@ def play(
         raise typer.Exit(game_app.return_code)
 
 
-def _resume(
+def resumed_game(
     file: Path,
     seats: list[str] | None,
     count: str | None,
@@ -180,7 +180,7 @@ def _resume(
     if game.is_over:
         raise ValueError(f"the game in {file} is over: watch it with sixnimmt replay show {file} --tui")
     rules = game.rules.to_dict()
-    base = _config(None, None, None, None, None, count, "You", lang, delay, records, save, seed)
+    base = game_config(None, None, None, None, None, count, "You", lang, delay, records, save, seed)
     config = replace(
         base,
         seats=resumed_seats(game.seats, seats),
@@ -234,7 +234,7 @@ def _terminal_size() -> os.terminal_size | None:
     return shutil.get_terminal_size()
 
 
-def _config(
+def game_config(
     bots: str | list[str] | None,
     variant: str | None,
     target: int | None,
@@ -249,6 +249,8 @@ def _config(
     seed: int | None,
     pro_tie: str | None = None,
 ) -> GameConfig:
+    """The terminal game's settings from ``play``'s options (``ValueError`` with one line naming the
+    option that is wrong)."""
     from ..tui.config import GameConfig, Seat, default_records_dir, parse_opponents, split_bot_list
 
     defaults = GameConfig()

@@ -173,6 +173,12 @@ class ExternalBot(Bot):
         self._seat: int | None = None
         self._announced_deal = -1
 
+    @property
+    def pid(self) -> int | None:
+        """The program's process id while it runs (started for a game, not yet stopped), else None."""
+        process = self._process
+        return process.pid if process is not None and process.poll() is None else None
+
     # ------------------------------------------------------------------ Bot interface
 
     def decide(self, view: PlayerView) -> int:

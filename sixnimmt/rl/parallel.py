@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import random
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -40,11 +40,16 @@ from .encoding import (
     action_to_move,
     encode_seats,
 )
+from .options import (
+    DEFAULT_ILLEGAL_ACTION,
+    DEFAULT_REWARD,
+    IllegalActionMode,
+    RewardMode,
+    check_choice,
+    check_options,
+    step_rewards,
+)
 
-RewardMode = Literal["penalty", "relative"]
-IllegalActionMode = Literal["raise", "random"]
-REWARD_MODES: tuple[str, ...] = ("penalty", "relative")
-ILLEGAL_ACTION_MODES: tuple[str, ...] = ("raise", "random")
 RENDER_MODES: tuple[str, ...] = ("ansi", "human")
 #: Frames per second a viewer of ``render_mode="human"`` would want (Gymnasium's ``render_fps``):
 #: a text line per step, a few a second to follow a game by eye.
@@ -82,20 +87,6 @@ def make_rules(
     return rules
 
 
-def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise ValueError(f"unknown {name} {value!r}: choose one of {', '.join(map(repr, choices))}")
-
-
-def step_rewards(before: list[int], after: list[int], mode: str) -> list[float]:
-    """Each seat's reward for a change of scores (bullheads so far, this deal included)."""
-    taken = [a - b for a, b in zip(after, before)]
-    if mode == "penalty":
-        return [float(-t) for t in taken]
-    total, others = sum(taken), len(taken) - 1
-    return [(total - t) / others - t for t in taken]
-
-
 def scores(game: Game) -> list[int]:
     """Bullheads each seat has taken in the game so far, the deal in progress included (public)."""
     if game.is_over:  # the last deal's penalties are already in the totals (and are not reset)
@@ -128,15 +119,14 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[m
         end: str = "at-least",
         deals: int | None = None,
         pro_tie: str = "choose",
-        reward: RewardMode = "penalty",
-        illegal_action: IllegalActionMode = "raise",
+        reward: RewardMode = DEFAULT_REWARD,
+        illegal_action: IllegalActionMode = DEFAULT_ILLEGAL_ACTION,
         max_cycles: int | None = None,
         render_mode: str | None = None,
         seed: int | None = None,
     ) -> None:
         self.rules = make_rules(players, variant, target, end, deals, pro_tie)
-        check_choice("reward", reward, REWARD_MODES)
-        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        check_options(reward, illegal_action)
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
         self.reward_mode = reward

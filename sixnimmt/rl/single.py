@@ -29,20 +29,23 @@ from ..core import Game, IllegalMoveError
 from ..core.text import rows_text
 from ..seats import GuardedSeat, make_bot
 from .encoding import N_ACTIONS, action_mask, action_to_move, encode
-from .parallel import (
-    ILLEGAL_ACTION_MODES,
-    RENDER_FPS,
-    RENDER_MODES,
-    REWARD_MODES,
+from .options import (
+    DEFAULT_REWARD,
+    GYMNASIUM_ILLEGAL_ACTION,
     IllegalActionMode,
-    Observation,
     RewardMode,
     check_choice,
+    check_options,
+    step_rewards,
+)
+from .parallel import (
+    RENDER_FPS,
+    RENDER_MODES,
+    Observation,
     legal_action,
     make_rules,
     observation_space,
     scores,
-    step_rewards,
 )
 
 
@@ -68,13 +71,12 @@ class SixNimmtEnv(gym.Env[Observation, int]):
         end: str = "at-least",
         deals: int | None = None,
         pro_tie: str = "choose",
-        reward: RewardMode = "penalty",
-        illegal_action: IllegalActionMode = "random",
+        reward: RewardMode = DEFAULT_REWARD,
+        illegal_action: IllegalActionMode = GYMNASIUM_ILLEGAL_ACTION,
         render_mode: str | None = None,
     ) -> None:
         self.rules = make_rules(players, variant, target, end, deals, pro_tie)
-        check_choice("reward", reward, REWARD_MODES)
-        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        check_options(reward, illegal_action)
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
         specs = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)

@@ -34,15 +34,15 @@ from numpy.typing import NDArray
 from ..core import HAND_SIZE, DealSetup, IllegalMoveError, ProTie, Rules, RulesError
 from . import vector_kernels as k
 from .encoding import N_ACTIONS, OBS_SIZE, PASS_ACTION, VARIANT_NAMES
-from .parallel import (
-    ILLEGAL_ACTION_MODES,
-    REWARD_MODES,
+from .options import (
+    DEFAULT_ILLEGAL_ACTION,
+    DEFAULT_REWARD,
     IllegalActionMode,
     RewardMode,
-    check_choice,
-    make_rules,
-    observation_space,
+    batch_rewards,
+    check_options,
 )
+from .parallel import make_rules, observation_space
 from .policy import DEFAULT_POLICY, MlpPolicy
 
 #: ``policy(observations [M, OBS_SIZE], masks [M, N_ACTIONS]) -> actions [M]``: an opponent that is
@@ -96,23 +96,11 @@ def _seed_value(seed: int | None) -> int:
     return int(seed)
 
 
-def _rewards(taken: NDArray[np.int64], mode: str) -> NDArray[np.float32]:
-    """Each seat's reward for the bullheads ``taken[g, seat]`` in a step (parallel.step_rewards)."""
-    rewards: NDArray[np.float32]
-    if mode == "penalty":
-        rewards = (-taken).astype(np.float32)
-    else:
-        total = taken.sum(axis=-1, keepdims=True)
-        rewards = ((total - taken) / (taken.shape[-1] - 1) - taken).astype(np.float32)
-    return rewards
-
-
 class _Games:
     """The compiled games, the rules they follow and the checks of what comes in."""
 
-    def __init__(self, num: int, rules: Rules, reward: str, illegal_action: str = "raise") -> None:
-        check_choice("reward", reward, REWARD_MODES)
-        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+    def __init__(self, num: int, rules: Rules, reward: str, illegal_action: str) -> None:
+        check_options(reward, illegal_action)
         self.illegal_action = illegal_action
         self.num = _check_games(num, "the number of games")
         self.rules = rules
@@ -203,11 +191,11 @@ class SixNimmtBatch:
         end: str = "at-least",
         deals: int | None = None,
         pro_tie: str = "choose",
-        reward: RewardMode = "penalty",
+        reward: RewardMode = DEFAULT_REWARD,
         seed: int | None = None,
     ) -> None:
         rules = make_rules(players, variant, target, end, deals, pro_tie)
-        self._games = _Games(num_games, rules, reward)
+        self._games = _Games(num_games, rules, reward, DEFAULT_ILLEGAL_ACTION)
         self.num_games = self._games.num
         self.players = players
         self.rules = rules
@@ -250,7 +238,7 @@ class SixNimmtBatch:
             totals[finished] = games.state.totals[finished]
             games.new_games(finished)
         obs, masks = self._observe()
-        return obs, masks, _rewards(taken, games.reward_mode), dones, {"totals": totals, "_totals": dones}
+        return obs, masks, batch_rewards(taken, games.reward_mode), dones, {"totals": totals, "_totals": dones}
 
     def compiled_actions(self, kinds: NDArray[np.int64], actions: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
         """Moves of the compiled opponents for the decisions owed now: ``kinds[g, seat]`` is
@@ -324,8 +312,8 @@ class SixNimmtVectorEnv(VectorEnv[dict[str, NDArray[Any]], NDArray[np.int64], ND
         end: str = "at-least",
         deals: int | None = None,
         pro_tie: str = "choose",
-        reward: RewardMode = "penalty",
-        illegal_action: IllegalActionMode = "raise",
+        reward: RewardMode = DEFAULT_REWARD,
+        illegal_action: IllegalActionMode = DEFAULT_ILLEGAL_ACTION,
     ) -> None:
         rules = make_rules(players, variant, target, end, deals, pro_tie)
         self._games = _Games(num_envs, rules, reward, illegal_action)
@@ -405,7 +393,7 @@ class SixNimmtVectorEnv(VectorEnv[dict[str, NDArray[Any]], NDArray[np.int64], ND
             full[waiting] = PASS_ACTION
             self._opponents_answer(full, waiting)
             k.apply(games.state, games.config, full, waiting, taken)
-        rewards = _rewards(taken, games.reward_mode)[np.arange(n), self.seats]
+        rewards = batch_rewards(taken, games.reward_mode)[np.arange(n), self.seats]
         terminated = games.state.phase == k.OVER
         terminated[restart] = False
         totals = np.where(terminated[:, None], games.state.totals, 0)

@@ -121,8 +121,8 @@ class SixNimmtApp(App[None]):
             self.unfinished_saved_to = path
             command = resume_command(path, table.config)
             message = g("Game saved. Resume it with: {command}").format(command=command)
-        elif table.save_error is not None and not table.game.is_over:
-            message = g("The game could not be saved: {error}").format(error=table.save_error)
+        elif table.session.save_error is not None and not table.session.game.is_over:
+            message = g("The game could not be saved: {error}").format(error=table.session.save_error)
         else:
             self.exit()
             return
@@ -219,7 +219,7 @@ class SixNimmtApp(App[None]):
 
     @property
     def table(self) -> TableScreen | None:
-        """The game being played, if the table is the current screen (tests look at it)."""
+        """The table screen, if a game is being played (the current screen or under a dialog)."""
         for screen in reversed(self.screen_stack):
             if isinstance(screen, TableScreen):
                 return screen

@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import RichLog, Static
 
-from ..bots import Bot
 from ..core import CardsRevealed, Dealer, DealScored, DecisionKind, Game, PlayerView
 from ..i18n import rules_text
 from ..seats.advise import Advice, advise
@@ -121,60 +120,6 @@ class TableScreen(Screen[None]):
         self._overlay_open = False
         self._logged = 0  # log lines already written to the log widget
 
-    # The session's state, as the tests and the app read it.
-    @property
-    def game(self) -> Game:
-        return self.session.game
-
-    @property
-    def asking(self) -> int | None:
-        return self.session.asking
-
-    @property
-    def thinking(self) -> set[int]:
-        return self.session.thinking
-
-    @property
-    def queue(self) -> object:
-        return self.session.queue
-
-    @property
-    def viewer(self) -> int | None:
-        return self.session.viewer
-
-    @property
-    def hint(self) -> Advice | None:
-        return self.session.hint
-
-    @property
-    def shown_rows(self) -> list[list[int]]:
-        return self.session.shown_rows
-
-    @property
-    def cursor(self) -> int:
-        return self.session.cursor
-
-    @property
-    def row_cursor(self) -> int:
-        return self.session.row_cursor
-
-    @property
-    def revealed(self) -> tuple[tuple[int, int], ...] | None:
-        return self.session.revealed
-
-    @property
-    def bots(self) -> dict[int, Bot]:
-        """The bots playing (each behind its guard), by seat."""
-        return {seat: guarded.bot for seat, guarded in self.session.bots.items()}
-
-    @property
-    def saved_to(self) -> Path | None:
-        return self.session.saved_to
-
-    @property
-    def save_error(self) -> str | None:
-        return self.session.save_error
-
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
@@ -198,7 +143,7 @@ class TableScreen(Screen[None]):
         yield Static(key_bar(self.tr, KEYS_TABLE), id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#scores", Static).styles.height = self.game.players + 1
+        self.query_one("#scores", Static).styles.height = self.session.game.players + 1
         self._apply_layout(self.app.size.width, self.app.size.height)
         self.call_after_refresh(self._play_events)
 
@@ -240,7 +185,7 @@ class TableScreen(Screen[None]):
             seat = step.pass_to
             self._redraw()
             self._overlay_open = True
-            self.app.push_screen(PassScreen(self.game.seats[seat], self.tr), callback=lambda _: self._passed(seat))
+            self.app.push_screen(PassScreen(self.session.game.seats[seat], self.tr), callback=lambda _: self._passed(seat))
             return
         self._redraw()
 
@@ -302,7 +247,7 @@ class TableScreen(Screen[None]):
                 self._redraw()
                 self._overlay_open = True
                 self.app.push_screen(
-                    DealSummaryScreen(event, self.game.seats, self.config.target, self.config.count_down,
+                    DealSummaryScreen(event, self.session.game.seats, self.config.target, self.config.count_down,
                                       self.tr, taken=session.deal_summary(event)),
                     callback=self._summary_closed,
                 )  # fmt: skip
@@ -510,7 +455,7 @@ class TableScreen(Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(
-            HelpScreen(rules_text(self.config.lang, self.game.rules.variant.value), keys_help(self.tr))
+            HelpScreen(rules_text(self.config.lang, self.session.game.rules.variant.value), keys_help(self.tr))
         )
 
     def action_quit_game(self) -> None:

@@ -95,12 +95,16 @@ class _Cheater(Bot):
         return 1000
 
 
-def test_in_process_bots_that_raise_or_cheat_get_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Registered only for this test (monkeypatch removes them), so other tests never meet them.
+def test_in_process_bots_that_raise_or_cheat_get_fallbacks() -> None:
+    # Registered only for this test, so other tests never meet them.
     available()  # load the built-in bots first
-    monkeypatch.setitem(registry._REGISTRY, "test-raiser", registry.BotEntry(_Raiser, "raises on every decision"))
-    monkeypatch.setitem(registry._REGISTRY, "test-cheater", registry.BotEntry(_Cheater, "answers an impossible card"))
-    report = run_arena(replace(QUICK, bots=("test-raiser", "test-cheater", "random"), deals=1))
+    registry.register("test-raiser", _Raiser, "raises on every decision")
+    registry.register("test-cheater", _Cheater, "answers an impossible card")
+    try:
+        report = run_arena(replace(QUICK, bots=("test-raiser", "test-cheater", "random"), deals=1))
+    finally:
+        registry.unregister("test-raiser")
+        registry.unregister("test-cheater")
     raiser, cheater, fine = report.bots
     assert set(raiser.fault_kinds) == {"error"} and raiser.faults >= 30
     assert set(cheater.fault_kinds) == {"illegal"} and cheater.faults >= 30

@@ -178,13 +178,13 @@ def test_close_kills_the_whole_process_group(tmp_path: Path) -> None:
     bot = misbehaving("spawn", log)
     game = Game(Rules(players=2, target=None, deals=1), seed=1)
     bot.decide(game.view(0))  # starts the program, which starts a sleeping child
-    process = bot._process
-    assert process is not None
+    pid = bot.pid
+    assert pid is not None
     child = int(next(line for line in log.read_text().splitlines() if line.startswith("child")).split()[1])
     assert _state(child) not in (None, "Z")
     bot.close()
-    assert process.returncode is not None  # the program was reaped: no zombie of ours
-    assert _state(process.pid) is None
+    assert bot.pid is None
+    assert _state(pid) is None  # the program was reaped: no zombie of ours
     deadline = time.monotonic() + 5
     while _state(child) not in (None, "Z") and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -24,7 +24,8 @@ from sixnimmt.rl.encoding import (
     action_to_move,
     encode,
 )
-from sixnimmt.rl.parallel import scores, step_rewards
+from sixnimmt.rl.options import step_rewards
+from sixnimmt.rl.parallel import scores
 from sixnimmt.rl.policy import MlpPolicy
 from sixnimmt.rl.vector import SixNimmtBatch, SixNimmtVectorEnv
 

@@ -73,13 +73,15 @@ def test_cmd_keeps_its_meaning_colons_and_all() -> None:
         parse_spec("cmd:  ")
 
 
-def test_registering_a_parametrised_bot_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+def test_registering_a_parametrised_bot_is_one_line() -> None:
     registry.register(
         "test-budget", "sixnimmt.bots.search:searcher", "test",
         options={"samples": Option(5, "rollouts", low=1), "relative": True},
     )
-    bot = make_bot("test-budget:samples=7", seed=1)
+    try:
+        bot = make_bot("test-budget:samples=7", seed=1)
+    finally:
+        registry.unregister("test-budget")
     assert isinstance(bot, MonteCarloBot) and bot.config.samples == 7 and bot.config.relative is True
 
 

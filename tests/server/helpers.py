@@ -6,6 +6,9 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from sixnimmt.server.room import Room
+from sixnimmt.server.rooms import Rooms
+from sixnimmt.server.store import TableData
 from sixnimmt.server.wire import ChooseRow, Draft, Keep, Order, Pass, Play
 
 
@@ -90,3 +93,12 @@ def answer(kind: str, value: int) -> Any:
         return Pass(type="pass")
     return {"card": Play, "draft": Draft, "order": Order, "keep": Keep}[kind](type=kind if kind != "card" else "play",
                                                                           card=value)
+
+
+async def _never_archive(data: TableData, record: dict[str, Any], winners: list[int], players: list[list[dict[str, Any]]]) -> int:
+    raise AssertionError("a room rebuilt to be looked at never finishes a game")
+
+
+def rebuilt(room: Room, rooms: Rooms) -> Room:
+    """A second room rebuilt from what ``room`` would store now, as a restarted server loads it."""
+    return Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, _never_archive)

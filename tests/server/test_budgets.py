@@ -75,33 +75,31 @@ def test_the_hint_desk_holds_each_address_to_its_budget_and_a_short_queue() -> N
     desk.close()
 
 
-def test_hints_are_made_apart_from_the_bots(tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_hints_are_made_apart_from_the_bots(tmp_path: Path) -> None:
     """Every bot thread is busy with a long search: a hint is still made and sent (it has a thread
     of its own), and the bots' threads never run a hint."""
 
-    async def scenario() -> None:
-        store = Store(f"sqlite:///{tmp_path / 'h.db'}")
-        store.migrate()
-        settings = Settings(database_url=store.url, bot_delay=0.0, think_threads=1)
-        rooms = Rooms(store, settings, ManualClock())
-        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "open"}])
-        await room.join("Friend")
-        host = Listener(0)
-        await room.connect(host)
-        release = threading.Event()
-        blocked = asyncio.ensure_future(rooms.threads.run(release.wait, 30.0))  # the bots' only thread
-        try:
-            await room.handle(host, Hint(type="hint"))
-            for _ in range(500):
-                if any(m["type"] == "hint" for m in host.messages):
-                    break
-                await asyncio.sleep(0.01)
-            hint = next(m for m in host.messages if m["type"] == "hint")
-            assert room.table.game is not None and hint["choice"] in room.table.game.hands[0]
-            assert not blocked.done()  # the bots' thread was busy the whole time
-        finally:
-            release.set()
-            await blocked
-        await rooms.close()
-
-    asyncio.run(scenario())
+    store = Store(f"sqlite:///{tmp_path / 'h.db'}")
+    store.migrate()
+    settings = Settings(database_url=store.url, bot_delay=0.0, think_threads=1)
+    rooms = Rooms(store, settings, ManualClock())
+    room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "open"}])
+    await room.join("Friend")
+    host = Listener(0)
+    await room.connect(host)
+    release = threading.Event()
+    blocked = asyncio.ensure_future(rooms.threads.run(release.wait, 30.0))  # the bots' only thread
+    try:
+        await room.handle(host, Hint(type="hint"))
+        for _ in range(500):
+            if any(m["type"] == "hint" for m in host.messages):
+                break
+            await asyncio.sleep(0.01)
+        hint = next(m for m in host.messages if m["type"] == "hint")
+        assert room.table.game is not None and hint["choice"] in room.table.game.hands[0]
+        assert not blocked.done()  # the bots' thread was busy the whole time
+    finally:
+        release.set()
+        await blocked
+    await rooms.close()

@@ -73,54 +73,52 @@ async def until(condition: Callable[[], bool], what: str, tries: int = 1000) -> 
     raise AssertionError(f"never happened: {what}")
 
 
+@pytest.mark.asyncio
 @pytest.mark.parametrize("variant,players", [("standard", 4), ("nifty", 3), ("hand", 3)])
-def test_no_leak_across_processes(variant: str, players: int) -> None:
+async def test_no_leak_across_processes(variant: str, players: int) -> None:
     """Two players and a spectator whose sockets are on process B, at a table process A drives: A
     checks every message for hidden cards when it is pushed (as the one-process no-leak test does),
     and each socket on B receives exactly the messages A addressed to it, in order: a seat's view
     reaches that seat's socket and no other."""
 
-    async def scenario() -> None:
-        url = fresh_postgres_url()
-        a, b = await process(url), await process(url)
-        assert a.cluster is not None and b.cluster is not None
-        rules = Rules(players=players, variant=variant, target=None, deals=2)
-        room, host_token = await a.create(TableOptions(rules), "Host",
-                                          [{"kind": "open"}] + [{"kind": "bot", "bot": "random"}] * (players - 2))
-        _, friend_token, _ = await room.join("Friend")
-        assert isinstance(await b.locate(room.code), str)  # B forwards to A
-        sockets = {0: Socket(), 1: Socket(), None: Socket()}
-        for seat, token in ((0, host_token), (1, friend_token), (None, None)):
-            b.cluster.link(room.code, a.cluster.me, sockets[seat], token)
-        await until(lambda: len(a.cluster.remote) == 3 and all(s.messages for s in sockets.values()), "all connected")
-        remotes = {conn.seat: conn for conn in a.cluster.remote.values()}
-        checkers: dict[int | None, CheckingConnection] = {}
-        for seat, remote in remotes.items():
-            checkers[seat] = _checked(room, remote)
-        changes = await _play_to_end(room, {0: remotes[0], 1: remotes[1]}, random.Random(5))
-        assert changes > 0 and room.table.game is not None and room.table.game.is_over
+    url = fresh_postgres_url()
+    a, b = await process(url), await process(url)
+    assert a.cluster is not None and b.cluster is not None
+    rules = Rules(players=players, variant=variant, target=None, deals=2)
+    room, host_token = await a.create(TableOptions(rules), "Host",
+                                      [{"kind": "open"}] + [{"kind": "bot", "bot": "random"}] * (players - 2))
+    _, friend_token, _ = await room.join("Friend")
+    assert isinstance(await b.locate(room.code), str)  # B forwards to A
+    sockets = {0: Socket(), 1: Socket(), None: Socket()}
+    for seat, token in ((0, host_token), (1, friend_token), (None, None)):
+        b.cluster.link(room.code, a.cluster.me, sockets[seat], token)
+    await until(lambda: len(a.cluster.remote) == 3 and all(s.messages for s in sockets.values()), "all connected")
+    remotes = {conn.seat: conn for conn in a.cluster.remote.values()}
+    checkers: dict[int | None, CheckingConnection] = {}
+    for seat, remote in remotes.items():
+        checkers[seat] = _checked(room, remote)
+    changes = await _play_to_end(room, {0: remotes[0], 1: remotes[1]}, random.Random(5))
+    assert changes > 0 and room.table.game is not None and room.table.game.is_over
 
-        def delivered() -> bool:
-            # A message A pushed before its checker was in place (a bot's first card) may still be
-            # on its way then, so what B's socket got must END with exactly the checked messages,
-            # in order, and nothing after them.
-            def ends_with_checked(seat: int | None) -> bool:
-                got, checked = sockets[seat].messages, checkers[seat].messages
-                return len(got) >= len(checked) and got[len(got) - len(checked):] == checked
+    def delivered() -> bool:
+        # A message A pushed before its checker was in place (a bot's first card) may still be
+        # on its way then, so what B's socket got must END with exactly the checked messages,
+        # in order, and nothing after them.
+        def ends_with_checked(seat: int | None) -> bool:
+            got, checked = sockets[seat].messages, checkers[seat].messages
+            return len(got) >= len(checked) and got[len(got) - len(checked):] == checked
 
-            return all(ends_with_checked(seat) for seat in sockets)
+        return all(ends_with_checked(seat) for seat in sockets)
 
-        await until(delivered, "every message delivered to its own socket")
-        for seat, socket in sockets.items():
-            views = [m["view"] for m in socket.messages if m.get("view") is not None]
-            assert views and all(view["seat"] == seat for view in views)
-            assert socket.messages[-1]["view"]["phase"] == "over"
-        assert len(checkers[0].messages) > 20
-        for rooms in (a, b):
-            await rooms.close()
-            rooms.store.close()
-
-    asyncio.run(scenario())
+    await until(delivered, "every message delivered to its own socket")
+    for seat, socket in sockets.items():
+        views = [m["view"] for m in socket.messages if m.get("view") is not None]
+        assert views and all(view["seat"] == seat for view in views)
+        assert socket.messages[-1]["view"]["phase"] == "over"
+    assert len(checkers[0].messages) > 20
+    for rooms in (a, b):
+        await rooms.close()
+        rooms.store.close()
 
 
 def _checked(room: Room, remote: RemoteConnection) -> CheckingConnection:
@@ -136,59 +134,57 @@ def _checked(room: Room, remote: RemoteConnection) -> CheckingConnection:
     return checker
 
 
-def test_processes_racing_to_own_a_table_one_wins() -> None:
+@pytest.mark.asyncio
+async def test_processes_racing_to_own_a_table_one_wins() -> None:
     """Tables nobody drives (released, or whose owner's lease ran out) are claimed by several
     processes at the same moment: exactly one wins each; the others forward to it; the old owner's
     next write is refused (a newer epoch) and it drops its copy."""
 
-    async def scenario() -> None:
-        url = fresh_postgres_url()
-        a, b, c = await process(url), await process(url), await process(url)
-        assert a.cluster is not None and b.cluster is not None and c.cluster is not None
-        rules = Rules(players=3)
-        # released tables: their creator stopped cleanly
-        creator = await process(url)
-        codes = [(await creator.create(TableOptions(rules), "Host", [{"kind": "open"}] * 2))[0].code
-                 for _ in range(4)]
-        await creator.close()
-        creator.store.close()
-        for code in codes:
-            results = await asyncio.gather(a.locate(code), b.locate(code), c.locate(code))
-            winners = [(rooms, r) for rooms, r in zip((a, b, c), results, strict=True) if isinstance(r, Room)]
-            assert len(winners) == 1, results
-            me = winners[0][0].cluster.me  # type: ignore[union-attr]
-            assert [r for r in results if not isinstance(r, Room)] == [me, me]
-        # a dead owner: A's lease runs out while it still holds a game in memory
-        room, _ = await a.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "random"}])
-        await room.turns.settle()
-        assert room.table.epoch == 1
+    url = fresh_postgres_url()
+    a, b, c = await process(url), await process(url), await process(url)
+    assert a.cluster is not None and b.cluster is not None and c.cluster is not None
+    rules = Rules(players=3)
+    # released tables: their creator stopped cleanly
+    creator = await process(url)
+    codes = [(await creator.create(TableOptions(rules), "Host", [{"kind": "open"}] * 2))[0].code
+             for _ in range(4)]
+    await creator.close()
+    creator.store.close()
+    for code in codes:
+        results = await asyncio.gather(a.locate(code), b.locate(code), c.locate(code))
+        winners = [(rooms, r) for rooms, r in zip((a, b, c), results, strict=True) if isinstance(r, Room)]
+        assert len(winners) == 1, results
+        me = winners[0][0].cluster.me  # type: ignore[union-attr]
+        assert [r for r in results if not isinstance(r, Room)] == [me, me]
+    # a dead owner: A's lease runs out while it still holds a game in memory
+    room, _ = await a.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "random"}])
+    await room.turns.settle()
+    assert room.table.epoch == 1
 
-        async def hung() -> None:  # its heartbeat does nothing, as in a process that hangs (stopping
-            pass  # the task would count as a lost database connection, which drops every table)
+    async def hung() -> None:  # its heartbeat does nothing, as in a process that hangs (stopping
+        pass  # the task would count as a lost database connection, which drops every table)
 
-        a.cluster._tick = hung  # type: ignore[method-assign]
-        with a.store.engine.begin() as connection:
-            connection.execute(sa.text("UPDATE server_processes SET lease_until = now() - interval '1 second' "
-                                       "WHERE id = :me"), {"me": a.cluster.me})
-        results = await asyncio.gather(b.locate(room.code), c.locate(room.code))
-        winners = [r for r in results if isinstance(r, Room)]
-        assert len(winners) == 1 and winners[0].table.epoch == 2
-        # the old owner does not know yet: its next move is refused by the store, and it lets go
-        host = Socket()
-        host.seat = 0
-        await room.connect(host)
-        assert room.table.game is not None
-        decision = room.table.game.decision_for(0)
-        assert decision is not None
-        await room.handle(host, Play(type="play", card=decision.options[0]))
-        assert any(m.get("code") == "table-unavailable" for m in host.messages)
-        await until(lambda: a.local(room.code) is None, "the old owner dropped the table")
-        assert host.closed is None  # a test socket: drop() is what a real one gets
-        new = winners[0]
-        async with new.lock:
-            assert new.table.game is not None and new.table.game.chosen[0] is None  # the refused move is not there
-        for rooms in (a, b, c):
-            await rooms.close()
-            rooms.store.close()
-
-    asyncio.run(scenario())
+    a.cluster._tick = hung  # type: ignore[method-assign]
+    with a.store.engine.begin() as connection:
+        connection.execute(sa.text("UPDATE server_processes SET lease_until = now() - interval '1 second' "
+                                   "WHERE id = :me"), {"me": a.cluster.me})
+    results = await asyncio.gather(b.locate(room.code), c.locate(room.code))
+    winners = [r for r in results if isinstance(r, Room)]
+    assert len(winners) == 1 and winners[0].table.epoch == 2
+    # the old owner does not know yet: its next move is refused by the store, and it lets go
+    host = Socket()
+    host.seat = 0
+    await room.connect(host)
+    assert room.table.game is not None
+    decision = room.table.game.decision_for(0)
+    assert decision is not None
+    await room.handle(host, Play(type="play", card=decision.options[0]))
+    assert any(m.get("code") == "table-unavailable" for m in host.messages)
+    await until(lambda: a.local(room.code) is None, "the old owner dropped the table")
+    assert host.closed is None  # a test socket: drop() is what a real one gets
+    new = winners[0]
+    async with new.lock:
+        assert new.table.game is not None and new.table.game.chosen[0] is None  # the refused move is not there
+    for rooms in (a, b, c):
+        await rooms.close()
+        rooms.store.close()

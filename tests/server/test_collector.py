@@ -20,8 +20,9 @@ class _Node:
         self.me = self
 
 
-def test_cycles_wait_for_the_period_then_go() -> None:
-    async def scenario() -> None:
+@pytest.mark.asyncio
+async def test_cycles_wait_for_the_period_then_go() -> None:
+    try:
         clock = ManualClock()
         collector = QuietCollector(clock, every=300)
         collector.start()
@@ -50,23 +51,18 @@ def test_cycles_wait_for_the_period_then_go() -> None:
         clock.advance(600)
         await asyncio.sleep(0)
         assert collector.collections == 2, "a stopped collector still collects"
-
-    try:
-        asyncio.run(scenario())
     finally:
         gc.enable()
         gc.unfreeze()
 
 
-def test_a_process_whose_collector_was_off_keeps_it_off() -> None:
-    async def scenario() -> None:
+@pytest.mark.asyncio
+async def test_a_process_whose_collector_was_off_keeps_it_off() -> None:
+    gc.disable()
+    try:
         collector = QuietCollector(ManualClock(), every=60)
         collector.start()
         await collector.stop()
-
-    gc.disable()
-    try:
-        asyncio.run(scenario())
         assert not gc.isenabled()
     finally:
         gc.enable()

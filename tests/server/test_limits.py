@@ -4,7 +4,6 @@ frames get a clean answer (no traceback). Rate limits run on an injected clock."
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,69 +31,65 @@ async def _rooms(tmp_path: Path, **overrides: Any) -> Rooms:
     return Rooms(store, settings, ManualClock())
 
 
-def test_presence_changes_are_one_small_message_per_other_socket(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        rooms = await _rooms(tmp_path)
-        clock = rooms.clock
-        assert isinstance(clock, ManualClock)
-        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "open"}])
-        host = Listener(0)
-        await room.connect(host)
-        watchers = [Listener(None) for _ in range(50)]
-        for watcher in watchers:
-            await room.connect(watcher)
-        # 50 spectators arrived: the host heard nothing, each spectator got only its own state
-        assert [m["type"] for m in host.messages] == ["state"]
-        assert all([m["type"] for m in w.messages] == ["state"] for w in watchers)
-        assert watchers[-1].messages[0]["table"]["spectators"] == 50
-        await room.join("Friend")
-        clock.advance(1.0)  # (the host's own arrival has been told)
-        for conn in (host, *watchers):
-            conn.messages.clear()
-        friend, friend_again = Listener(1), Listener(1)
-        await room.connect(friend)  # the seat's first socket: one presence delta to each other socket
-        delta = {"type": "presence", "seat": 1, "connected": True, "spectators": 50}
-        assert host.messages == [delta] and all(not w.messages for w in watchers)  # spectators: soon
-        clock.advance(1.0)  # the end of the presence window
-        assert all(conn.messages == [delta] for conn in (host, *watchers))
-        await room.connect(friend_again)  # a second socket of the same seat changes nothing for others
-        await room.disconnect(friend)
-        clock.advance(1.0)
-        assert all(len(conn.messages) == 1 for conn in (host, *watchers))
-        await room.disconnect(friend_again)  # the seat's last socket: one delta each
-        clock.advance(1.0)
-        assert all(conn.messages[-1]["connected"] is False and len(conn.messages) == 2 for conn in (host, *watchers))
-        # a socket opened and closed over and over: the players hear each change, the spectators
-        # only what changed over the window (here nothing)
-        for _ in range(20):
-            churn = Listener(1)
-            await room.connect(churn)
-            await room.disconnect(churn)
-        assert len(host.messages) == 2 + 40
-        clock.advance(1.0)
-        assert all(len(w.messages) == 2 for w in watchers)
-        await rooms.close()
-
-    asyncio.run(scenario())
+@pytest.mark.asyncio
+async def test_presence_changes_are_one_small_message_per_other_socket(tmp_path: Path) -> None:
+    rooms = await _rooms(tmp_path)
+    clock = rooms.clock
+    assert isinstance(clock, ManualClock)
+    room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "open"}])
+    host = Listener(0)
+    await room.connect(host)
+    watchers = [Listener(None) for _ in range(50)]
+    for watcher in watchers:
+        await room.connect(watcher)
+    # 50 spectators arrived: the host heard nothing, each spectator got only its own state
+    assert [m["type"] for m in host.messages] == ["state"]
+    assert all([m["type"] for m in w.messages] == ["state"] for w in watchers)
+    assert watchers[-1].messages[0]["table"]["spectators"] == 50
+    await room.join("Friend")
+    clock.advance(1.0)  # (the host's own arrival has been told)
+    for conn in (host, *watchers):
+        conn.messages.clear()
+    friend, friend_again = Listener(1), Listener(1)
+    await room.connect(friend)  # the seat's first socket: one presence delta to each other socket
+    delta = {"type": "presence", "seat": 1, "connected": True, "spectators": 50}
+    assert host.messages == [delta] and all(not w.messages for w in watchers)  # spectators: soon
+    clock.advance(1.0)  # the end of the presence window
+    assert all(conn.messages == [delta] for conn in (host, *watchers))
+    await room.connect(friend_again)  # a second socket of the same seat changes nothing for others
+    await room.disconnect(friend)
+    clock.advance(1.0)
+    assert all(len(conn.messages) == 1 for conn in (host, *watchers))
+    await room.disconnect(friend_again)  # the seat's last socket: one delta each
+    clock.advance(1.0)
+    assert all(conn.messages[-1]["connected"] is False and len(conn.messages) == 2 for conn in (host, *watchers))
+    # a socket opened and closed over and over: the players hear each change, the spectators
+    # only what changed over the window (here nothing)
+    for _ in range(20):
+        churn = Listener(1)
+        await room.connect(churn)
+        await room.disconnect(churn)
+    assert len(host.messages) == 2 + 40
+    clock.advance(1.0)
+    assert all(len(w.messages) == 2 for w in watchers)
+    await rooms.close()
 
 
-def test_connections_are_capped_per_seat_and_spectators_per_table(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        rooms = await _rooms(tmp_path, max_connections_per_seat=2, max_spectators_per_table=3)
-        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot"}])
+@pytest.mark.asyncio
+async def test_connections_are_capped_per_seat_and_spectators_per_table(tmp_path: Path) -> None:
+    rooms = await _rooms(tmp_path, max_connections_per_seat=2, max_spectators_per_table=3)
+    room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot"}])
+    await room.connect(Listener(0))
+    await room.connect(Listener(0))
+    with pytest.raises(TableError) as refused:
         await room.connect(Listener(0))
-        await room.connect(Listener(0))
-        with pytest.raises(TableError) as refused:
-            await room.connect(Listener(0))
-        assert refused.value.code == "too-many-connections" and refused.value.params == {"limit": 2}
-        for _ in range(3):
-            await room.connect(Listener(None))
-        with pytest.raises(TableError, match="spectators"):
-            await room.connect(Listener(None))
-        assert room.table.seats[0].connections == 2 and room.spectators() == 3
-        await rooms.close()
-
-    asyncio.run(scenario())
+    assert refused.value.code == "too-many-connections" and refused.value.params == {"limit": 2}
+    for _ in range(3):
+        await room.connect(Listener(None))
+    with pytest.raises(TableError, match="spectators"):
+        await room.connect(Listener(None))
+    assert room.table.seats[0].connections == 2 and room.spectators() == 3
+    await rooms.close()
 
 
 def test_connections_are_capped_per_address(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ against the hands the others still hold (which include chosen cards not yet reve
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from collections.abc import Callable
@@ -107,19 +106,17 @@ def _ever_public(room: Room) -> set[int]:
     return seen
 
 
-def test_the_checker_catches_a_leak(tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_the_checker_catches_a_leak(tmp_path: Path) -> None:
     """The check above can fail: a message naming another seat's card is rejected."""
 
-    async def scenario() -> None:
-        rooms, room = await _room(tmp_path, Rules(players=3), humans=1)
-        spy = CheckingConnection(room, 0)
-        assert room.table.game is not None
-        other_card = room.table.game.hands[1][0]
-        with pytest.raises(AssertionError, match="hidden card"):
-            spy.push({"type": "update", "events": [{"type": "card-placed", "card": other_card}]})
-        await rooms.close()
-
-    asyncio.run(scenario())
+    rooms, room = await _room(tmp_path, Rules(players=3), humans=1)
+    spy = CheckingConnection(room, 0)
+    assert room.table.game is not None
+    other_card = room.table.game.hands[1][0]
+    with pytest.raises(AssertionError, match="hidden card"):
+        spy.push({"type": "update", "events": [{"type": "card-placed", "card": other_card}]})
+    await rooms.close()
 
 
 async def _room(tmp_path: Path, rules: Rules, humans: int) -> tuple[Rooms, Room]:
@@ -133,37 +130,35 @@ async def _room(tmp_path: Path, rules: Rules, humans: int) -> tuple[Rooms, Room]
     return rooms, room
 
 
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     "variant,players",
     [("standard", 4), ("professional", 5), ("tactics", 3), ("logic", 3),
      ("tournament", 3), ("open", 4), ("nifty", 3), ("hand", 3), ("double", 4)],
 )
-def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: int) -> None:
+async def test_no_message_leaks_a_hidden_card(tmp_path: Path, variant: str, players: int) -> None:
     """In Nifty a chosen pair stays secret until the reveal (and a retracted one for ever); in Hand
     the first of two cards stays secret until the second is chosen or passed."""
     extra = {"double_deck": "doubles"} if variant == "double" else {}
     rules = Rules(players=players, variant=variant, target=None, deals=2, **extra)
 
-    async def scenario() -> None:
-        rooms, room = await _room(tmp_path, rules, humans=2)
-        conns = {0: CheckingConnection(room, 0), 1: CheckingConnection(room, 1)}
-        spectator = CheckingConnection(room, None)
-        for conn in (*conns.values(), spectator):
-            await room.connect(conn)
-        changes = await _play_to_end(room, conns, random.Random(5))
-        async with room.lock:  # the last move's save and broadcast finish under the lock
-            assert room.table.game is not None and room.table.game.is_over
-            assert room.table.status == "finished"
-        for conn in (*conns.values(), spectator):
-            assert conn.messages[-1]["view"]["phase"] == "over"
-            assert len(conn.messages) > 20
-            if variant in ("open", "nifty", "hand"):
-                # every move was legal (in the others a change of mind can come after the reveal)
-                assert not [m for m in conn.messages if m["type"] == "error"]
-        assert changes > 0
-        await rooms.close()
-
-    asyncio.run(scenario())
+    rooms, room = await _room(tmp_path, rules, humans=2)
+    conns = {0: CheckingConnection(room, 0), 1: CheckingConnection(room, 1)}
+    spectator = CheckingConnection(room, None)
+    for conn in (*conns.values(), spectator):
+        await room.connect(conn)
+    changes = await _play_to_end(room, conns, random.Random(5))
+    async with room.lock:  # the last move's save and broadcast finish under the lock
+        assert room.table.game is not None and room.table.game.is_over
+        assert room.table.status == "finished"
+    for conn in (*conns.values(), spectator):
+        assert conn.messages[-1]["view"]["phase"] == "over"
+        assert len(conn.messages) > 20
+        if variant in ("open", "nifty", "hand"):
+            # every move was legal (in the others a change of mind can come after the reveal)
+            assert not [m for m in conn.messages if m["type"] == "error"]
+    assert changes > 0
+    await rooms.close()
 
 
 async def _play_to_end(
@@ -224,46 +219,44 @@ async def _play_to_end(
     return changes
 
 
+@pytest.mark.asyncio
 @pytest.mark.parametrize("variant", ["standard", "nifty", "hand"])
-def test_a_seats_message_is_shared_by_its_sockets_and_reaches_no_other(tmp_path: Path, variant: str) -> None:
+async def test_a_seats_message_is_shared_by_its_sockets_and_reaches_no_other(tmp_path: Path, variant: str) -> None:
     """Each change's messages are built once per seat and pushed to every socket of that seat: the
     host's two sockets get the very same objects, no message with a view ever reaches two seats (or
     a seat and a spectator), and the two spectators share theirs. The store gets the same record as
     ``game.record()`` after every move (the room only remakes it when the record has changed)."""
     rules = Rules(players=4, variant=variant, target=None, deals=2)
 
-    async def scenario() -> None:
-        rooms, room = await _room(tmp_path, rules, humans=3)
-        host, second, friend, other = (CheckingConnection(room, seat) for seat in (0, 0, 1, 2))
-        watchers = [CheckingConnection(room, None), CheckingConnection(room, None)]
-        everyone = [host, second, friend, other, *watchers]
-        for conn in everyone:
-            await room.connect(conn)
+    rooms, room = await _room(tmp_path, rules, humans=3)
+    host, second, friend, other = (CheckingConnection(room, seat) for seat in (0, 0, 1, 2))
+    watchers = [CheckingConnection(room, None), CheckingConnection(room, None)]
+    everyone = [host, second, friend, other, *watchers]
+    for conn in everyone:
+        await room.connect(conn)
 
-        def same_record() -> None:
-            assert room.table.game is not None
-            assert room.table.to_store().record == room.table.game.record()
+    def same_record() -> None:
+        assert room.table.game is not None
+        assert room.table.to_store().record == room.table.game.record()
 
-        await _play_to_end(room, {0: host, 1: friend, 2: other}, random.Random(11), same_record)
-        async with room.lock:
-            assert room.table.game is not None and room.table.game.is_over
-        owners: dict[int, set[int | None]] = {}
-        for conn in everyone:
-            for message in conn.pushed:
-                if "view" in message:
-                    assert message["view"] is None or message["view"]["seat"] == conn.seat
-                    assert message["table"]["you"] == conn.seat
-                    owners.setdefault(id(message), set()).add(conn.seat)
-        assert owners and all(len(seats) == 1 for seats in owners.values())
+    await _play_to_end(room, {0: host, 1: friend, 2: other}, random.Random(11), same_record)
+    async with room.lock:
+        assert room.table.game is not None and room.table.game.is_over
+    owners: dict[int, set[int | None]] = {}
+    for conn in everyone:
+        for message in conn.pushed:
+            if "view" in message:
+                assert message["view"] is None or message["view"]["seat"] == conn.seat
+                assert message["table"]["you"] == conn.seat
+                owners.setdefault(id(message), set()).add(conn.seat)
+    assert owners and all(len(seats) == 1 for seats in owners.values())
 
-        def broadcast(conn: CheckingConnection) -> list[int]:
-            return [id(m) for m in conn.pushed if m["type"] in ("update", "chosen")]
+    def broadcast(conn: CheckingConnection) -> list[int]:
+        return [id(m) for m in conn.pushed if m["type"] in ("update", "chosen")]
 
-        assert broadcast(host) == broadcast(second) and len(broadcast(host)) > 20
-        assert broadcast(watchers[0]) == broadcast(watchers[1])
-        await rooms.close()
-
-    asyncio.run(scenario())
+    assert broadcast(host) == broadcast(second) and len(broadcast(host)) > 20
+    assert broadcast(watchers[0]) == broadcast(watchers[1])
+    await rooms.close()
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@ and the table keeps working afterwards."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -138,40 +137,38 @@ def test_rate_limit_per_seat_across_its_sockets(tmp_path: Path) -> None:
             assert receive_until(first, lambda m: m["type"] in ("pong", "error"))["code"] == "rate-limited"
 
 
-def test_someone_elses_row_choice_is_refused(tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_someone_elses_row_choice_is_refused(tmp_path: Path) -> None:
     """Seat 1's card is too low; seat 0 may not choose the row for them, seat 1 may."""
     rules = Rules(players=2, target=None, deals=1)
     setup = DealSetup(hands=(tuple(range(51, 61)), tuple(range(1, 11))), rows=(70, 80, 90, 100))
 
-    async def scenario() -> None:
-        store = Store(f"sqlite:///{tmp_path / 'rows.db'}")
-        store.migrate()
-        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0))
-        room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}])
-        await room.join("Friend")
-        room.table.game = Game(rules, ["Host", "Friend"], dealer=lambda _deal: setup)
+    store = Store(f"sqlite:///{tmp_path / 'rows.db'}")
+    store.migrate()
+    rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0))
+    room, _ = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}])
+    await room.join("Friend")
+    room.table.game = Game(rules, ["Host", "Friend"], dealer=lambda _deal: setup)
 
-        class Conn:
-            def __init__(self, seat: int) -> None:
-                self.seat, self.messages = seat, []
+    class Conn:
+        def __init__(self, seat: int) -> None:
+            self.seat, self.messages = seat, []
 
-            def push(self, message: dict[str, Any]) -> None:
-                self.messages.append(message)
+        def push(self, message: dict[str, Any]) -> None:
+            self.messages.append(message)
 
-        host, friend = Conn(0), Conn(1)
-        await room.handle(host, Play(type="play", card=51))
-        await room.handle(friend, Play(type="play", card=1))
-        assert room.table.game.phase.value == "row-choice"
-        await room.handle(host, ChooseRow(type="row", row=2))
-        refusal = host.messages[-2]
-        assert refusal["type"] == "error" and refusal["code"] == "not-your-turn"
-        assert refusal["params"] == {"seat": 2, "name": "Friend"} and "seat 2" in refusal["message"]
-        assert room.table.game.phase.value == "row-choice" and room.table.game.pending()[0].seat == 1
-        await room.handle(friend, ChooseRow(type="row", row=2))
-        assert room.table.game.phase.value == "play" and room.table.game.penalties[1] == 3  # took [90]
-        await rooms.close()
-
-    asyncio.run(scenario())
+    host, friend = Conn(0), Conn(1)
+    await room.handle(host, Play(type="play", card=51))
+    await room.handle(friend, Play(type="play", card=1))
+    assert room.table.game.phase.value == "row-choice"
+    await room.handle(host, ChooseRow(type="row", row=2))
+    refusal = host.messages[-2]
+    assert refusal["type"] == "error" and refusal["code"] == "not-your-turn"
+    assert refusal["params"] == {"seat": 2, "name": "Friend"} and "seat 2" in refusal["message"]
+    assert room.table.game.phase.value == "row-choice" and room.table.game.pending()[0].seat == 1
+    await room.handle(friend, ChooseRow(type="row", row=2))
+    assert room.table.game.phase.value == "play" and room.table.game.penalties[1] == 3  # took [90]
+    await rooms.close()
 
 
 def test_hint_goes_to_the_asker_only_and_is_a_legal_option(client: TestClient) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -97,74 +98,70 @@ async def _play_deal_out(room: Room, clock: ManualClock, sockets: list[Socket]) 
     raise AssertionError("the deal did not end")
 
 
-def test_a_released_player_who_reconnects_loses_the_seat_when_it_changes_hands(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        rooms, clock = await _rooms(tmp_path)
-        rules = Rules(players=3, target=None, deals=3)
-        room, host_token = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}, {"kind": "bot"}])
-        _, bob_token, _ = await room.join("Bob")
-        assert room.table.status == "playing"
-        host, bob = Socket(room, host_token), Socket(room, bob_token)
-        await room.admit(host, host_token)
-        await room.admit(bob, bob_token)
-        assert (host.seat, bob.seat) == (0, 1)
-        await room.disconnect(bob)
-        await room.handle(host, Release(type="release", seat=1))  # Bob vanished: free his seat
-        assert room.table.seats[1].leaving
-        ghost = Socket(room, bob_token)  # Bob comes back with his old token before the deal ends
-        await room.admit(ghost, bob_token)
-        assert ghost.seat == 1  # still his until the deal ends
-        await _play_deal_out(room, clock, [host, ghost])
-        # the deal started: the seat was freed, and Bob's socket watches
-        assert room.table.seats[1].kind == "open" and ghost.seat is None
-        assert ghost.last("error")["code"] == "seat-lost" and room.table.seats[1].connections == 0
-        assert ghost in room.connections and room.spectators() == 1
-        # Carol takes the freed seat over (from the next deal); the host could free it again
-        _, carol_token, later = await room.join("Carol")
-        assert later
-        carol = Socket(room, carol_token)
-        await room.admit(carol, carol_token)
-        await _play_deal_out(room, clock, [host, carol])
-        assert carol.seat == 1 and ghost.seat is None and room.table.seats[1].connections == 1
-        before = len(ghost.messages)
-        decision = room.table.game.decision_for(1) if room.table.game else None
-        assert decision is not None
-        await room.handle(ghost, Play(type="play", card=decision.options[0]))
-        assert ghost.messages[before]["code"] == "spectator"  # Bob's socket cannot play Carol's card
-        assert room.table.game is not None and room.table.game.chosen[1] is None
-        await rooms.close()
-
-    asyncio.run(scenario())
+@pytest.mark.asyncio
+async def test_a_released_player_who_reconnects_loses_the_seat_when_it_changes_hands(tmp_path: Path) -> None:
+    rooms, clock = await _rooms(tmp_path)
+    rules = Rules(players=3, target=None, deals=3)
+    room, host_token = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}, {"kind": "bot"}])
+    _, bob_token, _ = await room.join("Bob")
+    assert room.table.status == "playing"
+    host, bob = Socket(room, host_token), Socket(room, bob_token)
+    await room.admit(host, host_token)
+    await room.admit(bob, bob_token)
+    assert (host.seat, bob.seat) == (0, 1)
+    await room.disconnect(bob)
+    await room.handle(host, Release(type="release", seat=1))  # Bob vanished: free his seat
+    assert room.table.seats[1].leaving
+    ghost = Socket(room, bob_token)  # Bob comes back with his old token before the deal ends
+    await room.admit(ghost, bob_token)
+    assert ghost.seat == 1  # still his until the deal ends
+    await _play_deal_out(room, clock, [host, ghost])
+    # the deal started: the seat was freed, and Bob's socket watches
+    assert room.table.seats[1].kind == "open" and ghost.seat is None
+    assert ghost.last("error")["code"] == "seat-lost" and room.table.seats[1].connections == 0
+    assert ghost in room.connections and room.spectators() == 1
+    # Carol takes the freed seat over (from the next deal); the host could free it again
+    _, carol_token, later = await room.join("Carol")
+    assert later
+    carol = Socket(room, carol_token)
+    await room.admit(carol, carol_token)
+    await _play_deal_out(room, clock, [host, carol])
+    assert carol.seat == 1 and ghost.seat is None and room.table.seats[1].connections == 1
+    before = len(ghost.messages)
+    decision = room.table.game.decision_for(1) if room.table.game else None
+    assert decision is not None
+    await room.handle(ghost, Play(type="play", card=decision.options[0]))
+    assert ghost.messages[before]["code"] == "spectator"  # Bob's socket cannot play Carol's card
+    assert room.table.game is not None and room.table.game.chosen[1] is None
+    await rooms.close()
 
 
-def test_a_cancelled_takeover_request_is_forgotten(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        rooms, clock = await _rooms(tmp_path)
-        rules = Rules(players=3, target=None, deals=3)
-        room, host_token = await rooms.create(TableOptions(rules), "Host", [{"kind": "bot"}, {"kind": "bot"}])
-        host = Socket(room, host_token)
-        await room.admit(host, host_token)
-        seat, dan_token, later = await room.join("Dan")
-        assert (seat, later) == (1, True)
-        dan = Socket(room, dan_token)
-        await room.admit(dan, dan_token)
-        assert dan.seat is None and dan.messages[-1]["table"]["joining"] == 1
-        await room.handle(host, Release(type="release", seat=1))  # the host says no to Dan
-        assert dan.last("error")["code"] == "seat-lost" and dan.last("state")["table"]["joining"] is None
-        seat, dave_token, later = await room.join("Dave")
-        assert (seat, later) == (1, True)
-        dave = Socket(room, dave_token)
-        await room.admit(dave, dave_token)
-        await _play_deal_out(room, clock, [host, dave])
-        # Dave sits in seat 1; Dan's socket still only watches
-        assert dave.seat == 1 and dan.seat is None and room.table.seats[1].connections == 1
-        assert room.table.place_for_token(dan_token) == (None, None)
-        await room.disconnect(dave)
-        await room.handle(host, Release(type="release", seat=1))  # with Dave gone, the host may free it
-        assert host.messages[-1]["type"] == "seats" and room.table.seats[1].leaving
-        await rooms.close()
-
-    asyncio.run(scenario())
+@pytest.mark.asyncio
+async def test_a_cancelled_takeover_request_is_forgotten(tmp_path: Path) -> None:
+    rooms, clock = await _rooms(tmp_path)
+    rules = Rules(players=3, target=None, deals=3)
+    room, host_token = await rooms.create(TableOptions(rules), "Host", [{"kind": "bot"}, {"kind": "bot"}])
+    host = Socket(room, host_token)
+    await room.admit(host, host_token)
+    seat, dan_token, later = await room.join("Dan")
+    assert (seat, later) == (1, True)
+    dan = Socket(room, dan_token)
+    await room.admit(dan, dan_token)
+    assert dan.seat is None and dan.messages[-1]["table"]["joining"] == 1
+    await room.handle(host, Release(type="release", seat=1))  # the host says no to Dan
+    assert dan.last("error")["code"] == "seat-lost" and dan.last("state")["table"]["joining"] is None
+    seat, dave_token, later = await room.join("Dave")
+    assert (seat, later) == (1, True)
+    dave = Socket(room, dave_token)
+    await room.admit(dave, dave_token)
+    await _play_deal_out(room, clock, [host, dave])
+    # Dave sits in seat 1; Dan's socket still only watches
+    assert dave.seat == 1 and dan.seat is None and room.table.seats[1].connections == 1
+    assert room.table.place_for_token(dan_token) == (None, None)
+    await room.disconnect(dave)
+    await room.handle(host, Release(type="release", seat=1))  # with Dave gone, the host may free it
+    assert host.messages[-1]["type"] == "seats" and room.table.seats[1].leaving
+    await rooms.close()
 
 
 def _saved_size(room: Room) -> int:
@@ -172,90 +169,87 @@ def _saved_size(room: Room) -> int:
     return len(orjson.dumps(room.table.saved.current))
 
 
-def test_a_card_sent_again_changes_nothing_and_the_turn_state_stays_bounded(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        rooms, _ = await _rooms(tmp_path)
-        rules = Rules(players=3, target=None, deals=1)
-        room, host_token = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}, {"kind": "open"}])
-        _, ana_token, _ = await room.join("Ana")
-        await room.join("Ben")
-        host, ana = Socket(room, host_token), Socket(room, ana_token)
-        await room.admit(host, host_token)
-        await room.admit(ana, ana_token)
-        game = room.table.game
-        assert game is not None
-        saves = 0
-        save = room.table._save
+@pytest.mark.asyncio
+async def test_a_card_sent_again_changes_nothing_and_the_turn_state_stays_bounded(tmp_path: Path) -> None:
+    rooms, _ = await _rooms(tmp_path)
+    saves = 0
+    save = rooms.db.save
 
-        async def counted(data: Any) -> None:
-            nonlocal saves
-            saves += 1
-            await save(data)
+    async def counted(data: Any) -> None:
+        nonlocal saves
+        saves += 1
+        await save(data)
 
-        room.table._save = counted
-        first, second = sorted(game.hands[0])[:2]
+    rooms.db.save = counted  # type: ignore[method-assign]  # every table saves through it
+    rules = Rules(players=3, target=None, deals=1)
+    room, host_token = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}, {"kind": "open"}])
+    _, ana_token, _ = await room.join("Ana")
+    await room.join("Ben")
+    host, ana = Socket(room, host_token), Socket(room, ana_token)
+    await room.admit(host, host_token)
+    await room.admit(ana, ana_token)
+    game = room.table.game
+    assert game is not None
+    saves = 0  # count from here
+    first, second = sorted(game.hands[0])[:2]
+    await room.handle(host, Play(type="play", card=first))
+    assert saves == 1 and [(a.seat, a.value) for a in room.table.turn_log] == [(0, first)]
+    size = _saved_size(room)
+    sent = len(host.messages), len(ana.messages)
+    for _ in range(10_000):
         await room.handle(host, Play(type="play", card=first))
-        assert saves == 1 and [(a.seat, a.value) for a in room.table.turn_log] == [(0, first)]
-        size = _saved_size(room)
-        sent = len(host.messages), len(ana.messages)
-        for _ in range(10_000):
-            await room.handle(host, Play(type="play", card=first))
-        # nothing saved, nothing broadcast, nothing grew
-        assert saves == 1 and (len(host.messages), len(ana.messages)) == sent
-        assert len(room.table.turn_log) == 1 and _saved_size(room) == size
-        # changes of mind replace the seat's card, however many
-        for i in range(10_000):
-            await room.handle(host, Play(type="play", card=second if i % 2 == 0 else first))
-        assert [(a.seat, a.value) for a in room.table.turn_log] == [(0, first)] and game.chosen[0] == first
-        assert _saved_size(room) == size
-        assert room.table.saved is not None and room.table.saved.current is not None
-        assert room.table.saved.current["log"] == [[0, first]]
-        await rooms.close()
-
-    asyncio.run(scenario())
+    # nothing saved, nothing broadcast, nothing grew
+    assert saves == 1 and (len(host.messages), len(ana.messages)) == sent
+    assert len(room.table.turn_log) == 1 and _saved_size(room) == size
+    # changes of mind replace the seat's card, however many
+    for i in range(10_000):
+        await room.handle(host, Play(type="play", card=second if i % 2 == 0 else first))
+    assert [(a.seat, a.value) for a in room.table.turn_log] == [(0, first)] and game.chosen[0] == first
+    assert _saved_size(room) == size
+    assert room.table.saved is not None and room.table.saved.current is not None
+    assert room.table.saved.current["log"] == [[0, first]]
+    await rooms.close()
 
 
-def test_the_turn_log_stays_within_its_bound(tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_the_turn_log_stays_within_its_bound(tmp_path: Path) -> None:
     """Random games of every variant, people changing their minds and sending cards again: no seat
     ever has more than MAX_ANSWERS_PER_SEAT answers in the turn's log, in the room or as saved."""
     from sixnimmt.core.variants import VARIANTS
 
-    async def scenario() -> None:
-        rooms, _ = await _rooms(tmp_path)
-        for variant, spec in VARIANTS.items():
-            players = spec.player_range[0] + 1
-            rules = Rules(players=players, variant=variant)
-            room, token = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}] * (players - 1))
-            sockets = [Socket(room, token)]
-            for i in range(players - 1):
-                _, other, _ = await room.join(f"P{i}")
-                sockets.append(Socket(room, other))
-            for socket in sockets:
-                await room.admit(socket, socket.token)
-            game = room.table.game
-            assert game is not None
-            rng = random.Random(variant.value)
-            for _ in range(5000):
-                if game.is_over:
-                    break
-                decision = rng.choice(game.pending())
-                socket = sockets[decision.seat]
-                if decision.kind.value == "card" and game.chosen[decision.seat] is None and rng.random() < 0.3:
-                    # choose, then send it again or change one's mind before the real answer
-                    await room.handle(socket, answer("card", decision.options[0]))
-                    if game.phase is Phase.PLAY and game.decision_for(decision.seat) is None:
-                        await room.handle(socket, Play(type="play", card=decision.options[-1]))
-                        await room.handle(socket, Play(type="play", card=decision.options[-1]))
-                    continue
-                await room.handle(socket, answer(decision.kind.value, rng.choice(decision.options)))
-                counts = [sum(1 for a in room.table.turn_log if a.seat == s) for s in range(players)]
-                assert max(counts) <= MAX_ANSWERS_PER_SEAT, (variant, counts)
-                assert room.table.saved is not None and room.table.saved.current is not None
-                assert len(room.table.saved.current["log"]) <= players * MAX_ANSWERS_PER_SEAT
-            assert game.is_over, variant
-        await rooms.close()
-
-    asyncio.run(scenario())
+    rooms, _ = await _rooms(tmp_path)
+    for variant, spec in VARIANTS.items():
+        players = spec.player_range[0] + 1
+        rules = Rules(players=players, variant=variant)
+        room, token = await rooms.create(TableOptions(rules), "Host", [{"kind": "open"}] * (players - 1))
+        sockets = [Socket(room, token)]
+        for i in range(players - 1):
+            _, other, _ = await room.join(f"P{i}")
+            sockets.append(Socket(room, other))
+        for socket in sockets:
+            await room.admit(socket, socket.token)
+        game = room.table.game
+        assert game is not None
+        rng = random.Random(variant.value)
+        for _ in range(5000):
+            if game.is_over:
+                break
+            decision = rng.choice(game.pending())
+            socket = sockets[decision.seat]
+            if decision.kind.value == "card" and game.chosen[decision.seat] is None and rng.random() < 0.3:
+                # choose, then send it again or change one's mind before the real answer
+                await room.handle(socket, answer("card", decision.options[0]))
+                if game.phase is Phase.PLAY and game.decision_for(decision.seat) is None:
+                    await room.handle(socket, Play(type="play", card=decision.options[-1]))
+                    await room.handle(socket, Play(type="play", card=decision.options[-1]))
+                continue
+            await room.handle(socket, answer(decision.kind.value, rng.choice(decision.options)))
+            counts = [sum(1 for a in room.table.turn_log if a.seat == s) for s in range(players)]
+            assert max(counts) <= MAX_ANSWERS_PER_SEAT, (variant, counts)
+            assert room.table.saved is not None and room.table.saved.current is not None
+            assert len(room.table.saved.current["log"]) <= players * MAX_ANSWERS_PER_SEAT
+        assert game.is_over, variant
+    await rooms.close()
 
 
 class SeatChanges(RuleBasedStateMachine):

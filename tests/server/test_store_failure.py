@@ -4,9 +4,10 @@ and the game goes on from there once the store works again."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
@@ -18,6 +19,8 @@ from sixnimmt.server.table_setup import StoreFailedError, TableOptions
 from sixnimmt.server.wire import ChooseRow, Play
 
 from .conftest import Listener
+
+pytestmark = pytest.mark.asyncio
 
 
 class FlakyStore(Store):
@@ -66,62 +69,56 @@ async def _table(tmp_path: Path, rules: Rules) -> tuple[FlakyStore, Rooms, Room,
     return store, rooms, room, players
 
 
-def test_a_failed_save_refuses_the_move_and_changes_nothing(tmp_path: Path) -> None:
+async def test_a_failed_save_refuses_the_move_and_changes_nothing(tmp_path: Path) -> None:
     """Every third move fails to save, through a whole game (turn reveals, row choices and the last
     move, which stores the finished game): each refused move leaves memory equal to the store and
     each player's view as it was; the move made again is accepted; one game reaches the history."""
 
-    async def scenario() -> None:
-        store, rooms, room, players = await _table(tmp_path, Rules(players=3, target=None, deals=1))
-        moves = refused = 0
-        while room.table.game is not None and not room.table.game.is_over:
-            decision = room.table.game.pending()[0]
-            conn = players[decision.seat]
-            value = decision.options[-1]
-            message = ChooseRow(type="row", row=value) if decision.kind.value == "row" else Play(type="play", card=value)
-            moves += 1
-            if moves % 3 == 0:
-                views = [room.table.game.view(seat).to_dict() for seat in players]
-                before = memory_state(room)
-                store.fail_next = True
-                await room.handle(conn, message)
-                refused += 1
-                error, state = conn.messages[-2:]
-                assert error["type"] == "error" and error["code"] == "store-failed"
-                assert state["type"] == "state" and state["view"] == views[decision.seat]
-                assert memory_state(room) == before == stored_state(store, room.code)
-                assert [room.table.game.view(seat).to_dict() for seat in players] == views
+    store, rooms, room, players = await _table(tmp_path, Rules(players=3, target=None, deals=1))
+    moves = refused = 0
+    while room.table.game is not None and not room.table.game.is_over:
+        decision = room.table.game.pending()[0]
+        conn = players[decision.seat]
+        value = decision.options[-1]
+        message = ChooseRow(type="row", row=value) if decision.kind.value == "row" else Play(type="play", card=value)
+        moves += 1
+        if moves % 3 == 0:
+            views = [room.table.game.view(seat).to_dict() for seat in players]
+            before = memory_state(room)
+            store.fail_next = True
             await room.handle(conn, message)
-            assert conn.messages[-1]["type"] != "error", conn.messages[-1]
-            assert memory_state(room) == stored_state(store, room.code)
-        assert refused >= 10 and store.failures == refused
-        games = store.list_games()
-        assert len(games) == 1 and room.table.last_game_id == games[0]["id"]
-        archived = store.get_game(games[0]["id"])
-        assert archived is not None and room.table.game is not None
-        assert archived["record"] == room.table.game.record()
-        await rooms.close()
-
-    asyncio.run(scenario())
-
-
-def test_a_failed_save_of_a_join_keeps_the_seat_open(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        store = FlakyStore(f"sqlite:///{tmp_path / 'flaky.db'}")
-        store.migrate()
-        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0), ManualClock())
-        room, _ = await rooms.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}] * 2)
-        store.fail_next = True
-        try:
-            await room.join("Ana")
-        except StoreFailedError as error:
-            assert error.code == "store-failed"
-        else:
-            raise AssertionError("the join was not refused")
-        assert room.table.open_seats() == [1, 2] and room.table.status == "waiting"
+            refused += 1
+            error, state = conn.messages[-2:]
+            assert error["type"] == "error" and error["code"] == "store-failed"
+            assert state["type"] == "state" and state["view"] == views[decision.seat]
+            assert memory_state(room) == before == stored_state(store, room.code)
+            assert [room.table.game.view(seat).to_dict() for seat in players] == views
+        await room.handle(conn, message)
+        assert conn.messages[-1]["type"] != "error", conn.messages[-1]
         assert memory_state(room) == stored_state(store, room.code)
-        seat, _, later = await room.join("Ana")
-        assert (seat, later) == (1, False) and room.table.open_seats() == [2]
-        await rooms.close()
+    assert refused >= 10 and store.failures == refused
+    games = store.list_games()
+    assert len(games) == 1 and room.table.last_game_id == games[0]["id"]
+    archived = store.get_game(games[0]["id"])
+    assert archived is not None and room.table.game is not None
+    assert archived["record"] == room.table.game.record()
+    await rooms.close()
 
-    asyncio.run(scenario())
+
+async def test_a_failed_save_of_a_join_keeps_the_seat_open(tmp_path: Path) -> None:
+    store = FlakyStore(f"sqlite:///{tmp_path / 'flaky.db'}")
+    store.migrate()
+    rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0), ManualClock())
+    room, _ = await rooms.create(TableOptions(Rules(players=3)), "Host", [{"kind": "open"}] * 2)
+    store.fail_next = True
+    try:
+        await room.join("Ana")
+    except StoreFailedError as error:
+        assert error.code == "store-failed"
+    else:
+        raise AssertionError("the join was not refused")
+    assert room.table.open_seats() == [1, 2] and room.table.status == "waiting"
+    assert memory_state(room) == stored_state(store, room.code)
+    seat, _, later = await room.join("Ana")
+    assert (seat, later) == (1, False) and room.table.open_seats() == [2]
+    await rooms.close()

@@ -76,149 +76,141 @@ def test_grandmaster_is_a_level_the_server_offers_and_plays_with_a_time_limit() 
     assert settings.think_threads >= 1
 
 
+@pytest.mark.asyncio
 @pytest.mark.parametrize("slow", [True, False])
-def test_a_long_think_is_announced_and_its_end_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: bool) -> None:
+async def test_a_long_think_is_announced_and_its_end_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: bool) -> None:
     made = gate_the_bots(monkeypatch)
 
-    async def scenario() -> None:
-        clock = ManualClock()
-        store = Store(f"sqlite:///{tmp_path / 'thinking.db'}")
-        store.migrate()
-        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, thinking_notice=0.15), clock)
-        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "grandmaster"}])
-        game = room.table.game
-        assert game is not None
-        (spec, bot), = made
-        assert spec == rooms.settings.level_specs["grandmaster"]  # the server's time-limited grandmaster
-        host = Listener(0)
-        await room.connect(host)
-        await wait_for(bot.started)
-        if slow:
-            clock.advance(0.14)
-            assert thinking(host) == []  # not yet: a quick bot never flickers
-            clock.advance(0.02)
-            assert thinking(host) == [(1, True)]
-            # someone who connects now sees it in the table's state
-            late = Listener(None)
-            await room.connect(late)
-            assert late.messages[0]["table"]["thinking"] == [1]
-        bot.release.set()
-        await room.turns.settle()
-        assert game.chosen[1] is not None  # the bot's card is in
-        assert thinking(host) == ([(1, True), (1, False)] if slow else [])
-        if slow:
-            # the end of the think is told before the move it led to
-            stop = next(i for i, m in enumerate(host.messages) if m["type"] == "thinking" and not m["thinking"])
-            assert {"chosen", "update"} & {m["type"] for m in host.messages[stop + 1:]}
-            assert room.state_for(0)["table"]["thinking"] == []
-        clock.advance(10.0)
-        assert thinking(host) == ([(1, True), (1, False)] if slow else [])  # the notice was called off
-        await rooms.close()
-
-    asyncio.run(scenario())
+    clock = ManualClock()
+    store = Store(f"sqlite:///{tmp_path / 'thinking.db'}")
+    store.migrate()
+    rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, thinking_notice=0.15), clock)
+    room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "grandmaster"}])
+    game = room.table.game
+    assert game is not None
+    (spec, bot), = made
+    assert spec == rooms.settings.level_specs["grandmaster"]  # the server's time-limited grandmaster
+    host = Listener(0)
+    await room.connect(host)
+    await wait_for(bot.started)
+    if slow:
+        clock.advance(0.14)
+        assert thinking(host) == []  # not yet: a quick bot never flickers
+        clock.advance(0.02)
+        assert thinking(host) == [(1, True)]
+        # someone who connects now sees it in the table's state
+        late = Listener(None)
+        await room.connect(late)
+        assert late.messages[0]["table"]["thinking"] == [1]
+    bot.release.set()
+    await room.turns.settle()
+    assert game.chosen[1] is not None  # the bot's card is in
+    assert thinking(host) == ([(1, True), (1, False)] if slow else [])
+    if slow:
+        # the end of the think is told before the move it led to
+        stop = next(i for i, m in enumerate(host.messages) if m["type"] == "thinking" and not m["thinking"])
+        assert {"chosen", "update"} & {m["type"] for m in host.messages[stop + 1:]}
+        assert room.state_for(0)["table"]["thinking"] == []
+    clock.advance(10.0)
+    assert thinking(host) == ([(1, True), (1, False)] if slow else [])  # the notice was called off
+    await rooms.close()
 
 
-def test_the_bot_threads_cap_how_many_think_at_once() -> None:
-    async def scenario() -> None:
-        threads = BotThreads(2)
-        running = 0
-        most = 0
-        lock = threading.Lock()
-        gate = threading.Event()
+@pytest.mark.asyncio
+async def test_the_bot_threads_cap_how_many_think_at_once() -> None:
+    threads = BotThreads(2)
+    running = 0
+    most = 0
+    lock = threading.Lock()
+    gate = threading.Event()
 
-        def think() -> None:
-            nonlocal running, most
-            with lock:
-                running += 1
-                most = max(most, running)
-            gate.wait(timeout=30)
-            with lock:
-                running -= 1
-
-        tasks = [asyncio.ensure_future(threads.run(think)) for _ in range(6)]
-        for _ in range(10_000):  # until the pool is full
-            with lock:
-                if running == 2:
-                    break
-            await asyncio.sleep(0.001)
+    def think() -> None:
+        nonlocal running, most
         with lock:
-            assert running == 2  # four wait their turn
-        gate.set()
-        await asyncio.gather(*tasks)
-        assert most == 2
-        threads.close()
+            running += 1
+            most = max(most, running)
+        gate.wait(timeout=30)
+        with lock:
+            running -= 1
 
-    asyncio.run(scenario())
-
-
-def test_a_quick_bot_does_not_wait_behind_other_tables_searches(tmp_path: Path) -> None:
-
-    async def scenario() -> None:
-        store = Store(f"sqlite:///{tmp_path / 'quick.db'}")
-        store.migrate()
-        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, think_threads=1), ManualClock())
-        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "easy"}])
-        game = room.table.game
-        assert game is not None
-        host = Listener(0)
-        await room.connect(host)
-        await room.turns.settle()
-        assert game.chosen[1] is not None  # its first decision, in the bot threads (how quick is it?)
-        # another table's search takes the only bot thread
-        gate = threading.Event()
-        search = asyncio.ensure_future(room.turns.threads.run(gate.wait, 30))
-        await room.handle(host, Play(type="play", card=max(game.hands[0])))  # never too low: no row choice
-        for _ in range(10_000):
-            if game.turn == 1 and game.chosen[1] is not None:
+    tasks = [asyncio.ensure_future(threads.run(think)) for _ in range(6)]
+    for _ in range(10_000):  # until the pool is full
+        with lock:
+            if running == 2:
                 break
-            await asyncio.sleep(0.001)
-        assert game.turn == 1 and game.chosen[1] is not None and not gate.is_set()  # it answered meanwhile
-        gate.set()
-        await search
-        await rooms.close()
+        await asyncio.sleep(0.001)
+    with lock:
+        assert running == 2  # four wait their turn
+    gate.set()
+    await asyncio.gather(*tasks)
+    assert most == 2
+    threads.close()
 
-    asyncio.run(scenario())
+
+@pytest.mark.asyncio
+async def test_a_quick_bot_does_not_wait_behind_other_tables_searches(tmp_path: Path) -> None:
+
+    store = Store(f"sqlite:///{tmp_path / 'quick.db'}")
+    store.migrate()
+    rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, think_threads=1), ManualClock())
+    room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "easy"}])
+    game = room.table.game
+    assert game is not None
+    host = Listener(0)
+    await room.connect(host)
+    await room.turns.settle()
+    assert game.chosen[1] is not None  # its first decision, in the bot threads (how quick is it?)
+    # another table's search takes the only bot thread
+    gate = threading.Event()
+    search = asyncio.ensure_future(room.turns.threads.run(gate.wait, 30))
+    await room.handle(host, Play(type="play", card=max(game.hands[0])))  # never too low: no row choice
+    for _ in range(10_000):
+        if game.turn == 1 and game.chosen[1] is not None:
+            break
+        await asyncio.sleep(0.001)
+    assert game.turn == 1 and game.chosen[1] is not None and not gate.is_set()  # it answered meanwhile
+    gate.set()
+    await search
+    await rooms.close()
 
 
-def test_a_bot_whose_think_took_a_while_waits_its_turn_for_the_bot_threads(
+@pytest.mark.asyncio
+async def test_a_bot_whose_think_took_a_while_waits_its_turn_for_the_bot_threads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The other side of the test above: how long a think took is read on the server's clock, and a
     bot whose first think took a second of it is not quick (its next think queues behind a search)."""
     made = gate_the_bots(monkeypatch)
 
-    async def scenario() -> None:
-        clock = ManualClock()
-        store = Store(f"sqlite:///{tmp_path / 'slow.db'}")
-        store.migrate()
-        rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, think_threads=1), clock)
-        room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "hard"}])
-        game = room.table.game
-        assert game is not None
-        ((_, bot),) = made
-        host = Listener(0)
-        await room.connect(host)
-        await wait_for(bot.started)
-        clock.advance(1.0)  # the first think takes a second of the server's time
-        bot.release.set()
-        await room.turns.settle()
-        assert game.chosen[1] is not None
-        bot.started.clear()
-        bot.release.clear()
-        gate = threading.Event()
-        search = asyncio.ensure_future(room.turns.threads.run(gate.wait, 30))  # the only bot thread
-        await room.handle(host, Play(type="play", card=max(game.hands[0])))
-        owed = game.decision_for(1)  # the bot's next decision: its next card, or a row for its last
-        assert owed is not None
-        bot.release.set()  # the bot may answer at once, once it is asked
-        for _ in range(200):
-            await asyncio.sleep(0.001)
-        assert not bot.started.is_set() and game.decision_for(1) == owed  # queued behind the search
-        gate.set()
-        await search
-        await wait_for(bot.started)
-        await room.turns.settle()
-        assert game.decision_for(1) != owed
-        await rooms.close()
-
-    asyncio.run(scenario())
+    clock = ManualClock()
+    store = Store(f"sqlite:///{tmp_path / 'slow.db'}")
+    store.migrate()
+    rooms = Rooms(store, Settings(database_url=store.url, bot_delay=0.0, think_threads=1), clock)
+    room, _ = await rooms.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "hard"}])
+    game = room.table.game
+    assert game is not None
+    ((_, bot),) = made
+    host = Listener(0)
+    await room.connect(host)
+    await wait_for(bot.started)
+    clock.advance(1.0)  # the first think takes a second of the server's time
+    bot.release.set()
+    await room.turns.settle()
+    assert game.chosen[1] is not None
+    bot.started.clear()
+    bot.release.clear()
+    gate = threading.Event()
+    search = asyncio.ensure_future(room.turns.threads.run(gate.wait, 30))  # the only bot thread
+    await room.handle(host, Play(type="play", card=max(game.hands[0])))
+    owed = game.decision_for(1)  # the bot's next decision: its next card, or a row for its last
+    assert owed is not None
+    bot.release.set()  # the bot may answer at once, once it is asked
+    for _ in range(200):
+        await asyncio.sleep(0.001)
+    assert not bot.started.is_set() and game.decision_for(1) == owed  # queued behind the search
+    gate.set()
+    await search
+    await wait_for(bot.started)
+    await room.turns.settle()
+    assert game.decision_for(1) != owed
+    await rooms.close()

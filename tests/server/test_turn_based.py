@@ -4,7 +4,6 @@ stand-in for whoever lets the time run out (even while nobody is at the table). 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -50,59 +49,57 @@ async def move(room: Room, seat: int) -> bool:
     return True
 
 
-def test_three_people_over_a_simulated_day_one_times_out(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        from sixnimmt.server.store import Store
+@pytest.mark.asyncio
+async def test_three_people_over_a_simulated_day_one_times_out(tmp_path: Path) -> None:
+    from sixnimmt.server.store import Store
 
-        clock = ManualClock()
-        store = Store(f"sqlite:///{tmp_path / 'turns.db'}")
-        store.migrate()
-        # a short grace for the away: on a turn-based table it must not matter
-        settings = Settings(database_url=store.url, bot_delay=0.0, absent_grace=20.0, fallback_bot="random")
-        rooms = Rooms(store, settings, clock)
-        room, _ = await rooms.create(TableOptions(Rules(players=3, target=10), timer=int(HOUR)), "Ana",
-                                     [{"kind": "open"}, {"kind": "open"}])
-        await room.join("Bo")
-        await room.join("Cy")
-        game = room.table.game
-        assert game is not None and room.table.status == "playing"
-        assert room.turns.turn_based
-        played_for: list[tuple[int, str]] = []
-        original = room.act
+    clock = ManualClock()
+    store = Store(f"sqlite:///{tmp_path / 'turns.db'}")
+    store.migrate()
+    # a short grace for the away: on a turn-based table it must not matter
+    settings = Settings(database_url=store.url, bot_delay=0.0, absent_grace=20.0, fallback_bot="random")
+    rooms = Rooms(store, settings, clock)
+    room, _ = await rooms.create(TableOptions(Rules(players=3, target=10), timer=int(HOUR)), "Ana",
+                                 [{"kind": "open"}, {"kind": "open"}])
+    await room.join("Bo")
+    await room.join("Cy")
+    game = room.table.game
+    assert game is not None and room.table.status == "playing"
+    assert room.turns.turn_based
+    played_for: list[tuple[int, str]] = []
+    original = room.act
 
-        async def act(seat: int, value: int, stand_in: str | None = None) -> None:
-            if stand_in is not None:
-                played_for.append((seat, stand_in))
-                assert not room.connections  # the time ran out with nobody at the table
-            await original(seat, value, stand_in)
+    async def act(seat: int, value: int, stand_in: str | None = None) -> None:
+        if stand_in is not None:
+            played_for.append((seat, stand_in))
+            assert not room.connections  # the time ran out with nobody at the table
+        await original(seat, value, stand_in)
 
-        room.act = act  # type: ignore[method-assign]
-        start = clock.now()
-        cy_moves = 0
-        while room.table.status == "playing":
-            # Ana answers after 10 minutes, Bo after 40 (long past the 20 s grace for the away:
-            # nobody plays for him); Cy answers his first three moves, then stops answering
-            clock.advance(10 * 60)
-            await room.turns.settle()
-            await move(room, 0)
-            clock.advance(30 * 60)
-            await room.turns.settle()
-            await move(room, 1)
-            if cy_moves < 3 and await move(room, 2):
-                cy_moves += 1
-                continue
-            clock.advance(25 * 60)  # an hour and five minutes after the move began: time is up
-            await room.turns.settle()
-            assert clock.now() - start < 48 * HOUR
-        elapsed = clock.now() - start
-        assert room.table.status == "finished" and game.is_over
-        assert cy_moves == 3
-        assert played_for and {seat for seat, _ in played_for} == {2}  # only Cy was played for
-        assert {reason for _, reason in played_for} == {"timer"}
-        assert 2 * HOUR < elapsed < 48 * HOUR  # a game played over about a day
-        assert room.table.last_game_id is not None  # the game was stored, as every game is
-        assert store.get_game(room.table.last_game_id) is not None
-        await room.close()
-        store.close()
-
-    asyncio.run(scenario())
+    room.act = act  # type: ignore[method-assign]
+    start = clock.now()
+    cy_moves = 0
+    while room.table.status == "playing":
+        # Ana answers after 10 minutes, Bo after 40 (long past the 20 s grace for the away:
+        # nobody plays for him); Cy answers his first three moves, then stops answering
+        clock.advance(10 * 60)
+        await room.turns.settle()
+        await move(room, 0)
+        clock.advance(30 * 60)
+        await room.turns.settle()
+        await move(room, 1)
+        if cy_moves < 3 and await move(room, 2):
+            cy_moves += 1
+            continue
+        clock.advance(25 * 60)  # an hour and five minutes after the move began: time is up
+        await room.turns.settle()
+        assert clock.now() - start < 48 * HOUR
+    elapsed = clock.now() - start
+    assert room.table.status == "finished" and game.is_over
+    assert cy_moves == 3
+    assert played_for and {seat for seat, _ in played_for} == {2}  # only Cy was played for
+    assert {reason for _, reason in played_for} == {"timer"}
+    assert 2 * HOUR < elapsed < 48 * HOUR  # a game played over about a day
+    assert room.table.last_game_id is not None  # the game was stored, as every game is
+    assert store.get_game(room.table.last_game_id) is not None
+    await room.close()
+    store.close()

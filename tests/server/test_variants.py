@@ -4,7 +4,6 @@ answers ORDER, KEEP and PASS, and illegal order/keep/pass/retract messages that 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from pathlib import Path
@@ -22,7 +21,7 @@ from sixnimmt.server.table_setup import TableOptions
 from sixnimmt.server.wire import Keep, Order, Pass, Play, ProtocolError, Retract, decode
 
 from .conftest import make_client
-from .helpers import create_table, play_out, receive_until
+from .helpers import create_table, play_out, rebuilt, receive_until
 
 NEW = ("tournament", "open", "nifty", "hand", "double")
 
@@ -154,108 +153,102 @@ async def _refused(room: Room, spy: Spy, message: Any, reason: str) -> None:
     assert (json.dumps(room.table.game.record()), [list(c) for c in room.table.game.choices], room.table.game.phase) == before
 
 
-def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="nifty"))
-        game = room.table.game
-        assert game is not None
-        await _refused(room, spies[0], Order(type="order", card=game.hands[0][0]), "cannot order now")
-        await _refused(room, spies[0], Pass(type="pass"), "nothing to pass")
-        await _refused(room, spies[0], Retract(type="retract"), "no choice to take back")
-        await _refused(room, spies[0], Keep(type="keep", card=game.hands[0][0]), "cannot keep now")
-        # a pair chosen, taken back, chosen again: only the final pair counts, also after a restart
-        first, second, third = game.hands[0][:3]
-        for card in (first, second):
-            await room.handle(spies[0], Play(type="play", card=card))
-        await room.handle(spies[0], Retract(type="retract"))
-        assert game.choices[0] == ()
-        await room.handle(spies[0], Play(type="play", card=third))
-        restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
-        assert restored.table.game is not None and restored.table.game.choices[0] == (third,)
-        await room.handle(spies[0], Play(type="play", card=first))
-        for seat in (1, 2):
-            for card in game.hands[seat][:2]:
-                await room.handle(spies[seat], Play(type="play", card=card))
-        # the cards are revealed; the owner of the lowest card says which of theirs goes first
-        assert game.phase is Phase.ORDER
-        due = game.pending()[0]
-        other = spies[(due.seat + 1) % 3]
-        await _refused(room, other, Order(type="order", card=due.options[0]), "not your turn")
-        not_in_pair = next(c for c in game.hands[due.seat] if c not in due.options)
-        await _refused(room, spies[due.seat], Order(type="order", card=not_in_pair), "not one of your options")
-        await _refused(room, spies[due.seat], Play(type="play", card=due.options[0]), "cannot play now")
-        async with room.lock:
-            await room.act(due.seat, due.options[1])
-        assert game.phase is not Phase.ORDER or game.pending()[0].seat != due.seat
-        await rooms.close()
-
-    asyncio.run(scenario())
+@pytest.mark.asyncio
+async def test_nifty_illegal_order_pass_and_retract_change_nothing(tmp_path: Path) -> None:
+    rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="nifty"))
+    game = room.table.game
+    assert game is not None
+    await _refused(room, spies[0], Order(type="order", card=game.hands[0][0]), "cannot order now")
+    await _refused(room, spies[0], Pass(type="pass"), "nothing to pass")
+    await _refused(room, spies[0], Retract(type="retract"), "no choice to take back")
+    await _refused(room, spies[0], Keep(type="keep", card=game.hands[0][0]), "cannot keep now")
+    # a pair chosen, taken back, chosen again: only the final pair counts, also after a restart
+    first, second, third = game.hands[0][:3]
+    for card in (first, second):
+        await room.handle(spies[0], Play(type="play", card=card))
+    await room.handle(spies[0], Retract(type="retract"))
+    assert game.choices[0] == ()
+    await room.handle(spies[0], Play(type="play", card=third))
+    restored = rebuilt(room, rooms)
+    assert restored.table.game is not None and restored.table.game.choices[0] == (third,)
+    await room.handle(spies[0], Play(type="play", card=first))
+    for seat in (1, 2):
+        for card in game.hands[seat][:2]:
+            await room.handle(spies[seat], Play(type="play", card=card))
+    # the cards are revealed; the owner of the lowest card says which of theirs goes first
+    assert game.phase is Phase.ORDER
+    due = game.pending()[0]
+    other = spies[(due.seat + 1) % 3]
+    await _refused(room, other, Order(type="order", card=due.options[0]), "not your turn")
+    not_in_pair = next(c for c in game.hands[due.seat] if c not in due.options)
+    await _refused(room, spies[due.seat], Order(type="order", card=not_in_pair), "not one of your options")
+    await _refused(room, spies[due.seat], Play(type="play", card=due.options[0]), "cannot play now")
+    async with room.lock:
+        await room.act(due.seat, due.options[1])
+    assert game.phase is not Phase.ORDER or game.pending()[0].seat != due.seat
+    await rooms.close()
 
 
-def test_a_pair_taken_back_in_a_later_turn_keeps_the_earlier_turns_after_a_restart(tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_a_pair_taken_back_in_a_later_turn_keeps_the_earlier_turns_after_a_restart(tmp_path: Path) -> None:
     """The store keeps the record as of the deal's start and every answer since: taking a pair
     back drops only this turn's answers of that seat, so a restart finds the same game."""
 
-    async def scenario() -> None:
-        rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="nifty"))
-        game = room.table.game
-        assert game is not None
-        rng = random.Random(4)
-        while game.turn < 2:  # two whole turns, every answer from seat 0's pending decisions too
-            decision = game.pending()[0]
+    rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="nifty"))
+    game = room.table.game
+    assert game is not None
+    rng = random.Random(4)
+    while game.turn < 2:  # two whole turns, every answer from seat 0's pending decisions too
+        decision = game.pending()[0]
+        async with room.lock:
+            await room.act(decision.seat, rng.choice(decision.options))
+    assert game.deal_index == 0 and game.phase is Phase.PLAY
+    first, second, third = game.hands[0][:3]
+    for card in (first, second):
+        await room.handle(spies[0], Play(type="play", card=card))
+    await room.handle(spies[0], Retract(type="retract"))
+    await room.handle(spies[0], Play(type="play", card=third))
+    restored = rebuilt(room, rooms)
+    assert restored.table.game is not None
+    assert restored.table.game.record() == game.record() and len(game.record()["deals"][0]["turns"]) == 2
+    assert restored.table.game.choices == game.choices and game.choices[0] == (third,)
+    await rooms.close()
+
+
+@pytest.mark.asyncio
+async def test_hand_illegal_pass_keep_and_play_change_nothing(tmp_path: Path) -> None:
+    rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="hand"))
+    game = room.table.game
+    assert game is not None
+    rng = random.Random(3)
+    turn_seat = game.pending()[0].seat
+    waiting = spies[(turn_seat + 1) % 3]
+    await _refused(room, spies[turn_seat], Pass(type="pass"), "nothing to pass")  # a first card is due
+    await _refused(room, waiting, Play(type="play", card=game.hands[waiting.seat][0]), "turn")
+    await _refused(room, spies[turn_seat], Retract(type="retract"), "no choice to take back")
+    await _refused(room, spies[turn_seat], Order(type="order", card=game.hands[turn_seat][0]), "cannot order now")
+    checked_keep = False
+    for _ in range(5000):
+        if game.is_over or checked_keep:
+            break
+        decision = game.pending()[0]
+        spy = spies[decision.seat]
+        if decision.kind.value == "keep":
+            stranger = spies[(decision.seat + 1) % 3]
+            await _refused(room, stranger, Keep(type="keep", card=decision.options[1]), "not your turn")
+            not_taken = next(c for c in range(1, 105) if c not in decision.options)
+            await _refused(room, spy, Keep(type="keep", card=not_taken), "not one of your options")
+            await _refused(room, spy, Play(type="play", card=game.hands[decision.seat][0]), "cannot play now")
+            await room.handle(spy, Keep(type="keep", card=decision.options[1]))
+            assert decision.options[1] in game.hands[decision.seat]
+            checked_keep = True
+        elif decision.kind.value == "card" and decision.reason == "second":
+            await room.handle(spy, Pass(type="pass") if rng.random() < 0.5 else Play(type="play", card=decision.options[1]))
+        else:
             async with room.lock:
                 await room.act(decision.seat, rng.choice(decision.options))
-        assert game.deal_index == 0 and game.phase is Phase.PLAY
-        first, second, third = game.hands[0][:3]
-        for card in (first, second):
-            await room.handle(spies[0], Play(type="play", card=card))
-        await room.handle(spies[0], Retract(type="retract"))
-        await room.handle(spies[0], Play(type="play", card=third))
-        restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
-        assert restored.table.game is not None
-        assert restored.table.game.record() == game.record() and len(game.record()["deals"][0]["turns"]) == 2
-        assert restored.table.game.choices == game.choices and game.choices[0] == (third,)
-        await rooms.close()
-
-    asyncio.run(scenario())
-
-
-def test_hand_illegal_pass_keep_and_play_change_nothing(tmp_path: Path) -> None:
-    async def scenario() -> None:
-        rooms, room, spies = await _humans_only(tmp_path, Rules(players=3, variant="hand"))
-        game = room.table.game
-        assert game is not None
-        rng = random.Random(3)
-        turn_seat = game.pending()[0].seat
-        waiting = spies[(turn_seat + 1) % 3]
-        await _refused(room, spies[turn_seat], Pass(type="pass"), "nothing to pass")  # a first card is due
-        await _refused(room, waiting, Play(type="play", card=game.hands[waiting.seat][0]), "turn")
-        await _refused(room, spies[turn_seat], Retract(type="retract"), "no choice to take back")
-        await _refused(room, spies[turn_seat], Order(type="order", card=game.hands[turn_seat][0]), "cannot order now")
-        checked_keep = False
-        for _ in range(5000):
-            if game.is_over or checked_keep:
-                break
-            decision = game.pending()[0]
-            spy = spies[decision.seat]
-            if decision.kind.value == "keep":
-                stranger = spies[(decision.seat + 1) % 3]
-                await _refused(room, stranger, Keep(type="keep", card=decision.options[1]), "not your turn")
-                not_taken = next(c for c in range(1, 105) if c not in decision.options)
-                await _refused(room, spy, Keep(type="keep", card=not_taken), "not one of your options")
-                await _refused(room, spy, Play(type="play", card=game.hands[decision.seat][0]), "cannot play now")
-                await room.handle(spy, Keep(type="keep", card=decision.options[1]))
-                assert decision.options[1] in game.hands[decision.seat]
-                checked_keep = True
-            elif decision.kind.value == "card" and decision.reason == "second":
-                await room.handle(spy, Pass(type="pass") if rng.random() < 0.5 else Play(type="play", card=decision.options[1]))
-            else:
-                async with room.lock:
-                    await room.act(decision.seat, rng.choice(decision.options))
-        assert checked_keep
-        await rooms.close()
-
-    asyncio.run(scenario())
+    assert checked_keep
+    await rooms.close()
 
 
 def test_replay_events_give_tournament_hands_for_every_deal(database_url: str) -> None:
@@ -273,33 +266,31 @@ def test_replay_events_give_tournament_hands_for_every_deal(database_url: str) -
     assert hands[1] != hands[0] and sorted(hands[1]) == sorted(hands[0])  # the hands moved seats
 
 
+@pytest.mark.asyncio
 @pytest.mark.parametrize("variant", NEW)
-def test_a_table_rebuilt_from_the_store_mid_turn_is_the_same(tmp_path: Path, variant: str) -> None:
+async def test_a_table_rebuilt_from_the_store_mid_turn_is_the_same(tmp_path: Path, variant: str) -> None:
     """After any move (a Nifty pair half chosen, an order due, Hand's first card or a keep under way,
     Open's face-up cards, a draft pick), the table as saved rebuilds to the very same game."""
 
-    async def scenario() -> None:
-        rules = Rules(players=3, variant=variant, target=15)  # Tournament and Hand ignore the target
-        rooms, room, _spies = await _humans_only(tmp_path, rules)
-        game = room.table.game
-        assert game is not None
-        rng = random.Random(11)
-        phases: set[str] = set()
-        for step in range(400):
-            if game.is_over:
-                break
-            decision = game.pending()[0]
-            async with room.lock:
-                await room.act(decision.seat, rng.choice(decision.options))
-            phases.add(game.phase.value)
-            if step % 3 == 0:
-                restored = Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, rooms._archive)
-                assert restored.table.game is not None
-                for seat in (None, 0, 1, 2):
-                    assert restored.table.game.view(seat).to_dict() == game.view(seat).to_dict(), (step, seat)
-                await restored.close()
-        expected = {"nifty": "order", "hand": "keep", "tournament": "draft"}.get(variant)
-        assert expected is None or expected in phases
-        await rooms.close()
-
-    asyncio.run(scenario())
+    rules = Rules(players=3, variant=variant, target=15)  # Tournament and Hand ignore the target
+    rooms, room, _spies = await _humans_only(tmp_path, rules)
+    game = room.table.game
+    assert game is not None
+    rng = random.Random(11)
+    phases: set[str] = set()
+    for step in range(400):
+        if game.is_over:
+            break
+        decision = game.pending()[0]
+        async with room.lock:
+            await room.act(decision.seat, rng.choice(decision.options))
+        phases.add(game.phase.value)
+        if step % 3 == 0:
+            restored = rebuilt(room, rooms)
+            assert restored.table.game is not None
+            for seat in (None, 0, 1, 2):
+                assert restored.table.game.view(seat).to_dict() == game.view(seat).to_dict(), (step, seat)
+            await restored.close()
+    expected = {"nifty": "order", "hand": "keep", "tournament": "draft"}.get(variant)
+    assert expected is None or expected in phases
+    await rooms.close()

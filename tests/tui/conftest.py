@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -15,6 +17,20 @@ from sixnimmt.tui.table import TableScreen
 from sixnimmt.tui.widgets import RowWidget
 
 SIZE = (120, 40)
+
+
+@pytest.fixture
+def notices(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What the app tells the player in notifications (everything goes through ``App.notify``)."""
+    told: list[str] = []
+    notify = SixNimmtApp.notify
+
+    def recording(app: SixNimmtApp, message: str, *args: Any, **kwargs: Any) -> None:
+        told.append(str(message))
+        notify(app, message, *args, **kwargs)
+
+    monkeypatch.setattr(SixNimmtApp, "notify", recording)
+    return told
 
 
 async def settle(pilot: Pilot[None], condition: Callable[[], bool], steps: int = 500) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 
@@ -80,7 +79,7 @@ def test_an_unwritable_records_folder_is_refused_at_the_start(
 
 
 def test_flags_build_the_same_config_the_start_screen_would() -> None:
-    config = play_command._config(
+    config = play_command.game_config(
         "hard,human:Ben,expert", "professional", 74, "above", None, "down", "Ana", "sv", 0.0, None, False, 5
     )
     assert isinstance(config, GameConfig)
@@ -95,25 +94,25 @@ def test_flags_build_the_same_config_the_start_screen_would() -> None:
 
 def test_spanish_and_swedish_count_down_by_default_and_name_the_player() -> None:
     for lang, count_down, name in (("en", False, "You"), ("es", True, "Tú"), ("sv", True, "Du")):
-        config = play_command._config("easy", None, None, None, None, None, "You", lang, 0, None, False, None)
+        config = play_command.game_config("easy", None, None, None, None, None, "You", lang, 0, None, False, None)
         assert config.count_down is count_down
         assert config.seats[0].name == name
 
 
 def test_pro_tie_reaches_the_rules() -> None:
-    config = play_command._config("easy", "professional", None, None, None, None, "You", "en", 0, None, False, None, "left")
+    config = play_command.game_config("easy", "professional", None, None, None, None, "You", "en", 0, None, False, None, "left")
     assert config.rules().pro_tie.value == "left"
 
 
 def test_with_friends_at_the_keyboard_the_first_seat_is_player_1() -> None:
-    config = play_command._config("human,easy", None, None, None, None, None, "You", "en", 0, None, False, None)
+    config = play_command.game_config("human,easy", None, None, None, None, None, "You", "en", 0, None, False, None)
     assert [s.name for s in config.seats] == ["Player 1", "Player 2", "Ada"]
-    config = play_command._config("human:Ben,human", None, None, None, None, None, "Ana", "sv", 0, None, False, None)
+    config = play_command.game_config("human:Ben,human", None, None, None, None, None, "Ana", "sv", 0, None, False, None)
     assert [s.name for s in config.seats] == ["Ana", "Ben", "Spelare 3"]
 
 
 def test_deals_alone_replace_the_target() -> None:
-    config = play_command._config("easy", None, None, None, 3, None, "You", "en", 0, None, False, None)
+    config = play_command.game_config("easy", None, None, None, 3, None, "You", "en", 0, None, False, None)
     assert config.rules().deals == 3 and config.rules().target is None
 
 
@@ -173,25 +172,23 @@ def test_replay_steps_end_where_the_engine_ended(variant: str) -> None:
     assert steps[-1].totals == game.totals
 
 
-def test_replay_viewer_steps_with_the_keys() -> None:
+@pytest.mark.asyncio
+async def test_replay_viewer_steps_with_the_keys() -> None:
     game = finished_game()
 
-    async def scenario() -> None:
-        viewer = ReplayApp(game, "en")
-        async with viewer.run_test(size=SIZE) as pilot:
-            assert "Step 1 of" in plain(viewer.query_one("#status").content)
-            await pilot.press("right", "right")
-            assert viewer.index == 2
-            assert "Turn 2 of 10" in plain(viewer.query_one("#status").content)
-            await pilot.press("left")
-            assert viewer.index == 1
-            await pilot.press("end")
-            assert viewer.index == len(viewer.steps) - 1
-            assert "Game over" in plain(viewer.query_one("#steplog").content)
-            await pilot.press("right")  # past the end stays at the end
-            assert viewer.index == len(viewer.steps) - 1
-
-    asyncio.run(scenario())
+    viewer = ReplayApp(game, "en")
+    async with viewer.run_test(size=SIZE) as pilot:
+        assert "Step 1 of" in plain(viewer.query_one("#status").content)
+        await pilot.press("right", "right")
+        assert viewer.index == 2
+        assert "Turn 2 of 10" in plain(viewer.query_one("#status").content)
+        await pilot.press("left")
+        assert viewer.index == 1
+        await pilot.press("end")
+        assert viewer.index == len(viewer.steps) - 1
+        assert "Game over" in plain(viewer.query_one("#steplog").content)
+        await pilot.press("right")  # past the end stays at the end
+        assert viewer.index == len(viewer.steps) - 1
 
 
 def test_config_doctests() -> None:
@@ -202,21 +199,19 @@ def test_config_doctests() -> None:
     assert doctest.testmod(sixnimmt.tui.config).failed == 0
 
 
-def test_replay_viewer_shows_seat_names_as_text_not_markup() -> None:
+@pytest.mark.asyncio
+async def test_replay_viewer_shows_seat_names_as_text_not_markup() -> None:
     """A record's seat names come from anywhere: "[/]" is a name, not a closing tag that crashes."""
     game = Game(Rules(players=3, deals=1), ["[/]", "[bold]Ben", "Cia\x1b[31m"], seed=2)
     play_game(game, [make_bot("random", 2 + i) for i in range(3)])
 
-    async def scenario() -> None:
-        viewer = ReplayApp(game, "en")
-        async with viewer.run_test(size=SIZE) as pilot:
-            await pilot.press("right", "right")
-            scores = viewer.query_one("#scores").content
-            assert isinstance(scores, RichTable)
-            names = [plain(cell).strip() for cell in scores.columns[0].cells]
-            assert names[:2] == ["[/]", "[bold]Ben"]
-
-    asyncio.run(scenario())
+    viewer = ReplayApp(game, "en")
+    async with viewer.run_test(size=SIZE) as pilot:
+        await pilot.press("right", "right")
+        scores = viewer.query_one("#scores").content
+        assert isinstance(scores, RichTable)
+        names = [plain(cell).strip() for cell in scores.columns[0].cells]
+        assert names[:2] == ["[/]", "[bold]Ben"]
 
 
 def test_replay_show_numbers_rows_1_to_4_as_the_game_does() -> None:

@@ -4,7 +4,7 @@ and stays a real error for the tests otherwise."""
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +18,8 @@ from sixnimmt.tui.table import TableScreen
 
 from .conftest import SIZE, settle, table
 
+pytestmark = pytest.mark.asyncio
+
 
 class CheatingBot(Bot):
     """Answers with a card nobody holds."""
@@ -27,9 +29,11 @@ class CheatingBot(Bot):
 
 
 @pytest.fixture(autouse=True)
-def cheating_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+def cheating_bot() -> Iterator[None]:
     available()
-    monkeypatch.setitem(registry._REGISTRY, "test-cheat", registry.BotEntry(CheatingBot, "test: illegal moves"))
+    registry.register("test-cheat", CheatingBot, "test: illegal moves")
+    yield
+    registry.unregister("test-cheat")
 
 
 def config(records: Path | None = None) -> GameConfig:
@@ -39,41 +43,31 @@ def config(records: Path | None = None) -> GameConfig:
     )  # fmt: skip
 
 
-def messages(app: SixNimmtApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+async def test_a_bots_illegal_move_is_reported_and_replaced_by_a_legal_one(notices: list[str]) -> None:
+    app = SixNimmtApp(config(), show_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = table(app)
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.thinking)
+        bot_hand = list(screen.session.game.hands[1])
+        await pilot.press(*str(max(screen.session.game.hands[0])), "enter")
+        await settle(pilot, lambda: screen.session.game.turn == 1)
+        assert screen.session.game.played[0][1] in bot_hand  # the guard's random legal move
+        assert any(m.startswith("Cheat: ") and "105" in m for m in notices)
 
 
-def test_a_bots_illegal_move_is_reported_and_replaced_by_a_legal_one() -> None:
-    async def scenario() -> None:
-        app = SixNimmtApp(config(), show_start=False)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = table(app)
-            await settle(pilot, lambda: screen.asking == 0 and not screen.thinking)
-            bot_hand = list(screen.game.hands[1])
-            await pilot.press(*str(max(screen.game.hands[0])), "enter")
-            await settle(pilot, lambda: screen.game.turn == 1)
-            assert screen.game.played[0][1] in bot_hand  # the guard's random legal move
-            assert any(m.startswith("Cheat: ") and "105" in m for m in messages(app))
-
-    asyncio.run(scenario())
-
-
-def test_a_failing_hint_is_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_failing_hint_is_a_message(monkeypatch: pytest.MonkeyPatch, notices: list[str]) -> None:
     def broken_advise(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the oracle is asleep")
 
     monkeypatch.setattr(table_module, "advise", broken_advise)
 
-    async def scenario() -> None:
-        app = SixNimmtApp(config(), show_start=False)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = table(app)
-            await settle(pilot, lambda: screen.asking == 0)
-            await pilot.press("h")
-            await settle(pilot, lambda: any("the oracle is asleep" in m for m in messages(app)))
-            assert app.is_running and any(m.startswith("No hint: ") for m in messages(app))
-
-    asyncio.run(scenario())
+    app = SixNimmtApp(config(), show_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = table(app)
+        await settle(pilot, lambda: screen.session.asking == 0)
+        await pilot.press("h")
+        await settle(pilot, lambda: any("the oracle is asleep" in m for m in notices))
+        assert app.is_running and any(m.startswith("No hint: ") for m in notices)
 
 
 def break_the_hint_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,39 +77,32 @@ def break_the_hint_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TableScreen, "action_hint", action_hint)
 
 
-def test_a_bug_stays_a_real_error_for_the_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_bug_stays_a_real_error_for_the_tests(monkeypatch: pytest.MonkeyPatch) -> None:
     break_the_hint_key(monkeypatch)
 
-    async def scenario() -> None:
+    with pytest.raises(RuntimeError, match="boom"):
         app = SixNimmtApp(config(), show_start=False)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: table(app).asking == 0)
+            await settle(pilot, lambda: table(app).session.asking == 0)
             await pilot.press("h")
             await pilot.pause()
 
-    with pytest.raises(RuntimeError, match="boom"):
-        asyncio.run(scenario())
 
-
-def test_a_bug_in_a_handler_ends_the_app_with_one_line_and_saves_the_game(
+async def test_a_bug_in_a_handler_ends_the_app_with_one_line_and_saves_the_game(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     break_the_hint_key(monkeypatch)
     records = tmp_path / "records"
 
-    async def scenario() -> SixNimmtApp:
-        app = SixNimmtApp(config(records), show_start=False, friendly_errors=True)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = table(app)
-            await settle(pilot, lambda: screen.asking == 0 and not screen.thinking)
-            await pilot.press(*str(max(screen.game.hands[0])), "enter")
-            await settle(pilot, lambda: screen.game.turn == 1 and screen.asking == 0)
-            app.simulate_key("h")  # not pilot.press, which would wait for an app that has stopped
-            await settle(pilot, lambda: not app.is_running)
-        return app
-
-    app = asyncio.run(scenario())
+    app = SixNimmtApp(config(records), show_start=False, friendly_errors=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = table(app)
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.thinking)
+        await pilot.press(*str(max(screen.session.game.hands[0])), "enter")
+        await settle(pilot, lambda: screen.session.game.turn == 1 and screen.session.asking == 0)
+        app.simulate_key("h")  # not pilot.press, which would wait for an app that has stopped
+        await settle(pilot, lambda: not app.is_running)
     assert app.return_code == 1 and isinstance(app.error, RuntimeError)
     line = app.exit_message or ""
     log = tmp_path / "sixnimmt" / "play-error.log"
@@ -126,28 +113,24 @@ def test_a_bug_in_a_handler_ends_the_app_with_one_line_and_saves_the_game(
     assert f"sixnimmt play --resume {saved}" in line
 
 
-def test_a_bug_in_a_worker_names_the_workers_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+async def test_a_bug_in_a_worker_names_the_workers_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
 
     def crash() -> None:
         raise KeyError("no such seat")
 
-    async def scenario() -> SixNimmtApp:
-        app = SixNimmtApp(config(), show_start=False, friendly_errors=True)
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: table(app).asking == 0)
-            app.run_worker(crash, thread=True)
-            await settle(pilot, lambda: not app.is_running)
-        return app
-
-    app = asyncio.run(scenario())
+    app = SixNimmtApp(config(), show_start=False, friendly_errors=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: table(app).session.asking == 0)
+        app.run_worker(crash, thread=True)
+        await settle(pilot, lambda: not app.is_running)
     assert isinstance(app.error, KeyError)
     assert (app.exit_message or "").startswith("sixnimmt play: internal error: KeyError: 'no such seat'")
     # Nobody had played yet: nothing to save, and no resume command.
     assert "--resume" not in (app.exit_message or "")
 
 
-def test_a_bug_stops_the_external_bots_too(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+async def test_a_bug_stops_the_external_bots_too(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from sixnimmt.protocol.external import ExternalBot
 
     from .test_external import is_running, one_deal
@@ -155,18 +138,14 @@ def test_a_bug_stops_the_external_bots_too(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     break_the_hint_key(monkeypatch)
 
-    async def scenario() -> tuple[SixNimmtApp, int]:
-        app = SixNimmtApp(one_deal(), show_start=False, friendly_errors=True)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = table(app)
-            bot = screen.bots[1]
-            assert isinstance(bot, ExternalBot)
-            await settle(pilot, lambda: bot._process is not None and screen.asking == 0, steps=1000)
-            assert bot._process is not None
-            pid = bot._process.pid
-            app.simulate_key("h")
-            await settle(pilot, lambda: not app.is_running)
-        return app, pid
-
-    app, pid = asyncio.run(scenario())
+    app = SixNimmtApp(one_deal(), show_start=False, friendly_errors=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = table(app)
+        bot = screen.session.bots[1].bot
+        assert isinstance(bot, ExternalBot)
+        await settle(pilot, lambda: bot.pid is not None and screen.session.asking == 0, steps=1000)
+        pid = bot.pid
+        assert pid is not None
+        app.simulate_key("h")
+        await settle(pilot, lambda: not app.is_running)
     assert isinstance(app.error, RuntimeError) and not is_running(pid)

@@ -38,7 +38,7 @@ def config(**changes: Any) -> GameConfig:
 async def until_asked(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, SixNimmtApp)
-    await settle(pilot, lambda: table(app).asking == 0 and not table(app).thinking)
+    await settle(pilot, lambda: table(app).session.asking == 0 and not table(app).session.thinking)
     await pilot.pause()
 
 
@@ -53,7 +53,7 @@ def test_row_choice_in_spanish_counting_down(snap_compare: Compare) -> None:
     async def play_the_one(pilot: Pilot[None]) -> None:
         await until_asked(pilot)
         await pilot.press("1", "enter")
-        await settle(pilot, lambda: table(app).game.phase.value == "row-choice" and table(app).asking == 0)
+        await settle(pilot, lambda: table(app).session.game.phase.value == "row-choice" and table(app).session.asking == 0)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=play_the_one)
@@ -64,7 +64,7 @@ def test_pass_and_play_cover(snap_compare: Compare) -> None:
     app = SixNimmtApp(config(seats=seats), show_start=False, dealer=fixed_deal(HANDS, ROWS))
 
     async def covered(pilot: Pilot[None]) -> None:
-        await settle(pilot, lambda: isinstance(app.screen, PassScreen) and not table(app).thinking)
+        await settle(pilot, lambda: isinstance(app.screen, PassScreen) and not table(app).session.thinking)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=covered)
@@ -131,7 +131,7 @@ def test_table_at_each_size(snap_compare: Compare, name: str) -> None:
     async def played_a_turn(pilot: Pilot[None]) -> None:
         await until_asked(pilot)
         await pilot.press("5", "enter")  # 5 is too low for every row: a row choice, with the reveal
-        await settle(pilot, lambda: table(app).game.phase.value == "row-choice" and table(app).asking == 0)
+        await settle(pilot, lambda: table(app).session.game.phase.value == "row-choice" and table(app).session.asking == 0)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZES[name], run_before=played_a_turn)

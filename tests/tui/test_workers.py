@@ -3,8 +3,8 @@ bot that fails does not take the game down."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -38,51 +38,53 @@ class BrokenBot(Bot):
 
 
 @pytest.fixture(autouse=True)
-def test_bots(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bots() -> Iterator[None]:
     """Register the two test bots for this module's tests only: other tests list every bot."""
     available()  # load the built-in bots first, so the registry is complete before we add ours
-    monkeypatch.setitem(registry._REGISTRY, "test-slow", registry.BotEntry(SlowBot, "test: waits for the test"))
-    monkeypatch.setitem(registry._REGISTRY, "test-broken", registry.BotEntry(BrokenBot, "test: always fails"))
+    registry.register("test-slow", SlowBot, "test: waits for the test")
+    registry.register("test-broken", BrokenBot, "test: always fails")
+    yield
+    registry.unregister("test-slow")
+    registry.unregister("test-broken")
 
 
-def test_the_interface_answers_keys_while_a_bot_thinks() -> None:
+@pytest.mark.asyncio
+async def test_the_interface_answers_keys_while_a_bot_thinks() -> None:
     SlowBot.release.clear()
     config = GameConfig(seats=(Seat("You"), Seat("Slow", "test-slow")), deals=1, target=None, delay=0, seed=1)
 
-    async def scenario() -> None:
+    try:
         app = SixNimmtApp(config, show_start=False)
         async with app.run_test(size=SIZE) as pilot:
             screen = table(app)
-            await settle(pilot, lambda: screen.asking == 0 and SlowBot.waiting.is_set())
-            assert 1 in screen.thinking
-            start = screen.cursor
+            await settle(pilot, lambda: screen.session.asking == 0 and SlowBot.waiting.is_set())
+            assert 1 in screen.session.thinking
+            start = screen.session.cursor
             await pilot.press("right", "right")
             await pilot.pause()
             # The keys were handled while the bot was still deciding.
-            assert SlowBot.waiting.is_set() and screen.cursor == start + 2
-            await pilot.press(*str(max(screen.game.hands[0])), "enter")  # the highest card is never too low
+            assert SlowBot.waiting.is_set() and screen.session.cursor == start + 2
+            await pilot.press(*str(max(screen.session.game.hands[0])), "enter")  # the highest card is never too low
             await pilot.pause()
-            assert screen.game.turn == 0 and screen.game.chosen[0] is not None
-            bot_hand = list(screen.game.hands[1])
+            assert screen.session.game.turn == 0 and screen.session.game.chosen[0] is not None
+            bot_hand = list(screen.session.game.hands[1])
             SlowBot.release.set()
-            await settle(pilot, lambda: screen.game.turn == 1)
-            assert screen.game.played[0][1] == bot_hand[0]  # the slow bot's answer was played
-
-    try:
-        asyncio.run(scenario())
+            await settle(pilot, lambda: screen.session.game.turn == 1)
+            assert screen.session.game.played[0][1] == bot_hand[0]  # the slow bot's answer was played
     finally:
         SlowBot.release.set()
 
 
-def test_a_thinking_bot_shows_a_spinner_next_to_its_name_until_it_answers() -> None:
+@pytest.mark.asyncio
+async def test_a_thinking_bot_shows_a_spinner_next_to_its_name_until_it_answers() -> None:
     SlowBot.release.clear()
     config = GameConfig(seats=(Seat("You"), Seat("Slow", "test-slow")), deals=1, target=None, delay=0, seed=1)
 
-    async def scenario() -> None:
+    try:
         app = SixNimmtApp(config, show_start=False)
         async with app.run_test(size=(80, 24)) as pilot:  # the compact layout: scores on one line
             screen = table(app)
-            await settle(pilot, lambda: SlowBot.waiting.is_set() and screen.asking == 0)
+            await settle(pilot, lambda: SlowBot.waiting.is_set() and screen.session.asking == 0)
             line = text_of(app, "#scoreline")
             slow = line[line.index("Slow"):]
             assert any(frame in slow for frame in SPINNER), line  # next to the thinking bot's name
@@ -91,56 +93,49 @@ def test_a_thinking_bot_shows_a_spinner_next_to_its_name_until_it_answers() -> N
             await pilot.pause()
             assert "thinking…" in text_of(app, "#scores")
             SlowBot.release.set()
-            await settle(pilot, lambda: 1 not in screen.thinking and screen.game.chosen[1] is not None)
+            await settle(pilot, lambda: 1 not in screen.session.thinking and screen.session.game.chosen[1] is not None)
             await settle(pilot, lambda: "thinking…" not in text_of(app, "#scores"))
             assert not any(frame in text_of(app, "#scoreline") for frame in SPINNER)
-
-    try:
-        asyncio.run(scenario())
     finally:
         SlowBot.release.set()
 
 
-def test_a_failing_bot_plays_a_legal_card_and_the_game_goes_on() -> None:
+@pytest.mark.asyncio
+async def test_a_failing_bot_plays_a_legal_card_and_the_game_goes_on(notices: list[str]) -> None:
     config = GameConfig(seats=(Seat("You"), Seat("Oops", "test-broken")), deals=1, target=None, delay=0, seed=2)
 
-    async def scenario() -> None:
-        app = SixNimmtApp(config, show_start=False)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = table(app)
-            await settle(pilot, lambda: screen.asking == 0 and not screen.thinking)
-            hand = list(screen.game.hands[1])
-            await pilot.press(*str(max(screen.game.hands[0])), "enter")
-            await settle(pilot, lambda: screen.game.turn == 1)
-            assert screen.game.played[0][1] in hand  # the guard's random legal option
-            assert any("out of ideas" in str(n.message) for n in app._notifications)
-
-    asyncio.run(scenario())
+    app = SixNimmtApp(config, show_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = table(app)
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.thinking)
+        hand = list(screen.session.game.hands[1])
+        await pilot.press(*str(max(screen.session.game.hands[0])), "enter")
+        await settle(pilot, lambda: screen.session.game.turn == 1)
+        assert screen.session.game.played[0][1] in hand  # the guard's random legal option
+        assert any("out of ideas" in m for m in notices)
 
 
-def test_a_card_can_be_changed_until_the_last_player_has_chosen() -> None:
+@pytest.mark.asyncio
+async def test_a_card_can_be_changed_until_the_last_player_has_chosen() -> None:
     SlowBot.release.clear()
     config = GameConfig(seats=(Seat("You"), Seat("Slow", "test-slow")), deals=1, target=None, delay=0, seed=3)
 
-    async def scenario() -> None:
+    try:
         app = SixNimmtApp(config, show_start=False)
         async with app.run_test(size=SIZE) as pilot:
             screen = table(app)
-            await settle(pilot, lambda: screen.asking == 0 and SlowBot.waiting.is_set())
-            hand = list(screen.game.hands[0])
+            await settle(pilot, lambda: screen.session.asking == 0 and SlowBot.waiting.is_set())
+            hand = list(screen.session.game.hands[0])
             await pilot.press(*str(hand[-1]), "enter")
             await pilot.pause()
-            assert screen.game.chosen[0] == hand[-1]
+            assert screen.session.game.chosen[0] == hand[-1]
             prompt = text_of(app, "#prompt")
             assert f"You play {hand[-1]}" in prompt and "change" in prompt
             await pilot.press(*str(hand[-2]), "enter")  # a change of mind while the bot thinks
             await pilot.pause()
-            assert screen.game.chosen[0] == hand[-2]
+            assert screen.session.game.chosen[0] == hand[-2]
             SlowBot.release.set()
-            await settle(pilot, lambda: screen.game.turn == 1)
-            assert screen.game.played[0][0] == hand[-2]
-
-    try:
-        asyncio.run(scenario())
+            await settle(pilot, lambda: screen.session.game.turn == 1)
+            assert screen.session.game.played[0][0] == hand[-2]
     finally:
         SlowBot.release.set()
