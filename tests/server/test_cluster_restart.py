@@ -91,6 +91,10 @@ class Player:
         key = (view["deal"], view["turn"])
         if key in self.acks and view["phase"] == "play" and view["my_choice"] is None:
             self.lost.append(key)
+        if self.sent is not None and self.sent[:2] == key and view.get("my_choice") == self.sent[2]:
+            # (a view is built from saved state only: showing the card is confirming it, as a
+            # ``chosen`` message does when the view comes first, after a reconnect say)
+            self.acks[key] = self.sent[2]
         self.view = view
 
     @property
