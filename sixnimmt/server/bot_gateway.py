@@ -179,7 +179,8 @@ class SeatLink:
                     out += self._narrate(view, message.get("events", []) if kind == "update" else [],
                                          table.get("status") == "finished")
         elif kind == "chosen" and self.view is not None and "own" in message:
-            self.view = {**self.view, **message["own"]}
+            self.view = {**self.view, "chosen": message.get("chosen"), "waiting_for": message.get("waiting_for"),
+                         **message["own"]}
             out += self._ask(self.view)
         self.gateway.tell(self.bot_id, [{**m, "game": self.code} for m in out])
         if self.finished:

@@ -17,6 +17,7 @@ from sixnimmt.server.clock import ManualClock
 
 from .bot_clients import BotProgram
 from .conftest import make_client
+from .helpers import create_table, play_out, receive_until
 from .test_accounts import sign_up, signed
 
 CONNECT = "/api/bot/v1/connect"
@@ -191,3 +192,38 @@ def test_two_bots_seek_a_game_and_play_it_to_the_end(live: TestClient) -> None:
         programs[0].ws.send_json({"type": "ping"})
         assert programs[0].until(lambda m: m["type"] == "pong")
         assert web.get("/api/bots").json()[0]["online"] is True
+
+
+def test_a_person_invites_two_bots_to_a_rated_table_and_ratings_change(live: TestClient) -> None:
+    web = live
+    sign_up(web, "ivy_host")
+    tokens = [make_bot(web, "Rated_A"), make_bot(web, "Rated_B")]
+    with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as one, \
+            web.websocket_connect(CONNECT, headers=bearer(tokens[1])) as two:
+        programs = [BotProgram(one), BotProgram(two)]
+        for program in programs:
+            program.hello()
+        assert [b["name"] for b in web.get("/api/bots/online").json()] == ["Rated_A", "Rated_B"]
+        made = create_table(web, [{"kind": "program", "name": "Rated_A"}, {"kind": "program", "name": "rated_b"}],
+                            rated=True, target=10)
+        assert len(made["invitations"]) == 2
+        for program in programs:
+            invitation = program.until(lambda m: m["type"] == "invitation")
+            assert invitation["rated"] is True and invitation["from"] == "ivy_host" and invitation["game"] == made["code"]
+            program.ws.send_json({"type": "accept", "invitation": invitation["invitation"]})
+        threads = [program.in_thread() for program in programs]
+        with web.websocket_connect(f"/ws/{made['code']}?token={made['token']}") as person:
+            first = receive_until(person, lambda m: m.get("type") in ("state", "update")
+                                  and m["table"]["status"] == "playing")
+            seats = first["table"]["seats"]
+            assert [(s["name"], s.get("program", False)) for s in seats] == [
+                ("ivy_host", False), ("Rated_A", True), ("Rated_B", True)]
+            last = play_out(person, first)
+        for thread in threads:
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in threads)
+        assert all(p.ended[made["code"]]["totals"] == last["view"]["totals"] for p in programs)
+    for name in ("ivy_host", "Rated_A", "Rated_B"):
+        ratings = web.get(f"/api/users/{name}").json()["ratings"]
+        assert ratings["standard"]["games"] == 1, name
+    assert not any(m["type"] == "error" for p in programs for m in p.messages)
