@@ -227,3 +227,43 @@ def test_a_person_invites_two_bots_to_a_rated_table_and_ratings_change(live: Tes
         ratings = web.get(f"/api/users/{name}").json()["ratings"]
         assert ratings["standard"]["games"] == 1, name
     assert not any(m["type"] == "error" for p in programs for m in p.messages)
+
+
+def test_a_bot_cut_off_mid_game_reconnects_and_finishes_without_a_fault(
+    live: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    web = live
+    sign_up(web, "jon_owner")
+    tokens = [make_bot(web, "Flaky"), make_bot(web, "Steady")]
+    caplog.set_level(logging.INFO)
+    with web.websocket_connect(CONNECT, headers=bearer(tokens[1])) as two:
+        steady = BotProgram(two)
+        steady.hello()
+        with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as one:
+            flaky = BotProgram(one)
+            flaky.hello()
+            for program in (flaky, steady):  # (one after the other: the second finds the first's table)
+                program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+                code = program.until(lambda m: m["type"] == "seeking")["game"]
+            thread = steady.in_thread()
+            # three decisions answered, then a fourth asked and left open: the connection drops
+            asked = flaky.until(lambda m: m["type"] == "decide" and len(
+                [d for d in flaky.messages if d["type"] == "decide"]) == 4, answer=False)
+        for _ in range(200):  # the table shows the seat away (once the server has seen the close)
+            seat = web.get(f"/api/tables/{code}").json()["seats"][0]
+            if not seat["connected"]:
+                break
+        assert seat["name"] == "Flaky" and seat["program"] is True and not seat["connected"]
+        with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as again:
+            back = BotProgram(again)
+            assert back.hello()["games"] == [code]
+            resumed = back.until(lambda m: m["type"] == "decide")
+            assert resumed["id"] == asked["id"]  # the same decision again, the same id
+            assert resumed["view"]["decision"] == asked["view"]["decision"]
+            kinds = [m["type"] for m in back.messages]
+            assert kinds[1:3] == ["game-start", "deal-start"]
+            back.play_games()
+            thread.join(60)
+            assert not thread.is_alive()
+            assert back.ended[code]["totals"] == steady.ended[code]["totals"]
+    assert "fault" not in caplog.text
