@@ -142,12 +142,13 @@ class Room:
     async def join(
         self, name: str, invite: str | None = None, account: int | None = None, account_token: str | None = None,
         resume_only: bool = False, key: str | None = None, still_wanted: Callable[[], bool] | None = None,
+        program: bool = False,
     ) -> tuple[int, str, bool]:
         """Take a seat (:func:`~sixnimmt.server.seating.take_seat`). Returns the seat, its new token,
         and whether the taking over waits for the next deal."""
         async with self.lock:
             joined = await seating.take_seat(self.table, name, invite, account, account_token,
-                                             resume_only, key, still_wanted)
+                                             resume_only, key, still_wanted, program)
             if joined.started is not None:
                 self.tell(joined.started)
             elif joined.changed:
@@ -285,7 +286,9 @@ class Room:
     async def receive(self, conn: Connection, text: str | None, address: str = "") -> None:
         """One frame from ``conn`` (None: a binary frame): the rate limit, then decoding, then
         :meth:`handle`; anything refused is answered on ``conn`` only."""
-        wait = self.allowances.message(conn.seat, conn)
+        # (a bot program's messages are held to its token's allowance by the gateway, docs/bot-api.md)
+        program = conn.seat is not None and self.table.seats[conn.seat].program
+        wait = 0.0 if program else self.allowances.message(conn.seat, conn)
         if wait:
             seconds = round(wait, 1)
             conn.push(ProtocolError(
