@@ -241,3 +241,25 @@ async def test_a_second_ctrl_c_resigns_and_exits(server: FakeServer, tmp_path: P
     process.send_signal(signal.SIGINT)
     assert await process.wait() == 0
     assert server.left == ["G001"]
+
+
+async def test_the_standalone_example_plays_through_the_api(server: FakeServer, tmp_path: Path) -> None:
+    """examples/bots/online_bot.py: the API with the standard library and websockets only."""
+    token = tmp_path / "token"
+    token.write_text(TOKEN)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, str(ROOT / "examples" / "bots" / "online_bot.py"), server.url, str(token),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        await server.connected.wait()
+        assert server.hellos[0]["client"] == "online_bot.py/1"
+        declined = await server.invite("otherbot", from_bot=True)
+        assert declined["type"] == "decline"
+        assert (await server.invite("ada"))["type"] == "accept"
+        await server.wait_games()
+        assert server.finished == ["G002"] and server.illegal == 0
+        await read_until(process.stderr, "game G002 over")
+    finally:
+        process.send_signal(signal.SIGINT)
+        await process.wait()
