@@ -6,7 +6,9 @@ import random
 
 import pytest
 
-from sixnimmt.connect import AcceptPolicy, backoff, connect_url
+from sixnimmt.connect import AcceptPolicy, GameStatus, backoff, connect_url
+from sixnimmt.connect.status import game_line
+from sixnimmt.core import Rules
 
 
 def test_backoff_doubles_from_half_a_second_to_thirty_with_jitter() -> None:
@@ -36,3 +38,13 @@ def test_accept_policy() -> None:
     assert listed.accepts("ada", False) and listed.accepts("BOB", True) and not listed.accepts("cy", False)
     with pytest.raises(ValueError, match="all, people, none"):
         AcceptPolicy.parse(" , ")
+
+
+def test_a_game_line_says_where_the_game_is_and_how_the_bot_does() -> None:
+    status = GameStatus("K7QF", seats=("a", "b", "c", "d"), seat=1, rules=Rules(players=4), deal=0, turn=4,
+                        totals=(3, 12, 7, 9), decisions=9, last_ms=41.2)
+    assert game_line(status) == (
+        "K7QF  standard, 4 players, seat 2  deal 1 turn 5  12 bullheads (best other 3)  9 moves, last 41 ms"
+    )
+    over = GameStatus("M4TT", seat=0, rules=Rules(players=2), totals=(31, 44), winners=(0,), decisions=41, faults=2)
+    assert game_line(over) == "M4TT  standard, 2 players, seat 1  over  31 bullheads (best other 44)  won  41 moves, last 0 ms  2 faults"
