@@ -148,7 +148,7 @@ class BotClient:
         self._ws: ClientConnection | None = None
         self._inbox: dict[str, asyncio.Queue[dict[str, Any]]] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
-        self._accepted: set[str] = set()  # games of invitations accepted, not started yet
+        self._accepted: dict[str, str] = {}  # invitation -> its game, accepted and not started yet
         self._seek_id: str | None = None
         self._seek_sent = False  # a seek is on its way (no ``seeking`` answer yet)
         self._done = asyncio.Event()
@@ -257,6 +257,8 @@ class BotClient:
             await self._invited(message)
         elif kind == "seeking":
             self._seek_id, self._seek_sent = message.get("seek"), False
+        elif kind == "invitation-withdrawn":  # it expired before its game started: room again
+            self._accepted.pop(str(message.get("invitation")), None)
         elif kind == "error":
             await self._error(message)
         elif kind == "game-start" and isinstance(game, str) and game not in self.games:
@@ -276,7 +278,7 @@ class BotClient:
         elif len(self.games) + len(self._accepted) >= self.max_games:
             reason = f"busy: playing {len(self.games)} games"
         if reason is None:
-            self._accepted.add(str(message.get("game")))
+            self._accepted[str(invitation)] = str(message.get("game"))
             await self._send({"type": "accept", "invitation": invitation})
         else:
             await self._send({"type": "decline", "invitation": invitation, "reason": reason})
@@ -288,9 +290,9 @@ class BotClient:
             log.info("game %s: move %s came too late", message.get("game"), message.get("id"))
             return
         log.warning("server: %s: %s", code, message.get("message", ""))
-        if self._seek_sent and code in ("too-many-games", "rate-limited"):
+        if self._seek_sent and message.get("game") is None:  # the seek on its way was refused
             self._seek_sent = False
-            if code == "rate-limited":  # try again when the server says
+            if code == "rate-limited":  # try again when the server says; other refusals, once a game ends
                 retry = float(message.get("retry_after", 10.0))
                 asyncio.get_running_loop().call_later(retry, lambda: self._spawn(self._maybe_seek()))
 
@@ -305,9 +307,10 @@ class BotClient:
     # ------------------------------------------------------------------ games
 
     def _start_game(self, game: str, message: dict[str, Any]) -> None:
-        if game in self._accepted:
-            self._accepted.discard(game)
-        else:  # not an invitation: the open seek found it
+        invitations = [i for i, g in self._accepted.items() if g == game]
+        for invitation in invitations:
+            del self._accepted[invitation]
+        if not invitations:  # not an invitation: the open seek found it
             self._seek_id = None
         try:
             remote = RemoteGame(game, self.spec, seed=self.seed)
