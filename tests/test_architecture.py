@@ -20,7 +20,7 @@ ALLOWED: dict[str, set[str]] = {
     "seats": {"core", "bots", "protocol"},
     "arena": {"core", "bots", "seats"},
     "rl": {"core", "bots", "seats"},
-    "server": {"core", "i18n", "seats"},
+    "server": {"core", "i18n", "seats", "protocol"},
     "tui": {"core", "i18n", "bots", "seats"},
     "connect": {"core", "protocol", "seats"},
 }

@@ -29,15 +29,10 @@ import weakref
 from typing import IO, Any
 
 from ..bots.base import Bot
-from ..core import (
-    DealScored,
-    DealStarted,
-    Event,
-    GameOver,
-    PlayerView,
-)
+from ..core import Event, GameOver, PlayerView
 from . import messages
 from .faults import BotFaultError, Fault, FaultKind
+from .narration import Narrator
 
 log = logging.getLogger("sixnimmt.protocol")
 
@@ -168,10 +163,8 @@ class ExternalBot(Bot):
         self._benched = False  # sits out the rest of this game on fallback moves
         self._in_game = False
         self._position: tuple[int, int] = (-1, -1)
-        self._turn_events: list[dict[str, Any]] = []  # the public events of the turn under way
-        self._turn_place: tuple[int, int] = (-1, -1)  # (deal, turn) of those events
+        self._narrator = Narrator()  # what the program hears between decisions
         self._seat: int | None = None
-        self._announced_deal = -1
 
     # ------------------------------------------------------------------ Bot interface
 
@@ -179,8 +172,8 @@ class ExternalBot(Bot):
         decision = view.decision
         assert decision is not None, "decide() is only called when the seat has a decision"
         self._enter_game(view)
-        if self._turn_events and (view.deal, view.turn) != self._turn_place:
-            self._flush_turn()  # the turn is over: its result comes before the next request
+        for message in self._narrator.before_decision(view.deal, view.turn):
+            self._send(message)  # the turn is over: its result comes before the next request
         if not self._benched:
             move = self._ask(view)
             if move is not None:
@@ -200,34 +193,10 @@ class ExternalBot(Bot):
             if isinstance(event, GameOver):
                 self._in_game = False
             return
-        data = event.to_dict()
-        turn = data.get("turn")
-        if self._turn_events and (turn is None or (data["deal"], turn) != self._turn_place):
-            # The turn under way is over (a later turn's event, or the deal's end): report it. A
-            # turn's end is only known then, as a Nifty order or a Hand keep may still follow the
-            # last placement; the bot hears it in any case before its next request.
-            self._flush_turn()
-        if isinstance(event, DealStarted):
-            self._deal_start(event.deal, event.rows)
-        elif isinstance(event, DealScored):
-            self._send({
-                "type": "deal-end", "deal": event.deal,
-                "penalties": list(event.penalties), "totals": list(event.totals),
-            })
-        elif isinstance(event, GameOver):
-            self._send({"type": "game-end", "totals": list(event.totals), "winners": list(event.winners)})
+        for message in self._narrator.event(event.to_dict()):
+            self._send(message)
+        if isinstance(event, GameOver):
             self._in_game = False
-        elif turn is not None and data["type"] != "card-chosen":
-            # A turn's public events (face-up plays, reveal, orders, row choices, takes, keeps,
-            # placements), sent together once the turn is over. Which card a player chose stays
-            # secret until the reveal, so "card-chosen" (who has chosen) is not sent at all.
-            self._turn_events.append(data)
-            self._turn_place = (data["deal"], turn)
-
-    def _flush_turn(self) -> None:
-        events, self._turn_events = self._turn_events, []
-        if events:
-            self._send(messages.turn_result(events))
 
     def close(self) -> None:
         """Say bye, give the program ``grace`` seconds to exit, then kill its process group."""
@@ -267,8 +236,6 @@ class ExternalBot(Bot):
         self._seat = view.seat
         self._benched = False
         self._timeouts_in_a_row = 0
-        self._turn_events = []
-        self._announced_deal = -1
         if self._process is None or self._process.poll() is not None:
             if self._process is not None:
                 self.close()
@@ -279,14 +246,8 @@ class ExternalBot(Bot):
                 return
         if not self._speaks_variant(view):
             return
-        self._send(messages.game_start(view))
-        # The first deal started before anyone could be notified: announce it here.
-        self._deal_start(view.deal, view.rows)
-
-    def _deal_start(self, deal: int, rows: tuple[tuple[int, ...], ...]) -> None:
-        if deal != self._announced_deal:
-            self._announced_deal = deal
-            self._send({"type": "deal-start", "deal": deal, "rows": [list(r) for r in rows]})
+        for message in self._narrator.start(view):
+            self._send(message)
 
     def _start(self, view: PlayerView) -> bool:
         self._starts += 1

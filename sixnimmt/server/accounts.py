@@ -72,6 +72,9 @@ class UserRow(Base):
     seat_key: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
     deleted_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    #: A bot program's account (kind "bot", no ``bot_level``): the person who owns it, and what it is.
+    owner_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+    description: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
 
 class SessionRow(Base):
@@ -355,7 +358,8 @@ class Accounts:
 
     def bot_ids(self) -> dict[str, int]:
         with Session(self.engine) as session:
-            rows = session.execute(select(UserRow.bot_level, UserRow.id).where(UserRow.kind == "bot"))
+            rows = session.execute(select(UserRow.bot_level, UserRow.id).where(
+                UserRow.kind == "bot", UserRow.bot_level.is_not(None)))
             return {str(level): int(uid) for level, uid in rows}
 
     def create(self, name: str, password_hash: str) -> User:

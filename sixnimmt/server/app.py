@@ -10,8 +10,7 @@ import asyncio
 import json
 import logging
 import math
-from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -22,7 +21,6 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.websockets import WebSocketDisconnect
 
 from ..core import (
     BULLHEADS,
@@ -38,6 +36,10 @@ from ..core.record import dumps, replay
 from ..core.rules import DoubleDeck
 from ..core.variants import VARIANTS as SPECS
 from ..seats import available
+from .bot_accounts import BotAccounts
+from .bot_api import bot_socket, invite_program
+from .bot_api import router as bot_api
+from .bot_gateway import BotGateway
 from .clock import Clock, LoopClock
 from .cluster import MOVED_CLOSE_CODE, Cluster
 from .collector import QuietCollector
@@ -52,11 +54,12 @@ from .limits import (
     too_many,
 )
 from .logs import redact_secrets_in_logs
-from .protocol import ProtocolError, wire_text
+from .protocol import ProtocolError
 from .registry import Rooms
 from .reviews import ReviewBusyError, Reviews
 from .rules_pages import LANGUAGES, rules_html
 from .seats import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
+from .sockets import SocketClient, pump
 from .store import Store
 from .web_accounts import AccountService
 from .web_accounts import router as accounts_api
@@ -91,8 +94,11 @@ BotLevel = Annotated[str, _one_of(BOT_LEVELS, "bot level")]
 
 
 class SeatSpec(_Body):
-    kind: Literal["open", "bot"]
+    #: "program": a bot program online, by its account's ``name``, asked to take the seat
+    #: (docs/bot-api.md); the seat is open again if it declines.
+    kind: Literal["open", "bot", "program"]
     bot: BotLevel = "medium"
+    name: str | None = Field(default=None, max_length=64)
 
 
 class CreateTable(_Body):
@@ -203,13 +209,16 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
              "public": body.public, "rated": body.rated}
         )
         user, token_for = await request.app.state.accounts.seat_identity(request, None)
-        room, token = await rooms.create(options, user.name if user else body.name, [s.model_dump() for s in body.seats],
+        seats = [{"kind": "open"} if s.kind == "program" else s.model_dump() for s in body.seats]
+        room, token = await rooms.create(options, user.name if user else body.name, seats,
                                          account=user.id if user else None, token_for=token_for)
     except RulesError as error:
         raise ApiError(422, str(error), "bad-rules", detail=str(error)) from None
     except TableError as error:
         raise table_error(422, error) from None
-    return {"code": room.code, "seat": 0, "token": token}
+    invitations = [await invite_program(request, room.code, token, index, spec.name or "")
+                   for index, spec in enumerate(body.seats, start=1) if spec.kind == "program"]
+    return {"code": room.code, "seat": 0, "token": token, **({"invitations": invitations} if invitations else {})}
 
 
 @api.get("/tables")
@@ -377,113 +386,6 @@ def get_rules(lang: str, variant: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------- the WebSocket
 
 
-class SocketClient:
-    """One WebSocket as a room :class:`~sixnimmt.server.rooms.Connection`: an outbox drained by a
-    writer task, so broadcasting never waits on a slow phone. (A deque and one future to wake the
-    writer: an ``asyncio.Queue`` cost about as much CPU per message as the send itself.)
-
-    A message pushed while nothing waits in the outbox is sent at once, not through the writer:
-    uvicorn's WebSocket send completes without waiting unless the peer is behind (its transport's
-    buffer is full), and waking the writer cost as much again as the send. A send that does have to
-    wait finishes in a task of its own, and the writer sends nothing until it has."""
-
-    def __init__(self, websocket: WebSocket, seat: int | None, limit: int) -> None:
-        self.websocket = websocket
-        self.seat = seat
-        self.limit = limit  # messages it may leave unread before it is disconnected
-        self.outbox: deque[dict[str, Any] | None] = deque()  # None: close
-        self._wake: asyncio.Future[None] | None = None  # what the writer waits on when the outbox is empty
-        self._sending: asyncio.Task[None] | None = None  # a direct send that had to wait, until it is done
-        self.overflowed = False
-        self.close_code, self.close_reason = 1008, "too far behind"
-
-    def _queue(self, message: dict[str, Any] | None) -> None:
-        self.outbox.append(message)
-        wake, self._wake = self._wake, None
-        if wake is not None and not wake.done():
-            wake.set_result(None)
-
-    def push(self, message: dict[str, Any]) -> None:
-        if self.overflowed:
-            return  # closing: nothing more is queued
-        if self._wake is not None and self._sending is None and not self.outbox:
-            self._send_now(wire_text(message))  # the writer is idle: nothing to wait behind
-            return
-        if len(self.outbox) >= self.limit:
-            self.overflowed = True
-            self._queue(None)  # the writer closes; the client reconnects and resyncs
-            return
-        self._queue(message)
-
-    def _send_now(self, text: str) -> None:
-        """Send ``text`` here and now, as far as the send goes without waiting."""
-        send = self.websocket.send_text(text)
-        try:
-            waiting_on = send.send(None)
-        except StopIteration:
-            return  # sent
-        except Exception:  # the socket is gone: the writer ends, as when its own send fails
-            self.overflowed = True
-            self._queue(None)
-            return
-        self._sending = asyncio.get_running_loop().create_task(_finish_send(send, waiting_on))
-
-    def close(self, code: int, reason: str) -> None:
-        """Close after the messages already queued (the client reconnects by itself)."""
-        if not self.overflowed:
-            self.overflowed = True
-            self.close_code, self.close_reason = code, reason
-            self._queue(None)
-
-    def drop(self) -> None:
-        """The table left this process (another one drives it now): reconnect to reach it."""
-        self.close(MOVED_CLOSE_CODE, "the table moved: reconnect")
-
-    async def writer(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while True:
-                if not self.outbox:
-                    self._wake = loop.create_future()
-                    await self._wake
-                    continue
-                if self._sending is not None:  # a direct send still under way: it goes first
-                    await self._sending
-                    self._sending = None
-                message = self.outbox.popleft()
-                if message is None:
-                    await self.websocket.close(code=self.close_code, reason=self.close_reason)
-                    return
-                await self.websocket.send_text(wire_text(message))
-        finally:
-            if self._sending is not None:
-                self._sending.cancel()
-
-
-async def _finish_send(send: Coroutine[Any, Any, None], waiting_on: Any) -> None:
-    """Drive a send coroutine that stopped to wait on the future ``waiting_on`` the rest of the way,
-    as a task would have driven it from the start."""
-    while True:
-        try:
-            if waiting_on is None:  # a bare yield (``asyncio.sleep(0)``): one turn of the loop
-                await asyncio.sleep(0)
-            else:
-                # What a task does with a future its coroutine yields (asyncio's future protocol):
-                # the flag says "not yet taken up", and awaiting it again needs it cleared.
-                waiting_on._asyncio_future_blocking = False
-                await waiting_on
-        except BaseException as error:  # cancelled, or the future failed: the send learns of it
-            try:
-                waiting_on = send.throw(error)
-            except StopIteration:
-                return
-            continue
-        try:
-            waiting_on = send.send(None)
-        except StopIteration:
-            return
-
-
 #: WebSocket subprotocol of the game. Browsers send the seat token as a second subprotocol,
 #: ``token.<TOKEN>``, so that it never appears in a URL (and so in no access log).
 SUBPROTOCOL = "sixnimmt"
@@ -562,25 +464,9 @@ async def _serve_socket(
         await _refuse(websocket, error.to_message(), 4429)
         return
     try:
-        await _pump(websocket, client, lambda text: room.receive(client, text, address))
+        await pump(websocket, client, lambda text: room.receive(client, text, address))
     finally:
         await room.disconnect(client)
-
-
-async def _pump(websocket: WebSocket, client: SocketClient, handle: Callable[[str | None], Awaitable[None]]) -> None:
-    """Run ``client``'s writer and hand each frame's text to ``handle`` until either side closes
-    (the client, or the writer after an overflow or a move to another process)."""
-    writer = asyncio.create_task(client.writer())
-    try:
-        while not writer.done():
-            frame = await websocket.receive()
-            if frame["type"] == "websocket.disconnect":
-                break
-            await handle(frame.get("text"))
-    except (WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        writer.cancel()
 
 
 async def _forward_socket(
@@ -605,7 +491,7 @@ async def _forward_socket(
             cluster.forward(link, text)
 
     try:
-        await _pump(websocket, client, handle)
+        await pump(websocket, client, handle)
     finally:
         await cluster.unlink(link)
 
@@ -631,6 +517,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.reviews = Reviews(store, app.state.rooms.db, settings)
         app.state.accounts = AccountService(store, app.state.rooms, settings, clock)
         await app.state.accounts.start()
+        app.state.bot_accounts = BotAccounts(app.state.accounts.accounts)
+        app.state.bot_gateway = BotGateway(app.state.rooms, app.state.bot_accounts, app.state.accounts.play_now,
+                                           settings, clock)
+        app.state.bot_gateway.install()
+        app.state.bot_gateway.start()
         collector = QuietCollector(clock, settings.full_collection_seconds) if settings.quiet_gc else None
         if collector is not None:
             collector.start()
@@ -641,6 +532,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             if collector is not None:
                 await collector.stop()
             await app.state.reviews.close()
+            await app.state.bot_gateway.close()
             await app.state.accounts.close()
             await app.state.rooms.close()
             store.close()
@@ -676,6 +568,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     app.include_router(api)
     app.include_router(accounts_api)
+    app.include_router(bot_api)
+    app.add_api_websocket_route("/api/bot/v1/connect", bot_socket)
     app.add_api_websocket_route("/ws/{code}", table_socket)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

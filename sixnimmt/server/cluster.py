@@ -432,6 +432,21 @@ class Cluster:
         answers = await asyncio.gather(*(ask(process) for process in await self.others()))
         return [table for answer in answers for table in answer]
 
+    async def ask_all(self, op: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every other live process's reply to ``op`` (one of ``Rooms.process_ops``); a process
+        that does not answer in time is left out."""
+        if not self.connected:
+            return []
+
+        async def ask(process: str) -> dict[str, Any]:
+            try:
+                reply: dict[str, Any] = await self.call(process, "", op, args, timeout=LOBBY_TIMEOUT)
+                return reply
+            except TableError:
+                return {}
+
+        return list(await asyncio.gather(*(ask(process) for process in await self.others())))
+
     # ------------------------------------------------------------------ the heartbeat
 
     async def _beat(self) -> None:
@@ -674,13 +689,15 @@ class Cluster:
     async def _answer(self, sender: str, rid: int, code: str, op: str, args: dict[str, Any]) -> None:
         reply: dict[str, Any]
         room: Room | str | None = None
-        if op != "listing":
+        if op != "listing" and op not in self.rooms.process_ops:
             try:  # (loaded again if it was dropped here and this process still drives it)
                 room = self.rooms.local(code) or await self.rooms.locate(code)
             except (LookupError, TableError):
                 room = None
         if op == "listing":
             reply = {"result": self.rooms.listing(int(args.get("limit", 40)))}
+        elif op in self.rooms.process_ops:  # (about this process, not a table: the bot programs here)
+            reply = await self.rooms.process_ops[op](args)
         elif room is None or isinstance(room, str):
             reply = {"error": TableError("the table moved: try again", "table-unavailable").to_message()}
         else:

@@ -32,6 +32,20 @@ class Settings:
     database_url: str = field(default_factory=default_database_url)
     #: Seconds a disconnected player has before the fallback bot plays for them.
     absent_grace: float = 20.0
+    #: Bot programs online (docs/bot-api.md): seconds per decision where the table has no timer,
+    #: seconds a dropped program keeps its seats, games at once per bot, the allowances of one
+    #: token (messages a second, with their burst; seeks a minute; invitations people send one bot
+    #: a minute), how long an invitation waits for an answer, and how often every live token is
+    #: checked against the database (a token revoked on another process stops within that).
+    program_move_seconds: float = 10.0
+    program_grace: float = 60.0
+    program_max_games: int = 8
+    program_messages_per_second: float = 20.0
+    program_message_burst: int = 40
+    program_seeks_per_minute: int = 6
+    program_invitations_per_minute: int = 10
+    program_invitation_seconds: float = 30.0
+    program_token_check_seconds: float = 3.0
     #: Pause before a bot answers, so people can follow the table (0 in tests and load runs).
     bot_delay: float = 0.6
     #: Largest inbound WebSocket message, in bytes, and how deeply its JSON may nest.

@@ -10,13 +10,15 @@ import re
 #: A token in a query string (``token=``, ``invite=``) or in the WebSocket subprotocol (``token.``).
 SECRET = re.compile(r"(?i)\b(token=|invite=|token\.)[^&\s\"',;]+")
 REDACTED = r"\1[redacted]"
+#: A Bot API token (docs/bot-api.md) anywhere in a line: its first 8 characters stay.
+BOT_TOKEN = re.compile(r"\b(snb_[A-Za-z0-9_-]{4})[A-Za-z0-9_-]+")
 
 #: The loggers whose lines can carry a URL or headers.
 LOGGERS = ("uvicorn.access", "uvicorn.error", "uvicorn.asgi", "uvicorn", "sixnimmt.server")
 
 
 def redact(text: str) -> str:
-    return SECRET.sub(REDACTED, text)
+    return BOT_TOKEN.sub(r"\1...", SECRET.sub(REDACTED, text))
 
 
 class RedactSecrets(logging.Filter):

@@ -53,8 +53,10 @@ class PlayNow:
         mine = await self.rooms.db.run(self.ratings.ratings_of, user.id, variant)
         return float(mine[variant]["mu"]) if variant in mine else default_rating()[0]
 
-    async def play(self, mode: str, variant: str, players: int | None, name: str, user: User | None) -> dict[str, Any]:
-        """Seat the caller: at a waiting table, or at a new one. Returns code, seat, token."""
+    async def play(self, mode: str, variant: str, players: int | None, name: str, user: User | None,
+                   program: bool = False) -> dict[str, Any]:
+        """Seat the caller: at a waiting table, or at a new one. Returns code, seat, token.
+        ``program``: the caller is a bot program seeking a game (docs/bot-api.md)."""
         if mode == "rated" and user is None:
             raise TableError("sign in to play rated games", "rated-sign-in")
         low, high = VARIANTS[Variant(variant)].player_range
@@ -66,7 +68,7 @@ class PlayNow:
         for code in codes:
             args: dict[str, Any] = {"name": user.name if user else name, "invite": None}
             if user is not None:
-                args.update(account=user.id, token=seat_token(user.seat_key, code))
+                args.update(account=user.id, token=seat_token(user.seat_key, code), program=program)
             try:
                 seat, token, later = await self.rooms.call(code, "join", args)
             except LookupError:
@@ -81,7 +83,7 @@ class PlayNow:
         count = max(low, min(high, count))
         options = TableOptions(Rules(players=count, variant=Variant(variant)), fill_bot=self.levels_near(mu, 1)[0],
                                rated=mode == "rated")
-        room, token = await self._create(options, user, name, count)
+        room, token = await self._create(options, user, name, count, program)
         await self.rooms.db.run(self.accounts.add_play_now, room.code, mode, variant, count, mu)
         loop = asyncio.get_running_loop()
         self._timers[room.code] = self.clock.call_later(
@@ -89,13 +91,13 @@ class PlayNow:
         )
         return {"code": room.code, "seat": 0, "token": token, "from_next_deal": False, "opened": True}
 
-    async def _create(self, options: TableOptions, user: User | None, name: str, count: int) -> Any:
+    async def _create(self, options: TableOptions, user: User | None, name: str, count: int, program: bool) -> Any:
         seats = [{"kind": "open"} for _ in range(count - 1)]
         if user is None:
             return await self.rooms.create(options, name, seats)
         key = user.seat_key
         return await self.rooms.create(options, user.name, seats, account=user.id,
-                                       token_for=lambda code: seat_token(key, code))
+                                       token_for=lambda code: seat_token(key, code), program=program)
 
     def _spawn(self, loop: asyncio.AbstractEventLoop, code: str, mu: float) -> None:
         task = loop.create_task(self.fill(code, mu))

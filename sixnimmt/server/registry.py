@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from . import seating
 from .clock import Clock, LoopClock
 from .cluster import Cluster
 from .config import Settings
@@ -56,6 +57,10 @@ class Rooms:
         #: a rated game's ratings: :mod:`~sixnimmt.server.ratings`); None: nothing.
         self.archive_hook: Callable[[TableData], Callable[[Session, GameRow], object] | None] | None = None
         self._closing: set[asyncio.Task[None]] = set()  # rooms being closed (kept: a task needs a reference)
+        #: What another process may ask this one about itself rather than a table (the bot programs
+        #: connected here: :mod:`~sixnimmt.server.bot_gateway`), by name; each answers
+        #: ``{"result": ...}`` or ``{"error": ...}``.
+        self.process_ops: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {}
 
     async def join_cluster(self) -> None:
         self.cluster = Cluster(self.settings.database_url, self, self.settings.lease_seconds,
@@ -151,8 +156,26 @@ class Rooms:
             return room.summary()
         if op == "join":
             return list(await room.join(args["name"], args.get("invite"), args.get("account"), args.get("token"),
-                                        bool(args.get("resume_only")), args.get("key"), still_wanted))
+                                        bool(args.get("resume_only")), args.get("key"), still_wanted,
+                                        bool(args.get("program"))))
+        if op in ("invite-program", "withdraw-invitation"):
+            return await self._invitation(room, op, args)
         raise TableError(f"unknown operation {op!r}", "bad-field", type="call", field="op")
+
+    @staticmethod
+    async def _invitation(room: Room, op: str, args: dict[str, Any]) -> Any:
+        """The seat kept for a bot program (docs/bot-api.md): the host (proved by its seat token)
+        keeps seat ``seat`` for bot ``name`` (returns the invitation's token), or the bot declined."""
+        async with room.lock:
+            if op == "invite-program":
+                by, _ = room.table.place_for_token(args.get("host"))
+                token, _name = await seating.invite(room.table, by, int(args["seat"]), args["name"], program=True)
+                result: Any = token
+            else:
+                result = await seating.withdraw_invitation(room.table, args["invite"])
+            room.enforce_seats()
+            room.send_seats()
+            return result
 
     def _lost(self, room: Room) -> None:
         """Another process took ``room`` over: drop this copy (after the current change)."""
@@ -203,11 +226,11 @@ class Rooms:
 
     async def create(
         self, options: TableOptions, host_name: str, seats: list[dict[str, Any]],
-        account: int | None = None, token_for: Callable[[str], str] | None = None,
+        account: int | None = None, token_for: Callable[[str], str] | None = None, program: bool = False,
     ) -> tuple[Room, str]:
         """A new table with the host in seat 0; ``seats`` describes seats 1.. ("open" or a bot). A
         signed-in host sits under ``account``, with the seat token ``token_for(code)`` (derived from
-        the account and the table's code)."""
+        the account and the table's code); ``program``: the host is a bot program (a seek)."""
         players = options.rules.players
         if len(seats) != players - 1:
             raise TableError(
@@ -217,7 +240,8 @@ class Rooms:
         if options.rated and account is None:
             raise TableError("sign in to play at a rated table", "rated-sign-in")
         token = secrets.token_urlsafe(24)
-        room_seats = [Seat(0, "human", host, None, hash_token(token), account=account, away_since=self.clock.now())]
+        room_seats = [Seat(0, "human", host, None, hash_token(token), account=account, program=program,
+                           away_since=self.clock.now())]
         for index, spec in enumerate(seats, start=1):
             kind = spec.get("kind")
             if kind == "open":

@@ -106,8 +106,10 @@ class Scheduler:
         self._own_threads = threads is None
         #: Seats whose bot has been thinking longer than ``settings.thinking_notice`` (shown as thinking).
         self.long_thinking: set[int] = set()
-        #: When the current decision's time runs out (None: no timer, or no game running).
+        #: When the current decision's time runs out (None: no timer, or no game running), and when
+        #: the decision was reached (a bot program's own time per decision counts from it).
         self.deadline: float | None = None
+        self.step_started = clock.now()
         self._step: tuple[Any, ...] | None = None
         self._bots: dict[int, GuardedSeat] = {}
         self._fallbacks: dict[int, GuardedSeat] = {}
@@ -133,11 +135,16 @@ class Scheduler:
         """Per seat: the seconds until the stand-in plays for a player who is away (None: not away,
         or a turn-based table, where being away is the normal state)."""
         now = self.clock.now()
-        grace = self.settings.absent_grace
         return [
-            None if self.turn_based or not s.person or s.away_since is None else max(0.0, round(s.away_since + grace - now, 1))
+            None if self.turn_based or not s.person or s.away_since is None
+            else max(0.0, round(s.away_since + self.grace(s) - now, 1))
             for s in self.room.table.seats
         ]
+
+    def grace(self, seat: Seat) -> float:
+        """Seconds an away player keeps the seat before the stand-in plays for them (a bot
+        program's: ``Settings.program_grace``, docs/bot-api.md)."""
+        return self.settings.program_grace if seat.program else self.settings.absent_grace
 
     def _guarded(self, level: str, seat: int, role: str) -> GuardedSeat:
         seed = secrets.randbits(32)
@@ -162,7 +169,8 @@ class Scheduler:
         key = self._step_key()
         if key != self._step:
             self._step = key
-            self.deadline = self.clock.now() + timer if timer else None
+            self.step_started = self.clock.now()
+            self.deadline = self.step_started + timer if timer else None
 
     def finish(self) -> None:
         """The game is over: no timer, and the bots are closed."""
@@ -198,6 +206,10 @@ class Scheduler:
             if due is None:
                 continue
             if due <= now:
+                if seat.program:  # the host never trusts a bot program: its silence is a fault
+                    log.warning("bot %r at table %s seat %d: fault: %s: the stand-in plays deal %d turn %d",
+                                seat.name, table.code, seat.index + 1, "no answer in time" if reason == "timer"
+                                else "away past its grace", table.game.deal_index + 1, table.game.turn + 1)
                 self._think(decision, self._fallback_for(decision.seat), 0.0, reason)
             elif next_due is None or due < next_due:
                 next_due = due
@@ -218,10 +230,12 @@ class Scheduler:
         candidates: list[tuple[float, str]] = []
         if self.deadline is not None:
             candidates.append((self.deadline, "timer"))
+        elif seat.program:  # a table without a timer: a bot program has its own time per decision
+            candidates.append((self.step_started + self.settings.program_move_seconds, "timer"))
         if seat.leaving and seat.away_since is not None:  # the player left their seat: no grace
             candidates.append((seat.away_since, "away"))
         if seat.away_since is not None:
-            candidates.append((seat.away_since + self.settings.absent_grace, "away"))
+            candidates.append((seat.away_since + self.grace(seat), "away"))
         if not candidates:
             return None, ""
         return min(candidates)

@@ -42,7 +42,7 @@ class Joined:
 async def take_seat(
     table: TableSession, name: str, invite: str | None = None, account: int | None = None,
     account_token: str | None = None, resume_only: bool = False, key: str | None = None,
-    still_wanted: Callable[[], bool] | None = None,
+    still_wanted: Callable[[], bool] | None = None, program: bool = False,
 ) -> Joined:
     """Take a seat: the one ``invite`` keeps, else the first open one (once the game runs, an open or
     bot seat, taken over at the next deal). A signed-in player joins under ``account`` with the seat
@@ -52,7 +52,8 @@ async def take_seat(
     ``key`` (chosen by the client, random) makes a retry safe: the token is derived from it, so a
     join that took a seat and whose answer was lost is answered again with the same seat and token.
     ``still_wanted``: whether the caller still waits (a join forwarded from another process whose
-    caller has given up takes no seat)."""
+    caller has given up takes no seat). ``program``: a bot program (docs/bot-api.md) takes the seat; it
+    sits down before a game only."""
     name = clean_name(name)
     await table.check_lease()
     if still_wanted is not None and not still_wanted():
@@ -65,8 +66,8 @@ async def take_seat(
         raise TableError("you have no seat at this table", "no-seat")
     if table.options.rated and (account is None or not account_token):
         raise TableError("sign in to play at a rated table (anyone may watch)", "rated-sign-in")
-    if table.options.rated and table.status != "waiting":
-        raise TableError("this rated game has started: you can watch it", "table-full")
+    if (table.options.rated or program) and table.status != "waiting":
+        raise TableError("this game has started: you can watch it", "table-full")
     if account_token:
         token = account_token
     elif key is not None:
@@ -86,7 +87,7 @@ async def take_seat(
         seat.joining, seat.joining_hash = name, hash_token(token)
     else:
         seat.become_human(name, hash_token(token), table.clock.now())
-        seat.account = account
+        seat.account, seat.program = account, program
     if not later and not table.open_seats() and not any(s.kind == "invited" for s in table.seats):
         return Joined(seat.index, token, later, started=await table.start_game())
     await table.commit()
@@ -109,21 +110,24 @@ def _seat_to_take(table: TableSession, invite: str | None) -> Seat:
     return table.seats[free[0]]
 
 
-def _host_only(table: TableSession, by: int | None, index: int) -> Seat:
+def _host_only(table: TableSession, by: int | None, index: int, program: bool = False) -> Seat:
     if by != 0:
         raise TableError("only the host (seat 1) can do that", "not-host")
-    if table.options.rated:
+    if program and table.status != "waiting":
+        raise TableError("a bot program is invited before the game only", "bad-seat", seat=index + 1)
+    if table.options.rated and not program:  # (a bot program sits down under its account, rated)
         raise TableError("the seats of a rated table are not changed by hand", "rated-seats")
     if not 0 < index < len(table.seats):
         raise TableError(f"there is no seat {index + 1} to change", "bad-seat", seat=index + 1)
     return table.seats[index]
 
 
-async def invite(table: TableSession, by: int | None, index: int, name: str) -> tuple[str, str]:
+async def invite(table: TableSession, by: int | None, index: int, name: str, program: bool = False) -> tuple[str, str]:
     """The host keeps seat ``index`` for a named friend: before the game at once, once it runs from
     the next deal (the seat's bot, or the fallback for a vanished player, plays until then). Returns
-    the invitation's token (the friend's link) and the name as kept."""
-    seat = _host_only(table, by, index)
+    the invitation's token (the friend's link) and the name as kept. ``program``: the friend is a
+    bot program (docs/bot-api.md), invited before the game, at a rated table too."""
+    seat = _host_only(table, by, index, program)
     name = clean_name(name)
     if seat.joining is not None or (seat.person and seat.connections > 0):
         raise TableError(f"seat {seat.index + 1} is taken", "bad-seat", seat=seat.index + 1)
@@ -157,6 +161,19 @@ async def release(table: TableSession, by: int | None, index: int) -> None:
     else:  # an invitation or a takeover asked for stops here too
         seat.leaving, seat.invite_hash, seat.joining, seat.joining_hash = True, None, None, None
     await table.commit()
+
+
+async def withdraw_invitation(table: TableSession, invite: str) -> int | None:
+    """A bot program declined the seat kept for it (or let the invitation expire): the seat opens
+    again. Returns the seat, None if the invitation is no longer there (taken, or withdrawn)."""
+    wanted = hash_token(invite)
+    seat = next((s for s in table.seats if s.kind == "invited" and s.invite_hash is not None
+                 and secrets.compare_digest(s.invite_hash, wanted)), None)
+    if seat is None or table.status != "waiting":
+        return None
+    seat.become_open()
+    await table.commit()
+    return seat.index
 
 
 async def leave(table: TableSession, by: int | None) -> None:

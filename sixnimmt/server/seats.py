@@ -141,6 +141,9 @@ class Seat:
     joining_hash: str | None = None
     #: The account a signed-in player sits under (its seat token is derived from the account).
     account: int | None = None
+    #: A bot program playing over the Bot API (docs/bot-api.md) holds this "human" seat: it is
+    #: shown as a bot, has its own time per decision and grace, and is played for as a person is.
+    program: bool = False
     # runtime only
     connections: int = 0
     away_since: float | None = None
@@ -154,6 +157,7 @@ class Seat:
             "kind": self.kind, "name": self.name, "bot": self.bot, "token_hash": self.token_hash,
             "invite_hash": self.invite_hash, "leaving": self.leaving, "joining": self.joining,
             "joining_hash": self.joining_hash, **({"account": self.account} if self.account is not None else {}),
+            **({"program": True} if self.program else {}),
         }
 
     @classmethod
@@ -161,6 +165,7 @@ class Seat:
         seat = cls(
             index, data["kind"], data["name"], data.get("bot"), data.get("token_hash"), data.get("invite_hash"),
             bool(data.get("leaving")), data.get("joining"), data.get("joining_hash"), data.get("account"),
+            bool(data.get("program")),
         )
         if seat.kind == "human":
             seat.away_since = now  # nobody is connected right after a load
@@ -170,19 +175,23 @@ class Seat:
         return {
             "name": self.name, "kind": self.kind, "bot": self.bot, "connected": self.connections > 0,
             "leaving": self.leaving, "joining": self.joining, **({"member": True} if self.account is not None else {}),
+            **({"program": True} if self.program else {}),
         }
 
     def become_human(self, name: str, token_hash: str, now: float) -> None:
         self.kind, self.name, self.bot, self.token_hash, self.account = "human", name, None, token_hash, None
+        self.program = False
         self.invite_hash, self.leaving, self.joining, self.joining_hash = None, False, None, None
         self.away_since = now
 
     def become_open(self) -> None:
         self.kind, self.name, self.token_hash, self.invite_hash, self.account = "open", "", None, None, None
+        self.program = False
         self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
 
     def become_invited(self, name: str, invite_hash: str) -> None:
         self.kind, self.name, self.token_hash, self.invite_hash, self.account = "invited", name, None, invite_hash, None
+        self.program = False
         self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
 
 

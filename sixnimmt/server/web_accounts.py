@@ -324,7 +324,8 @@ async def profile(
     if user is None:
         raise ApiError(404, "no such player", "no-user")
     details = await svc.read(svc.ratings.profile, user.id, limit, offset)
-    return {"user": user.public(), **details}
+    about = await svc.read(request.app.state.bot_accounts.about, user.id) if user.kind == "bot" else None
+    return {"user": {**user.public(), **(about or {})}, **details}
 
 
 @router.get("/leaderboard")
