@@ -46,6 +46,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 BOTS_PER_OWNER = 20  # the server's limit per account
 PASSWORD = "load test password 1"
+RUN = os.getpid() % 10_000  # in the names: runs against one server do not collide
 
 
 def address(kind: int, index: int) -> str:
@@ -76,9 +77,13 @@ class Bot:
     """One bot program: a WebSocket, a random legal move after a think time, a seek after each game."""
 
     def __init__(self, url: str, token: str, local: str, players: int, think: tuple[float, float],
-                 rng: random.Random, tables: Tables) -> None:
+                 rng: random.Random, tables: Tables, seek_lock: asyncio.Lock, prefix: str) -> None:
         self.url, self.token, self.local, self.players = url, token, local, players
         self.think, self.rng, self.tables = think, rng, tables
+        self.seek_lock, self.prefix = seek_lock, prefix
+        self.answered = asyncio.Event()  # the seek was answered (seeking, or an error)
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.strangers = 0  # seats of the games started held by others than these bots (the server's)
         self.ws: ClientConnection | None = None
         self.moves = 0
         self.games = 0
@@ -93,14 +98,29 @@ class Bot:
             welcome = json.loads(await self.ws.recv())
             assert welcome["type"] == "welcome", welcome
 
-    async def seek(self) -> None:
+    def seek(self) -> None:
+        task = asyncio.create_task(self._seek())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _seek(self) -> None:
+        """One seek at a time over all bots, each sent once the one before has its table: the
+        server's matchmaking then fills each table with bots before opening the next, and none
+        waits long enough to be given the server's own bots."""
         assert self.ws is not None
-        await self.ws.send(json.dumps({"type": "seek", "mode": "casual", "players": self.players, "variant": "standard"}))
+        async with self.seek_lock:
+            self.answered.clear()
+            await self.ws.send(json.dumps({"type": "seek", "mode": "casual", "players": self.players,
+                                           "variant": "standard"}))
+            try:
+                await asyncio.wait_for(self.answered.wait(), timeout=10)
+            except TimeoutError:
+                pass
 
     async def run(self, stop_at: float) -> None:
         assert self.ws is not None
         ws = self.ws
-        await self.seek()
+        self.seek()
         while time.monotonic() < stop_at:
             try:
                 raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop_at - time.monotonic()))
@@ -118,11 +138,15 @@ class Bot:
                 self.moves += 1
             elif kind == "game-start":
                 self.started += 1
+                self.strangers += sum(not name.startswith(self.prefix) for name in message["seats"])
             elif kind == "game-end":
                 self.games += 1
-                await self.seek()
+                self.seek()
+            elif kind == "seeking":
+                self.answered.set()
             elif kind == "error":
                 self.errors[message["code"]] = self.errors.get(message["code"], 0) + 1
+                self.answered.set()
         await ws.close()
 
 
@@ -131,7 +155,7 @@ async def make_bots(base: str, count: int) -> list[str]:
     token each; their tokens."""
     tokens: list[str] = []
     owners = (count + BOTS_PER_OWNER - 1) // BOTS_PER_OWNER
-    run = os.getpid() % 10_000
+    run = RUN
     for owner in range(owners):
         transport = httpx.AsyncHTTPTransport(local_address=address(3, owner))
         async with httpx.AsyncClient(base_url=base, headers={"Origin": base}, transport=transport, timeout=60) as web:
@@ -180,8 +204,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         tables = Tables()
         rng = random.Random(args.seed)
         url = base.replace("http", "ws", 1) + "/api/bot/v1/connect"
+        seek_lock = asyncio.Lock()
         bots = [Bot(url, token, address(4, n), args.players, (args.think_min, args.think_max),
-                    random.Random(rng.random()), tables) for n, token in enumerate(tokens)]
+                    random.Random(rng.random()), tables, seek_lock, f"load{RUN}_") for n, token in enumerate(tokens)]
         gate = asyncio.Semaphore(50)
         await asyncio.gather(*(b.open(gate) for b in bots))
         gc.collect()
@@ -231,6 +256,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "rtt_p99_ms": round(pct(0.99), 1),
         "rtt_mean_ms": round(statistics.fmean(rtts) * 1000, 1),
         "games_finished": sum(b.games for b in bots) // args.players,
+        "seats_not_ours": sum(b.strangers for b in bots) // args.players,  # the server's bots (want 0)
         "errors": errors,
         "client_failures": len(failures),
         "server_cpu_share": round(server_cpu / elapsed, 2),
