@@ -77,6 +77,7 @@ class OpenDecision:
     id: int
     key: tuple[Any, ...]
     view: dict[str, Any]
+    answered: bool = False  # (a second answer is refused; a refused one asks again)
 
 
 @dataclass(slots=True)
@@ -162,6 +163,9 @@ class SeatLink:
         if kind == "error":
             out.append({"type": "error", "code": message.get("code", "table"), "message": message.get("message", ""),
                         "game": self.code})
+            self.ask_again = True  # the move was refused: the decision, if still open, is asked again
+            if self.view is not None and message.get("code") == "rate-limited":
+                out += self._ask(self.view)  # (no fresh state follows this refusal)
         elif kind in ("state", "update"):
             table = message.get("table") or {}
             if table.get("you") is None:
@@ -175,7 +179,8 @@ class SeatLink:
                     out += self._narrate(view, message.get("events", []) if kind == "update" else [],
                                          table.get("status") == "finished")
         elif kind == "chosen" and self.view is not None and "own" in message:
-            self.view = {**self.view, **message["own"]}
+            self.view = {**self.view, "chosen": message.get("chosen"), "waiting_for": message.get("waiting_for"),
+                         **message["own"]}
             out += self._ask(self.view)
         self.gateway.tell(self.bot_id, [{**m, "game": self.code} for m in out])
         if self.finished:
@@ -210,6 +215,7 @@ class SeatLink:
             if not self.ask_again:
                 return []
             self.ask_again = False
+            self.open.answered = False
             return [{"type": "decide", "id": self.open.id, "view": view}]  # (the same decision, the same id)
         self._next_id += 1
         self.open = OpenDecision(self._next_id, key, view)
@@ -231,11 +237,11 @@ class SeatLink:
     async def move(self, request: Any, move: Any, bot_name: str) -> None:
         """The program's answer to decision ``request``."""
         asked = self.open
-        if asked is None or isinstance(request, bool) or request != asked.id:
+        if asked is None or asked.answered or isinstance(request, bool) or request != asked.id:
             raise BotError("not-your-decision", f"decision {str(request)[:20]} is not open: nothing changed",
                            game=self.code, id=request if isinstance(request, int) else None)
         decision = asked.view["decision"]
-        self.open = None
+        self.open = OpenDecision(asked.id, asked.key, asked.view, answered=True)
         if isinstance(move, bool) or not isinstance(move, int) or move not in decision["options"]:
             fallback = self.gateway.fallback_move(asked.view)
             log.warning("bot %r at table %s: fault: illegal move %s for a %s decision (options %s): the stand-in "
@@ -246,7 +252,8 @@ class SeatLink:
                 f"the stand-in played {fallback}", game=self.code, id=asked.id).to_message()])
             move = fallback
         kind, field_name = MOVE_MESSAGES[decision["kind"]]
-        message: dict[str, Any] = {"type": "pass"} if move == PASS else {"type": kind, field_name: move}
+        passes = move == PASS and decision["kind"] in ("card", "keep")  # (row 0 is a row, not a pass)
+        message: dict[str, Any] = {"type": "pass"} if passes else {"type": kind, field_name: move}
         if decision["kind"] != "order":  # (Nifty's order comes once the turn's cards are placed)
             message.update(deal=asked.view["deal"], turn=asked.view["turn"])
         await self.send(message)
@@ -492,6 +499,15 @@ class BotGateway:
     async def move(self, session: BotSession, message: dict[str, Any]) -> None:
         await self._link(session, message).move(message.get("id"), message.get("move"), session.identity.bot.name)
 
+    def answers(self, session: BotSession, message: dict[str, Any]) -> bool:
+        """Whether ``message`` is a move answering a decision the program was asked and has not answered."""
+        if message["type"] != "move":
+            return False
+        code = message.get("game")
+        link = self.links.get(session.identity.bot.id, {}).get(code if isinstance(code, str) else "")
+        asked = None if link is None else link.open
+        return asked is not None and not asked.answered and message.get("id") == asked.id
+
     def _link(self, session: BotSession, message: dict[str, Any]) -> SeatLink:
         code = message.get("game")
         link = self.links.get(session.identity.bot.id, {}).get(code if isinstance(code, str) else "")
@@ -580,23 +596,30 @@ HANDLERS: dict[str, Callable[[BotGateway, BotSession, dict[str, Any]], Awaitable
 }
 
 
+def _decode(gateway: BotGateway, text: str | None) -> dict[str, Any]:
+    if text is None or len(text) > gateway.settings.max_message_bytes:
+        raise BotError("bad-message", f"send JSON text frames of at most {gateway.settings.max_message_bytes} bytes")
+    try:
+        message = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise BotError("bad-message", "not JSON") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise BotError("bad-message", "a message is a JSON object with a type")
+    return message
+
+
 async def receive(gateway: BotGateway, session: BotSession, text: str | None) -> None:
     """One frame from a program: its allowance, then its message (``hello`` first); anything refused
     is answered with an ``error`` and changes nothing."""
     now = gateway.clock.now()
     try:
-        if not session.messages.allow(now):
+        message = _decode(gateway, text)
+        # An answer to an open decision is paced by the game itself; every other message (a wrong
+        # answer too) takes from the token's allowance.
+        if not gateway.answers(session, message) and not session.messages.allow(now):
             wait = round(session.messages.retry_after(now), 1)
             raise BotError("rate-limited", f"too many messages: at most {gateway.settings.program_messages_per_second:g} "
                            f"a second (try again in {wait} s)", limit="messages", retry_after=wait)
-        if text is None or len(text) > gateway.settings.max_message_bytes:
-            raise BotError("bad-message", f"send JSON text frames of at most {gateway.settings.max_message_bytes} bytes")
-        try:
-            message = json.loads(text)
-        except json.JSONDecodeError:
-            raise BotError("bad-message", "not JSON") from None
-        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            raise BotError("bad-message", "a message is a JSON object with a type")
         kind = message["type"]
         if kind == "ping":
             session.push({"type": "pong"})

@@ -286,7 +286,9 @@ class Room:
     async def receive(self, conn: Connection, text: str | None, address: str = "") -> None:
         """One frame from ``conn`` (None: a binary frame): the rate limit, then decoding, then
         :meth:`handle`; anything refused is answered on ``conn`` only."""
-        wait = self.allowances.message(conn.seat, conn)
+        # (a bot program's messages are held to its token's allowance by the gateway, docs/bot-api.md)
+        program = conn.seat is not None and self.table.seats[conn.seat].program
+        wait = 0.0 if program else self.allowances.message(conn.seat, conn)
         if wait:
             seconds = round(wait, 1)
             conn.push(ProtocolError(

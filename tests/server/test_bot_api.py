@@ -15,7 +15,9 @@ from starlette.websockets import WebSocketDisconnect
 
 from sixnimmt.server.clock import ManualClock
 
+from .bot_clients import BotProgram
 from .conftest import make_client
+from .helpers import create_table, play_out, receive_until
 from .test_accounts import sign_up, signed
 
 CONNECT = "/api/bot/v1/connect"
@@ -145,3 +147,83 @@ def test_a_second_connection_replaces_the_first(web: TestClient) -> None:
                 first.receive_json()
             assert closed.value.code == 4409
             assert hello(second)["bot"] == "Twice"
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[TestClient]:
+    """The app on the real clock (a table's allowance of messages refills as time passes), with
+    "Play now" waiting long for people before its own bots fill a table."""
+    with make_client(f"sqlite:///{tmp_path / 'live.db'}", play_now_wait=600.0) as client:
+        yield signed(client)
+
+
+def test_two_bots_seek_a_game_and_play_it_to_the_end(live: TestClient) -> None:
+    web = live
+    sign_up(web, "hal_owner")
+    tokens = [make_bot(web, "Seeker_A"), make_bot(web, "Seeker_B")]
+    with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as one, \
+            web.websocket_connect(CONNECT, headers=bearer(tokens[1])) as two:
+        programs = [BotProgram(one), BotProgram(two)]
+        for program in programs:
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 2, "variant": "standard"})
+            seeking = program.until(lambda m: m["type"] == "seeking")
+        code = seeking["game"]
+        threads = [program.in_thread() for program in programs]
+        for thread in threads:
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in threads)
+        for seat, program in enumerate(programs):
+            kinds = [m["type"] for m in program.messages if m.get("game") == code]
+            assert kinds[kinds.index("game-start") + 1] == "deal-start"
+            assert {"decide", "turn-result", "deal-end", "game-end"} <= set(kinds)
+            start = next(m for m in program.messages if m["type"] == "game-start")
+            assert start["seat"] == seat and start["seats"] == ["Seeker_A", "Seeker_B"]
+            # each decide shows the seat's own hand only (no hidden card of the other seat)
+            decide = next(m for m in program.messages if m["type"] == "decide")
+            assert decide["view"]["seat"] == seat and decide["view"]["hands"] is None
+            other = next(m for m in programs[1 - seat].messages if m["type"] == "decide")
+            assert not set(decide["view"]["hand"]) & set(other["view"]["hand"])
+            assert not any(m["type"] == "error" for m in program.messages), [m for m in program.messages if m["type"] == "error"]
+        assert programs[0].ended[code]["totals"] == programs[1].ended[code]["totals"]
+        summary = web.get(f"/api/tables/{code}").json()
+        assert summary["status"] == "finished"
+        assert [s.get("program") for s in summary["seats"]] == [True, True]
+        programs[0].ws.send_json({"type": "ping"})
+        assert programs[0].until(lambda m: m["type"] == "pong")
+        assert web.get("/api/bots").json()[0]["online"] is True
+
+
+def test_a_person_invites_two_bots_to_a_rated_table_and_ratings_change(live: TestClient) -> None:
+    web = live
+    sign_up(web, "ivy_host")
+    tokens = [make_bot(web, "Rated_A"), make_bot(web, "Rated_B")]
+    with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as one, \
+            web.websocket_connect(CONNECT, headers=bearer(tokens[1])) as two:
+        programs = [BotProgram(one), BotProgram(two)]
+        for program in programs:
+            program.hello()
+        assert [b["name"] for b in web.get("/api/bots/online").json()] == ["Rated_A", "Rated_B"]
+        made = create_table(web, [{"kind": "program", "name": "Rated_A"}, {"kind": "program", "name": "rated_b"}],
+                            rated=True, target=10)
+        assert len(made["invitations"]) == 2
+        for program in programs:
+            invitation = program.until(lambda m: m["type"] == "invitation")
+            assert invitation["rated"] is True and invitation["from"] == "ivy_host" and invitation["game"] == made["code"]
+            program.ws.send_json({"type": "accept", "invitation": invitation["invitation"]})
+        threads = [program.in_thread() for program in programs]
+        with web.websocket_connect(f"/ws/{made['code']}?token={made['token']}") as person:
+            first = receive_until(person, lambda m: m.get("type") in ("state", "update")
+                                  and m["table"]["status"] == "playing")
+            seats = first["table"]["seats"]
+            assert [(s["name"], s.get("program", False)) for s in seats] == [
+                ("ivy_host", False), ("Rated_A", True), ("Rated_B", True)]
+            last = play_out(person, first)
+        for thread in threads:
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in threads)
+        assert all(p.ended[made["code"]]["totals"] == last["view"]["totals"] for p in programs)
+    for name in ("ivy_host", "Rated_A", "Rated_B"):
+        ratings = web.get(f"/api/users/{name}").json()["ratings"]
+        assert ratings["standard"]["games"] == 1, name
+    assert not any(m["type"] == "error" for p in programs for m in p.messages)
