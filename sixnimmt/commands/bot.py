@@ -81,6 +81,11 @@ def connect(
     except UnknownBotError as error:
         raise typer.BadParameter(str(error), param_hint="BOT") from None
     token = _read_token(token_file)
+    from ..core import Rules
+    from ..seats.warmup import needs_warm_up, warm_up_with_progress
+
+    if needs_warm_up([bot]):  # compiled before going online, or the first moves would run out of time
+        warm_up_with_progress(Rules(players=4), lambda line: typer.echo(line, err=True))
     try:
         client = BotClient(
             url, token, bot, accept=policy, max_games=max_games, seed=seed,
