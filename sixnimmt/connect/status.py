@@ -31,7 +31,8 @@ def game_line(status: GameStatus) -> str:
         parts.append(f"{own} bullheads{best}")
         if status.winners:
             parts.append("won" if status.seat in status.winners else "lost")
-    parts.append(f"{status.decisions} moves, last {status.last_ms:.0f} ms")
+    last = f"{status.last_ms:.0f}" if status.last_ms >= 10 else f"{status.last_ms:.1f}"
+    parts.append(f"{status.decisions} moves, last {last} ms")
     if status.faults:
         parts.append(f"{status.faults} faults")
     return "  ".join(parts)

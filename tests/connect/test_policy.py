@@ -47,4 +47,4 @@ def test_a_game_line_says_where_the_game_is_and_how_the_bot_does() -> None:
         "K7QF  standard, 4 players, seat 2  deal 1 turn 5  12 bullheads (best other 3)  9 moves, last 41 ms"
     )
     over = GameStatus("M4TT", seat=0, rules=Rules(players=2), totals=(31, 44), winners=(0,), decisions=41, faults=2)
-    assert game_line(over) == "M4TT  standard, 2 players, seat 1  over  31 bullheads (best other 44)  won  41 moves, last 0 ms  2 faults"
+    assert game_line(over) == "M4TT  standard, 2 players, seat 1  over  31 bullheads (best other 44)  won  41 moves, last 0.0 ms  2 faults"
