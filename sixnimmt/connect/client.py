@@ -211,6 +211,9 @@ class BotClient:
         self._ws = ws
         self.connections += 1
         self.bot, self.owner = welcome.get("bot"), welcome.get("owner")
+        limit = welcome.get("limits", {}).get("games")
+        if isinstance(limit, int) and 0 < limit < self.max_games:  # the server's cap: no seek beyond it
+            self.max_games = limit
         self.state = "online" if not self.stopping else "stopping"
         log.info("%s as %s (owner %s)", "reconnected" if self.connections > 1 else "connected", self.bot, self.owner)
         seated = set(welcome.get("games", ()))
@@ -290,6 +293,9 @@ class BotClient:
             log.info("game %s: move %s came too late", message.get("game"), message.get("id"))
             return
         log.warning("server: %s: %s", code, message.get("message", ""))
+        game = message.get("game")
+        if code == "unknown-game" and isinstance(game, str) and game in self._inbox:  # the seat is no longer ours
+            self._inbox[game].put_nowait({"type": "gone"})
         if self._seek_sent and message.get("game") is None:  # the seek on its way was refused
             self._seek_sent = False
             if code == "rate-limited":  # try again when the server says; other refusals, once a game ends

@@ -151,6 +151,12 @@ class FakeServer:
         self._games[game] = asyncio.create_task(self._play(game))
         return game
 
+    async def take_seat_away(self, game: str) -> None:
+        """The seat is no longer the bot's (its table was closed, say): the server says so once."""
+        self._games.pop(game).cancel()
+        await self._send({"type": "error", "code": "unknown-game", "message": "the seat is no longer yours",
+                          "game": game})
+
     async def wait_games(self) -> None:
         """Until every game started has ended."""
         await asyncio.gather(*self._games.values(), return_exceptions=True)

@@ -161,6 +161,20 @@ async def test_ctrl_c_with_a_game_in_progress_waits_for_its_end(server: FakeServ
     assert server.finished == ["G001"] and server.left == []
 
 
+async def test_a_seat_taken_away_ends_that_game_and_frees_its_room(server: FakeServer) -> None:
+    server.rules = Rules(players=3, deals=3)
+    client = client_for(server, "easy", max_games=1)
+    task = await online(client)
+    await server.invite("ada")
+    await until(lambda: server.decides >= 2, "the game is under way")
+    await server.take_seat_away("G001")
+    await until(lambda: client.finished, "the game is given up")
+    assert client.games == {} and (await server.invite("bob"))["type"] == "accept"
+    client.interrupt()
+    client.interrupt()
+    await task
+
+
 async def test_seeks_keep_one_open_while_there_is_room(server: FakeServer) -> None:
     client = client_for(server, "easy", seek=Seek("rated", 3), max_games=1)
     task = await online(client)
