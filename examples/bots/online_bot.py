@@ -5,7 +5,7 @@
 
 Standard library plus the `websockets` package. It plays python_bot.py's moves (its `DECIDERS`,
 one per decision kind), accepts every invitation from a person (not from other bots), can keep
-one seek open, plays any number of games at once (every `decide` carries the whole view, so
+one seek open, plays up to four games at once (every `decide` carries the whole view, so
 nothing is kept per game), and reconnects after a drop: the server keeps its seats for a while
 and sends the open decisions again. Ctrl-C stops it; the server's fallback finishes its games.
 """

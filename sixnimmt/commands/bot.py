@@ -131,5 +131,18 @@ async def _run(client: BotClient) -> None:
     if not console.is_terminal:
         await client.run()
         return
-    with Live(get_renderable=lambda: render(client), console=console, refresh_per_second=4, transient=False):
-        await client.run()
+    # Redrawn from the event loop, which owns the client's state (a refresh thread would read the
+    # games while the loop changes them).
+    with Live(render(client), console=console, auto_refresh=False) as live:
+
+        async def redraw() -> None:
+            while True:
+                live.update(render(client), refresh=True)
+                await asyncio.sleep(0.25)
+
+        redrawing = asyncio.create_task(redraw())
+        try:
+            await client.run()
+        finally:
+            redrawing.cancel()
+            live.update(render(client), refresh=True)

@@ -319,7 +319,8 @@ class BotClient:
         if not invitations:  # not an invitation: the open seek found it
             self._seek_id = None
         try:
-            remote = RemoteGame(game, self.spec, seed=self.seed)
+            seed = None if self.seed is None else self.seed + len(self.finished) + len(self.games)  # one per game
+            remote = RemoteGame(game, self.spec, seed=seed)
         except ValueError as error:  # a cmd: program that has gone missing
             log.error("game %s: cannot start %s: %s", game, self.spec, error)
             self._spawn(self._send({"type": "leave", "game": game}))

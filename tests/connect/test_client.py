@@ -277,3 +277,13 @@ async def test_the_standalone_example_plays_through_the_api(server: FakeServer, 
     finally:
         process.send_signal(signal.SIGINT)
         await process.wait()
+
+
+async def test_sigterm_resigns_and_exits_as_two_ctrl_c_do(server: FakeServer, tmp_path: Path) -> None:
+    server.rules = Rules(players=3, deals=5)
+    process = await start_command(server, tmp_path, "easy")
+    await server.invite("ada")
+    await until(lambda: server.decides >= 1, "the game is under way")
+    process.send_signal(signal.SIGTERM)
+    assert await process.wait() == 0
+    assert server.left == ["G001"]
