@@ -78,6 +78,18 @@ async def test_hello_then_an_invited_game_played_to_the_end(server: FakeServer) 
     assert not client.games
 
 
+@pytest.mark.parametrize("spec", ["learned", "mcs:samples=4", "grandmaster:samples=4"])
+async def test_every_kind_of_bot_plays_online_unchanged(server: FakeServer, spec: str) -> None:
+    client = client_for(server, spec)
+    task = await online(client)
+    await server.invite("ada")
+    await server.wait_games()
+    await until(lambda: client.finished, "the game is over")
+    assert server.finished == ["G001"] and server.illegal == 0 and client.finished[0].faults == []
+    client.interrupt()
+    await task
+
+
 async def test_invitations_follow_the_policy_and_the_game_limit(server: FakeServer) -> None:
     client = client_for(server, "easy", accept=AcceptPolicy.parse("people"), max_games=1)
     task = await online(client)
