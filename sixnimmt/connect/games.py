@@ -52,7 +52,8 @@ class RemoteGame:
         self.spec = spec
         self.seat = GuardedSeat(make_bot(spec, seed), fallback_seed=seed or 0, label=spec, clock=clock)
         self.status = GameStatus(game)
-        self._view: PlayerView | None = None  # the last decision's view: where the bot thinks the game is
+        self._view: PlayerView | None = None  # the view the bot last saw: where it thinks the game is
+        self._start: dict[str, Any] | None = None  # the game-start message, until the bot is prepared
         self._answers: dict[int, int] = {}  # decide id -> the move sent (a resent decide gets it again)
         self._closed = False
 
@@ -69,9 +70,16 @@ class RemoteGame:
             self.status.seats = tuple(message.get("seats", ()))
             self.status.seat = message.get("seat")
             self.status.rules = Rules.from_dict(message["rules"])
+            self._start = message
         elif kind == "deal-start":
             self.status.deal = int(message["deal"])
-            self._tell([DealStarted(int(message["deal"]), tuple(tuple(row) for row in message["rows"]))])
+            if self._view is None and self._start is not None and self.seat.wants_events:
+                # A bot that listens hears the game from its start, as in the arena, even when its
+                # first decision comes turns later (Open, Hand): it is introduced to the game now.
+                self._view = _start_view(self._start, message)
+                self.seat.prepare(self._view)
+            else:
+                self._tell([DealStarted(int(message["deal"]), tuple(tuple(row) for row in message["rows"]))])
         elif kind == "turn-result":
             self.status.turn = int(message["turn"]) + 1
             self._tell([event_from_dict(data) for data in message.get("events", ())])
@@ -120,3 +128,15 @@ class RemoteGame:
         if not self._closed:
             self._closed = True
             self.seat.close()
+
+
+def _start_view(start: dict[str, Any], deal: dict[str, Any]) -> PlayerView:
+    """What ``game-start`` and ``deal-start`` say, as a view: enough to introduce the game to a bot
+    (its seat, the table, the rules, the rows); its hand comes with its first decision."""
+    players = len(start["seats"])
+    return PlayerView.from_dict({
+        "seat": start["seat"], "seats": start["seats"], "rules": start["rules"], "phase": "play",
+        "deal": deal["deal"], "turn": 0, "hand": [], "rows": deal["rows"], "totals": [0] * players,
+        "penalties": [0] * players, "taken": [[] for _ in range(players)], "hand_sizes": [0] * players,
+        "played": [], "chosen": [False] * players,
+    })
