@@ -1,7 +1,7 @@
 """``sixnimmt bot connect`` against the real server: ``sixnimmt serve`` processes, a person signed up
-over HTTP who makes two bot accounts and their tokens, two ``bot connect`` processes (a built-in
-bot and an external program from examples/bots), a rated table where the person plays with both,
-and the ratings that change. Then the same on PostgreSQL with two server processes, each bot on
+over HTTP who makes bot accounts and their tokens, two ``bot connect`` processes (a built-in bot
+and an external program from examples/bots) and the example that speaks the API itself, a rated
+table where the person plays with them, and the ratings that change. Then the same on PostgreSQL with two server processes, each bot on
 its own; and a bot whose connection is cut mid-game, which reconnects and finishes with no fault.
 
 Every wait is a bounded poll or a receive with a generous timeout; nothing asserts on time."""
@@ -140,22 +140,27 @@ def faults(logs: Path) -> list[str]:
 
 
 def test_two_bots_connected_play_a_rated_game_with_a_person(one_server: Servers, tmp_path: Path) -> None:
+    """With them, the example that speaks the API itself (examples/bots/online_bot.py)."""
     (_, address), = one_server
     ada = Person(address, "ada_online")
     bots = [bot_connect(address, ada.make_bot("moo_easy", tmp_path), "easy", tmp_path / "easy.log"),
             bot_connect(address, ada.make_bot("moo_program", tmp_path), PYTHON_BOT, tmp_path / "program.log")]
+    example = subprocess.Popen(
+        [sys.executable, str(ROOT / "examples" / "bots" / "online_bot.py"), f"http://{address}",
+         str(ada.make_bot("moo_example", tmp_path))], stderr=(tmp_path / "example.log").open("wb"))
     try:
-        ada.wait_online({"moo_easy", "moo_program"})
+        ada.wait_online({"moo_easy", "moo_program", "moo_example"})
         assert ada.rating("moo_easy") is None
-        table = ada.rated_table_with(["moo_easy", "moo_program"])
+        table = ada.rated_table_with(["moo_easy", "moo_program", "moo_example"])
         final = play_with_bots(ada, address, table)
         stop_bots(bots)
     finally:
-        stop(bots)
-    for name in ("ada_online", "moo_easy", "moo_program"):
+        stop([*bots, example])
+    for name in ("ada_online", "moo_easy", "moo_program", "moo_example"):
         rating = ada.rating(name)
         assert rating is not None and rating["games"] == 1 and rating["mu"] != 25.0, (name, rating)
-    assert final["seats"] == ["ada_online", "moo_easy", "moo_program"]
+    assert final["seats"] == ["ada_online", "moo_easy", "moo_program", "moo_example"]
+    assert f"game {table['code']} over" in (tmp_path / "example.log").read_text()
     assert "game " + table["code"] in (tmp_path / "easy.log").read_text()
     assert faults(tmp_path) == []
 
