@@ -184,12 +184,12 @@ def test_the_same_on_postgresql_with_each_bot_on_its_own_worker(two_servers: Ser
 
 
 class CuttableProxy:
-    """A TCP relay to ``target`` whose connections :meth:`cut` drops at once, as a network failure
-    does; it keeps listening, so the client can come back through it."""
+    """A TCP relay to ``targets`` (in turns, one per connection, as a load balancer may) whose
+    connections :meth:`cut` drops at once, as a network failure does; it keeps listening, so the
+    client can come back through it."""
 
-    def __init__(self, target: str) -> None:
-        host, port = target.split(":")
-        self.target = (host, int(port))
+    def __init__(self, *targets: str) -> None:
+        self.targets = [(host, int(port)) for host, port in (t.split(":") for t in targets)]
         self.listener = socket.create_server(("127.0.0.1", free_port()))
         self.address = f"127.0.0.1:{self.listener.getsockname()[1]}"
         self.sockets: list[socket.socket] = []
@@ -202,7 +202,7 @@ class CuttableProxy:
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            upstream = socket.create_connection(self.target)
+            upstream = socket.create_connection(self.targets[self.accepted % len(self.targets)])
             self.accepted += 1
             self.sockets += [client, upstream]
             for source, sink in ((client, upstream), (upstream, client)):
@@ -256,4 +256,29 @@ def test_a_cut_connection_is_made_again_and_the_game_finished_without_a_fault(
     assert proxy.accepted >= 2 and "reconnected as moo_cut" in text, text
     assert f"game {table['code']}: won" in text or f"game {table['code']}: lost" in text, text
     assert ada.rating("moo_cut") is not None
+    assert faults(tmp_path) == []
+
+
+def test_a_cut_connection_comes_back_through_the_other_worker_and_finishes(
+    two_servers: Servers, tmp_path: Path
+) -> None:
+    """On PostgreSQL with two server processes: the bot first reaches A, its connection is cut
+    mid-game, and it comes back through B (as behind a load balancer); the game goes on."""
+    (_, a), (_, b) = two_servers
+    proxy = CuttableProxy(a, b)
+    ada = Person(a, "ada_moves")
+    log = tmp_path / "moved.log"
+    bots = [bot_connect(proxy.address, ada.make_bot("moo_moved", tmp_path), "easy", log),
+            bot_connect(b, ada.make_bot("moo_on_b", tmp_path), PYTHON_BOT, tmp_path / "on_b.log")]
+    try:
+        ada.wait_online({"moo_moved", "moo_on_b"})
+        table = ada.rated_table_with(["moo_moved", "moo_on_b"])
+        play_with_bots(ada, a, table, cut=proxy.cut)
+        stop_bots(bots)
+    finally:
+        stop(bots)
+        proxy.close()
+    text = log.read_text()
+    assert proxy.accepted >= 2 and "reconnected as moo_moved" in text, text
+    assert f"game {table['code']}: won" in text or f"game {table['code']}: lost" in text, text
     assert faults(tmp_path) == []
