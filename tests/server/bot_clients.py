@@ -20,11 +20,15 @@ class BotProgram:
         self.ws.send_json({"type": "hello", "protocol": 2, "client": "test/1", "max_games": max_games})
         return self.until(lambda m: m["type"] == "welcome")
 
-    def until(self, predicate: Callable[[dict[str, Any]], bool], limit: int = 5000) -> dict[str, Any]:
-        """Read (answering decisions) until a message ``predicate`` accepts."""
+    def until(self, predicate: Callable[[dict[str, Any]], bool], limit: int = 5000,
+              answer: bool = True) -> dict[str, Any]:
+        """Read (answering decisions, unless ``answer`` is False for the one ``predicate`` accepts)
+        until a message ``predicate`` accepts."""
         for _ in range(limit):
             message: dict[str, Any] = self.ws.receive_json()
             self.messages.append(message)
+            if not answer and predicate(message):
+                return message
             if message["type"] == "decide":
                 self.ws.send_json({"type": "move", "game": message["game"], "id": message["id"],
                                    "move": self.choose(message["view"])})

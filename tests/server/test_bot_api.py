@@ -227,3 +227,160 @@ def test_a_person_invites_two_bots_to_a_rated_table_and_ratings_change(live: Tes
         ratings = web.get(f"/api/users/{name}").json()["ratings"]
         assert ratings["standard"]["games"] == 1, name
     assert not any(m["type"] == "error" for p in programs for m in p.messages)
+
+
+def test_a_bot_cut_off_mid_game_reconnects_and_finishes_without_a_fault(
+    live: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    web = live
+    sign_up(web, "jon_owner")
+    tokens = [make_bot(web, "Flaky"), make_bot(web, "Steady")]
+    caplog.set_level(logging.INFO)
+    with web.websocket_connect(CONNECT, headers=bearer(tokens[1])) as two:
+        steady = BotProgram(two)
+        steady.hello()
+        with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as one:
+            flaky = BotProgram(one)
+            flaky.hello()
+            for program in (flaky, steady):  # (one after the other: the second finds the first's table)
+                program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+                code = program.until(lambda m: m["type"] == "seeking")["game"]
+            thread = steady.in_thread()
+            # three decisions answered, then a fourth asked and left open: the connection drops
+            asked = flaky.until(lambda m: m["type"] == "decide" and len(
+                [d for d in flaky.messages if d["type"] == "decide"]) == 4, answer=False)
+        for _ in range(200):  # the table shows the seat away (once the server has seen the close)
+            seat = web.get(f"/api/tables/{code}").json()["seats"][0]
+            if not seat["connected"]:
+                break
+        assert seat["name"] == "Flaky" and seat["program"] is True and not seat["connected"]
+        with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as again:
+            back = BotProgram(again)
+            assert back.hello()["games"] == [code]
+            resumed = back.until(lambda m: m["type"] == "decide")
+            assert resumed["id"] == asked["id"]  # the same decision again, the same id
+            assert resumed["view"]["decision"] == asked["view"]["decision"]
+            kinds = [m["type"] for m in back.messages]
+            assert kinds[1:3] == ["game-start", "deal-start"]
+            back.play_games()
+            thread.join(60)
+            assert not thread.is_alive()
+            assert back.ended[code]["totals"] == steady.ended[code]["totals"]
+    assert "fault" not in caplog.text
+
+
+def _seated_pair(web: TestClient, names: tuple[str, str], max_games: int = 4) -> tuple[Any, ...]:
+    """Two bot programs of the signed-in person, connected, seated at one 2-player table."""
+    return tuple(web.websocket_connect(CONNECT, headers=bearer(make_bot(web, name))) for name in names)
+
+
+def test_bad_answers_change_nothing_or_are_faults(live: TestClient, caplog: pytest.LogCaptureFixture) -> None:
+    web = live
+    sign_up(web, "kim_owner")
+    caplog.set_level(logging.INFO)
+    one_ws, two_ws = _seated_pair(web, ("Careful", "Sloppy"))
+    with one_ws as one, two_ws as two:
+        careful, sloppy = BotProgram(one), BotProgram(two)
+        for program in (careful, sloppy):
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+            code = program.until(lambda m: m["type"] == "seeking")["game"]
+        asked = sloppy.until(lambda m: m["type"] == "decide", answer=False)
+        # a move for another game, for a decision never asked: refused, nothing changes
+        sloppy.ws.send_json({"type": "move", "game": "ZZZZZ", "id": asked["id"], "move": asked["view"]["decision"]["options"][0]})
+        assert sloppy.until(lambda m: m["type"] == "error")["code"] == "unknown-game"
+        sloppy.ws.send_json({"type": "move", "game": code, "id": asked["id"] + 1, "move": 1})
+        refused = sloppy.until(lambda m: m["type"] == "error")
+        assert refused["code"] == "not-your-decision" and refused["game"] == code
+        # an illegal move: a fault, logged, and the stand-in's move is played for it
+        hand = asked["view"]["hand"]
+        illegal = next(card for card in range(1, 105) if card not in hand)
+        sloppy.ws.send_json({"type": "move", "game": code, "id": asked["id"], "move": illegal})
+        fault = sloppy.until(lambda m: m["type"] == "error")
+        assert fault["code"] == "illegal-move" and fault["id"] == asked["id"]
+        assert "fault: illegal move" in caplog.text
+        # the same decision answered again: no longer open, nothing changes
+        sloppy.ws.send_json({"type": "move", "game": code, "id": asked["id"], "move": hand[0]})
+        assert sloppy.until(lambda m: m["type"] == "error")["code"] == "not-your-decision"
+        # the stand-in's card was played: the turn goes on when the other bot answers
+        careful.until(lambda m: m["type"] == "decide")
+        result = sloppy.until(lambda m: m["type"] == "turn-result", answer=False)
+        mine = dict(map(tuple, result["seat_cards"]))[1]
+        assert mine in hand and mine != illegal
+
+
+def test_floods_are_refused_naming_the_limit(web: TestClient) -> None:
+    sign_up(web, "lea_owner")
+    token = make_bot(web, "Flooder")
+    with web.websocket_connect(CONNECT, headers=bearer(token)) as ws:
+        program = BotProgram(ws)
+        program.hello(max_games=8)
+        for _ in range(41):  # the burst of the token's allowance (the clock stands still)
+            ws.send_json({"type": "cancel-seek", "seek": "nothing"})
+        errors = [program.until(lambda m: m["type"] == "error") for _ in range(41)]
+        assert errors[-1]["code"] == "rate-limited" and errors[-1]["limit"] == "messages"
+        assert {e["code"] for e in errors[:39]} == {"unknown-seek"}
+
+
+def test_seeks_past_the_allowance_and_games_past_the_limit_are_refused(web: TestClient) -> None:
+    sign_up(web, "max_owner")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Greedy"))) as ws:
+        program = BotProgram(ws)
+        assert program.hello(max_games=2)["limits"]["games"] == 2
+        answers = []
+        for players in (3, 4, 5):
+            ws.send_json({"type": "seek", "mode": "casual", "players": players})
+            answers.append(program.until(lambda m: m["type"] in ("seeking", "error")))
+        assert [a["type"] for a in answers] == ["seeking", "seeking", "error"]
+        assert answers[2]["code"] == "too-many-games" and answers[2]["limit"] == 2
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Eager"))) as ws:
+        program = BotProgram(ws)
+        program.hello(max_games=8)
+        codes = []
+        for _ in range(7):
+            ws.send_json({"type": "seek", "mode": "casual", "players": 3})
+            codes.append(program.until(lambda m: m["type"] in ("seeking", "error")))
+        assert codes[-1]["code"] == "rate-limited" and codes[-1]["limit"] == "seeks"
+
+
+def test_invitations_past_the_allowance_get_429(web: TestClient) -> None:
+    sign_up(web, "ned_host")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Popular"))) as ws:
+        program = BotProgram(ws)
+        program.hello(max_games=8)
+        statuses = []
+        made = web.post("/api/tables", json={"name": "x", "seats": [{"kind": "open"}]})
+        for _ in range(11):
+            invited = web.post(f"/api/tables/{made.json()['code']}/invite-bot",
+                               json={"seat": 1, "bot": "Popular", "token": made.json()["token"]})
+            statuses.append(invited)
+            if invited.status_code == 200:
+                invitation = program.until(lambda m: m["type"] == "invitation")
+                ws.send_json({"type": "decline", "invitation": invitation["invitation"], "reason": "busy"})
+        assert [s.status_code for s in statuses[:10]] == [200] * 10
+        refused = statuses[-1]
+        assert refused.status_code == 429 and refused.json()["params"]["limit"] == "invitations"
+        assert "Retry-After" in refused.headers
+        # the declined seat is open again
+        assert web.get(f"/api/tables/{made.json()['code']}").json()["seats"][1]["kind"] == "open"
+
+
+def test_a_deleted_bots_games_stay_replayable(live: TestClient) -> None:
+    web = live
+    sign_up(web, "oli_owner")
+    one_ws, two_ws = _seated_pair(web, ("Goner", "Stayer"))
+    with one_ws as one, two_ws as two:
+        programs = [BotProgram(one), BotProgram(two)]
+        for program in programs:
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+            code = program.until(lambda m: m["type"] == "seeking")["game"]
+        threads = [program.in_thread() for program in programs]
+        for thread in threads:
+            thread.join(60)
+    game_id = web.get(f"/api/tables/{code}").json()["last_game_id"]
+    assert web.delete("/api/bots/Goner").status_code == 204
+    game = web.get(f"/api/games/{game_id}", params={"table": code}).json()
+    assert game["seats"] == ["Deleted player", "Stayer"]
+    assert web.get(f"/api/games/{game_id}/events", params={"table": code}).status_code == 200
+    assert [b["name"] for b in web.get("/api/bots").json()] == ["Stayer"]
