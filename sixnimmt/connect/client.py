@@ -278,8 +278,8 @@ class BotClient:
             reason = "going offline"
         elif not self.accept.accepts(sender, bool(message.get("from_bot"))):
             reason = "not accepted by this bot's policy"
-        elif len(self.games) + len(self._accepted) >= self.max_games:
-            reason = f"busy: playing {len(self.games)} games"
+        elif self._taken() + (self._seek_id is not None or self._seek_sent) >= self.max_games:
+            reason = f"busy: playing {len(self.games)} games"  # (a seek's seat counts: the server holds it)
         if reason is None:
             self._accepted[str(invitation)] = str(message.get("game"))
             await self._send({"type": "accept", "invitation": invitation})
@@ -306,9 +306,13 @@ class BotClient:
         """Keep one seek open while there is room for another game."""
         if self.seek is None or self.stopping or self._seek_id is not None or self._seek_sent:
             return
-        if len(self.games) + len(self._accepted) >= self.max_games:
+        if self._taken() >= self.max_games:
             return
         self._seek_sent = await self._send(self.seek.message())
+
+    def _taken(self) -> int:
+        """Games in progress and invitations accepted whose game has not started."""
+        return len(self.games) + len(self._accepted)
 
     # ------------------------------------------------------------------ games
 
