@@ -16,6 +16,7 @@ from . import __version__
 from .commands import advise as advise_commands
 from .commands import arena as arena_commands
 from .commands import bench as bench_commands
+from .commands import bot as bot_commands
 from .commands import play as play_commands
 from .commands import replay as replay_commands
 from .commands import serve as serve_commands
@@ -32,6 +33,7 @@ app = typer.Typer(
 )
 app.add_typer(replay_commands.app, name="replay")
 app.add_typer(bench_commands.app, name="bench")
+app.add_typer(bot_commands.app, name="bot")
 app.add_typer(advise_commands.app, name="advise")
 app.add_typer(arena_commands.app, name="arena")
 app.add_typer(play_commands.app, name="play")

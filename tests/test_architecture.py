@@ -22,6 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "rl": {"core", "bots", "seats"},
     "server": {"core", "i18n", "seats", "protocol"},
     "tui": {"core", "i18n", "bots", "seats"},
+    "connect": {"core", "protocol", "seats"},
 }
 
 

@@ -37,6 +37,7 @@ from .events import (
     RowChoiceRequired,
     RowsLaid,
     RowTaken,
+    event_from_dict,
 )
 from .game import Game
 from .placement import Side, Slot, best_slots, row_size
@@ -106,6 +107,7 @@ __all__ = [
     "VariantSpec",
     "best_slots",
     "bullheads",
+    "event_from_dict",
     "replay",
     "row_size",
     "total_bullheads",

@@ -164,3 +164,24 @@ class GameOver(Event):
     type: ClassVar[str] = "game-over"
     totals: tuple[int, ...]
     winners: tuple[int, ...]
+
+
+def _frozen(value: Any) -> Any:
+    """JSON's lists back into the tuples an event holds (``rows``, ``seat_cards``' pairs)."""
+    return tuple(_frozen(item) for item in value) if isinstance(value, list) else value
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Inverse of :meth:`Event.to_dict` (a client of the Bot API rebuilds the events it is sent);
+    ``ValueError`` naming the type for an event this version does not know."""
+    kinds = {kind.type: kind for kind in _EVENT_KINDS}
+    kind = kinds.get(data.get("type", ""))
+    if kind is None:
+        raise ValueError(f"unknown event type {data.get('type')!r}")
+    return kind(**{name: _frozen(data[name]) for name in kind._fields if name in data})
+
+
+_EVENT_KINDS: tuple[type[Event], ...] = (
+    DealStarted, DraftPicked, RowsLaid, CardChosen, CardShown, OrderChosen, CardsKept, CardsRevealed,
+    RowChoiceRequired, RowTaken, CardPlaced, DealScored, GameOver,
+)

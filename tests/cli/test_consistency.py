@@ -34,7 +34,8 @@ COMMANDS = command_paths()
 
 def test_every_command_is_walked() -> None:
     names = {" ".join(path) for path, _ in COMMANDS}
-    assert {"", "replay", "replay verify", "replay show", "arena", "play", "serve", "advise", "bench"} <= names
+    assert {"", "replay", "replay verify", "replay show", "arena", "play", "serve", "advise", "bench",
+            "bot", "bot connect"} <= names
 
 
 @pytest.mark.parametrize(("path", "has_subcommands"), COMMANDS, ids=lambda p: " ".join(p) if isinstance(p, list) else "")
@@ -72,6 +73,10 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         (["serve", "--host", ""], "sixnimmt serve: --host needs an address"),
         (["serve", "--host", "  "], "sixnimmt serve: --host needs an address"),
         (["advise", "x.json", "--seat", "zero"], "sixnimmt advise: invalid value for '--seat'"),
+        (["bot", "connect", "http://h", "easy"], "sixnimmt bot connect: missing option '--token-file'"),
+        (["bot", "connect", "http://h", "nosuch", "--token-file", "t"], "sixnimmt bot connect: invalid value for BOT"),
+        (["bot", "connect", "http://h", "easy", "--token-file", "t", "--accept", ","],
+         "sixnimmt bot connect: invalid value for --accept"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], args: list[str], start: str) -> None:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import copy
 import json
 import pickle
+import random
 from dataclasses import FrozenInstanceError, fields
 
 import pytest
 
-from sixnimmt.core import Game, IllegalMoveError, Rules, RulesError
+from sixnimmt.core import Game, IllegalMoveError, Rules, RulesError, Variant, event_from_dict
 from sixnimmt.core.views import Phase, PlayerView
 
 from .conftest import play_all, position
@@ -217,3 +218,17 @@ def test_same_seed_same_game() -> None:
     assert run(9) != run(10)
     record = run(9)
     assert copy.deepcopy(record) == record
+
+
+@pytest.mark.parametrize("variant", [v.value for v in Variant])
+def test_every_event_comes_back_from_its_json(variant: str) -> None:
+    """event_from_dict inverts to_dict through JSON (a Bot API client rebuilds what it is sent)."""
+    game = Game(Rules(players=4, variant=Variant(variant)), seed=11)
+    rng = random.Random(3)
+    while not game.is_over:
+        for decision in game.pending():
+            game.act(decision.seat, rng.choice(decision.options))
+    for event in game.events:
+        assert event_from_dict(json.loads(json.dumps(event.to_dict()))) == event
+    with pytest.raises(ValueError, match="unknown event type 'card-eaten'"):
+        event_from_dict({"type": "card-eaten"})
