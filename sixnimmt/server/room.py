@@ -19,13 +19,14 @@ from typing import Any
 
 from ..core import IllegalMoveError
 from . import seating
-from .clock import Clock, Timer
+from .clock import Clock
 from .config import Settings
 from .fanout import Connection, publish, table_state, table_summary
 from .handlers import HANDLERS
 from .hints import HintDesk
 from .limits import Allowances
 from .moves import MOVE_PHASES
+from .presence import Presence
 from .scheduling import BotThreads, Scheduler
 from .store import TableData
 from .table import Archive, Change, Save, TableSession
@@ -77,10 +78,7 @@ class Room:
         #: table on its own in a test), and each admitted socket's client address (its budgets).
         self.hints: HintDesk | None = None
         self._addresses: dict[Connection, str] = {}
-        #: Seats whose arrival or departure the spectators have not heard of yet, with what they
-        #: last heard (their presence messages are gathered, :meth:`_presence`).
-        self._presence_heard: dict[int, bool] = {}
-        self._presence_timer: Timer | None = None
+        self.presence = Presence(self.table, settings, clock, lambda: self.connections)
 
     @classmethod
     def from_store(
@@ -172,7 +170,7 @@ class Room:
         return bool(self.connections)
 
     def spectators(self) -> int:
-        return sum(1 for c in self.connections if c.seat is None)
+        return self.presence.spectators()
 
     async def admit(self, conn: Connection, token: str | None, address: str = "") -> None:
         """Seat ``conn`` by what ``token`` proves (the seat it holds, or the one it takes over at the
@@ -224,7 +222,7 @@ class Room:
             seat.connections += 1
             seat.away_since = None
             if seat.connections == 1:
-                self._presence(seat, skip=conn)
+                self.presence.changed(seat, skip=conn)
         conn.push(Outbound(type="state", **self.state_for(conn.seat, joining=joining)))
         self.turns.schedule()
 
@@ -243,39 +241,8 @@ class Room:
                 seat.connections = max(0, seat.connections - 1)
                 if seat.connections == 0:
                     seat.away_since = self.clock.now()
-                    self._presence(seat)
+                    self.presence.changed(seat)
             self.turns.schedule()
-
-    def _presence(self, seat: Seat, skip: Connection | None = None) -> None:
-        """A seat's first socket opened or its last one closed: the players hear of it at once; the
-        spectators hear of what changed over ``Settings.presence_coalesce_seconds`` at its end, so
-        a client opening and closing a socket over and over sends them nothing."""
-        connected = seat.connections > 0
-        message = Outbound(type="presence", seat=seat.index, connected=connected, spectators=self.spectators())
-        for other in list(self.connections):
-            if other is not skip and other.seat is not None:
-                other.push(message)
-        self._presence_heard.setdefault(seat.index, not connected)
-        if self._presence_timer is None:
-            self._presence_timer = self.clock.call_later(self.settings.presence_coalesce_seconds,
-                                                         self._tell_spectators)
-
-    def _tell_spectators(self) -> None:
-        """The end of a presence window: each seat whose presence changed since the spectators last
-        heard of it, in one message each."""
-        self._presence_timer = None
-        heard, self._presence_heard = self._presence_heard, {}
-        if self.table.closed:
-            return
-        for index, before in heard.items():
-            seat = self.table.seats[index]
-            if (seat.connections > 0) == before:
-                continue  # came and went (or went and came) within the window
-            message = Outbound(type="presence", seat=index, connected=seat.connections > 0,
-                               spectators=self.spectators())
-            for other in list(self.connections):
-                if other.seat is None:
-                    other.push(message)
 
     def address_of(self, conn: Connection) -> str:
         """The client address ``conn`` was admitted from ("" for a socket the tests connected)."""
@@ -377,7 +344,7 @@ class Room:
         seat.connections = max(0, seat.connections - 1)
         if seat.connections == 0 and seat.person:
             seat.away_since = self.clock.now()
-        self._presence(seat)
+        self.presence.changed(seat)
         conn.push(TableError(f"seat {index + 1} is no longer yours: watching", "seat-lost",
                              seat=index + 1).to_message())
         conn.push({"type": "state", **self.state_for(None)})
@@ -395,6 +362,5 @@ class Room:
 
     async def close(self) -> None:
         self.table.closed = True
-        if self._presence_timer is not None:
-            self._presence_timer.cancel()
+        self.presence.close()
         await self.turns.close()
