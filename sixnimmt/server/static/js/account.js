@@ -1,5 +1,6 @@
 // Accounts (optional), the leaderboard, profiles and "Play now". Every name is put in the page as
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
+import { myBotsPanel } from "./bots.js";
 import { api, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
 
 let me = undefined; // undefined: not asked yet; null: anonymous
@@ -113,6 +114,7 @@ function drawSettings(main, user) {
         h("label.field", {}, h("span", {}, t("account.password")), delPassword),
         delError,
         h("button.btn.ghost", { type: "submit" }, t("account.delete")))),
+    myBotsPanel(),
     h("p", {}, h("button.btn.ghost", { type: "button", id: "signout", onclick: signOut }, t("account.signOut"))));
 }
 

@@ -1,4 +1,5 @@
 // The lobby: create a table, join by code, see open tables and your own.
+import { botsOnline } from "./bots.js";
 import { api, getConfig, h, joinKey, seats, t, tn, toast } from "./util.js";
 import { playNowPanel } from "./account.js";
 
@@ -50,9 +51,13 @@ export async function showLobby(main) {
 
   // The bot levels the server offers (sixnimmt.seats.LEVELS, weakest first), those it can build.
   const levels = config.bot_levels.filter((lv) => lv.ready).map((lv) => lv.level);
+  // and the bot programs online now (docs/bot-api.md), asked to take the seat
+  let online = [];
   const seatChoices = () => [
     h("option", { value: "open" }, t("lobby.friend")),
     ...levels.map((lv) => h("option", { value: `bot:${lv}` }, t("lobby.bot", { level: t(`level.${lv}`) }))),
+    online.length ? h("optgroup", { label: t("bots.onlineGroup") },
+      online.map((bot) => h("option", { value: `program:${bot.name}` }, t("bots.choice", { name: bot.name, owner: bot.owner })))) : null,
   ];
   function drawSeats() {
     const keep = [...seatList.querySelectorAll("select")].map((s) => s.value);
@@ -70,12 +75,14 @@ export async function showLobby(main) {
   drawPlayerChoices();
   drawVariantOptions();
   drawSeats();
+  botsOnline().then((bots) => { online = bots; if (online.length) drawSeats(); });
 
   async function create(event) {
     event.preventDefault();
     error.textContent = "";
     const seatSpecs = [...seatList.querySelectorAll("select")].map((s) =>
-      s.value === "open" ? { kind: "open" } : { kind: "bot", bot: s.value.slice(4) });
+      s.value === "open" ? { kind: "open" }
+        : s.value.startsWith("program:") ? { kind: "program", name: s.value.slice(8) } : { kind: "bot", bot: s.value.slice(4) });
     try {
       localStorage.setItem("sixnimmt.name", name.value.trim());
       const made = await api("/tables", { method: "POST", body: {

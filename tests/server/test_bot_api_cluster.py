@@ -1,0 +1,87 @@
+"""The Bot API on two real ``sixnimmt serve`` processes on one PostgreSQL database (skipped without
+``SIXNIMMT_TEST_POSTGRES_URL``): a person invites two bot programs, connected to different
+processes, to a rated table; the invitation reaches each where it is connected, the game is played
+to the end through the cluster's forwarding, and the ratings change.
+
+Every wait is a receive with a generous timeout; nothing asserts on how long anything took."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from .bot_clients import BotProgram
+from .conftest import POSTGRES_URL
+from .helpers import play_out, receive_until
+from .test_cluster_processes import RECEIVE_TIMEOUT, servers  # noqa: F401  (a fixture)
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL not reachable: set SIXNIMMT_TEST_POSTGRES_URL (.ci/run does)"),
+]
+
+
+class JsonSocket:
+    """A ``websockets`` client connection with the test client's ``send_json``/``receive_json``."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+
+    def send_json(self, message: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(message))
+
+    def receive_json(self) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(self.ws.recv(timeout=RECEIVE_TIMEOUT))
+        return message
+
+
+def test_bots_on_two_processes_play_a_rated_game_with_a_person(
+    servers: list[tuple[Any, str]], tmp_path: Path  # noqa: F811
+) -> None:
+    (_, first), (_, second) = servers
+    web = httpx.Client(base_url=f"http://{first}", headers={"Origin": f"http://{first}"}, timeout=30)
+    assert web.post("/api/account/signup", json={"name": "pia_host", "password": "correct horse battery"}).status_code == 201
+    tokens = {}
+    for name in ("North_Bot", "South_Bot"):
+        assert web.post("/api/bots", json={"name": name, "description": "test"}).status_code == 201
+        tokens[name] = web.post(f"/api/bots/{name}/tokens", json={"label": "ci"}).json()["token"]
+    sockets = [connect(f"ws://{address}/api/bot/v1/connect", additional_headers={"Authorization": f"Bearer {tokens[name]}"})
+               for name, address in (("North_Bot", first), ("South_Bot", second))]
+    try:
+        programs = [BotProgram(JsonSocket(ws)) for ws in sockets]
+        for program in programs:
+            program.hello()
+        online = httpx.get(f"http://{second}/api/bots/online", timeout=30).json()
+        assert [b["name"] for b in online] == ["North_Bot", "South_Bot"]  # (each process asks the other)
+        made = web.post("/api/tables", json={"name": "x", "rated": True, "target": 10, "seats": [
+            {"kind": "program", "name": "North_Bot"}, {"kind": "program", "name": "South_Bot"}]})
+        assert made.status_code == 201, made.text
+        code, token = made.json()["code"], made.json()["token"]
+        for program in programs:
+            invitation = program.until(lambda m: m["type"] == "invitation")
+            program.ws.send_json({"type": "accept", "invitation": invitation["invitation"]})
+        threads = [threading.Thread(target=program.play_games, daemon=True) for program in programs]
+        for thread in threads:
+            thread.start()
+        with connect(f"ws://{second}/ws/{code}", subprotocols=["sixnimmt", f"token.{token}"]) as person_ws:  # type: ignore[list-item]
+            person = JsonSocket(person_ws)
+            first_view = receive_until(person, lambda m: m.get("type") in ("state", "update")
+                                       and m["table"]["status"] == "playing")
+            last = play_out(person, first_view)
+        for thread in threads:
+            thread.join(120)
+        assert not any(thread.is_alive() for thread in threads)
+        assert all(p.ended[code]["totals"] == last["view"]["totals"] for p in programs)
+        assert not any(m["type"] == "error" for p in programs for m in p.messages)
+    finally:
+        for ws in sockets:
+            ws.close()
+    for name in ("pia_host", "North_Bot", "South_Bot"):
+        ratings = web.get(f"/api/users/{name}").json()["ratings"]
+        assert ratings["standard"]["games"] == 1, name
