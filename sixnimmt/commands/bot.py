@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..core import VARIANT_NAMES
+from ..core import VARIANT_NAMES, Rules
 
 if TYPE_CHECKING:
     from ..connect import BotClient
@@ -81,11 +81,6 @@ def connect(
     except UnknownBotError as error:
         raise typer.BadParameter(str(error), param_hint="BOT") from None
     token = _read_token(token_file)
-    from ..core import Rules
-    from ..seats.warmup import needs_warm_up, warm_up_with_progress
-
-    if needs_warm_up([bot]):  # compiled before going online, or the first moves would run out of time
-        warm_up_with_progress(Rules(players=4), lambda line: typer.echo(line, err=True))
     try:
         client = BotClient(
             url, token, bot, accept=policy, max_games=max_games, seed=seed,
@@ -93,6 +88,10 @@ def connect(
         )
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="URL") from None
+    from ..seats.warmup import needs_warm_up, warm_up_with_progress
+
+    if needs_warm_up([bot]):  # compiled before going online, or the first moves would run out of time
+        warm_up_with_progress(Rules(players=4), lambda line: typer.echo(line, err=True))
     try:
         asyncio.run(_run(client))
     except ConnectError as error:

@@ -117,7 +117,8 @@ def bot_connect(address: str, token: Path, spec: str, log: Path) -> subprocess.P
 
 
 def play_with_bots(person: Person, address: str, table: dict[str, Any], cut: Any = None) -> dict[str, Any]:
-    """The person plays its seat to the end (first option each time); ``cut()`` is called at turn 4."""
+    """The person plays its seat to the end (first option each time); ``cut()`` (a connection cut,
+    a Ctrl-C) is called at turn 4."""
     with connect(f"ws://{address}/ws/{table['code']}?token={table['token']}") as ws:
         views = {0: latest(ws)}
         if cut is not None:
@@ -152,8 +153,13 @@ def test_two_bots_connected_play_a_rated_game_with_a_person(one_server: Servers,
         ada.wait_online({"moo_easy", "moo_program", "moo_example"})
         assert ada.rating("moo_easy") is None
         table = ada.rated_table_with(["moo_easy", "moo_program", "moo_example"])
-        final = play_with_bots(ada, address, table)
-        stop_bots(bots)
+
+        def ctrl_c() -> None:  # mid-game: each finishes its game, then exits by itself
+            for bot in bots:
+                bot.send_signal(signal.SIGINT)
+
+        final = play_with_bots(ada, address, table, cut=ctrl_c)
+        assert [bot.wait(timeout=60) for bot in bots] == [0, 0]
     finally:
         stop([*bots, example])
     for name in ("ada_online", "moo_easy", "moo_program", "moo_example"):
@@ -161,6 +167,9 @@ def test_two_bots_connected_play_a_rated_game_with_a_person(one_server: Servers,
         assert rating is not None and rating["games"] == 1 and rating["mu"] != 25.0, (name, rating)
     assert final["seats"] == ["ada_online", "moo_easy", "moo_program", "moo_example"]
     assert f"game {table['code']} over" in (tmp_path / "example.log").read_text()
+    for log in ("easy.log", "program.log"):
+        text = (tmp_path / log).read_text()
+        assert "stopping: finishing 1 game(s)" in text and f"game {table['code']}: " in text.split("stopping")[1]
     assert "game " + table["code"] in (tmp_path / "easy.log").read_text()
     assert faults(tmp_path) == []
 
