@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from sixnimmt.commands.bench import _rates, checked_engine_alone, checked_game, fast_game
+from sixnimmt.commands.bench import checked_engine_alone, checked_game, fast_game, rates_in_turns
 from sixnimmt.core import BULLHEADS, IllegalMoveError
 from sixnimmt.core.dealing import shuffle
 from sixnimmt.core.events import (
@@ -245,7 +245,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng, np_rng = random.Random(args.seed), np.random.default_rng(args.seed)
-    rates = _rates({
+    rates = rates_in_turns({
         "checked": lambda: checked_game(rng, 4),
         "checked_engine_alone": lambda: checked_engine_alone(rng, 4),
         "minimal": lambda: minimal_game(rng, 4),

@@ -79,7 +79,8 @@ class GrandmasterBot(MonteCarloBot):
         policies[view.seat] = self.settings.own_policy
         return policies
 
-    def _objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
+    def objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
+        """Per rollout: own penalty less ``rival`` times the others' mean (of two players, the other's)."""
         rival = self.settings.rival
         own: np.ndarray = out[:, :, me]
         if rival == 0.0:
@@ -132,7 +133,7 @@ class GrandmasterBot(MonteCarloBot):
             per_rollout = max(per_rollout, (self.clock() - round_start) / (batch * len(alive)))
             if done + batch > history.shape[1]:
                 history = np.concatenate([history, np.empty_like(history)], axis=1)
-            history[alive, done : done + batch] = self._objective(out, me, players)
+            history[alive, done : done + batch] = self.objective(out, me, players)
             own[alive] += out[:, :, me].sum(axis=1)
             ran[alive] += batch
             done += batch

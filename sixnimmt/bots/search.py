@@ -161,7 +161,7 @@ class MonteCarloBot(Bot):
         """The rollout policy of each seat: ``config.policy`` for everyone."""
         return np.full(view.players, self.config.policy, dtype=np.int64)
 
-    def _objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
+    def objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
         """Per rollout: own penalty, or own minus the others' mean (``relative``)."""
         own: np.ndarray = out[:, :, me]
         if not self.config.relative:
@@ -224,7 +224,7 @@ class MonteCarloBot(Bot):
         for share in self.config.split:
             samples = max(1, round(share * budget / len(alive)))
             out = simulate(alive, samples)
-            values = self._objective(out, me, players).sum(axis=1)
+            values = self.objective(out, me, players).sum(axis=1)
             owns = out[:, :, me].sum(axis=1)
             for i, option in enumerate(alive):
                 objective[option] += float(values[i])

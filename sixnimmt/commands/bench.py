@@ -23,10 +23,10 @@ def _rate(run_one: Callable[[], object], seconds: float) -> tuple[float, int]:
     """Runs per second of ``run_one`` over at least ``seconds`` of this process's CPU time: CPU
     time, not wall time, so that figures hold on a machine whose other work comes and goes (every
     tier runs on one core)."""
-    return _rates({"run": run_one}, seconds)["run"]
+    return rates_in_turns({"run": run_one}, seconds)["run"]
 
 
-def _rates(
+def rates_in_turns(
     tiers: dict[str, Callable[[], object]],
     seconds: float,
     turn: float = 0.25,
@@ -122,8 +122,8 @@ def engine(
     def played(tier: str, count: int) -> None:
         deals[tier] += count
 
-    # The tiers take turns (``_rates``), so that the ratios of one run hold on a shared machine.
-    rates = _rates(
+    # The tiers take turns (``rates_in_turns``), so that the ratios of one run hold on a shared machine.
+    rates = rates_in_turns(
         {
             "checked": lambda: played("checked", len(checked_game(rng, players)["deals"])),
             "alone": lambda: played("alone", checked_engine_alone(rng, players).deal_index + 1),

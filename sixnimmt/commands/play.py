@@ -129,7 +129,7 @@ def play(
         config = replace(config, confirm=confirm)
     except (ValueError, UnknownBotError, RulesError) as error:
         raise _fail(str(error)) from None
-    size = _terminal_size()
+    size = terminal_size()
     if size is None:
         raise _fail("needs a terminal (stdout is not one)", status=1)
     if size.columns < MIN_WIDTH or size.lines < MIN_HEIGHT:
@@ -227,7 +227,7 @@ def _warm_up(config: GameConfig) -> None:
         typer.echo("", err=True)
 
 
-def _terminal_size() -> os.terminal_size | None:
+def terminal_size() -> os.terminal_size | None:
     """The size of the terminal we would draw in, or None when stdout is not a terminal."""
     if not sys.stdout.isatty():
         return None

@@ -61,27 +61,26 @@ class _FrozenTupleType(type):
 
 
 def _constructor(name: str, fields: tuple[str, ...], defaults: dict[str, Any], module: str) -> Any:
-    """``__new__(cls, field, ...)`` with the fields' defaults, written as named tuples write theirs."""
-    seen_default = False
-    params = []
-    for field in fields:
-        if field in defaults:
-            seen_default = True
-            params.append(f"{field}=_defaults[{field!r}]")
-        elif seen_default:
-            raise TypeError(f"{name}: field {field!r} without a default follows one with a default")
-        else:
-            params.append(field)
-    source = (
-        f"def __new__(cls, {', '.join(params)}):\n"
-        f"    return _tuple_new(cls, ({', '.join(fields)},))\n"
-    )
-    namespace: dict[str, Any] = {"_tuple_new": tuple.__new__, "_defaults": defaults}
-    exec(source, namespace)  # as collections.namedtuple writes its __new__: the names are our own
-    constructor = namespace["__new__"]
-    constructor.__qualname__ = f"{name}.__new__"
-    constructor.__module__ = module
-    return constructor
+    """``__new__(cls, field, ...)`` with the fields' defaults, as a dataclass's ``__init__`` takes them."""
+    if any(field not in defaults for field in fields[len(fields) - len(defaults):]):
+        raise TypeError(f"{name}: a field without a default follows one with a default")
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if len(args) > len(fields):
+            raise TypeError(f"{name}() takes {len(fields)} fields but {len(args)} were given")
+        given = dict(zip(fields, args))
+        for field, value in kwargs.items():
+            if field not in fields or field in given:
+                raise TypeError(f"{name}() got an unexpected or repeated field {field!r}")
+            given[field] = value
+        missing = [field for field in fields if field not in given and field not in defaults]
+        if missing:
+            raise TypeError(f"{name}() is missing the fields {', '.join(missing)}")
+        return tuple.__new__(cls, [given[f] if f in given else defaults[f] for f in fields])
+
+    __new__.__qualname__ = f"{name}.__new__"
+    __new__.__module__ = module
+    return __new__
 
 
 @dataclass_transform(frozen_default=True)

@@ -54,8 +54,8 @@ if TYPE_CHECKING:  # record.py imports this module; the writer is made on first 
 __all__ = ["DealSetup", "Dealer", "Game", "RandomDealer"]
 
 Cards = tuple[Card, ...]
-# Enum members as module constants: reading ``Phase.PLAY`` costs a lookup through the enum class
-# every time, and the engine reads these on every move.
+# Enum members as module constants (a lookup through the enum class each time otherwise): without
+# them the engine and its record run 8% slower, a host's loop 6% (docs/performance.md).
 _PLAY, _ROW_CHOICE, _DRAFT, _ORDER, _KEEP, _OVER = (
     Phase.PLAY,
     Phase.ROW_CHOICE,
@@ -82,9 +82,9 @@ class _GameConstants(FrozenTuple):
 
 class _Table(FrozenTuple):
     """What every seat's view shares between two moves that move cards (``Game._table``): copies of
-    the table as it was, and, once one of them is read, the view fields made from them
-    (``made``, by :func:`_table_fields`). Copies and nothing more: most views are read for their
-    decision alone, and a table is taken after nearly every reveal and row choice."""
+    the table as it was, from which a view makes its fields when one is read (:func:`_table_fields`).
+    Copies and nothing more: most views are read for their decision alone, and a table is taken
+    after nearly every reveal and row choice."""
 
     deal: int
     turn: int
@@ -103,14 +103,10 @@ class _Table(FrozenTuple):
     drafter: int | None
     winners: tuple[int, ...]
     constants: _GameConstants
-    made: list[dict[str, Any]]
 
 
 def _table_fields(table: _Table) -> dict[str, Any]:
-    """The view fields of a table (made once, on the first read of a view of it)."""
-    made = table.made
-    if made:
-        return made[0]
+    """The view fields of a table (made by a view on the first read of one of them)."""
     constants = table.constants
     revealed = table.revealed
     fields = {
@@ -135,7 +131,6 @@ def _table_fields(table: _Table) -> dict[str, Any]:
         "drafter": table.drafter,
         "winners": table.winners,
     }
-    made.append(fields)
     return fields
 
 
@@ -143,23 +138,19 @@ class _Moment(FrozenTuple):
     """What views are made at until the next answer (``Game._moment``): a table, and what changes
     with every answer: who has chosen, whose turn it is, and the fields of any phase but a
     simultaneous turn's play (``None`` there: most of a game's answers are made then, and those
-    fields follow from who has chosen). Once one is read, the view fields every seat shares at
-    that moment (``made``, by :func:`_moment_fields`)."""
+    fields follow from who has chosen). A view reads the fields every seat shares from it
+    (:func:`_moment_fields`)."""
 
     table: _Table
     chosen: tuple[bool, ...]
     current: int | None
     phase_fields: dict[str, Any] | None
-    made: list[dict[str, Any]]
 
 
 def _moment_fields(moment: _Moment) -> dict[str, Any]:
-    """The view fields every seat shares at a moment, made on the first read of one of them and
-    kept for every view of the same moment. In a simultaneous turn every seat that has not chosen
-    owes a card (``Simultaneous.decisions``)."""
-    made = moment.made
-    if made:
-        return made[0]
+    """The view fields every seat shares at a moment, made by a view on the first read of one of
+    them. In a simultaneous turn every seat that has not chosen owes a card
+    (``Simultaneous.decisions``)."""
     fields = _table_fields(moment.table).copy()
     chosen = moment.chosen
     if moment.phase_fields is None:
@@ -171,7 +162,6 @@ def _moment_fields(moment: _Moment) -> dict[str, Any]:
         fields.update(moment.phase_fields)
     fields["chosen"] = chosen
     fields["current"] = moment.current
-    made.append(fields)
     return fields
 
 
@@ -223,7 +213,6 @@ class Game:
         self._simultaneous = spec.turn_order is TurnOrder.SIMULTANEOUS
         self._professional = spec.placement is Placement.EITHER_END
         self._stack = spec.placement is Placement.STACKED
-        self._plain = spec.placement is Placement.RIGHT_END  # placement needs no general search
         self._keeps_taken = spec.keeps_taken
 
         self.totals: list[int] = [0] * players
@@ -419,9 +408,9 @@ class Game:
         """What ``seat`` may see; ``None`` gives the spectator's view (no hand at all).
 
         A view holds its seat's own fields and the moment it was made at; the fields every seat
-        shares are made from the moment on the first read of one of them, once for every view of
-        that moment (``PlayerView`` hides this: it equals, copies and serializes as a view made
-        field by field, and a view made earlier does not change when the game moves on)."""
+        shares are made from the moment on the first read of one of them (``PlayerView`` hides
+        this: it equals, copies and serializes as a view made field by field, and a view made
+        earlier does not change when the game moves on)."""
         if seat.__class__ is not int or not 0 <= seat < self.players:
             if seat is not None:
                 self._check_seat(seat, allow_over=True)
@@ -462,7 +451,7 @@ class Game:
                 "row_choice": pending[0] if phase is _ROW_CHOICE else None,
                 "face_up": self._turns.face_up(self),
             }
-        moment = make(_Moment, (table, tuple(map(bool, self.choices)), self.current, phase_fields, []))
+        moment = make(_Moment, (table, tuple(map(bool, self.choices)), self.current, phase_fields))
         self._moment = moment
         return moment
 
@@ -486,7 +475,6 @@ class Game:
             self.drafter,
             self.winners,
             self._view_constants,
-            [],
         ))
         self._table = table
         return table
@@ -564,8 +552,7 @@ class Game:
             self.rows[row].append(card)
             self.events.append(make(CardPlaced, (self.deal_index, self.turn, owner, card, row, _RIGHT)))
         else:
-            side = next(s.side for s in best_slots(self.rows, card, True) if s.row == row)
-            self._place(owner, card, row, side.value)
+            self._place(owner, card, next(s for s in best_slots(self.rows, card, True) if s.row == row))
         self._resolve()
         return self.events[mark:]
 
@@ -785,7 +772,7 @@ class Game:
         """Place queued cards in order until one needs its owner's decision."""
         queue = self._queue
         rows = self.rows
-        plain = self._plain
+        professional, stack = self._professional, self._stack
         keeps = self._keeps_taken
         emit = self.events.append
         deal, turn = self.deal_index, self.turn
@@ -799,51 +786,20 @@ class Game:
                     return
                 break
             seat, card = queue[0]
-            if plain:
-                # The row whose end is the highest card below this one (§3 rule 1), and the card
-                # placed there, inline and over the four rows written out: this runs for every card
-                # of every game.
-                gap = card - rows[0][-1]
-                if gap > 0:
-                    best = 0
-                else:
-                    best, gap = -1, 1 << 30
-                d = card - rows[1][-1]
-                if 0 < d < gap:
-                    best, gap = 1, d
-                d = card - rows[2][-1]
-                if 0 < d < gap:
-                    best, gap = 2, d
-                d = card - rows[3][-1]
-                if 0 < d < gap:
-                    best = 3
-                if best >= 0:
-                    del queue[0]
-                    row = rows[best]
-                    if len(row) >= ROW_LIMIT:
-                        self._take_row(seat, best, "full", card)
-                        row = rows[best]
-                    row.append(card)
-                    emit(make(CardPlaced, (deal, turn, seat, card, best, _RIGHT)))
-                    continue
-                options: tuple[int, ...] = (0, 1, 2, 3)
-                reason = _TOO_LOW
+            slots = best_slots(rows, card, professional, stack)
+            if len(slots) == 1:
+                del queue[0]
+                self._place(seat, card, slots[0])
+                continue
+            if not slots:
+                options, reason = tuple(range(ROW_COUNT)), _TOO_LOW
+            elif self.rules.pro_tie is ProTie.CHOOSE:
+                options, reason = tuple(s.row for s in slots), "tie"
             else:
-                slots = best_slots(rows, card, self._professional, stack=self._stack)
-                if len(slots) == 1:
-                    del queue[0]
-                    self._place(seat, card, slots[0].row, slots[0].side.value)
-                    continue
-                if not slots:
-                    options, reason = tuple(range(ROW_COUNT)), _TOO_LOW
-                elif self.rules.pro_tie is ProTie.CHOOSE:
-                    options, reason = tuple(s.row for s in slots), "tie"
-                else:
-                    wanted = Side.LEFT if self.rules.pro_tie is ProTie.LEFT else Side.RIGHT
-                    slot: Slot = next(s for s in slots if s.side is wanted)
-                    del queue[0]
-                    self._place(seat, card, slot.row, slot.side.value)
-                    continue
+                wanted = Side.LEFT if self.rules.pro_tie is ProTie.LEFT else Side.RIGHT
+                del queue[0]
+                self._place(seat, card, next(s for s in slots if s.side is wanted))
+                continue
             self._row_choice = make(Decision, (_ROW, seat, options, card, reason))
             self.phase = _ROW_CHOICE
             emit(make(RowChoiceRequired, (deal, turn, seat, card, options, reason)))
@@ -851,7 +807,9 @@ class Game:
         self.phase = _PLAY
         self._end_turn()
 
-    def _place(self, seat: int, card: Card, index: int, side: str) -> None:
+    def _place(self, seat: int, card: Card, slot: Slot) -> None:
+        """Put ``card`` at ``slot``: on its twin (Double), or after taking the row if it is full."""
+        index, side = slot.row, slot.side.value
         row = self.rows[index]
         if self._stack and row[-1] == card:
             row.append(card)  # Double: stacked on its twin, no new place in the row

@@ -192,7 +192,7 @@ def collect(config: DistilConfig, policy: MlpPolicy | None, players: int, decisi
                     np.array(holdout, dtype=np.bool_))
 
 
-def _targets(values: NDArray[np.float32], masks: NDArray[np.int8], scale: float) -> NDArray[np.float32]:
+def value_targets(values: NDArray[np.float32], masks: NDArray[np.int8], scale: float) -> NDArray[np.float32]:
     """Minus each legal option's value less the legal options' mean, over ``scale``; 0 elsewhere."""
     legal = masks.astype(bool)
     mean = np.where(legal, values, 0.0).sum(axis=1) / legal.sum(axis=1)
@@ -232,7 +232,7 @@ def _fit(torch: Any, config: DistilConfig, net: Any, coef: Any, optimizer: Any, 
         counted[:, :CARD_ACTIONS] = counted_cost(data.obs[train_rows])
     prior = torch.as_tensor(counted)
     legal = torch.as_tensor(data.masks[train_rows].astype(bool))
-    targets = torch.as_tensor(_targets(data.values[train_rows], data.masks[train_rows], config.value_scale))
+    targets = torch.as_tensor(value_targets(data.values[train_rows], data.masks[train_rows], config.value_scale))
     loss_sum = 0.0
     for _ in range(config.epochs):
         order = torch.randperm(len(train_rows), generator=generator)

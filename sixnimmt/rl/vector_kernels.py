@@ -21,7 +21,7 @@ from numba import njit
 
 from ..bots.rollout import card_danger
 from ..core.cards import BULLHEADS, DECK_SIZE, HAND_SIZE, ROW_COUNT, ROW_LIMIT
-from ..core.fast import nb_cheapest_row, nb_put, nb_row_cost, nb_slots_pro
+from ..core.fast import nb_cheapest_row, nb_put, nb_row_cost, nb_row_for, nb_slots_pro
 from .encoding import (
     N_ACTIONS,
     OBS_SIZE,
@@ -226,11 +226,7 @@ def _resolve(b: Batch, c: Config, g: int, taken: np.ndarray) -> None:  # pragma:
                 continue
             best = right
         else:
-            best, gap = -1, 1 << 30
-            for r in range(ROW_COUNT):
-                d = card - rows[r, lens[r] - 1]
-                if 0 < d < gap:
-                    best, gap = r, d
+            best, _ = nb_row_for(rows, lens, card)
         if best < 0:  # too low: the owner chooses the row to take
             b.options[g, :] = True
             b.pending[g, 0], b.pending[g, 1], b.pending[g, 2] = seat, card, TOO_LOW
@@ -446,15 +442,12 @@ def encode_seat(
     # Where each hand card would go now (encoding._hand_placement).
     for j in range(n):
         card = b.hands[g, seat, j]
-        best, gap = -1, 1 << 30
-        for r in range(ROW_COUNT):
-            d = card - rows[r, lens[r] - 1]
-            if 0 < d < gap:
-                best, gap = r, d
-            if c.professional:
-                d = rows[r, 0] - card
-                if 0 < d < gap:
-                    best, gap = r, d
+        if c.professional:
+            right, left, gap = nb_slots_pro(rows, lens, card)
+            # in a tie, the lower row: the first end found, as best_slots lists them
+            best = left if right < 0 or 0 <= left < right else right
+        else:
+            best, gap = nb_row_for(rows, lens, card)
         if best < 0:
             obs[too_low_at + card] = 1.0
             obs[gap_at + card] = 1.0

@@ -89,11 +89,11 @@ def test_objective_is_own_penalty_unless_the_duel_is_asked_for() -> None:
     two = np.array([[[3.0, 9.0]], [[2.0, 0.0]]])  # two options, one rollout, two players
     four = np.array([[[3.0, 9.0, 9.0, 9.0]], [[2.0, 0.0, 0.0, 0.0]]])
     bot = GrandmasterBot(1)
-    assert np.array_equal(bot._objective(two, 0, 2), [[3.0], [2.0]])
-    assert np.array_equal(bot._objective(four, 0, 4), [[3.0], [2.0]])
+    assert np.array_equal(bot.objective(two, 0, 2), [[3.0], [2.0]])
+    assert np.array_equal(bot.objective(four, 0, 4), [[3.0], [2.0]])
     duel = GrandmasterBot(1, GrandmasterConfig(rival=1.0))
-    assert np.array_equal(duel._objective(two, 0, 2), [[-6.0], [2.0]])  # own minus the rival's
-    assert np.array_equal(duel._objective(four, 0, 4), [[-6.0], [2.0]])  # own minus the others' mean
+    assert np.array_equal(duel.objective(two, 0, 2), [[-6.0], [2.0]])  # own minus the rival's
+    assert np.array_equal(duel.objective(four, 0, 4), [[-6.0], [2.0]])  # own minus the others' mean
     assert make_bot("grandmaster:objective=duel", 1).settings.rival == 1.0  # type: ignore[attr-defined]
 
 

@@ -9,7 +9,7 @@ import random
 from typer.testing import CliRunner
 
 from sixnimmt.cli import app
-from sixnimmt.commands.bench import _rates, checked_engine_and_record, checked_game
+from sixnimmt.commands.bench import checked_engine_and_record, checked_game, rates_in_turns
 from sixnimmt.core.record import replay
 
 
@@ -48,7 +48,7 @@ def test_bench_engine_command_reports_the_ratio_of_its_own_run() -> None:
 def test_the_tiers_take_turns_until_each_has_its_time() -> None:
     order: list[str] = []
     clock = iter(range(1000))
-    rates = _rates(
+    rates = rates_in_turns(
         {"a": lambda: order.append("a"), "b": lambda: order.append("b")}, seconds=4, turn=2, clock=lambda: next(clock)
     )
     # Each call ticks the injected clock once: a turn is two runs, and each tier gets two turns.

@@ -13,7 +13,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is an optional extra:
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots  # noqa: E402
 
 from sixnimmt.arena import ArenaConfig, run_arena  # noqa: E402
-from sixnimmt.core import DealStarted, Game, Rules  # noqa: E402
+from sixnimmt.core import Game, Rules  # noqa: E402
 from sixnimmt.rl.openspiel.bots import OpenSpielSeat, SixNimmtBot, searchable  # noqa: E402
 from sixnimmt.rl.openspiel.game import SixNimmtState  # noqa: E402
 from sixnimmt.seats import make_bot  # noqa: E402
@@ -76,8 +76,8 @@ def test_the_rebuilt_deal_has_the_seats_information_state(variant: str) -> None:
             if len(decision.options) < 2 or engine.view(decision.seat).my_choices:
                 continue
             seat = OpenSpielSeat("ismcts", {"simulations": 1, "uct_c": 1.0, "rollouts": 1, "policy": "max_visit_count"}, seed=1)
-            seat._events = [e for e in engine.events if not isinstance(e, DealStarted)]
-            seat._start_rows[0] = next(e.rows for e in engine.events if isinstance(e, DealStarted))
+            for event in engine.events:  # what a host tells the seat, as it happened
+                seat.notify(event, engine.view(decision.seat))
             for draw in range(2):
                 world = turn_based.new_initial_state()
                 for action in seat.rebuild(engine.view(decision.seat), random.Random(draw)):

@@ -21,7 +21,7 @@ from sixnimmt.seats import make_bot, play_game
 
 torch = pytest.importorskip("torch")
 
-from sixnimmt.rl.distil import DistilConfig, Labelled, _targets, collect, judge  # noqa: E402
+from sixnimmt.rl.distil import DistilConfig, Labelled, collect, judge, value_targets  # noqa: E402
 
 TINY = ["--distil", "--players", "2,3", "--decisions", "60", "--samples", "2", "--hidden", "16", "--epochs", "1"]
 
@@ -101,7 +101,7 @@ def test_targets_rank_the_options_and_judge_scores_a_perfect_pick() -> None:
     values[0, [3, 7, 9]] = [4.0, 1.0, 7.0]
     masks[1, [104, 105]] = 1
     values[1, [104, 105]] = [2.0, 6.0]
-    targets = _targets(values, masks, scale=2.0)
+    targets = value_targets(values, masks, scale=2.0)
     assert np.allclose(targets[0, [3, 7, 9]], [0.0, 1.5, -1.5]) and np.allclose(targets[1, [104, 105]], [1.0, -1.0])
     assert (targets[masks == 0] == 0).all()
     data = Labelled(np.zeros((2, OBS_SIZE), dtype=np.float16), masks, values, np.array([4, 4], dtype=np.int8),

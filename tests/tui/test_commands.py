@@ -59,7 +59,7 @@ def test_a_file_given_as_records_folder_is_refused(tmp_path: os.PathLike[str]) -
 def test_no_terminal_or_too_small_a_terminal_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     result = runner.invoke(app, ["play", "--bots", "easy"])  # the test runner's stdout is no terminal
     assert result.exit_code == 1 and "needs a terminal" in result.output  # not a usage error
-    monkeypatch.setattr(play_command, "_terminal_size", lambda: os.terminal_size((79, 24)))
+    monkeypatch.setattr(play_command, "terminal_size", lambda: os.terminal_size((79, 24)))
     result = runner.invoke(app, ["play", "--bots", "easy"])
     assert result.exit_code == 1
     assert "the terminal is 79x24; the game needs at least 80x24" in result.output
@@ -73,7 +73,7 @@ def test_an_unwritable_records_folder_is_refused_at_the_start(
     with open(blocker, "w") as stream:
         stream.write("x")
     folder = os.path.join(blocker, "records")
-    monkeypatch.setattr(play_command, "_terminal_size", lambda: os.terminal_size((80, 24)))
+    monkeypatch.setattr(play_command, "terminal_size", lambda: os.terminal_size((80, 24)))
     result = runner.invoke(app, ["play", "--bots", "easy", "--records", folder])
     assert result.exit_code == 2 and "cannot save games in --records" in result.output
 
