@@ -198,6 +198,8 @@ class Cluster:
         self._serving: set[asyncio.Task[None]] = set()  # remote sockets being served
         self._renewing = asyncio.Lock()  # one renewal at a time (the heartbeat's, or a check's)
         self._balancing: asyncio.Task[list[str]] | None = None  # a hand-over of tables under way
+        #: Heartbeats between two looks at the balance (0: never by itself; the tests call it).
+        self.balance_every = BALANCE_EVERY
 
     # ------------------------------------------------------------------ start and stop
 
@@ -480,7 +482,8 @@ class Cluster:
         await self._watch_owners()
         await self._watch_forwarders()
         self._ticks += 1
-        if self._ticks % BALANCE_EVERY == 0 and (self._balancing is None or self._balancing.done()):
+        if self.balance_every and self._ticks % self.balance_every == 0 and (
+                self._balancing is None or self._balancing.done()):
             # (a task of its own: the heartbeat never waits on a table's lock)
             self._balancing = asyncio.get_running_loop().create_task(self.balance())
         if self._ticks % 60 == 0:  # leftovers of processes that died mid-message
