@@ -44,7 +44,7 @@ _SEARCHED = frozenset({DecisionKind.CARD, DecisionKind.ROW})
 SEARCHED_VARIANTS = SIMULTANEOUS_SINGLE | {Variant.OPEN, Variant.DOUBLE}
 _TIE_MODES = {ProTie.CHOOSE: TIE_CHOOSE, ProTie.LEFT: TIE_LEFT, ProTie.RIGHT: TIE_RIGHT}
 #: ``prior(view, options) -> options``: the options ranked best first by something cheaper than the
-#: search (a learned policy: ``sixnimmt.rl.bot.searcher_with_prior``), for pruning before the rollouts.
+#: search (a learned policy: ``sixnimmt.rl.prior.searcher_with_prior``), for pruning before the rollouts.
 Prior = Callable[[PlayerView, tuple[int, ...]], tuple[int, ...]]
 
 

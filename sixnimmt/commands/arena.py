@@ -48,7 +48,7 @@ def arena(
         ),
     ] = [],  # noqa: B006 - Typer reads the default; it is never mutated
     deals: Annotated[int, typer.Option(min=1, help="Distinct shuffles to play (each once per seating).")] = 100,
-    players: Annotated[int | None, typer.Option(min=2, max=10, help="Seats per game (default: one per bot, within the variant's range).")] = None,
+    players: Annotated[int | None, typer.Option(min=2, max=10, help="Seats per game (default: one per bot if the variant allows that many, else 4).")] = None,
     variant: Annotated[str, typer.Option(help=f"{', '.join(v.value for v in Variant)} (docs/rules.md §5-6).")] = "standard",
     target: Annotated[int | None, typer.Option(min=0, help="Game ends when a total reaches this (default 66); 0 for none. Tournament and Hand have no target.", show_default=False)] = None,
     end: Annotated[str, typer.Option(help="at-least (>= target) or above (> target).")] = "at-least",

@@ -11,7 +11,7 @@
 * :mod:`sixnimmt.rl.policy` and :mod:`sixnimmt.rl.bot`: a trained policy, run with numpy alone, as
   the ``learned`` bot.
 
-Training (examples/rl/) needs the optional ``rl`` extra (torch, stable-baselines3, sb3-contrib);
+Training (``sixnimmt train``, and the scripts in examples/rl/) needs the optional ``rl`` extra (torch, stable-baselines3, sb3-contrib);
 the environments and the ``learned`` bot need only the default install.
 """
 

@@ -30,7 +30,7 @@ network plays every table but those, and a table of such a size is played by its
 (``tNN_w0, tNN_b0, ...`` in the file, ``NN`` the number of players, with its activation and meta
 under ``meta["tables"]``). One network trained on every size from 2 to 10 players plays the big
 table worse than a network trained on it alone, and a network trained on it alone forgets the small
-ones (docs/rl.md, "Ten players: a network of its own"). :func:`with_tables` builds one (``sixnimmt
+ones (docs/rl.md, "The shipped policy and its strength"). :func:`with_tables` builds one (``sixnimmt
 train --tables``).
 """
 

@@ -1,4 +1,4 @@
-"""Self-play PPO with a league, on the vector env (``sixnimmt train``; docs/rl.md, "Training at scale").
+"""Self-play PPO with a league, on the vector env (``sixnimmt train``; docs/rl.md, "Training: `sixnimmt train`").
 
 Needs the optional ``rl`` extra (torch); the policy it exports plays on numpy alone (the ``learned``
 bot's :class:`~sixnimmt.rl.policy.MlpPolicy`).

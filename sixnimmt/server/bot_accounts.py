@@ -1,4 +1,4 @@
-"""Bot accounts and their API tokens (docs/bot-api.md, "Accounts and tokens").
+"""Bot accounts and their API tokens (docs/bot-api.md, "Bot accounts and tokens").
 
 A bot account is a row of ``users`` of kind "bot" without a bot level (those are the server's own
 bots) and without a password, so it can never sign in; ``owner_id`` is the person who made it. Its
