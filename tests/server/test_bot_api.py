@@ -4,6 +4,7 @@ what a bad, revoked or someone else's token gets."""
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -269,8 +270,8 @@ def test_a_bot_cut_off_mid_game_reconnects_and_finishes_without_a_fault(
     assert "fault" not in caplog.text
 
 
-def _seated_pair(web: TestClient, names: tuple[str, str], max_games: int = 4) -> tuple[Any, ...]:
-    """Two bot programs of the signed-in person, connected, seated at one 2-player table."""
+def _connections(web: TestClient, names: tuple[str, str]) -> tuple[Any, ...]:
+    """The connections (to open) of two new bots of the signed-in person."""
     return tuple(web.websocket_connect(CONNECT, headers=bearer(make_bot(web, name))) for name in names)
 
 
@@ -278,7 +279,7 @@ def test_bad_answers_change_nothing_or_are_faults(live: TestClient, caplog: pyte
     web = live
     sign_up(web, "kim_owner")
     caplog.set_level(logging.INFO)
-    one_ws, two_ws = _seated_pair(web, ("Careful", "Sloppy"))
+    one_ws, two_ws = _connections(web, ("Careful", "Sloppy"))
     with one_ws as one, two_ws as two:
         careful, sloppy = BotProgram(one), BotProgram(two)
         for program in (careful, sloppy):
@@ -368,7 +369,7 @@ def test_invitations_past_the_allowance_get_429(web: TestClient) -> None:
 def test_a_deleted_bots_games_stay_replayable(live: TestClient) -> None:
     web = live
     sign_up(web, "oli_owner")
-    one_ws, two_ws = _seated_pair(web, ("Goner", "Stayer"))
+    one_ws, two_ws = _connections(web, ("Goner", "Stayer"))
     with one_ws as one, two_ws as two:
         programs = [BotProgram(one), BotProgram(two)]
         for program in programs:
@@ -384,3 +385,66 @@ def test_a_deleted_bots_games_stay_replayable(live: TestClient) -> None:
     assert game["seats"] == ["Deleted player", "Stayer"]
     assert web.get(f"/api/games/{game_id}/events", params={"table": code}).status_code == 200
     assert [b["name"] for b in web.get("/api/bots").json()] == ["Stayer"]
+
+
+def _advance(web: TestClient, seconds: float) -> None:
+    """Move the app's manual clock on, in the app's own thread (its timers run there)."""
+    clock = web.app.state.bot_gateway.clock  # type: ignore[attr-defined]
+
+    async def advance() -> None:
+        clock.advance(seconds)
+
+    web.portal.call(advance)  # type: ignore[union-attr]
+
+
+def test_a_late_answer_is_a_fault_and_the_stand_in_plays(web: TestClient, caplog: pytest.LogCaptureFixture) -> None:
+    sign_up(web, "pat_owner")
+    caplog.set_level(logging.INFO)
+    one_ws, two_ws = _connections(web, ("Slowpoke", "Quick"))
+    with one_ws as one, two_ws as two:
+        slow, quick = BotProgram(one), BotProgram(two)
+        for program in (slow, quick):
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+            code = program.until(lambda m: m["type"] == "seeking")["game"]
+        asked = slow.until(lambda m: m["type"] == "decide", answer=False)
+        quick.until(lambda m: m["type"] == "decide")  # (answered)
+        assert "fault" not in caplog.text
+        # (the other bot goes on answering: a row to choose, if its card is too low)
+        other = threading.Thread(target=quick.until, args=(lambda m: m["type"] == "turn-result",), daemon=True)
+        other.start()
+        _advance(web, 10.5)  # past the bot's time per decision (the table has no timer)
+        result = slow.until(lambda m: m["type"] == "turn-result", answer=False)
+        other.join(30)
+        assert result["game"] == code and dict(map(tuple, result["seat_cards"]))[0] in asked["view"]["hand"]
+        assert "bot 'Slowpoke'" in caplog.text and "fault: no answer in time" in caplog.text
+        slow.ws.send_json({"type": "move", "game": code, "id": asked["id"], "move": asked["view"]["hand"][0]})
+        assert slow.until(lambda m: m["type"] == "error")["code"] == "not-your-decision"
+
+
+def test_after_the_grace_the_stand_in_plays_a_dropped_bot_to_the_end(
+    web: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    sign_up(web, "quin_owner")
+    caplog.set_level(logging.INFO)
+    one_ws, two_ws = _connections(web, ("Dropper", "Stayer2"))
+    with two_ws as two:
+        stayer = BotProgram(two)
+        with one_ws as one:
+            dropper = BotProgram(one)
+            for program in (dropper, stayer):
+                program.hello()
+                program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+                code = program.until(lambda m: m["type"] == "seeking")["game"]
+            dropper.until(lambda m: m["type"] == "decide", answer=False)
+        for _ in range(200):  # (once the server has seen the close)
+            seat = web.get(f"/api/tables/{code}").json()["seats"][0]
+            if not seat["connected"]:
+                break
+        assert not seat["connected"]
+        thread = stayer.in_thread()
+        _advance(web, 61)  # past the grace: the stand-in plays every decision of the dropped bot at once
+        thread.join(60)
+        assert not thread.is_alive() and code in stayer.ended
+        assert "fault: away past its grace" in caplog.text
+        assert web.get(f"/api/tables/{code}").json()["status"] == "finished"
