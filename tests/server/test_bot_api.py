@@ -448,3 +448,20 @@ def test_after_the_grace_the_stand_in_plays_a_dropped_bot_to_the_end(
         assert not thread.is_alive() and code in stayer.ended
         assert "fault: away past its grace" in caplog.text
         assert web.get(f"/api/tables/{code}").json()["status"] == "finished"
+
+
+def test_a_token_revoked_by_another_process_closes_within_the_check(web: TestClient) -> None:
+    sign_up(web, "ray_owner")
+    token = make_bot(web, "Watched")
+    with web.websocket_connect(CONNECT, headers=bearer(token)) as ws:
+        hello(ws)
+        # (as another process would: the database only, this process is not told)
+        bots = web.app.state.bot_accounts  # type: ignore[attr-defined]
+        owner = web.app.state.accounts.accounts.user_by_name("ray_owner")  # type: ignore[attr-defined]
+        bots.revoke(owner, "Watched", bots.tokens(owner, "Watched")[0]["id"])
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}  # (still open: nobody has checked yet)
+        _advance(web, 3.0)  # Settings.program_token_check_seconds
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4401
