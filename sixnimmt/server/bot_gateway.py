@@ -54,6 +54,10 @@ CLOSE_REPLACED = 4409
 #: The table's move message for each decision kind (``PASS`` is the ``pass`` message).
 MOVE_MESSAGES = {"card": ("play", "card"), "row": ("row", "row"), "draft": ("draft", "card"),
                  "order": ("order", "card"), "keep": ("keep", "card")}
+#: How a table refuses a connection (too many for the seat), and the pause before a seat whose table
+#: moved to another process connects again.
+REFUSED_CLOSE_CODE = 4429
+REATTACH_SECONDS = 0.5
 #: What a table sends a seat that the program does not need to hear.
 QUIET = frozenset({"presence", "seats", "chat", "thinking", "pong", "hint", "invite"})
 
@@ -140,7 +144,12 @@ class SeatLink:
             self.gateway.rooms.cluster.forward(self.link, text)
 
     def close(self, code: int, reason: str) -> None:
-        """The table closed this connection (it moved to another process): connect again."""
+        """The table closed this connection: it moved to another process (connect again, after a
+        moment), or refused it (given up)."""
+        if code == REFUSED_CLOSE_CODE:
+            log.warning("bot %d: table %s refused its seat's connection: %s", self.bot_id, self.code, reason)
+            self.gateway.spawn(self.gateway.finish(self))
+            return
         self.gateway.spawn(self._reattach())
 
     def drop(self) -> None:
@@ -148,7 +157,8 @@ class SeatLink:
 
     async def _reattach(self) -> None:
         await self.detach()
-        if not self.finished and self.gateway.sessions.get(self.bot_id) is not None:
+        await self.gateway.clock.sleep(REATTACH_SECONDS)
+        if not self.finished and self.room is None and self.link is None and self.gateway.is_online(self.bot_id):
             try:
                 await self.attach()
             except (LookupError, TableError) as error:
@@ -192,14 +202,13 @@ class SeatLink:
         if not self.started:
             self.started = True
             out += self.narrator.start(PlayerView.from_dict(view))
-            if over:  # (connected after the end: the result only)
-                out.append({"type": "game-end", "totals": list(view["totals"]), "winners": list(view["winners"])})
-                self.finished = True
-                return out
         for event in events:
             out += self.narrator.event(event)
             if event.get("type") == "game-over":
                 self.finished = True
+        if over and not self.finished:  # (connected again after the end: the result)
+            out.append({"type": "game-end", "totals": list(view["totals"]), "winners": list(view["winners"])})
+            self.finished = True
         if not self.finished:
             out += self._ask(view)
         return out

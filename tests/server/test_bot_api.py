@@ -427,7 +427,9 @@ def test_after_the_grace_the_stand_in_plays_a_dropped_bot_to_the_end(
 ) -> None:
     sign_up(web, "quin_owner")
     caplog.set_level(logging.INFO)
-    one_ws, two_ws = _connections(web, ("Dropper", "Stayer2"))
+    dropper_token = make_bot(web, "Dropper")
+    one_ws = web.websocket_connect(CONNECT, headers=bearer(dropper_token))
+    two_ws = web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Stayer2")))
     with two_ws as two:
         stayer = BotProgram(two)
         with one_ws as one:
@@ -448,6 +450,13 @@ def test_after_the_grace_the_stand_in_plays_a_dropped_bot_to_the_end(
         assert not thread.is_alive() and code in stayer.ended
         assert "fault: away past its grace" in caplog.text
         assert web.get(f"/api/tables/{code}").json()["status"] == "finished"
+    # back after the end: the game again, and its result
+    with web.websocket_connect(CONNECT, headers=bearer(dropper_token)) as again:
+        back = BotProgram(again)
+        assert back.hello()["games"] == [code]
+        end = back.until(lambda m: m["type"] == "game-end")
+        assert end["game"] == code and end["totals"] == stayer.ended[code]["totals"]
+        assert [m["type"] for m in back.messages][1:3] == ["game-start", "deal-start"]
 
 
 def test_a_token_revoked_by_another_process_closes_within_the_check(web: TestClient) -> None:
