@@ -528,11 +528,11 @@ class BotGateway:
         """The program's game is over (or it left): the seat is no longer followed, and is given up
         (the table's next game, if its people play again, seats someone else there)."""
         link.finished = True
-        with contextlib.suppress(TableError):
-            await link.send({"type": "leave"})
         links = self.links.get(link.bot_id, {})
         if links.get(link.code) is link:
             del links[link.code]
+        with contextlib.suppress(TableError):
+            await link.send({"type": "leave"})
         await link.detach()
         await asyncio.to_thread(self.bots.drop_game, link.bot_id, link.code)
 

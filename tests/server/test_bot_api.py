@@ -87,7 +87,7 @@ def test_a_bot_connects_with_its_token_and_is_online(web: TestClient) -> None:
     assert web.get("/api/bots/online").json() == []
 
 
-@pytest.mark.parametrize("how", ["wrong", "missing", "revoked", "in-url", "deleted"])
+@pytest.mark.parametrize("how", ["wrong", "missing", "revoked", "in-url", "deleted", "a-person's-session"])
 def test_a_bad_token_gets_401_and_is_never_logged_in_full(
     web: TestClient, caplog: pytest.LogCaptureFixture, how: str
 ) -> None:
@@ -103,6 +103,8 @@ def test_a_bad_token_gets_401_and_is_never_logged_in_full(
     elif how == "revoked":
         token_id = web.get("/api/bots/Moo_Bot/tokens").json()[0]["id"]
         assert web.delete(f"/api/bots/Moo_Bot/tokens/{token_id}").status_code == 204
+    elif how == "a-person's-session":  # another account's secret is no bot token
+        headers = bearer(str(web.cookies.get("sixnimmt_session")))
     elif how == "in-url":
         url, headers = f"{CONNECT}?token={token}", {}
     else:
@@ -474,3 +476,24 @@ def test_a_token_revoked_by_another_process_closes_within_the_check(web: TestCli
         with pytest.raises(WebSocketDisconnect) as closed:
             ws.receive_json()
         assert closed.value.code == 4401
+
+
+def test_a_bot_that_leaves_is_played_by_the_stand_in_to_the_end(live: TestClient) -> None:
+    web = live
+    sign_up(web, "sam_owner")
+    one_ws, two_ws = _connections(web, ("Quitter", "Finisher"))
+    with one_ws as one, two_ws as two:
+        quitter, finisher = BotProgram(one), BotProgram(two)
+        for program in (quitter, finisher):
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+            code = program.until(lambda m: m["type"] == "seeking")["game"]
+        quitter.until(lambda m: m["type"] == "decide", answer=False)
+        quitter.ws.send_json({"type": "leave", "game": code})
+        finisher.play_games()
+        assert web.get(f"/api/tables/{code}").json()["status"] == "finished"
+        quitter.ws.send_json({"type": "move", "game": code, "id": 1, "move": 1})
+        assert quitter.until(lambda m: m["type"] == "error")["code"] == "unknown-game"
+        assert not any(m["type"] == "game-end" for m in quitter.messages)
+        online = {b["name"]: b["games"] for b in web.get("/api/bots/online").json()}
+        assert online == {"Quitter": 0, "Finisher": 0}
