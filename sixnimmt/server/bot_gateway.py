@@ -405,8 +405,8 @@ class BotGateway:
             session.close(CLOSE_BAD_TOKEN, "bot deleted")
 
     def online(self) -> list[dict[str, Any]]:
-        return [{"name": s.identity.bot.name, "owner": s.identity.owner, "games": len(self.links.get(bot_id, {})),
-                 "max_games": s.max_games, "rated": True}
+        return [{"name": s.identity.bot.name, "owner": s.identity.owner, "description": s.identity.description,
+                 "games": len(self.links.get(bot_id, {})), "max_games": s.max_games, "rated": True}
                 for bot_id, s in sorted(self.sessions.items(), key=lambda item: item[1].identity.bot.name.casefold())
                 if s.hello]
 
