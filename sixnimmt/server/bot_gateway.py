@@ -265,7 +265,8 @@ class BotGateway:
         self._room_for_games(session)
         bot = session.identity.bot
         try:
-            seated = await self.play_now.play(mode, variant, players, bot.name, bot, program=True)
+            seated = await self.play_now.play(mode, variant, players, bot.name, bot, program=True,
+                                              besides=frozenset(self.links.get(bot.id, {})))
         except TableError as error:
             raise BotError("seek-refused", str(error)) from None
         seek = secrets.token_urlsafe(6)

@@ -497,3 +497,34 @@ def test_a_bot_that_leaves_is_played_by_the_stand_in_to_the_end(live: TestClient
         assert not any(m["type"] == "game-end" for m in quitter.messages)
         online = {b["name"]: b["games"] for b in web.get("/api/bots/online").json()}
         assert online == {"Quitter": 0, "Finisher": 0}
+
+
+def test_one_bot_plays_two_games_at_once(live: TestClient) -> None:
+    web = live
+    sign_up(web, "tia_owner")
+    tokens = {name: make_bot(web, name) for name in ("Juggler", "First_Foe", "Second_Foe")}
+    with web.websocket_connect(CONNECT, headers=bearer(tokens["Juggler"])) as j, \
+            web.websocket_connect(CONNECT, headers=bearer(tokens["First_Foe"])) as f1, \
+            web.websocket_connect(CONNECT, headers=bearer(tokens["Second_Foe"])) as f2:
+        juggler, first, second = BotProgram(j), BotProgram(f1), BotProgram(f2)
+        for program in (juggler, first, second):
+            program.hello(max_games=2)
+        codes = []
+        for foe in (first, second):  # each time the juggler opens a table and a foe joins it
+            seats = []
+            for program in (juggler, foe):
+                program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+                seats.append(program.until(lambda m: m["type"] == "seeking")["game"])
+            assert seats[0] == seats[1]
+            codes.append(seats[0])
+        assert codes[0] != codes[1]
+        threads = [juggler.in_thread(2), first.in_thread(), second.in_thread()]
+        for thread in threads:
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in threads)
+        assert set(juggler.ended) == set(codes)
+        assert juggler.ended[codes[0]]["totals"] == first.ended[codes[0]]["totals"]
+        assert juggler.ended[codes[1]]["totals"] == second.ended[codes[1]]["totals"]
+        # every game message names its game, and each game's decisions were its own
+        assert all("game" in m for m in juggler.messages if m["type"] in ("decide", "turn-result", "game-start"))
+        assert not any(m["type"] == "error" for m in juggler.messages)
