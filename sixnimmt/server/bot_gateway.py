@@ -132,10 +132,16 @@ class BotGateway:
     async def connect(self, session: BotSession) -> None:
         """A program connected (its token checked): a connection of the same bot is replaced."""
         bot = session.identity.bot
-        old = self.sessions.get(bot.id)
+        self.replaced(bot.id)
+        self.sessions[bot.id] = session
+        if self.rooms.cluster is not None:  # (a connection of the bot to another process goes too)
+            self.spawn(self.rooms.cluster.ask_all("bot-connected", {"bot": bot.id}))
+
+    def replaced(self, bot_id: int) -> None:
+        """The bot connected again (here or to another process): its older connection here closes."""
+        old = self.sessions.get(bot_id)
         if old is not None:
             old.close(CLOSE_REPLACED, "replaced")
-        self.sessions[bot.id] = session
 
     async def disconnect(self, session: BotSession) -> None:
         """The program's connection closed: its seats stay, away (the grace runs), until it comes back."""
@@ -186,7 +192,11 @@ class BotGateway:
             except BotError as error:
                 return {"error": error.to_message()}
 
-        self.rooms.process_ops.update({"bots-online": online, "invite-bot": invite})
+        async def connected(args: dict[str, Any]) -> dict[str, Any]:
+            self.replaced(int(args["bot"]))
+            return {"result": None}
+
+        self.rooms.process_ops.update({"bots-online": online, "invite-bot": invite, "bot-connected": connected})
 
     def deleted(self, bot_id: int) -> None:
         """The bot's account was deleted: its connection closes at once (its token no longer works)."""

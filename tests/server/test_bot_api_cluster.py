@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from .bot_clients import BotProgram
@@ -84,3 +85,12 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
     for name in ("pia_host", "North_Bot", "South_Bot"):
         ratings = web.get(f"/api/users/{name}").json()["ratings"]
         assert ratings["standard"]["games"] == 1, name
+    # one connection per bot, whichever process it reaches: a new one replaces the older elsewhere
+    headers = {"Authorization": f"Bearer {tokens['South_Bot']}"}
+    with connect(f"ws://{second}/api/bot/v1/connect", additional_headers=headers) as older:
+        BotProgram(JsonSocket(older)).hello()
+        with connect(f"ws://{first}/api/bot/v1/connect", additional_headers=headers) as newer:
+            BotProgram(JsonSocket(newer)).hello()
+            with pytest.raises(ConnectionClosed) as closed:
+                older.recv(timeout=RECEIVE_TIMEOUT)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4409
