@@ -381,7 +381,7 @@ class BotGateway:
             raise BotError("unknown-invitation", "no such invitation (expired, or answered)")
         if not accept:
             reason = str(message.get("reason", ""))[:200]
-            log.info("bot %r declined a seat at table %s: %s", bot.name, invitation.code, reason)
+            log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, reason)
             await self._withdraw(invitation)
             return
         if invitation.timer is not None:

@@ -194,7 +194,7 @@ class SeatLink:
             self.open.answered = False
             return [{"type": "decide", "id": self.open.id, "view": view}]  # (the same decision, the same id)
         self._next_id += 1
-        self.open = OpenDecision(self._next_id, key, view)
+        self.open, self.ask_again = OpenDecision(self._next_id, key, view), False
         return [*self.narrator.before_decision(view["deal"], view["turn"]),
                 {"type": "decide", "id": self._next_id, "view": view}]
 
@@ -230,6 +230,4 @@ class SeatLink:
         kind, field_name = MOVE_MESSAGES[decision["kind"]]
         passes = move == PASS and decision["kind"] in ("card", "keep")  # (row 0 is a row, not a pass)
         message: dict[str, Any] = {"type": "pass"} if passes else {"type": kind, field_name: move}
-        if decision["kind"] != "order":  # (Nifty's order comes once the turn's cards are placed)
-            message.update(deal=asked.view["deal"], turn=asked.view["turn"])
-        await self.send(message)
+        await self.send({**message, "deal": asked.view["deal"], "turn": asked.view["turn"]})

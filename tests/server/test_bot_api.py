@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
+from sixnimmt.core.variants import VARIANTS
 from sixnimmt.server.clock import ManualClock
 
 from .bot_clients import BotProgram
@@ -528,3 +529,25 @@ def test_one_bot_plays_two_games_at_once(live: TestClient) -> None:
         # every game message names its game, and each game's decisions were its own
         assert all("game" in m for m in juggler.messages if m["type"] in ("decide", "turn-result", "game-start"))
         assert not any(m["type"] == "error" for m in juggler.messages)
+
+
+@pytest.mark.parametrize("variant", [v.value for v in VARIANTS])
+def test_two_bots_play_every_variant(live: TestClient, variant: str) -> None:
+    """Every decision kind (card, row, draft, order, keep, and the pass) goes through the gateway;
+    the bots choose the last option, so a pass (0, the first option where it is one) is tried too."""
+    web = live
+    sign_up(web, "uma_owner")
+    one_ws, two_ws = _connections(web, ("Var_One", "Var_Two"))
+    with one_ws as one, two_ws as two:
+        programs = [BotProgram(one, lambda view: view["decision"]["options"][-1]),
+                    BotProgram(two, lambda view: view["decision"]["options"][0])]
+        for program in programs:
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 2, "variant": variant})
+            code = program.until(lambda m: m["type"] == "seeking")["game"]
+        threads = [program.in_thread() for program in programs]
+        for thread in threads:
+            thread.join(120)
+        assert not any(thread.is_alive() for thread in threads)
+        assert programs[0].ended[code]["totals"] == programs[1].ended[code]["totals"]
+        assert not any(m["type"] == "error" for p in programs for m in p.messages)
