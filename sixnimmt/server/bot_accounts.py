@@ -66,11 +66,13 @@ class BotGameRow(Base):
 
 @dataclass(frozen=True, slots=True)
 class BotIdentity:
-    """Who a valid token speaks for: the bot's account, its owner's name, and the token's id."""
+    """Who a valid token speaks for: the bot's account, its owner's name, the token's id, and the
+    bot's description."""
 
     bot: User
     owner: str
     token_id: int
+    description: str = ""
 
 
 def new_token() -> str:
@@ -233,7 +235,7 @@ class BotAccounts:
             row, bot = found
             row.last_used_at = now_utc()
             owner = session.get(UserRow, bot.owner_id) if bot.owner_id is not None else None
-            return BotIdentity(_user(bot), owner.name if owner is not None else "", row.id)
+            return BotIdentity(_user(bot), owner.name if owner is not None else "", row.id, bot.description or "")
 
     def live_tokens(self, ids: list[int]) -> set[int]:
         """Of the tokens ``ids``, those that still work (not revoked, their bot not deleted)."""

@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .accounts import AccountError, User
 from .bot_accounts import BotAccounts, shown_token
-from .bot_gateway import BotError, BotGateway, BotSession, receive
+from .bot_gateway import BotGateway, BotSession, receive
+from .bot_seats import BotError
 from .config import Settings
 from .limits import ApiError, RateLimiter
 from .sockets import SocketClient, pump

@@ -1,7 +1,8 @@
 """The Bot API's gateway (docs/bot-api.md): bot programs online, each on one WebSocket, playing at
 the server's tables.
 
-The gateway is a translator. For each table a bot program sits at, a :class:`SeatLink` holds that
+The gateway is a translator. For each table a bot program sits at, a
+:class:`~sixnimmt.server.bot_seats.SeatLink` holds that
 seat's token and is connected to the table exactly as a browser's socket is: here, through
 :meth:`Room.admit <sixnimmt.server.room.Room.admit>`, or at a table another process drives, through
 the cluster's socket forwarding (which keeps each seat's view to itself and survives a takeover).
@@ -27,23 +28,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..core import PASS, PlayerView
+from ..core import PlayerView
 from ..core.variants import VARIANTS
-from ..protocol import messages
-from ..protocol.narration import Narrator
 from ..seats import make_bot
 from .accounts import seat_token
 from .bot_accounts import BotAccounts, BotIdentity
+from .bot_seats import BotError, SeatLink
 from .clock import Clock, Timer
 from .config import Settings
 from .limits import RateLimiter
 from .table_setup import TableError
-from .wire import to_json
 
 if TYPE_CHECKING:
-    from .cluster import Link
     from .matchmaking import PlayNow
-    from .room import Room
     from .rooms import Rooms
 
 log = logging.getLogger("sixnimmt.server")
@@ -51,33 +48,6 @@ log = logging.getLogger("sixnimmt.server")
 #: Close codes of a bot program's WebSocket.
 CLOSE_BAD_TOKEN = 4401
 CLOSE_REPLACED = 4409
-#: The table's move message for each decision kind (``PASS`` is the ``pass`` message).
-MOVE_MESSAGES = {"card": ("play", "card"), "row": ("row", "row"), "draft": ("draft", "card"),
-                 "order": ("order", "card"), "keep": ("keep", "card")}
-#: What a table sends a seat that the program does not need to hear.
-QUIET = frozenset({"presence", "seats", "chat", "thinking", "pong", "hint", "invite"})
-
-
-class BotError(ValueError):
-    """A program's message that cannot be followed (it is told why; nothing changes)."""
-
-    def __init__(self, code: str, message: str, **fields: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.fields = fields
-
-    def to_message(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "message": str(self), **self.fields}
-
-
-@dataclass(slots=True)
-class OpenDecision:
-    """The decision a seat's program is asked now: its request id and what it asked."""
-
-    id: int
-    key: tuple[Any, ...]
-    view: dict[str, Any]
-    answered: bool = False  # (a second answer is refused; a refused one asks again)
 
 
 @dataclass(slots=True)
@@ -86,177 +56,6 @@ class Invitation:
     code: str
     token: str
     timer: Timer | None = None
-
-
-class SeatLink:
-    """One bot program's seat at one table, connected to the table as a socket is (a
-    :class:`~sixnimmt.server.fanout.Connection`): what the table pushes is translated for the
-    program, the program's moves for the table."""
-
-    def __init__(self, gateway: BotGateway, bot_id: int, code: str, token: str) -> None:
-        self.gateway = gateway
-        self.bot_id = bot_id
-        self.code = code
-        self.token = token
-        self.seat: int | None = None
-        self.room: Room | None = None
-        self.link: Link | None = None
-        self.narrator = Narrator()
-        self.started = False
-        self.finished = False
-        self.view: dict[str, Any] | None = None
-        self.open: OpenDecision | None = None
-        self.ask_again = False  # the program reconnected: the open decision is asked again
-        # (decide ids: unique in a game; a fresh link, as on another process, starts far from 0)
-        self._next_id = secrets.randbelow(1 << 30) * 1000
-
-    # ------------------------------------------------------------------ the table's side
-
-    async def attach(self) -> None:
-        """Connect to the table, wherever it is driven (its ``state`` follows)."""
-        rooms = self.gateway.rooms
-        target = await rooms.locate(self.code)
-        if isinstance(target, str):
-            assert rooms.cluster is not None
-            self.link = rooms.cluster.link(self.code, target, self, self.token, "bot")
-        else:
-            self.room = target
-            await target.admit(self, self.token, "bot")
-
-    async def detach(self) -> None:
-        room, link, self.room, self.link = self.room, self.link, None, None
-        if room is not None:
-            await room.disconnect(self)
-        elif link is not None and self.gateway.rooms.cluster is not None:
-            await self.gateway.rooms.cluster.unlink(link)
-
-    async def send(self, message: dict[str, Any]) -> None:
-        """A message to the table, as the seat's socket would send it."""
-        text = to_json(message)
-        room = self.room if self.room is not None else (self.link.room if self.link is not None else None)
-        if room is not None:
-            await room.receive(self, text, "bot")
-        elif self.link is not None and self.gateway.rooms.cluster is not None:
-            self.gateway.rooms.cluster.forward(self.link, text)
-
-    def close(self, code: int, reason: str) -> None:
-        """The table closed this connection (it moved to another process): connect again."""
-        self.gateway.spawn(self._reattach())
-
-    def drop(self) -> None:
-        self.close(0, "moved")
-
-    async def _reattach(self) -> None:
-        await self.detach()
-        if not self.finished and self.gateway.sessions.get(self.bot_id) is not None:
-            try:
-                await self.attach()
-            except (LookupError, TableError) as error:
-                log.info("bot %d: table %s out of reach: %s", self.bot_id, self.code, error)
-
-    def push(self, message: dict[str, Any]) -> None:
-        """What the table sends this seat, for the program."""
-        kind = message.get("type")
-        if kind in QUIET or self.finished:
-            return
-        out: list[dict[str, Any]] = []
-        if kind == "error":
-            out.append({"type": "error", "code": message.get("code", "table"), "message": message.get("message", ""),
-                        "game": self.code})
-            self.ask_again = True  # the move was refused: the decision, if still open, is asked again
-            if self.view is not None and message.get("code") == "rate-limited":
-                out += self._ask(self.view)  # (no fresh state follows this refusal)
-        elif kind in ("state", "update"):
-            table = message.get("table") or {}
-            if table.get("you") is None:
-                self.finished = True  # the seat is no longer this program's
-                out.append({"type": "error", "code": "unknown-game", "message": "the seat is no longer yours",
-                            "game": self.code})
-            else:
-                self.seat = table.get("you", self.seat)
-                view = message.get("view")
-                if view is not None:
-                    out += self._narrate(view, message.get("events", []) if kind == "update" else [],
-                                         table.get("status") == "finished")
-        elif kind == "chosen" and self.view is not None and "own" in message:
-            self.view = {**self.view, "chosen": message.get("chosen"), "waiting_for": message.get("waiting_for"),
-                         **message["own"]}
-            out += self._ask(self.view)
-        self.gateway.tell(self.bot_id, [{**m, "game": self.code} for m in out])
-        if self.finished:
-            self.gateway.spawn(self.gateway.finish(self))
-
-    def _narrate(self, view: dict[str, Any], events: list[dict[str, Any]], over: bool) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        self.view = view
-        if not self.started:
-            self.started = True
-            out += self.narrator.start(PlayerView.from_dict(view))
-            if over:  # (connected after the end: the result only)
-                out.append({"type": "game-end", "totals": list(view["totals"]), "winners": list(view["winners"])})
-                self.finished = True
-                return out
-        for event in events:
-            out += self.narrator.event(event)
-            if event.get("type") == "game-over":
-                self.finished = True
-        if not self.finished:
-            out += self._ask(view)
-        return out
-
-    def _ask(self, view: dict[str, Any]) -> list[dict[str, Any]]:
-        """A ``decide`` when the seat has a decision it was not asked yet."""
-        decision = view.get("decision")
-        if decision is None:
-            self.open = None
-            return []
-        key = (view["deal"], view["turn"], to_json(decision))
-        if self.open is not None and self.open.key == key:
-            if not self.ask_again:
-                return []
-            self.ask_again = False
-            self.open.answered = False
-            return [{"type": "decide", "id": self.open.id, "view": view}]  # (the same decision, the same id)
-        self._next_id += 1
-        self.open = OpenDecision(self._next_id, key, view)
-        return [*self.narrator.before_decision(view["deal"], view["turn"]),
-                {"type": "decide", "id": self._next_id, "view": view}]
-
-    def resend(self) -> list[dict[str, Any]]:
-        """After the program reconnected: its game again; the open decision follows with the table's
-        state (with the id it had, if it is still open)."""
-        self.ask_again = True
-        if self.view is None:
-            return []
-        out = [messages.game_start(PlayerView.from_dict(self.view)),
-               {"type": "deal-start", "deal": self.view["deal"], "rows": self.view["rows"]}]
-        return [{**m, "game": self.code} for m in out]
-
-    # ------------------------------------------------------------------ the program's side
-
-    async def move(self, request: Any, move: Any, bot_name: str) -> None:
-        """The program's answer to decision ``request``."""
-        asked = self.open
-        if asked is None or asked.answered or isinstance(request, bool) or request != asked.id:
-            raise BotError("not-your-decision", f"decision {str(request)[:20]} is not open: nothing changed",
-                           game=self.code, id=request if isinstance(request, int) else None)
-        decision = asked.view["decision"]
-        self.open = OpenDecision(asked.id, asked.key, asked.view, answered=True)
-        if isinstance(move, bool) or not isinstance(move, int) or move not in decision["options"]:
-            fallback = self.gateway.fallback_move(asked.view)
-            log.warning("bot %r at table %s: fault: illegal move %s for a %s decision (options %s): the stand-in "
-                        "plays %d", bot_name, self.code, json.dumps(move)[:40], decision["kind"],
-                        decision["options"], fallback)
-            self.gateway.tell(self.bot_id, [BotError(
-                "illegal-move", f"{json.dumps(move)[:40]} is not one of the options {decision['options']}: "
-                f"the stand-in played {fallback}", game=self.code, id=asked.id).to_message()])
-            move = fallback
-        kind, field_name = MOVE_MESSAGES[decision["kind"]]
-        passes = move == PASS and decision["kind"] in ("card", "keep")  # (row 0 is a row, not a pass)
-        message: dict[str, Any] = {"type": "pass"} if passes else {"type": kind, field_name: move}
-        if decision["kind"] != "order":  # (Nifty's order comes once the turn's cards are placed)
-            message.update(deal=asked.view["deal"], turn=asked.view["turn"])
-        await self.send(message)
 
 
 @dataclass(eq=False)
@@ -333,10 +132,16 @@ class BotGateway:
     async def connect(self, session: BotSession) -> None:
         """A program connected (its token checked): a connection of the same bot is replaced."""
         bot = session.identity.bot
-        old = self.sessions.get(bot.id)
+        self.replaced(bot.id)
+        self.sessions[bot.id] = session
+        if self.rooms.cluster is not None:  # (a connection of the bot to another process goes too)
+            self.spawn(self.rooms.cluster.ask_all("bot-connected", {"bot": bot.id}))
+
+    def replaced(self, bot_id: int) -> None:
+        """The bot connected again (here or to another process): its older connection here closes."""
+        old = self.sessions.get(bot_id)
         if old is not None:
             old.close(CLOSE_REPLACED, "replaced")
-        self.sessions[bot.id] = session
 
     async def disconnect(self, session: BotSession) -> None:
         """The program's connection closed: its seats stay, away (the grace runs), until it comes back."""
@@ -387,7 +192,11 @@ class BotGateway:
             except BotError as error:
                 return {"error": error.to_message()}
 
-        self.rooms.process_ops.update({"bots-online": online, "invite-bot": invite})
+        async def connected(args: dict[str, Any]) -> dict[str, Any]:
+            self.replaced(int(args["bot"]))
+            return {"result": None}
+
+        self.rooms.process_ops.update({"bots-online": online, "invite-bot": invite, "bot-connected": connected})
 
     def deleted(self, bot_id: int) -> None:
         """The bot's account was deleted: its connection closes at once (its token no longer works)."""
@@ -396,8 +205,8 @@ class BotGateway:
             session.close(CLOSE_BAD_TOKEN, "bot deleted")
 
     def online(self) -> list[dict[str, Any]]:
-        return [{"name": s.identity.bot.name, "owner": s.identity.owner, "games": len(self.links.get(bot_id, {})),
-                 "max_games": s.max_games, "rated": True}
+        return [{"name": s.identity.bot.name, "owner": s.identity.owner, "description": s.identity.description,
+                 "games": len(self.links.get(bot_id, {})), "max_games": s.max_games, "rated": True}
                 for bot_id, s in sorted(self.sessions.items(), key=lambda item: item[1].identity.bot.name.casefold())
                 if s.hello]
 
@@ -466,7 +275,8 @@ class BotGateway:
         self._room_for_games(session)
         bot = session.identity.bot
         try:
-            seated = await self.play_now.play(mode, variant, players, bot.name, bot, program=True)
+            seated = await self.play_now.play(mode, variant, players, bot.name, bot, program=True,
+                                              besides=frozenset(self.links.get(bot.id, {})))
         except TableError as error:
             raise BotError("seek-refused", str(error)) from None
         seek = secrets.token_urlsafe(6)
@@ -519,11 +329,11 @@ class BotGateway:
         """The program's game is over (or it left): the seat is no longer followed, and is given up
         (the table's next game, if its people play again, seats someone else there)."""
         link.finished = True
-        with contextlib.suppress(TableError):
-            await link.send({"type": "leave"})
         links = self.links.get(link.bot_id, {})
         if links.get(link.code) is link:
             del links[link.code]
+        with contextlib.suppress(TableError):
+            await link.send({"type": "leave"})
         await link.detach()
         await asyncio.to_thread(self.bots.drop_game, link.bot_id, link.code)
 
@@ -571,7 +381,7 @@ class BotGateway:
             raise BotError("unknown-invitation", "no such invitation (expired, or answered)")
         if not accept:
             reason = str(message.get("reason", ""))[:200]
-            log.info("bot %r declined a seat at table %s: %s", bot.name, invitation.code, reason)
+            log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, reason)
             await self._withdraw(invitation)
             return
         if invitation.timer is not None:

@@ -54,9 +54,10 @@ class PlayNow:
         return float(mine[variant]["mu"]) if variant in mine else default_rating()[0]
 
     async def play(self, mode: str, variant: str, players: int | None, name: str, user: User | None,
-                   program: bool = False) -> dict[str, Any]:
+                   program: bool = False, besides: frozenset[str] = frozenset()) -> dict[str, Any]:
         """Seat the caller: at a waiting table, or at a new one. Returns code, seat, token.
-        ``program``: the caller is a bot program seeking a game (docs/bot-api.md)."""
+        ``program``: the caller is a bot program seeking a game (docs/bot-api.md), already seated
+        at the tables ``besides`` (a seek is for another game)."""
         if mode == "rated" and user is None:
             raise TableError("sign in to play rated games", "rated-sign-in")
         low, high = VARIANTS[Variant(variant)].player_range
@@ -66,6 +67,8 @@ class PlayNow:
         since = now_utc() - dt.timedelta(seconds=self.settings.play_now_offer)
         codes = await self.rooms.db.run(self.accounts.play_now_candidates, mode, variant, players, since, mu)
         for code in codes:
+            if code in besides:
+                continue
             args: dict[str, Any] = {"name": user.name if user else name, "invite": None}
             if user is not None:
                 args.update(account=user.id, token=seat_token(user.seat_key, code), program=program)

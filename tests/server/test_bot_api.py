@@ -4,6 +4,7 @@ what a bad, revoked or someone else's token gets."""
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketDenialResponse
 from starlette.websockets import WebSocketDisconnect
 
+from sixnimmt.core.variants import VARIANTS
 from sixnimmt.server.clock import ManualClock
 
 from .bot_clients import BotProgram
@@ -86,7 +88,7 @@ def test_a_bot_connects_with_its_token_and_is_online(web: TestClient) -> None:
     assert web.get("/api/bots/online").json() == []
 
 
-@pytest.mark.parametrize("how", ["wrong", "missing", "revoked", "in-url", "deleted"])
+@pytest.mark.parametrize("how", ["wrong", "missing", "revoked", "in-url", "deleted", "a-person's-session"])
 def test_a_bad_token_gets_401_and_is_never_logged_in_full(
     web: TestClient, caplog: pytest.LogCaptureFixture, how: str
 ) -> None:
@@ -102,6 +104,8 @@ def test_a_bad_token_gets_401_and_is_never_logged_in_full(
     elif how == "revoked":
         token_id = web.get("/api/bots/Moo_Bot/tokens").json()[0]["id"]
         assert web.delete(f"/api/bots/Moo_Bot/tokens/{token_id}").status_code == 204
+    elif how == "a-person's-session":  # another account's secret is no bot token
+        headers = bearer(str(web.cookies.get("sixnimmt_session")))
     elif how == "in-url":
         url, headers = f"{CONNECT}?token={token}", {}
     else:
@@ -269,8 +273,8 @@ def test_a_bot_cut_off_mid_game_reconnects_and_finishes_without_a_fault(
     assert "fault" not in caplog.text
 
 
-def _seated_pair(web: TestClient, names: tuple[str, str], max_games: int = 4) -> tuple[Any, ...]:
-    """Two bot programs of the signed-in person, connected, seated at one 2-player table."""
+def _connections(web: TestClient, names: tuple[str, str]) -> tuple[Any, ...]:
+    """The connections (to open) of two new bots of the signed-in person."""
     return tuple(web.websocket_connect(CONNECT, headers=bearer(make_bot(web, name))) for name in names)
 
 
@@ -278,7 +282,7 @@ def test_bad_answers_change_nothing_or_are_faults(live: TestClient, caplog: pyte
     web = live
     sign_up(web, "kim_owner")
     caplog.set_level(logging.INFO)
-    one_ws, two_ws = _seated_pair(web, ("Careful", "Sloppy"))
+    one_ws, two_ws = _connections(web, ("Careful", "Sloppy"))
     with one_ws as one, two_ws as two:
         careful, sloppy = BotProgram(one), BotProgram(two)
         for program in (careful, sloppy):
@@ -368,7 +372,7 @@ def test_invitations_past_the_allowance_get_429(web: TestClient) -> None:
 def test_a_deleted_bots_games_stay_replayable(live: TestClient) -> None:
     web = live
     sign_up(web, "oli_owner")
-    one_ws, two_ws = _seated_pair(web, ("Goner", "Stayer"))
+    one_ws, two_ws = _connections(web, ("Goner", "Stayer"))
     with one_ws as one, two_ws as two:
         programs = [BotProgram(one), BotProgram(two)]
         for program in programs:
@@ -384,3 +388,166 @@ def test_a_deleted_bots_games_stay_replayable(live: TestClient) -> None:
     assert game["seats"] == ["Deleted player", "Stayer"]
     assert web.get(f"/api/games/{game_id}/events", params={"table": code}).status_code == 200
     assert [b["name"] for b in web.get("/api/bots").json()] == ["Stayer"]
+
+
+def _advance(web: TestClient, seconds: float) -> None:
+    """Move the app's manual clock on, in the app's own thread (its timers run there)."""
+    clock = web.app.state.bot_gateway.clock  # type: ignore[attr-defined]
+
+    async def advance() -> None:
+        clock.advance(seconds)
+
+    web.portal.call(advance)  # type: ignore[union-attr]
+
+
+def test_a_late_answer_is_a_fault_and_the_stand_in_plays(web: TestClient, caplog: pytest.LogCaptureFixture) -> None:
+    sign_up(web, "pat_owner")
+    caplog.set_level(logging.INFO)
+    one_ws, two_ws = _connections(web, ("Slowpoke", "Quick"))
+    with one_ws as one, two_ws as two:
+        slow, quick = BotProgram(one), BotProgram(two)
+        for program in (slow, quick):
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+            code = program.until(lambda m: m["type"] == "seeking")["game"]
+        asked = slow.until(lambda m: m["type"] == "decide", answer=False)
+        quick.until(lambda m: m["type"] == "decide")  # (answered)
+        assert "fault" not in caplog.text
+        # (the other bot goes on answering: a row to choose, if its card is too low)
+        other = threading.Thread(target=quick.until, args=(lambda m: m["type"] == "turn-result",), daemon=True)
+        other.start()
+        _advance(web, 10.5)  # past the bot's time per decision (the table has no timer)
+        result = slow.until(lambda m: m["type"] == "turn-result", answer=False)
+        other.join(30)
+        assert result["game"] == code and dict(map(tuple, result["seat_cards"]))[0] in asked["view"]["hand"]
+        assert "bot 'Slowpoke'" in caplog.text and "fault: no answer in time" in caplog.text
+        slow.ws.send_json({"type": "move", "game": code, "id": asked["id"], "move": asked["view"]["hand"][0]})
+        assert slow.until(lambda m: m["type"] == "error")["code"] == "not-your-decision"
+
+
+def test_after_the_grace_the_stand_in_plays_a_dropped_bot_to_the_end(
+    web: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    sign_up(web, "quin_owner")
+    caplog.set_level(logging.INFO)
+    dropper_token = make_bot(web, "Dropper")
+    one_ws = web.websocket_connect(CONNECT, headers=bearer(dropper_token))
+    two_ws = web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Stayer2")))
+    with two_ws as two:
+        stayer = BotProgram(two)
+        with one_ws as one:
+            dropper = BotProgram(one)
+            for program in (dropper, stayer):
+                program.hello()
+                program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+                code = program.until(lambda m: m["type"] == "seeking")["game"]
+            dropper.until(lambda m: m["type"] == "decide", answer=False)
+        for _ in range(200):  # (once the server has seen the close)
+            seat = web.get(f"/api/tables/{code}").json()["seats"][0]
+            if not seat["connected"]:
+                break
+        assert not seat["connected"]
+        thread = stayer.in_thread()
+        _advance(web, 61)  # past the grace: the stand-in plays every decision of the dropped bot at once
+        thread.join(60)
+        assert not thread.is_alive() and code in stayer.ended
+        assert "fault: away past its grace" in caplog.text
+        assert web.get(f"/api/tables/{code}").json()["status"] == "finished"
+    # back after the end: the game again, and its result
+    with web.websocket_connect(CONNECT, headers=bearer(dropper_token)) as again:
+        back = BotProgram(again)
+        assert back.hello()["games"] == [code]
+        end = back.until(lambda m: m["type"] == "game-end")
+        assert end["game"] == code and end["totals"] == stayer.ended[code]["totals"]
+        assert [m["type"] for m in back.messages][1:3] == ["game-start", "deal-start"]
+
+
+def test_a_token_revoked_by_another_process_closes_within_the_check(web: TestClient) -> None:
+    sign_up(web, "ray_owner")
+    token = make_bot(web, "Watched")
+    with web.websocket_connect(CONNECT, headers=bearer(token)) as ws:
+        hello(ws)
+        # (as another process would: the database only, this process is not told)
+        bots = web.app.state.bot_accounts  # type: ignore[attr-defined]
+        owner = web.app.state.accounts.accounts.user_by_name("ray_owner")  # type: ignore[attr-defined]
+        bots.revoke(owner, "Watched", bots.tokens(owner, "Watched")[0]["id"])
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}  # (still open: nobody has checked yet)
+        _advance(web, 3.0)  # Settings.program_token_check_seconds
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4401
+
+
+def test_a_bot_that_leaves_is_played_by_the_stand_in_to_the_end(live: TestClient) -> None:
+    web = live
+    sign_up(web, "sam_owner")
+    one_ws, two_ws = _connections(web, ("Quitter", "Finisher"))
+    with one_ws as one, two_ws as two:
+        quitter, finisher = BotProgram(one), BotProgram(two)
+        for program in (quitter, finisher):
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+            code = program.until(lambda m: m["type"] == "seeking")["game"]
+        quitter.until(lambda m: m["type"] == "decide", answer=False)
+        quitter.ws.send_json({"type": "leave", "game": code})
+        finisher.play_games()
+        assert web.get(f"/api/tables/{code}").json()["status"] == "finished"
+        quitter.ws.send_json({"type": "move", "game": code, "id": 1, "move": 1})
+        assert quitter.until(lambda m: m["type"] == "error")["code"] == "unknown-game"
+        assert not any(m["type"] == "game-end" for m in quitter.messages)
+        online = {b["name"]: b["games"] for b in web.get("/api/bots/online").json()}
+        assert online == {"Quitter": 0, "Finisher": 0}
+
+
+def test_one_bot_plays_two_games_at_once(live: TestClient) -> None:
+    web = live
+    sign_up(web, "tia_owner")
+    tokens = {name: make_bot(web, name) for name in ("Juggler", "First_Foe", "Second_Foe")}
+    with web.websocket_connect(CONNECT, headers=bearer(tokens["Juggler"])) as j, \
+            web.websocket_connect(CONNECT, headers=bearer(tokens["First_Foe"])) as f1, \
+            web.websocket_connect(CONNECT, headers=bearer(tokens["Second_Foe"])) as f2:
+        juggler, first, second = BotProgram(j), BotProgram(f1), BotProgram(f2)
+        for program in (juggler, first, second):
+            program.hello(max_games=2)
+        codes = []
+        for foe in (first, second):  # each time the juggler opens a table and a foe joins it
+            seats = []
+            for program in (juggler, foe):
+                program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+                seats.append(program.until(lambda m: m["type"] == "seeking")["game"])
+            assert seats[0] == seats[1]
+            codes.append(seats[0])
+        assert codes[0] != codes[1]
+        threads = [juggler.in_thread(2), first.in_thread(), second.in_thread()]
+        for thread in threads:
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in threads)
+        assert set(juggler.ended) == set(codes)
+        assert juggler.ended[codes[0]]["totals"] == first.ended[codes[0]]["totals"]
+        assert juggler.ended[codes[1]]["totals"] == second.ended[codes[1]]["totals"]
+        # every game message names its game, and each game's decisions were its own
+        assert all("game" in m for m in juggler.messages if m["type"] in ("decide", "turn-result", "game-start"))
+        assert not any(m["type"] == "error" for m in juggler.messages)
+
+
+@pytest.mark.parametrize("variant", [v.value for v in VARIANTS])
+def test_two_bots_play_every_variant(live: TestClient, variant: str) -> None:
+    """Every decision kind (card, row, draft, order, keep, and the pass) goes through the gateway;
+    the bots choose the last option, so a pass (0, the first option where it is one) is tried too."""
+    web = live
+    sign_up(web, "uma_owner")
+    one_ws, two_ws = _connections(web, ("Var_One", "Var_Two"))
+    with one_ws as one, two_ws as two:
+        programs = [BotProgram(one, lambda view: view["decision"]["options"][-1]),
+                    BotProgram(two, lambda view: view["decision"]["options"][0])]
+        for program in programs:
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 2, "variant": variant})
+            code = program.until(lambda m: m["type"] == "seeking")["game"]
+        threads = [program.in_thread() for program in programs]
+        for thread in threads:
+            thread.join(120)
+        assert not any(thread.is_alive() for thread in threads)
+        assert programs[0].ended[code]["totals"] == programs[1].ended[code]["totals"]
+        assert not any(m["type"] == "error" for p in programs for m in p.messages)

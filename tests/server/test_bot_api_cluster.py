@@ -7,6 +7,7 @@ Every wait is a receive with a generous timeout; nothing asserts on how long any
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from .bot_clients import BotProgram
@@ -51,9 +53,10 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
     for name in ("North_Bot", "South_Bot"):
         assert web.post("/api/bots", json={"name": name, "description": "test"}).status_code == 201
         tokens[name] = web.post(f"/api/bots/{name}/tokens", json={"label": "ci"}).json()["token"]
-    sockets = [connect(f"ws://{address}/api/bot/v1/connect", additional_headers={"Authorization": f"Bearer {tokens[name]}"})
-               for name, address in (("North_Bot", first), ("South_Bot", second))]
-    try:
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(connect(f"ws://{address}/api/bot/v1/connect",
+                                               additional_headers={"Authorization": f"Bearer {tokens[name]}"}))
+                   for name, address in (("North_Bot", first), ("South_Bot", second))]
         programs = [BotProgram(JsonSocket(ws)) for ws in sockets]
         for program in programs:
             program.hello()
@@ -79,9 +82,15 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
         assert not any(thread.is_alive() for thread in threads)
         assert all(p.ended[code]["totals"] == last["view"]["totals"] for p in programs)
         assert not any(m["type"] == "error" for p in programs for m in p.messages)
-    finally:
-        for ws in sockets:
-            ws.close()
     for name in ("pia_host", "North_Bot", "South_Bot"):
         ratings = web.get(f"/api/users/{name}").json()["ratings"]
         assert ratings["standard"]["games"] == 1, name
+    # one connection per bot, whichever process it reaches: a new one replaces the older elsewhere
+    headers = {"Authorization": f"Bearer {tokens['South_Bot']}"}
+    with connect(f"ws://{second}/api/bot/v1/connect", additional_headers=headers) as older:
+        BotProgram(JsonSocket(older)).hello()
+        with connect(f"ws://{first}/api/bot/v1/connect", additional_headers=headers) as newer:
+            BotProgram(JsonSocket(newer)).hello()
+            with pytest.raises(ConnectionClosed) as closed:
+                older.recv(timeout=RECEIVE_TIMEOUT)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4409

@@ -159,7 +159,9 @@ export async function showLobby(main) {
     const items = tables.map((table) => {
       const own = mine[table.code];
       // names, and the open seats in words (not a dot nobody reads)
-      const taken = table.seats.filter((s) => s.kind !== "open").map((s) => s.name).join(", ");
+      // (a bot program's name says it is a bot, as the built-in bots' names do at the table)
+      const taken = table.seats.filter((s) => s.kind !== "open")
+        .map((s) => (s.program ? `${s.name} (${t("table.bot")})` : s.name)).join(", ");
       const free = table.seats.filter((s) => s.kind === "open").length;
       const who = free ? `${taken} · ${tn("lobby.openSeats", free)}` : taken;
       const end = table.rules.target != null ? t("lobby.to", { n: table.rules.target }) : null;

@@ -1,6 +1,7 @@
 // The host's seats: an invitation link per seat for a named friend, and releasing a bot's or a
 // vanished player's seat (at once before the game, else at the start of the next deal).
-import { h, t, toast } from "../util.js";
+import { api, h, seats, t, toast } from "../util.js";
+import { botsOnline } from "../bots.js";
 
 /** The link a friend opens to take seat `seat` (`token` from the server's `invite` reply). */
 export function inviteLink(code, token, name = "") {
@@ -43,6 +44,7 @@ export function hostSeatList(s) {
         if (name.value.trim()) s.send({ type: "invite", seat: i, name: name.value.trim() });
       } }, name, h("button.btn.small", { type: "submit", dataset: { invite: i } }, t("seats.invite"))));
     }
+    if (!started && seat.kind === "open") item.append(botSeatForm(s, i));
     const link = s.invites.get(i);
     if (link) {
       const input = h("input.invite-link", { value: link, readonly: true, "aria-label": t("seats.link", { n: i + 1 }), dataset: { inviteLink: i }, onfocus: (e) => e.target.select() });
@@ -55,6 +57,24 @@ export function hostSeatList(s) {
     }
     return item;
   }));
+}
+
+/** Before the game, on an open seat: ask a bot program online to take it (docs/bot-api.md). */
+function botSeatForm(s, i) {
+  const pick = h("select", { "aria-label": t("seats.botOnline", { n: i + 1 }), dataset: { botSeat: i } },
+    h("option", { value: "" }, t("seats.botOnline", { n: i + 1 })));
+  botsOnline().then((bots) => pick.append(...bots.map((bot) =>
+    h("option", { value: bot.name }, t("bots.choice", { name: bot.name, owner: bot.owner })))));
+  async function ask(event) {
+    event.preventDefault();
+    if (!pick.value) return;
+    try {
+      await api(`/tables/${encodeURIComponent(s.code)}/invite-bot`, { method: "POST",
+        body: { seat: i, bot: pick.value, token: seats.get(s.code)?.token || "" } });
+      toast(t("seats.botAsked", { name: pick.value }));
+    } catch (e) { toast(e.message); }
+  }
+  return h("form.invite-bot", { onsubmit: ask }, pick, h("button.btn.small", { type: "submit" }, t("seats.botAsk")));
 }
 
 /** Redraw with `draw()` without losing what the host is typing into an invitation's name field. */
