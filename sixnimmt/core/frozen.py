@@ -62,10 +62,14 @@ class _FrozenTupleType(type):
 
 def _constructor(name: str, fields: tuple[str, ...], defaults: dict[str, Any], module: str) -> Any:
     """``__new__(cls, field, ...)`` with the fields' defaults, as a dataclass's ``__init__`` takes them."""
-    if any(field not in defaults for field in fields[len(fields) - len(defaults):]):
+    required = len(fields) - len(defaults)
+    if any(field not in defaults for field in fields[required:]):
         raise TypeError(f"{name}: a field without a default follows one with a default")
+    tail = tuple(defaults.get(field) for field in fields)  # each field's default, where it has one
 
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and required <= len(args) <= len(fields):  # the usual call: fields in order
+            return tuple.__new__(cls, args + tail[len(args):])
         if len(args) > len(fields):
             raise TypeError(f"{name}() takes {len(fields)} fields but {len(args)} were given")
         given = dict(zip(fields, args))

@@ -61,22 +61,15 @@ def best_slots(
             if 0 < gap < best_gap:
                 best_row, best_gap = index, gap
         return _ON_THE_RIGHT[best_row] if best_row >= 0 else ()
+    # Professional (§5.3): also before the row whose first card is the lowest above this one.
     best: list[Slot] = []
     best_distance = _FAR
     for index, row in enumerate(rows):
-        distance = card - row[-1]
-        if distance > 0:
-            if distance < best_distance:
-                best_distance, best = distance, [Slot(index, Side.RIGHT)]
+        for side, distance in ((Side.RIGHT, card - row[-1]), (Side.LEFT, row[0] - card)):
+            if 0 < distance < best_distance:
+                best_distance, best = distance, [Slot(index, side)]
             elif distance == best_distance:
-                best.append(Slot(index, Side.RIGHT))
-        if professional:
-            distance = row[0] - card
-            if distance > 0:
-                if distance < best_distance:
-                    best_distance, best = distance, [Slot(index, Side.LEFT)]
-                elif distance == best_distance:
-                    best.append(Slot(index, Side.LEFT))
+                best.append(Slot(index, side))
     # Row ends are distinct cards, so the rules leave at most a left/right pair tied.
     assert len(best) <= 2, (rows, card, best)
     return tuple(best)
