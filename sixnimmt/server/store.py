@@ -436,6 +436,13 @@ class Store:
             row = session.scalars(select(TableRow).where(TableRow.code == code)).one_or_none()
             return None if row is None else _table_data(row)
 
+    def playing_with_timer(self, at_least: int) -> list[str]:
+        """The codes of the tables whose game runs with a time per move of ``at_least`` seconds or
+        more (turn-based tables, whose time runs out with nobody at the table)."""
+        with Session(self.engine) as session:
+            rows = session.execute(select(TableRow.code, TableRow.settings).where(TableRow.status == "playing"))
+            return [code for code, settings in rows if int((settings or {}).get("timer") or 0) >= at_least]
+
     # ------------------------------------------------------------------ finished games
 
     def add_game(
