@@ -234,7 +234,7 @@ def _game_row(
     )
 
 
-def _game_summary(row: GameRow) -> dict[str, Any]:
+def game_summary(row: GameRow) -> dict[str, Any]:
     return {
         "id": row.id,
         "table": row.table_code,
@@ -490,7 +490,7 @@ class Store:
             rows = session.scalars(
                 select(GameRow).where(GameRow.public.is_(True)).order_by(GameRow.id.desc()).limit(limit).offset(offset)
             )
-            return [_game_summary(r) for r in rows]
+            return [game_summary(r) for r in rows]
 
     def get_review(self, game_id: int, seat: int) -> dict[str, Any] | None:
         with Session(self.engine) as session:
@@ -508,7 +508,7 @@ class Store:
             row = session.get(GameRow, game_id)
             if row is None:
                 return None
-            return {**_game_summary(row), "record": row.record, "deal_players": row.deal_players,
+            return {**game_summary(row), "record": row.record, "deal_players": row.deal_players,
                     "public": row.public}
 
 
