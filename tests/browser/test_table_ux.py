@@ -339,6 +339,76 @@ def test_7_my_games_and_the_history_beyond_a_hundred(browser: Any, server: str) 
     assert not errors
 
 
+def turn_based_table(page: Any, server: str, hours: int) -> str:
+    """A turn-based table (``hours`` per move) against one bot, open at your move; returns its code."""
+    page.goto(server + FAST + "#/")
+    page.fill("#name", "Kim")
+    page.select_option("#players", "2")
+    page.select_option("#seats select[data-seat='1']", "bot:easy")
+    page.fill("#target", "10")
+    page.select_option("#timer", str(hours * 3600))
+    page.click("#create-btn")
+    page.wait_for_selector("#hand button.card:not([disabled])")
+    return str(page.url.rsplit("/", 1)[-1])
+
+
+def your_move_times(page: Any, codes: list[str]) -> dict[str, tuple[int, str]]:
+    """The home page's "Your move": for each table, the seconds left and how they read."""
+    for code in codes:
+        page.wait_for_selector(f"#your-move-list li[data-code='{code}'][data-move='1'] .time-left")
+    return {code: (int(page.get_attribute(f"#your-move-list li[data-code='{code}'] .time-left", "data-left")),
+                   page.inner_text(f"#your-move-list li[data-code='{code}'] .time-left")) for code in codes}
+
+
+def test_7b_your_move_shows_the_time_left_at_each_table(browser: Any, server: str) -> None:
+    page = browser.new_context().new_page()
+    errors = errors_of(page)
+    hour, day = turn_based_table(page, server, 1), turn_based_table(page, server, 24)
+    page.goto(server + FAST + "#/")
+    times = your_move_times(page, [hour, day])
+    assert 3000 < times[hour][0] <= 3600 and re.fullmatch(r"(\d+ min|1 h 0 min) left", times[hour][1]), times
+    assert 23 * 3600 < times[day][0] <= 24 * 3600 and re.fullmatch(r"2[34] h \d+ min left", times[day][1]), times
+    assert not errors
+
+
+def sign(page: Any, server: str, name: str, up: bool) -> None:
+    form = "signup" if up else "signin"
+    page.goto(f"{server}{FAST}#/account")
+    page.fill(f"#{form}-name", name)
+    page.fill(f"#{form}-password", "a long enough phrase")
+    page.click(f"#{form}-btn")
+    page.wait_for_selector("#profile-name")
+
+
+def test_7c_your_move_and_my_games_follow_the_account_to_another_browser(browser: Any, server: str) -> None:
+    home = browser.new_context().new_page()
+    errors = errors_of(home)
+    sign(home, server, "Kim_7c", up=True)
+    code = turn_based_table(home, server, 12)
+    create_table(home, server, "Kim", ["bot:easy"], players=2)
+    home.wait_for_selector("#hand button.card:not([disabled])")
+    play_until_over(home)
+    href = home.wait_for_selector("#dialog-over a[href^='#/history/']").get_attribute("href")
+    game_id = int(re.match(r"#/history/(\d+)", href).group(1))  # type: ignore[union-attr]
+    # a second browser, holding no seat token: signed in, it sees the same move and the same games
+    away = browser.new_context().new_page()
+    errors += errors_of(away)
+    sign(away, server, "Kim_7c", up=False)
+    assert away.evaluate("() => localStorage.getItem('sixnimmt.seats')") is None
+    away.goto(server + FAST + "#/")
+    left, text = your_move_times(away, [code])[code]
+    assert 11 * 3600 < left <= 12 * 3600 and text.endswith("min left")
+    away.goto(server + FAST + "#/history/mine")
+    row = away.wait_for_selector(f"tr[data-game='{game_id}']")
+    assert "Kim_7c" in row.inner_text()
+    # its Play link takes the account's seat in this browser too
+    away.goto(server + FAST + "#/")
+    away.click(f"#your-move-list li[data-code='{code}'] a")
+    away.wait_for_selector("#hand button.card:not([disabled])")
+    assert code in json.loads(away.evaluate("() => localStorage.getItem('sixnimmt.seats')"))
+    assert not errors
+
+
 # ---------------------------------------------------------------- 8. invitations; the lobby
 
 
