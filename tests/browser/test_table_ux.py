@@ -220,8 +220,8 @@ def test_5_a_hint_says_why_and_a_guided_first_game_teaches(browser: Any, server:
     card = page.get_attribute("#hand .hinted", "data-card")
     assert why.startswith(f"Hint: play {card}: ")
     assert re.search(r"row \d|lower than every row", why) and "Expected" in why  # the reason, in one line
-    # the guided first game, from the home page, in Spanish too
-    for lang in ("en", "es"):
+    # the guided first game, from the home page, in Spanish and Swedish too
+    for lang in ("en", "es", "sv"):
         page.goto(server + FAST + "#/")
         page.select_option("#lang", lang)
         page.click("#tutorial-link")
@@ -244,7 +244,8 @@ def test_5_a_hint_says_why_and_a_guided_first_game_teaches(browser: Any, server:
             assert "lower than the end of every row" in lessons[2]  # the card too low
             assert "You took 9" in lessons[3]  # 8 for the sixth card, 1 for the row chosen
         else:
-            assert english_left(page, "es") == set()
+            assert english_left(page, lang) == set()
+            assert "47" in lessons[0] and all(lessons)  # each lesson in the page's language
     page.select_option("#lang", "en")
     assert not errors
 
@@ -339,9 +340,9 @@ def test_7_my_games_and_the_history_beyond_a_hundred(browser: Any, server: str) 
     page.goto(server + FAST + "#/history")
     page.wait_for_selector("#tab-mine")
     assert page.locator(f"tr[data-game='{game['id']}']").count() == 0
-    # the public list goes on page after page (the server's list is stood in for: 30 games)
+    # the public list goes on page after page (the server's list is stood in for: 130 games)
     games = [{"id": 1000 + i, "table": "PUBLC", "number": 1, "finished_at": "2026-01-01T00:00:00Z", "variant": "standard",
-              "seats": ["A", "B"], "totals": [3, 70], "winners": [0], "target": 66} for i in range(30)]
+              "seats": ["A", "B"], "totals": [3, 70], "winners": [0], "target": 66} for i in range(130)]
     asked: list[int] = []
 
     def fulfil(route: Any) -> None:
@@ -356,10 +357,16 @@ def test_7_my_games_and_the_history_beyond_a_hundred(browser: Any, server: str) 
     assert page.locator("tbody tr").count() == 25
     page.click("#older")
     page.wait_for_selector("tr[data-game='1025']")
-    assert page.locator("tbody tr").count() == 5 and page.inner_text("#page-no") == "Page 2"
-    assert page.locator("#older").count() == 0 and asked[-1] == 25
+    assert page.locator("tbody tr").count() == 25 and page.inner_text("#page-no") == "Page 2"
+    assert asked[-1] == 25
+    for number in range(3, 7):  # on past the hundredth game, to the last page
+        page.click("#older")
+        page.wait_for_function("(n) => document.querySelector('#page-no')?.textContent === `Page ${n}`", arg=number)
+    page.wait_for_selector("tr[data-game='1125']")
+    assert page.locator("tbody tr").count() == 5 and page.inner_text("#page-no") == "Page 6"
+    assert page.locator("#older").count() == 0 and asked[-1] == 125
     page.click("#newer")
-    page.wait_for_selector("tr[data-game='1000']")
+    page.wait_for_selector("tr[data-game='1100']")
     assert not errors
 
 
