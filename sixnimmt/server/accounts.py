@@ -38,8 +38,11 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    Text,
     UniqueConstraint,
+    cast,
     delete,
+    or_,
     select,
     update,
 )
@@ -47,7 +50,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from .scheduling import _lower_priority
-from .store import Base, GameRow, Store
+from .store import Base, GameRow, Store, TableRow, game_summary
 from .table_setup import BOT_LEVELS
 
 T = TypeVar("T")
@@ -460,6 +463,40 @@ class Accounts:
                 game = session.get(GameRow, game_id)
                 if game is not None:
                     rename_in_game(game, mine, old)
+
+    def seats_of(self, user_id: int, limit: int = 20) -> list[tuple[str, int]]:
+        """The tables whose game waits or runs where the account holds a seat, the most recently
+        changed first: (code, seat). The seats are JSON in the table's row; the text of each is
+        searched for the account's id first (the database does that much), then checked here."""
+        seats_text = cast(TableRow.seats, Text)
+        mentions = or_(seats_text.like(f'%"account":{int(user_id)}%'), seats_text.like(f'%"account": {int(user_id)}%'))
+        found: list[tuple[str, int]] = []
+        with Session(self.engine) as session:
+            rows = session.execute(
+                select(TableRow.code, TableRow.seats)
+                .where(TableRow.status.in_(("waiting", "playing")), mentions)
+                .order_by(TableRow.updated_at.desc(), TableRow.id.desc())
+            )
+            for code, seats in rows:
+                # (a seat the account left keeps its id till the deal ends, without a token)
+                seat = next((i for i, s in enumerate(seats) if s.get("account") == user_id
+                             and s.get("kind") == "human" and s.get("token_hash")), None)
+                if seat is not None:
+                    found.append((str(code), seat))
+                    if len(found) >= limit:
+                        break
+        return found
+
+    def games_of(self, user_id: int, limit: int, offset: int) -> list[dict[str, Any]]:
+        """The finished games the account played, newest first, private tables' too (each with its
+        table's code, which opens it, and the account's seat): only the account itself sees this."""
+        with Session(self.engine) as session:
+            rows = session.execute(
+                select(GamePlayerRow.seat, GameRow).join(GameRow, GameRow.id == GamePlayerRow.game_id)
+                .where(GamePlayerRow.user_id == user_id)
+                .order_by(GamePlayerRow.game_id.desc()).limit(limit).offset(offset)
+            ).all()
+            return [{**game_summary(game), "seat": int(seat)} for seat, game in rows]
 
     def user_by_name(self, name: str) -> User | None:
         with Session(self.engine) as session:

@@ -522,6 +522,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                                            settings, clock)
         app.state.bot_gateway.install()
         app.state.bot_gateway.start()
+        # (after the accounts: a table whose time ran out meanwhile may finish its game at once,
+        # and a finished game's archive stores its accounts' seats)
+        await app.state.rooms.wake_turn_based()
         collector = QuietCollector(clock, settings.full_collection_seconds) if settings.quiet_gc else None
         if collector is not None:
             collector.start()

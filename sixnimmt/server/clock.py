@@ -2,7 +2,9 @@
 read it through a :class:`Clock`, so tests move time forward by hand instead of sleeping.
 
 ``LoopClock`` is the real one (the event loop's monotonic time). ``ManualClock`` stands still until
-:meth:`ManualClock.advance` moves it, firing whatever fell due on the way.
+:meth:`ManualClock.advance` moves it, firing whatever fell due on the way. :meth:`Clock.wall` is the
+calendar time of the same instant: what a time kept past a restart (a turn-based table's deadline)
+is stored as, since monotonic time means nothing to the next process.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ class Clock(Protocol):
         """Seconds on a monotonic scale (only differences mean anything)."""
         ...
 
+    def wall(self) -> float:
+        """The same instant as calendar time: seconds since the Unix epoch."""
+        ...
+
     def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
         """Run ``callback`` (on the event loop) once ``delay`` seconds have passed."""
         ...
@@ -40,6 +46,9 @@ class LoopClock:
 
     def now(self) -> float:
         return time.monotonic()
+
+    def wall(self) -> float:
+        return time.time()
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
         return asyncio.get_running_loop().call_later(max(0.0, delay), callback)
@@ -59,15 +68,20 @@ class _ManualTimer:
 
 
 class ManualClock:
-    """Time that moves only when told to (tests, and scripted runs)."""
+    """Time that moves only when told to (tests, and scripted runs). Its calendar time starts at
+    ``wall_start`` (a process started later, on a clock of its own, passes the wall time reached)."""
 
-    def __init__(self, start: float = 1000.0) -> None:
+    def __init__(self, start: float = 1000.0, wall_start: float = 1_767_225_600.0) -> None:
         self._now = start
+        self._wall_offset = wall_start - start
         self._due: list[tuple[float, int, _ManualTimer, Callable[[], None]]] = []
         self._order = itertools.count()
 
     def now(self) -> float:
         return self._now
+
+    def wall(self) -> float:
+        return self._now + self._wall_offset
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
         timer = _ManualTimer()

@@ -99,8 +99,9 @@ class Room:
     # ------------------------------------------------------------------ what clients see
 
     def summary(self) -> dict[str, Any]:
-        """What the lobby lists (no seat tokens, no cards)."""
-        return table_summary(self.table, self.spectators())
+        """What the lobby lists (no seat tokens, no cards), and the seconds left for the current
+        decision (the home page's "Your move" shows them)."""
+        return {**table_summary(self.table, self.spectators()), "timer_left": self.turns.timer_left()}
 
     def state_for(
         self, seat: int | None, summary: dict[str, Any] | None = None, joining: int | None = None

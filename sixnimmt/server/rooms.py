@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -22,6 +23,7 @@ from .scheduling import BotThreads
 from .store import GameRow, Store, TableData, Writer
 from .table_setup import (
     BOT_LEVELS,
+    TURN_BASED,
     Seat,
     TableError,
     TableMovedError,
@@ -34,6 +36,7 @@ from .table_setup import (
 #: Letters for join codes: no 0/O, 1/I/L, so a code read aloud or off a phone is typed right.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 5
+log = logging.getLogger("sixnimmt.server")
 
 
 class Rooms:
@@ -274,6 +277,23 @@ class Rooms:
             async with room.lock:
                 await room.start_game()
         return room, token
+
+    async def wake_turn_based(self) -> int:
+        """Load every turn-based table whose game runs (at start-up): its time per move runs out
+        with nobody at the table, so it must be in memory for its stand-in to play. With several
+        processes each table goes to whichever claims it first. Returns how many this process took."""
+        codes = await self.db.run(self.store.playing_with_timer, TURN_BASED)
+        taken = 0
+        for code in codes:
+            try:
+                room = await self.locate(code)
+            except (LookupError, TableError) as error:
+                log.warning("turn-based table %s not loaded: %s", code, error)
+                continue
+            if isinstance(room, Room):
+                room.turns.schedule()  # its deadline is watched from now on (due at once if it passed)
+                taken += 1
+        return taken
 
     async def _evict_idle(self) -> None:
         """Drop rooms nobody has used for a while from memory (their state is in the store).

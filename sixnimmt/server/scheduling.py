@@ -163,14 +163,25 @@ class Scheduler:
             guarded.close()
         self._bots, self._fallbacks, self._slowest = {}, {}, {}  # fallbacks are made when first needed: most players never need one
 
-    def new_step(self, timer: int) -> None:
-        """Restart the turn timer (``timer`` seconds, 0 for none) when the game reaches a new decision."""
+    def new_step(self, timer: int, resume_at: float | None = None) -> None:
+        """Restart the turn timer (``timer`` seconds, 0 for none) when the game reaches a new decision.
+        ``resume_at``: the deadline this decision already had, as calendar time (a turn-based table
+        loaded again after a restart keeps it, and a deadline that passed meanwhile is due at once)."""
         self.turn_based = timer >= TURN_BASED
         key = self._step_key()
         if key != self._step:
             self._step = key
-            self.step_started = self.clock.now()
-            self.deadline = self.step_started + timer if timer else None
+            now = self.step_started = self.clock.now()
+            if resume_at is not None and timer:
+                self.deadline = now + min(float(timer), resume_at - self.clock.wall())
+            else:
+                self.deadline = now + timer if timer else None
+
+    def deadline_at(self) -> float | None:
+        """When the current decision's time runs out, as calendar time (None: no timer)."""
+        if self.deadline is None:
+            return None
+        return round(self.clock.wall() + self.deadline - self.clock.now(), 3)
 
     def finish(self) -> None:
         """The game is over: no timer, and the bots are closed."""
@@ -223,6 +234,8 @@ class Scheduler:
         """When the fallback bot plays for ``seat``, and why ("timer" or "away"): timer expiry, or the
         end of the grace period when the player is away, but only while someone is at the table to
         wait for them."""
+        if seat.leaving and seat.token_hash is None and seat.away_since is not None:
+            return seat.away_since, "away"  # the player left their seat: played for at once
         if self.turn_based:  # players are away between moves; only the time per move counts
             return (self.deadline, "timer") if self.deadline is not None else (None, "")
         if not self.room.anyone_connected():

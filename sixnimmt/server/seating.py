@@ -59,7 +59,8 @@ async def take_seat(
     if still_wanted is not None and not still_wanted():
         raise TableError("the server driving this table answered too late: try again", "table-unavailable")
     if account is not None and account_token:
-        mine = next((s for s in table.seats if s.account == account), None)
+        # (a seat the account left keeps it until the deal ends, for the game's record: not its seat)
+        mine = next((s for s in table.seats if s.account == account and s.token_hash is not None), None)
         if mine is not None:
             return Joined(mine.index, account_token, False, changed=False)
     if resume_only:
@@ -177,8 +178,9 @@ async def withdraw_invitation(table: TableSession, invite: str) -> int | None:
 
 
 async def leave(table: TableSession, by: int | None) -> None:
-    """A player gives their seat up: before the game it opens at once; once it runs, the stand-in
-    plays it at once (nobody waits out the grace period) and it opens at the next deal."""
+    """A player gives their seat up: before the game it opens at once; once it runs, the seat's token
+    stops working at once (the room makes its sockets spectators), the stand-in plays it at once
+    (nobody waits out the grace period) and it opens at the next deal."""
     if by is None:
         raise TableError("only a player can leave a seat", "not-seated")
     seat = table.seats[by]
@@ -187,7 +189,7 @@ async def leave(table: TableSession, by: int | None) -> None:
             raise TableError("the host's seat cannot be left before the game", "not-host")
         seat.become_open()
     else:
-        seat.leaving = True
+        seat.leaving, seat.token_hash = True, None
         if seat.away_since is None:
             seat.away_since = table.clock.now()
     await table.commit()

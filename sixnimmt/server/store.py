@@ -234,7 +234,7 @@ def _game_row(
     )
 
 
-def _game_summary(row: GameRow) -> dict[str, Any]:
+def game_summary(row: GameRow) -> dict[str, Any]:
     return {
         "id": row.id,
         "table": row.table_code,
@@ -436,6 +436,13 @@ class Store:
             row = session.scalars(select(TableRow).where(TableRow.code == code)).one_or_none()
             return None if row is None else _table_data(row)
 
+    def playing_with_timer(self, at_least: int) -> list[str]:
+        """The codes of the tables whose game runs with a time per move of ``at_least`` seconds or
+        more (turn-based tables, whose time runs out with nobody at the table)."""
+        with Session(self.engine) as session:
+            rows = session.execute(select(TableRow.code, TableRow.settings).where(TableRow.status == "playing"))
+            return [code for code, settings in rows if int((settings or {}).get("timer") or 0) >= at_least]
+
     # ------------------------------------------------------------------ finished games
 
     def add_game(
@@ -483,7 +490,7 @@ class Store:
             rows = session.scalars(
                 select(GameRow).where(GameRow.public.is_(True)).order_by(GameRow.id.desc()).limit(limit).offset(offset)
             )
-            return [_game_summary(r) for r in rows]
+            return [game_summary(r) for r in rows]
 
     def get_review(self, game_id: int, seat: int) -> dict[str, Any] | None:
         with Session(self.engine) as session:
@@ -501,7 +508,7 @@ class Store:
             row = session.get(GameRow, game_id)
             if row is None:
                 return None
-            return {**_game_summary(row), "record": row.record, "deal_players": row.deal_players,
+            return {**game_summary(row), "record": row.record, "deal_players": row.deal_players,
                     "public": row.public}
 
 

@@ -24,6 +24,7 @@ from .config import Settings
 from .seating import reseat
 from .store import LeaseLostError, TableData, changed_columns
 from .table_setup import (
+    TURN_BASED,
     Seat,
     StoreFailedError,
     TableError,
@@ -55,8 +56,13 @@ class Steps(Protocol):
         """The seats changed hands or a game began: fresh bots for the bot seats."""
         ...
 
-    def new_step(self, timer: int) -> None:
-        """The game may have reached a new decision: restart its timer (``timer`` seconds, 0: none)."""
+    def new_step(self, timer: int, resume_at: float | None = None) -> None:
+        """The game may have reached a new decision: restart its timer (``timer`` seconds, 0: none;
+        ``resume_at``: the calendar time it ran out at before a restart)."""
+        ...
+
+    def deadline_at(self) -> float | None:
+        """When the current decision's time runs out, as calendar time (None: no timer)."""
         ...
 
     def finish(self) -> None:
@@ -147,11 +153,15 @@ class TableSession:
 
     def _current(self) -> dict[str, Any]:
         """The stored ``current`` column: this turn's answers so far and what the record lacks."""
-        return {
+        current: dict[str, Any] = {
             "log": [[a.seat, a.value] for a in self.turn_log],
             "last_game_id": self.last_game_id,
             "deal_players": self.deal_players,
         }
+        if self.options.timer >= TURN_BASED and self.status == "playing":
+            # hours per move: the deadline outlives a restart (calendar time; see ``load``)
+            current["deadline"] = self.steps.deadline_at()
+        return current
 
     def _record(self, game: Game) -> dict[str, Any]:
         """``game.record()``, made again only when an event the record shows has happened since the
@@ -188,7 +198,9 @@ class TableSession:
             self.game = game
             self.steps.make_bots()
             if self.status == "playing":
-                self.steps.new_step(self.options.timer)  # the turn timer starts afresh after a restart
+                # A timer of seconds starts afresh after a restart (the players are reconnecting);
+                # a turn-based table's deadline is kept, and one that passed meanwhile is due now.
+                self.steps.new_step(self.options.timer, current.get("deadline"))
         self.saved = data
 
     def _roll_back(self) -> None:

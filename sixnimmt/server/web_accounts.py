@@ -208,6 +208,37 @@ async def me(request: Request) -> dict[str, Any]:
     return {"user": user.public(), "ratings": ratings}
 
 
+@router.get("/account/tables")
+async def my_tables(request: Request) -> list[dict[str, Any]]:
+    """The tables where the signed-in account holds a seat, whose game waits or runs: each table's
+    summary (who is awaited, the time left) and the account's ``seat``, for the home page's "Your
+    move" on any device of the account."""
+    svc = service(request)
+    user = await _signed_in(request, svc)
+    found: list[dict[str, Any]] = []
+    for code, seat in await svc.read(svc.accounts.seats_of, user.id):
+        try:
+            summary = await svc.rooms.call(code, "summary", {})
+        except (LookupError, TableError):
+            continue  # gone meanwhile, or between processes: the next look finds it
+        found.append({**summary, "seat": seat})
+    return found
+
+
+@router.get("/account/games")
+async def my_games(
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> list[dict[str, Any]]:
+    """The finished games the signed-in account played, newest first (private tables' too, each with
+    its table's code and the account's seat): "My games" on any device of the account."""
+    svc = service(request)
+    user = await _signed_in(request, svc)
+    games: list[dict[str, Any]] = await svc.read(svc.accounts.games_of, user.id, limit, offset)
+    return games
+
+
 @router.post("/account/signup", status_code=201)
 async def sign_up(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
     svc = service(request)

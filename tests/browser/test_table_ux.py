@@ -16,6 +16,7 @@ game-night group noticed, and the review, the guided first game and "My games".
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any
 
@@ -219,8 +220,8 @@ def test_5_a_hint_says_why_and_a_guided_first_game_teaches(browser: Any, server:
     card = page.get_attribute("#hand .hinted", "data-card")
     assert why.startswith(f"Hint: play {card}: ")
     assert re.search(r"row \d|lower than every row", why) and "Expected" in why  # the reason, in one line
-    # the guided first game, from the home page, in Spanish too
-    for lang in ("en", "es"):
+    # the guided first game, from the home page, in Spanish and Swedish too
+    for lang in ("en", "es", "sv"):
         page.goto(server + FAST + "#/")
         page.select_option("#lang", lang)
         page.click("#tutorial-link")
@@ -243,7 +244,8 @@ def test_5_a_hint_says_why_and_a_guided_first_game_teaches(browser: Any, server:
             assert "lower than the end of every row" in lessons[2]  # the card too low
             assert "You took 9" in lessons[3]  # 8 for the sixth card, 1 for the row chosen
         else:
-            assert english_left(page, "es") == set()
+            assert english_left(page, lang) == set()
+            assert "47" in lessons[0] and all(lessons)  # each lesson in the page's language
     page.select_option("#lang", "en")
     assert not errors
 
@@ -259,18 +261,33 @@ new MutationObserver((changes) => { for (const c of changes) for (const n of c.a
 """
 
 
+FLIGHT_LENGTH = """() => Math.max(0, ...document.getAnimations().filter((a) => a.effect?.target?.classList.contains('flying'))
+  .map((a) => { const frames = a.effect.getKeyframes();
+    const m = /translate\\(([-\\d.]+)px, ([-\\d.]+)px\\)/.exec(frames[frames.length - 1].transform || '');
+    return m ? Math.hypot(Number(m[1]), Number(m[2])) : 0; }))"""
+HALFWAY = """() => document.getAnimations().filter((a) => a.effect?.target?.classList.contains('flying')).forEach((a) => {
+  const timing = a.effect.getTiming();
+  a.pause();
+  a.currentTime = (timing.delay || 0) + timing.duration * 0.72;  // (ease-in: about half the way)
+})"""
+
+
 def test_6_a_take_moves_to_the_taker_and_the_log_shows_the_last_action(browser: Any, server: str, shots: Any) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.add_init_script(FLIGHTS)
     errors = errors_of(page)
-    page.goto(server + "/?speed=0.6#/")  # slow enough to photograph a take in motion
+    # quick, or slow enough to photograph a take in motion when the pictures are asked for
+    speed = "2.5" if os.environ.get("SIXNIMMT_SCREENSHOTS") else "0.6"
+    page.goto(server + f"/?speed={speed}#/")
     page.evaluate("() => localStorage.setItem('sixnimmt.logOpen', '0')")
     create_table(page, server, "Iris", ["bot:easy", "bot:easy", "bot:easy", "bot:easy"])
-    page.goto(server + "/?speed=0.6#/t/" + page.url.rsplit("/", 1)[-1])
+    page.goto(server + f"/?speed={speed}#/t/" + page.url.rsplit("/", 1)[-1])
     page.wait_for_selector("#hand button.card:not([disabled])")
     took = "() => [...document.querySelectorAll('#log-lines li')].some((li) => / takes row /.test(li.textContent))"
+    picture = bool(os.environ.get("SIXNIMMT_SCREENSHOTS"))  # then a take across the table is waited for
+    passed_over = 0  # takes too short for the picture (the taker's seat right above the row)
     for _ in range(300):
-        if page.evaluate("() => window.__flights.length") or page.evaluate(took):
+        if not picture and (page.evaluate("() => window.__flights.length") or page.evaluate(took)):
             break  # a take: its cards flew, or (before #43) they did not
         if page.query_selector("#dialog-over"):
             page.click("#again")
@@ -283,10 +300,18 @@ def test_6_a_take_moves_to_the_taker_and_the_log_shows_the_last_action(browser: 
             confirm_card(page)
         try:
             page.wait_for_function("() => window.__flights.length > 0 && !!document.querySelector('.card.flying')", timeout=1500)
-            shots(page, "take-in-motion")
-            break
         except Exception:
             continue
+        if not picture:
+            break
+        if page.evaluate(FLIGHT_LENGTH) > 300 or passed_over > 40:
+            # the picture: each flying card held halfway between the row and the taker's seat
+            page.evaluate(HALFWAY)
+            shots(page, "take-in-motion")
+            page.evaluate("() => document.getAnimations().forEach((a) => a.play())")
+            break
+        passed_over += 1
+        page.wait_for_function("() => !document.querySelector('.card.flying')")
     flights = page.evaluate("() => window.__flights")
     assert flights, "no take happened"
     seat = flights[0]["seat"]
@@ -315,9 +340,9 @@ def test_7_my_games_and_the_history_beyond_a_hundred(browser: Any, server: str) 
     page.goto(server + FAST + "#/history")
     page.wait_for_selector("#tab-mine")
     assert page.locator(f"tr[data-game='{game['id']}']").count() == 0
-    # the public list goes on page after page (the server's list is stood in for: 30 games)
+    # the public list goes on page after page (the server's list is stood in for: 130 games)
     games = [{"id": 1000 + i, "table": "PUBLC", "number": 1, "finished_at": "2026-01-01T00:00:00Z", "variant": "standard",
-              "seats": ["A", "B"], "totals": [3, 70], "winners": [0], "target": 66} for i in range(30)]
+              "seats": ["A", "B"], "totals": [3, 70], "winners": [0], "target": 66} for i in range(130)]
     asked: list[int] = []
 
     def fulfil(route: Any) -> None:
@@ -332,10 +357,86 @@ def test_7_my_games_and_the_history_beyond_a_hundred(browser: Any, server: str) 
     assert page.locator("tbody tr").count() == 25
     page.click("#older")
     page.wait_for_selector("tr[data-game='1025']")
-    assert page.locator("tbody tr").count() == 5 and page.inner_text("#page-no") == "Page 2"
-    assert page.locator("#older").count() == 0 and asked[-1] == 25
+    assert page.locator("tbody tr").count() == 25 and page.inner_text("#page-no") == "Page 2"
+    assert asked[-1] == 25
+    for number in range(3, 7):  # on past the hundredth game, to the last page
+        page.click("#older")
+        page.wait_for_function("(n) => document.querySelector('#page-no')?.textContent === `Page ${n}`", arg=number)
+    page.wait_for_selector("tr[data-game='1125']")
+    assert page.locator("tbody tr").count() == 5 and page.inner_text("#page-no") == "Page 6"
+    assert page.locator("#older").count() == 0 and asked[-1] == 125
     page.click("#newer")
-    page.wait_for_selector("tr[data-game='1000']")
+    page.wait_for_selector("tr[data-game='1100']")
+    assert not errors
+
+
+def turn_based_table(page: Any, server: str, hours: int) -> str:
+    """A turn-based table (``hours`` per move) against one bot, open at your move; returns its code."""
+    page.goto(server + FAST + "#/")
+    page.fill("#name", "Kim")
+    page.select_option("#players", "2")
+    page.select_option("#seats select[data-seat='1']", "bot:easy")
+    page.fill("#target", "10")
+    page.select_option("#timer", str(hours * 3600))
+    page.click("#create-btn")
+    page.wait_for_selector("#hand button.card:not([disabled])")
+    return str(page.url.rsplit("/", 1)[-1])
+
+
+def your_move_times(page: Any, codes: list[str]) -> dict[str, tuple[int, str]]:
+    """The home page's "Your move": for each table, the seconds left and how they read."""
+    for code in codes:
+        page.wait_for_selector(f"#your-move-list li[data-code='{code}'][data-move='1'] .time-left")
+    return {code: (int(page.get_attribute(f"#your-move-list li[data-code='{code}'] .time-left", "data-left")),
+                   page.inner_text(f"#your-move-list li[data-code='{code}'] .time-left")) for code in codes}
+
+
+def test_7b_your_move_shows_the_time_left_at_each_table(browser: Any, server: str) -> None:
+    page = browser.new_context().new_page()
+    errors = errors_of(page)
+    hour, day = turn_based_table(page, server, 1), turn_based_table(page, server, 24)
+    page.goto(server + FAST + "#/")
+    times = your_move_times(page, [hour, day])
+    assert 3000 < times[hour][0] <= 3600 and re.fullmatch(r"(\d+ min|1 h 0 min) left", times[hour][1]), times
+    assert 23 * 3600 < times[day][0] <= 24 * 3600 and re.fullmatch(r"2[34] h \d+ min left", times[day][1]), times
+    assert not errors
+
+
+def sign(page: Any, server: str, name: str, up: bool) -> None:
+    form = "signup" if up else "signin"
+    page.goto(f"{server}{FAST}#/account")
+    page.fill(f"#{form}-name", name)
+    page.fill(f"#{form}-password", "a long enough phrase")
+    page.click(f"#{form}-btn")
+    page.wait_for_selector("#profile-name")
+
+
+def test_7c_your_move_and_my_games_follow_the_account_to_another_browser(browser: Any, server: str) -> None:
+    home = browser.new_context().new_page()
+    errors = errors_of(home)
+    sign(home, server, "Kim_7c", up=True)
+    code = turn_based_table(home, server, 12)
+    create_table(home, server, "Kim", ["bot:easy"], players=2)
+    home.wait_for_selector("#hand button.card:not([disabled])")
+    play_until_over(home)
+    href = home.wait_for_selector("#dialog-over a[href^='#/history/']").get_attribute("href")
+    game_id = int(re.match(r"#/history/(\d+)", href).group(1))  # type: ignore[union-attr]
+    # a second browser, holding no seat token: signed in, it sees the same move and the same games
+    away = browser.new_context().new_page()
+    errors += errors_of(away)
+    sign(away, server, "Kim_7c", up=False)
+    assert away.evaluate("() => localStorage.getItem('sixnimmt.seats')") is None
+    away.goto(server + FAST + "#/")
+    left, text = your_move_times(away, [code])[code]
+    assert 11 * 3600 < left <= 12 * 3600 and text.endswith("min left")
+    away.goto(server + FAST + "#/history/mine")
+    row = away.wait_for_selector(f"tr[data-game='{game_id}']")
+    assert "Kim_7c" in row.inner_text()
+    # its Play link takes the account's seat in this browser too
+    away.goto(server + FAST + "#/")
+    away.click(f"#your-move-list li[data-code='{code}'] a")
+    away.wait_for_selector("#hand button.card:not([disabled])")
+    assert code in json.loads(away.evaluate("() => localStorage.getItem('sixnimmt.seats')"))
     assert not errors
 
 

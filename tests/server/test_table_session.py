@@ -28,8 +28,11 @@ class Steps:
     def make_bots(self) -> None:
         self.bots_made += 1
 
-    def new_step(self, timer: int) -> None:
+    def new_step(self, timer: int, resume_at: float | None = None) -> None:
         self.steps += 1
+
+    def deadline_at(self) -> float | None:
+        return None
 
     def finish(self) -> None:
         self.finished = True

@@ -103,3 +103,84 @@ async def test_three_people_over_a_simulated_day_one_times_out(tmp_path: Path) -
     assert store.get_game(room.table.last_game_id) is not None
     await room.close()
     store.close()
+
+
+@pytest.mark.asyncio
+async def test_a_restart_keeps_the_deadline_and_the_timeout_still_applies(tmp_path: Path) -> None:
+    """The server stops 40 minutes into an hour's move and starts again 5 minutes later, on a clock
+    of its own (monotonic time means nothing across processes): the table is loaded at start-up with
+    the same deadline, 15 minutes left, and the stand-in plays for the player who let it run out.
+    A second stop outlasts the next deadline: the stand-in plays as soon as the server is back."""
+
+    from sixnimmt.server.store import Store
+
+    url = f"sqlite:///{tmp_path / 'restart.db'}"
+    store = Store(url)
+    store.migrate()
+    settings = Settings(database_url=url, bot_delay=0.0, absent_grace=20.0, fallback_bot="random")
+    clock = ManualClock()
+    rooms = Rooms(store, settings, clock)
+    room, _ = await rooms.create(TableOptions(Rules(players=3, target=30), timer=int(HOUR)), "Ana",
+                                 [{"kind": "open"}, {"kind": "open"}])
+    await room.join("Bo")
+    await room.join("Cy")
+    code = room.code
+    clock.advance(10 * 60)
+    await move(room, 0)
+    await move(room, 1)  # Cy does not answer
+    clock.advance(30 * 60)
+    await room.turns.settle()
+    deadline = room.turns.deadline_at()
+    assert deadline is not None and room.turns.timer_left() == 20 * 60
+    turn = room.table.game.turn  # type: ignore[union-attr]
+    await rooms.close()
+    store.close()
+
+    async def restart(wall: float) -> tuple[Rooms, Room, ManualClock, list[tuple[int, str]], Store]:
+        store = Store(url)
+        clock = ManualClock(start=5.0, wall_start=wall)
+        rooms = Rooms(store, settings, clock)
+        assert await rooms.wake_turn_based() == 1  # loaded at start-up, with nobody at the table
+        room = rooms.local(code)
+        assert room is not None
+        played_for: list[tuple[int, str]] = []
+        original = room.act
+
+        async def act(seat: int, value: int, stand_in: str | None = None) -> None:
+            if stand_in is not None:
+                played_for.append((seat, stand_in))
+            await original(seat, value, stand_in)
+
+        room.act = act  # type: ignore[method-assign]
+        return rooms, room, clock, played_for, store
+
+    # back 5 minutes later: the same deadline, not a fresh hour, and not forgotten
+    rooms, room, clock, played_for, store = await restart(deadline - 15 * 60)
+    assert room.turns.deadline_at() == pytest.approx(deadline)
+    assert room.turns.timer_left() == 15 * 60
+    game = room.table.game
+    assert game is not None and game.turn == turn
+    assert [d.seat for d in game.pending()] == [2]  # Ana's and Bo's cards were kept
+    clock.advance(14 * 60)
+    await room.turns.settle()
+    assert played_for == [] and game.decision_for(2) is not None
+    clock.advance(2 * 60)  # the hour is up
+    await room.turns.settle()
+    assert (2, "timer") in played_for and {seat for seat, _ in played_for} == {2}
+    assert room.table.status == "playing"
+    # the next decision has its own hour; the server is away for two
+    later = room.turns.deadline_at()
+    assert later is not None and later > deadline
+    next_turn = (game.deal_index, game.turn)
+    waiting = set(room.table.pending_seats())
+    assert waiting
+    await rooms.close()
+    store.close()
+    rooms, room, clock, played_for, store = await restart(later + HOUR)
+    await room.turns.settle()
+    game = room.table.game
+    assert game is not None
+    assert {seat for seat, _ in played_for} == waiting and {r for _, r in played_for} == {"timer"}
+    assert (game.deal_index, game.turn) != next_turn or room.table.status == "finished"
+    await rooms.close()
+    store.close()

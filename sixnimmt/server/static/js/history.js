@@ -2,6 +2,7 @@
 import { api, h, lang, t, tn } from "./util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "./cards.js";
 import { scoring } from "./score.js";
+import { account } from "./account.js";
 
 function when(iso) {
   try { return new Date(iso).toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" }); } catch { return iso; }
@@ -66,13 +67,22 @@ export async function showHistory(main, page = 1) {
   main.append(gamesTable(gameRows(games.slice(0, PAGE), false)), pager(page, games.length > PAGE, "#/history"));
 }
 
-/** The games this browser played (private tables' too, each fetched with its table's code). */
+/** The games this browser played and, signed in, the games of the account (on any device):
+ * private tables' too, each fetched with its table's code. Game ids grow with time, so the two
+ * lists merge newest first; the account's is asked for as far as this page reaches. */
 export async function showMyGames(main, page = 1) {
   main.append(h("h1", {}, t("history.title")), tabs("mine"));
-  const all = myGames.all();
+  let theAccount = [];
+  if (await account()) {
+    try { theAccount = await api(`/account/games?limit=${Math.min(1000, page * PAGE + 1)}`); } catch { /* this browser's only */ }
+  }
+  const byId = new Map(theAccount.map((g) => [g.id, { ...g, key: g.table }]));
+  for (const g of myGames.all()) if (!byId.has(g.id)) byId.set(g.id, g);
+  const all = [...byId.values()].sort((a, b) => b.id - a.id);
   const chosen = all.slice((page - 1) * PAGE, page * PAGE);
   if (!chosen.length) { main.append(h("p.muted", { id: "no-games" }, t("history.noneMine"))); return; }
   const found = await Promise.all(chosen.map(async (g) => {
+    if (g.seats) return g; // the account's list says it all
     try {
       const game = await api(`/games/${g.id}${g.table ? `?table=${encodeURIComponent(g.table)}` : ""}`);
       return { ...game, id: g.id, key: g.table, seat: g.seat };

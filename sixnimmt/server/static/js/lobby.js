@@ -1,7 +1,7 @@
 // The lobby: create a table, join by code, see open tables and your own.
 import { botsOnline } from "./bots.js";
-import { api, getConfig, h, joinKey, seats, t, tn, toast } from "./util.js";
-import { playNowPanel } from "./account.js";
+import { api, getConfig, h, joinKey, seats, t, timeLeftText, tn, toast } from "./util.js";
+import { account, playNowPanel } from "./account.js";
 
 /** A time per move in words: seconds, hours (a turn-based table), or none. */
 export function timerLabel(seconds) {
@@ -189,19 +189,25 @@ export async function showLobby(main) {
   return () => { clearInterval(poll); clearInterval(movePoll); };
 }
 
-// ---- "Your move": every table where this browser holds a seat, those waiting for it first
-// (turn-based tables above all). Read from the seat tokens this browser keeps.
+// ---- "Your move": every table where this browser or the signed-in account holds a seat, those
+// waiting for it first (turn-based tables above all), each with the time left for the move. Read
+// from the seat tokens this browser keeps and, signed in, from the account (any device's seats).
 function yourMoveBlock() {
   const list = h("ul.tables", { id: "your-move-list" });
   const node = h("section.panel.your-move", { id: "your-move", hidden: true, "aria-labelledby": "your-move-title" },
     h("h2", { id: "your-move-title" }, t("home.yourMove")), list);
   async function refresh() {
     const held = Object.entries(seats.all()).slice(-20); // the newest twenty
-    const found = await Promise.all(held.map(async ([code, own]) => {
-      try { return { code, own, table: await api(`/tables/${encodeURIComponent(code)}`) }; } catch { return null; }
-    }));
-    const live = found.filter((f) => f && f.table.status !== "finished" && f.table.seats[f.own.seat]?.kind === "human");
-    const mine = (f) => f.table.status === "playing" && (f.table.waiting_for || []).includes(f.own.seat);
+    const [found, theAccount] = await Promise.all([
+      Promise.all(held.map(async ([code, own]) => {
+        try { return { code, seat: own.seat, table: await api(`/tables/${encodeURIComponent(code)}`) }; } catch { return null; }
+      })),
+      account().then((me) => (me ? api("/account/tables") : [])).catch(() => []),
+    ]);
+    const byCode = new Map(found.filter(Boolean).map((f) => [f.code, f]));
+    for (const table of theAccount) if (!byCode.has(table.code)) byCode.set(table.code, { code: table.code, seat: table.seat, table });
+    const live = [...byCode.values()].filter((f) => f.table.status !== "finished" && f.table.seats[f.seat]?.kind === "human");
+    const mine = (f) => f.table.status === "playing" && (f.table.waiting_for || []).includes(f.seat);
     live.sort((a, b) => Number(mine(b)) - Number(mine(a)) || Number(b.table.timer >= 3600) - Number(a.table.timer >= 3600));
     node.hidden = !live.length;
     list.replaceChildren(...live.map((f) => h("li" + (mine(f) ? ".my-move" : ""), { dataset: { code: f.code, move: mine(f) ? "1" : "" } },
@@ -210,6 +216,9 @@ function yourMoveBlock() {
       h("span.who", {}, f.table.seats.map((s) => s.name).filter(Boolean).join(", ")),
       h("span.badge.timer-badge", {}, timerLabel(f.table.timer)),
       h("span.badge" + (mine(f) ? ".live" : ""), {}, mine(f) ? t("home.yourTurn") : f.table.status === "waiting" ? t("lobby.waiting") : t("home.theirTurn")),
+      f.table.status === "playing" && f.table.timer_left != null
+        ? h("span.badge.time-left", { dataset: { left: Math.round(f.table.timer_left) } }, t("home.timeLeft", { time: timeLeftText(f.table.timer_left) }))
+        : null,
       h("a.btn.small" + (mine(f) ? ".primary" : ""), { href: `#/t/${f.code}` }, mine(f) ? t("home.play") : t("lobby.resume")))));
   }
   return { node, refresh };

@@ -116,3 +116,10 @@ export const seats = {
 };
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Time left in words a glance reads: "11 h 59 min", "12 min", "45 s". */
+export function timeLeftText(seconds) {
+  const left = Math.max(0, Math.ceil(seconds));
+  if (left >= 3600) return `${Math.floor(left / 3600)} h ${Math.floor((left % 3600) / 60)} min`;
+  return left >= 120 ? `${Math.ceil(left / 60)} min` : `${left} s`;
+}

@@ -1,7 +1,7 @@
 // Drawing the table from the last applied state: the bar, the players, the rows, the revealed
 // cards, the prompt and the hand; and the waiting room before the game starts.
 // Every function takes the table's shared state `s` (see table.js) and draws from it only.
-import { api, h, joinKey, prefs, seats, t, tn, toast } from "../util.js";
+import { api, h, joinKey, prefs, seats, t, timeLeftText, tn, toast } from "../util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "../cards.js";
 import { countMode, scoring, setCountMode } from "../score.js";
 import { pickHelpKey, previewPlacement } from "./plays.js";
@@ -448,9 +448,7 @@ export function drawTimer(s) {
   if (s.deadline == null || s.current?.view?.phase === "over") { node.hidden = true; return; }
   const left = Math.max(0, Math.ceil((s.deadline - Date.now()) / 1000));
   node.hidden = false;
-  // a turn-based table's hours: "11 h 59 min"; a turn timer's seconds: "12 s"
-  node.textContent = left >= 3600 ? `${Math.floor(left / 3600)} h ${Math.floor((left % 3600) / 60)} min`
-    : left >= 120 ? `${Math.ceil(left / 60)} min` : `${left} s`;
+  node.textContent = timeLeftText(left); // a turn-based table's hours, a turn timer's seconds
   node.classList.toggle("low", left <= 5);
 }
 
