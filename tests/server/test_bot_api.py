@@ -551,3 +551,27 @@ def test_two_bots_play_every_variant(live: TestClient, variant: str) -> None:
         assert not any(thread.is_alive() for thread in threads)
         assert programs[0].ended[code]["totals"] == programs[1].ended[code]["totals"]
         assert not any(m["type"] == "error" for p in programs for m in p.messages)
+
+
+def test_a_seek_is_cancelled_while_its_table_waits(web: TestClient) -> None:
+    sign_up(web, "vic_owner")
+    one_ws, two_ws = _connections(web, ("Opener", "Canceller"))
+    with one_ws as one, two_ws as two:
+        opener, canceller = BotProgram(one), BotProgram(two)
+        seeks = []
+        for program in (opener, canceller):
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 3})
+            seeks.append(program.until(lambda m: m["type"] == "seeking"))
+        code = seeks[0]["game"]
+        assert seeks[1]["game"] == code
+        opener.ws.send_json({"type": "cancel-seek", "seek": seeks[0]["seek"]})
+        assert opener.until(lambda m: m["type"] == "error")["code"] == "seek-opened-table"
+        canceller.ws.send_json({"type": "cancel-seek", "seek": seeks[1]["seek"]})
+        for _ in range(200):  # (the seat opens once the table has the leave)
+            seat = web.get(f"/api/tables/{code}").json()["seats"][1]
+            if seat["kind"] == "open":
+                break
+        assert seat["kind"] == "open"
+        canceller.ws.send_json({"type": "cancel-seek", "seek": seeks[1]["seek"]})
+        assert canceller.until(lambda m: m["type"] == "error")["code"] == "unknown-seek"
