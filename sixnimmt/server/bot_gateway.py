@@ -249,7 +249,10 @@ class BotGateway:
                 for resent in link.resend():
                     session.push(resent)
             try:
-                await link.attach()
+                if link.attached:  # (the older connection was replaced before it dropped: the seat
+                    await link.send({"type": "sync"})  # stays connected; its state comes again)
+                else:
+                    await link.attach()
             except (LookupError, TableError):  # the table is gone
                 await self.finish(link)
 
