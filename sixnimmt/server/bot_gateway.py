@@ -249,7 +249,10 @@ class BotGateway:
                 for resent in link.resend():
                     session.push(resent)
             try:
-                await link.attach()
+                if link.attached:  # (the older connection was replaced before it dropped: the seat
+                    await link.send({"type": "sync"})  # stays connected; its state comes again)
+                else:
+                    await link.attach()
             except (LookupError, TableError):  # the table is gone
                 await self.finish(link)
 
@@ -297,10 +300,14 @@ class BotGateway:
             await links[code].attach()
 
     async def cancel_seek(self, session: BotSession, message: dict[str, Any]) -> None:
-        code = session.seeking.pop(str(message.get("seek")), None)
-        link = self.links.get(session.identity.bot.id, {}).get(code or "")
+        seek = str(message.get("seek"))
+        link = self.links.get(session.identity.bot.id, {}).get(session.seeking.get(seek, ""))
         if link is None or link.started:
             raise BotError("unknown-seek", "no such seek waiting for its game")
+        if link.seat == 0:  # (the table this seek opened: its game starts when Play now fills it)
+            raise BotError("seek-opened-table", "this seek opened its table, which waits for its players: "
+                           "the game starts when they come, or Play now's bots fill it", seek=seek)
+        del session.seeking[seek]
         await self.finish(link)
 
     async def leave(self, session: BotSession, message: dict[str, Any]) -> None:

@@ -94,6 +94,10 @@ class SeatLink:
             self.room = target
             await target.admit(self, self.token, "bot")
 
+    @property
+    def attached(self) -> bool:
+        return self.room is not None or self.link is not None
+
     async def detach(self) -> None:
         room, link, self.room, self.link = self.room, self.link, None, None
         if room is not None:

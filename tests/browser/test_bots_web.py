@@ -36,3 +36,9 @@ def test_my_bots_shows_a_token_once_and_never_runs_a_description(browser: Any, s
     shots(page, "my-bots-token")
     page.click(".token-list button")
     page.wait_for_function("() => !document.querySelector('.token-list li')")
+    # its profile: a bot, its owner, its description as text
+    page.goto(f"{server}{FAST}#/u/Markup_Bot")
+    page.wait_for_selector("#profile-owner")
+    assert "Botmaker_1" in page.inner_text("#profile-owner")
+    assert page.inner_text("#profile-description") == MARKUP
+    assert page.query_selector("#profile-description img") is None and page.evaluate("() => window.pwned") is None

@@ -551,3 +551,66 @@ def test_two_bots_play_every_variant(live: TestClient, variant: str) -> None:
         assert not any(thread.is_alive() for thread in threads)
         assert programs[0].ended[code]["totals"] == programs[1].ended[code]["totals"]
         assert not any(m["type"] == "error" for p in programs for m in p.messages)
+
+
+def test_a_seek_is_cancelled_while_its_table_waits(web: TestClient) -> None:
+    sign_up(web, "vic_owner")
+    one_ws, two_ws = _connections(web, ("Opener", "Canceller"))
+    with one_ws as one, two_ws as two:
+        opener, canceller = BotProgram(one), BotProgram(two)
+        seeks = []
+        for program in (opener, canceller):
+            program.hello()
+            program.ws.send_json({"type": "seek", "mode": "casual", "players": 3})
+            seeks.append(program.until(lambda m: m["type"] == "seeking"))
+        code = seeks[0]["game"]
+        assert seeks[1]["game"] == code
+        opener.ws.send_json({"type": "cancel-seek", "seek": seeks[0]["seek"]})
+        assert opener.until(lambda m: m["type"] == "error")["code"] == "seek-opened-table"
+        canceller.ws.send_json({"type": "cancel-seek", "seek": seeks[1]["seek"]})
+        for _ in range(200):  # (the seat opens once the table has the leave)
+            seat = web.get(f"/api/tables/{code}").json()["seats"][1]
+            if seat["kind"] == "open":
+                break
+        assert seat["kind"] == "open"
+        canceller.ws.send_json({"type": "cancel-seek", "seek": seeks[1]["seek"]})
+        assert canceller.until(lambda m: m["type"] == "error")["code"] == "unknown-seek"
+
+
+def test_a_connection_replaced_mid_game_resumes_it_and_the_seat_stays_one(live: TestClient) -> None:
+    web = live
+    sign_up(web, "wes_owner")
+    token = make_bot(web, "Restless")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Patient"))) as two:
+        patient = BotProgram(two)
+        patient.hello()
+        with web.websocket_connect(CONNECT, headers=bearer(token)) as first:
+            restless = BotProgram(first)
+            restless.hello()
+            for program in (restless, patient):
+                program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+                code = program.until(lambda m: m["type"] == "seeking")["game"]
+            thread = patient.in_thread()
+            asked = restless.until(lambda m: m["type"] == "decide", answer=False)
+            with web.websocket_connect(CONNECT, headers=bearer(token)) as second:  # (the first not closed yet)
+                again = BotProgram(second)
+                assert again.hello()["games"] == [code]
+                resumed = again.until(lambda m: m["type"] == "decide", answer=False)
+                assert resumed["id"] == asked["id"]
+                seat = web.get(f"/api/tables/{code}").json()["seats"][0]
+                assert seat["connected"]
+                again.ws.send_json({"type": "move", "game": code, "id": resumed["id"],
+                                    "move": resumed["view"]["decision"]["options"][0]})
+                again.until(lambda m: m["type"] == "decide", answer=False)
+            # the only connection is gone: the seat is away (it was held once, not twice)
+            for _ in range(200):
+                seat = web.get(f"/api/tables/{code}").json()["seats"][0]
+                if not seat["connected"]:
+                    break
+            assert not seat["connected"]
+        with web.websocket_connect(CONNECT, headers=bearer(token)) as third:
+            last = BotProgram(third)
+            last.hello()
+            last.play_games()
+        thread.join(60)
+        assert not thread.is_alive() and last.ended[code]["totals"] == patient.ended[code]["totals"]

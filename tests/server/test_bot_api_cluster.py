@@ -1,7 +1,9 @@
 """The Bot API on two real ``sixnimmt serve`` processes on one PostgreSQL database (skipped without
 ``SIXNIMMT_TEST_POSTGRES_URL``): a person invites two bot programs, connected to different
 processes, to a rated table; the invitation reaches each where it is connected, the game is played
-to the end through the cluster's forwarding, and the ratings change.
+to the end through the cluster's forwarding, and the ratings change. A bot's new connection to one
+process replaces its older one on the other, and a token revoked through one process closes its
+connection on the other.
 
 Every wait is a receive with a generous timeout; nothing asserts on how long anything took."""
 
@@ -94,3 +96,12 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
             with pytest.raises(ConnectionClosed) as closed:
                 older.recv(timeout=RECEIVE_TIMEOUT)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4409
+    # a token revoked through one process closes its connection on the other within seconds
+    with connect(f"ws://{second}/api/bot/v1/connect", additional_headers={
+            "Authorization": f"Bearer {tokens['North_Bot']}"}) as north:
+        BotProgram(JsonSocket(north)).hello()
+        token_id = web.get("/api/bots/North_Bot/tokens").json()[0]["id"]
+        assert web.delete(f"/api/bots/North_Bot/tokens/{token_id}").status_code == 204  # (through the first)
+        with pytest.raises(ConnectionClosed) as closed:
+            north.recv(timeout=RECEIVE_TIMEOUT)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401

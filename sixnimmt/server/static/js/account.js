@@ -244,6 +244,10 @@ export async function showProfile(main, name) {
   main.append(h("h1", { id: "profile-name" }, user.name, " ",
     h("span.badge" + (user.kind === "bot" ? ".bot" : ""), {}, t(user.kind === "bot" ? "board.bot" : "board.person"))));
   if (user.kind !== "bot") main.append(h("p.muted", { id: "profile-joined" }, t("profile.joined", { date: when(user.joined) })));
+  if (user.owner !== undefined) {  // a bot program online (docs/bot-api.md): whose it is, and what it says of itself
+    main.append(h("p.muted", { id: "profile-owner" }, user.owner ? t("bots.ownedBy", { owner: user.owner }) : t("bots.program")),
+      user.description ? h("p", { id: "profile-description" }, user.description) : null);
+  }
   const variants = Object.keys(data.ratings);
   if (!variants.length) main.append(h("p.muted", {}, t("profile.unrated")));
   for (const variant of variants) {
