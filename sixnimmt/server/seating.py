@@ -63,6 +63,9 @@ async def take_seat(
         mine = next((s for s in table.seats if s.account == account and s.token_hash is not None), None)
         if mine is not None:
             return Joined(mine.index, account_token, False, changed=False)
+        coming = next((s for s in table.seats if s.joining_account == account), None)
+        if coming is not None:  # taking a seat over at the next deal
+            return Joined(coming.index, account_token, True, changed=False)
     if resume_only:
         raise TableError("you have no seat at this table", "no-seat")
     if table.options.rated and (account is None or not account_token):
@@ -85,7 +88,7 @@ async def take_seat(
         raise TableError(f"the name {name!r} is taken at this table", "name-taken", name=name)
     later = table.status != "waiting"
     if later:  # the bot plays on until the deal ends
-        seat.joining, seat.joining_hash = name, hash_token(token)
+        seat.joining, seat.joining_hash, seat.joining_account = name, hash_token(token), account
     else:
         seat.become_human(name, hash_token(token), table.clock.now())
         seat.account, seat.program = account, program
@@ -161,6 +164,7 @@ async def release(table: TableSession, by: int | None, index: int) -> None:
         seat.become_open()
     else:  # an invitation or a takeover asked for stops here too
         seat.leaving, seat.invite_hash, seat.joining, seat.joining_hash = True, None, None, None
+        seat.joining_account = None
     await table.commit()
 
 
@@ -219,7 +223,7 @@ def reseat(table: TableSession) -> bool:
     now = table.clock.now()
     for seat in table.seats:
         if seat.joining is not None and seat.joining_hash is not None:
-            seat.become_human(seat.joining, seat.joining_hash, now)
+            seat.become_human(seat.joining, seat.joining_hash, now, seat.joining_account)
             changed = True
         elif seat.leaving:
             invite = seat.invite_hash

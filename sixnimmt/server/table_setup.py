@@ -144,6 +144,8 @@ class Seat:
     #: A bot program playing over the Bot API (docs/bot-api.md) holds this "human" seat: it is
     #: shown as a bot, has its own time per decision and grace, and is played for as a person is.
     program: bool = False
+    #: The account of the person taking the seat over at the next deal (``joining``), if signed in.
+    joining_account: int | None = None
     # runtime only
     connections: int = 0
     away_since: float | None = None
@@ -158,6 +160,7 @@ class Seat:
             "invite_hash": self.invite_hash, "leaving": self.leaving, "joining": self.joining,
             "joining_hash": self.joining_hash, **({"account": self.account} if self.account is not None else {}),
             **({"program": True} if self.program else {}),
+            **({"joining_account": self.joining_account} if self.joining_account is not None else {}),
         }
 
     @classmethod
@@ -166,6 +169,7 @@ class Seat:
             index, data["kind"], data["name"], data.get("bot"), data.get("token_hash"), data.get("invite_hash"),
             bool(data.get("leaving")), data.get("joining"), data.get("joining_hash"), data.get("account"),
             bool(data.get("program")),
+            data.get("joining_account"),
         )
         if seat.kind == "human":
             seat.away_since = now  # nobody is connected right after a load
@@ -178,21 +182,23 @@ class Seat:
             **({"program": True} if self.program else {}),
         }
 
-    def become_human(self, name: str, token_hash: str, now: float) -> None:
-        self.kind, self.name, self.bot, self.token_hash, self.account = "human", name, None, token_hash, None
+    def become_human(self, name: str, token_hash: str, now: float, account: int | None = None) -> None:
+        self.kind, self.name, self.bot, self.token_hash, self.account = "human", name, None, token_hash, account
         self.program = False
         self.invite_hash, self.leaving, self.joining, self.joining_hash = None, False, None, None
-        self.away_since = now
+        self.joining_account, self.away_since = None, now
 
     def become_open(self) -> None:
         self.kind, self.name, self.token_hash, self.invite_hash, self.account = "open", "", None, None, None
         self.program = False
         self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
+        self.joining_account = None
 
     def become_invited(self, name: str, invite_hash: str) -> None:
         self.kind, self.name, self.token_hash, self.invite_hash, self.account = "invited", name, None, invite_hash, None
         self.program = False
         self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
+        self.joining_account = None
 
 
 def names_clash(name: str, seats: list[Seat], besides: int | None = None) -> bool:

@@ -5,6 +5,7 @@ seats are searched in the table's stored JSON)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -83,14 +84,50 @@ def test_your_move_and_my_games_follow_the_account(web: TestClient) -> None:
 
 
 def test_a_seat_left_is_no_longer_the_accounts(web: TestClient) -> None:
-    phone = web
-    account(phone, "Cleo_3")
-    code = phone.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "easy"}] * 2}).json()["code"]
-    token = phone.post(f"/api/tables/{code}/resume").json()["token"]
-    assert [t["code"] for t in phone.get("/api/account/tables").json()] == [code]
-    with phone.websocket_connect(f"/ws/{code}?token={token}") as ws:
+    host = web.post("/api/tables", json={"name": "Host", "seats": [{"kind": "open"}]}).json()
+    account(web, "Cleo_3")
+    code = host["code"]
+    token = web.post(f"/api/tables/{code}/join", json={"name": "x"}).json()["token"]  # the game starts
+    assert [t["code"] for t in web.get("/api/account/tables").json()] == [code]
+    with web.websocket_connect(f"/ws/{code}?token={token}") as ws:
         receive_until(ws, lambda m: m.get("type") == "state")
         ws.send_json({"type": "leave"})
         receive_until(ws, lambda m: m.get("type") == "error" and m["code"] == "seat-lost")
-    assert phone.get("/api/account/tables").json() == []
-    assert phone.post(f"/api/tables/{code}/resume").status_code == 404  # the account has no seat there now
+        receive_until(ws, lambda m: m.get("type") == "state")  # (the game then waits for the host)
+    assert web.get("/api/account/tables").json() == []
+    assert web.post(f"/api/tables/{code}/resume").status_code == 404  # the account has no seat there now
+
+
+def play_until_deal(ws: Any, first: dict[str, Any], deal: int) -> None:
+    """Answer this seat's decisions (the first option) until the game reaches deal ``deal``."""
+    last = first
+    for _ in range(500):
+        view = last["view"]
+        if view["deal"] >= deal or view["phase"] == "over":
+            return
+        asked = view["decision"]
+        if asked is not None:
+            key = {"card": ("play", "card"), "row": ("row", "row")}[asked["kind"]]
+            ws.send_json({"type": key[0], key[1]: asked["options"][0], "deal": view["deal"], "turn": view["turn"]})
+        last = receive_until(ws, lambda m, v=view, a=asked: m.get("type") in ("update", "state") and m.get("view") is not None
+                             and (m["view"]["decision"] != a or (m["view"]["deal"], m["view"]["turn"]) != (v["deal"], v["turn"])))
+    raise AssertionError(f"deal {deal} never came")
+
+
+def test_an_account_taking_a_seat_over_mid_game_keeps_it_under_the_account(web: TestClient) -> None:
+    made = web.post("/api/tables", json={"name": "Host", "seats": [{"kind": "bot", "bot": "easy"}], "target": 200})
+    host = made.json()
+    code = host["code"]
+    account(web, "Dana_4")
+    joined = web.post(f"/api/tables/{code}/join", json={"name": "x"}).json()
+    assert joined["seat"] == 1 and joined["from_next_deal"] is True
+    # asked again (another device of the account): the same seat, still from the next deal
+    again = web.post(f"/api/tables/{code}/join", json={"name": "x"}).json()
+    assert (again["seat"], again["token"], again["from_next_deal"]) == (1, joined["token"], True)
+    assert web.get("/api/account/tables").json() == []  # not seated yet
+    with web.websocket_connect(f"/ws/{code}?token={host['token']}") as ws:
+        play_until_deal(ws, receive_until(ws, lambda m: m.get("type") == "state"), 1)
+    tables = web.get("/api/account/tables").json()
+    assert [(t["code"], t["seat"]) for t in tables] == [(code, 1)]
+    assert tables[0]["seats"][1]["name"] == "Dana_4" and tables[0]["seats"][1].get("member") is True
+    assert web.post(f"/api/tables/{code}/resume").json()["seat"] == 1
