@@ -147,6 +147,23 @@ def test_a_module_name_means_one_thing() -> None:
     assert named_like_a_package == {}, "a module named like one of the project's packages"
 
 
+def test_no_module_imports_a_private_name_of_another() -> None:
+    """A leading underscore says "only this module uses it": another module of the project that
+    needs it needs a public name (and ``Game``'s insides stay ``Game``'s: no ``game._x`` anywhere else)."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("sixnimmt")):
+                found += [f"{module_name(path)} imports {alias.name}" for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "game"
+                  and node.attr.startswith("_") and not node.attr.startswith("__")
+                  and path.name != "game.py"):
+                found.append(f"{module_name(path)} reads game.{node.attr}")
+    assert found == []
+
+
 def test_find_cycle_finds_one() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None

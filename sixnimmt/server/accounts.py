@@ -49,7 +49,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from .scheduling import _lower_priority
+from .scheduling import lower_priority
 from .store import Base, GameRow, Store, TableRow, game_summary
 from .table_setup import BOT_LEVELS
 
@@ -255,7 +255,7 @@ class Hasher:
             time_cost=ARGON2_TIME_COST, memory_cost=ARGON2_MEMORY_KIB, parallelism=ARGON2_LANES
         )
         self._pool = ThreadPoolExecutor(
-            max(1, threads), thread_name_prefix="sixnimmt-hash", initializer=_lower_priority, initargs=(niceness,)
+            max(1, threads), thread_name_prefix="sixnimmt-hash", initializer=lower_priority, initargs=(niceness,)
         )
         #: A hash of nothing anyone knows: checked when a name is unknown, so that an unknown name
         #: takes as long to refuse as a wrong password.
@@ -325,7 +325,8 @@ class User:
                 "joined": self.created_at.isoformat() + "Z"}
 
 
-def _user(row: UserRow) -> User:
+def user_of(row: UserRow) -> User:
+    """The account a ``users`` row holds, as the rest of the server sees it."""
     return User(row.id, row.name, row.kind, row.seat_key, row.created_at, row.bot_level)
 
 
@@ -373,7 +374,7 @@ class Accounts:
                 with session.begin():
                     session.add(row)
                     session.flush()
-                    user = _user(row)
+                    user = user_of(row)
             except IntegrityError:
                 raise AccountError("that user name is taken", "account-name-taken", 409) from None
             return user
@@ -390,7 +391,7 @@ class Accounts:
             )).one_or_none()
             if row is None or row.password_hash is None:
                 return None
-            return _user(row), row.password_hash, row.password_epoch
+            return user_of(row), row.password_hash, row.password_epoch
 
     def password_of(self, user_id: int) -> tuple[str, int] | None:
         with Session(self.engine) as session:
@@ -419,7 +420,7 @@ class Accounts:
             ).one_or_none()
             if row is None or row[0].password_epoch != row[1]:
                 return None
-            return _user(row[0])
+            return user_of(row[0])
 
     def end_session(self, token: str) -> None:
         with Session(self.engine) as session, session.begin():
@@ -503,12 +504,12 @@ class Accounts:
             row = session.scalars(select(UserRow).where(
                 UserRow.name_key == name_key(name), UserRow.deleted_at.is_(None)
             )).one_or_none()
-            return None if row is None else _user(row)
+            return None if row is None else user_of(row)
 
     def user_names(self, ids: list[int]) -> dict[int, User]:
         with Session(self.engine) as session:
             rows = session.scalars(select(UserRow).where(UserRow.id.in_(ids), UserRow.deleted_at.is_(None)))
-            return {row.id: _user(row) for row in rows}
+            return {row.id: user_of(row) for row in rows}
 
     # ------------------------------------------------------------------ play now
 

@@ -27,11 +27,11 @@ from .accounts import (
     Accounts,
     User,
     UserRow,
-    _user,
     check_name,
     name_key,
     now_utc,
     token_hash,
+    user_of,
 )
 from .store import Base
 
@@ -174,7 +174,7 @@ class BotAccounts:
             if row is None:
                 return None
             owner = session.get(UserRow, row.owner_id) if row.owner_id is not None else None
-            return _user(row), owner.name if owner is not None else ""
+            return user_of(row), owner.name if owner is not None else ""
 
     def about(self, user_id: int) -> dict[str, Any] | None:
         """What a bot program's profile adds: its owner and description (None: not such a bot)."""
@@ -235,7 +235,7 @@ class BotAccounts:
             row, bot = found
             row.last_used_at = now_utc()
             owner = session.get(UserRow, bot.owner_id) if bot.owner_id is not None else None
-            return BotIdentity(_user(bot), owner.name if owner is not None else "", row.id, bot.description or "")
+            return BotIdentity(user_of(bot), owner.name if owner is not None else "", row.id, bot.description or "")
 
     def live_tokens(self, ids: list[int]) -> set[int]:
         """Of the tokens ``ids``, those that still work (not revoked, their bot not deleted)."""

@@ -25,7 +25,7 @@ from .config import Settings
 from .limits import ApiError, RateLimiter
 from .sockets import SocketClient, pump
 from .table_setup import TableError
-from .web_accounts import _signed_in, account_error, service
+from .web_accounts import account_error, service, signed_in
 
 log = logging.getLogger("sixnimmt.server")
 
@@ -70,7 +70,7 @@ async def _call(request: Request, function: Any, *args: Any) -> Any:
 
 
 async def _owner(request: Request) -> User:
-    user = await _signed_in(request, service(request))
+    user = await signed_in(request, service(request))
     if user.kind != "person":
         raise ApiError(403, "only people own bots", "not-a-person")
     return user

@@ -52,7 +52,7 @@ class BotThreads:
     def __init__(self, threads: int, niceness: int = 0) -> None:
         self.threads = max(1, threads)
         self._pool = ThreadPoolExecutor(
-            self.threads, thread_name_prefix="sixnimmt-bot", initializer=_lower_priority, initargs=(niceness,)
+            self.threads, thread_name_prefix="sixnimmt-bot", initializer=lower_priority, initargs=(niceness,)
         )
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
@@ -63,7 +63,7 @@ class BotThreads:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _lower_priority(niceness: int) -> None:
+def lower_priority(niceness: int) -> None:
     """Lower the calling thread's scheduling priority by ``niceness`` steps (Linux only: elsewhere
     ``setpriority`` on a thread id would re-nice the whole process)."""
     if niceness <= 0 or sys.platform != "linux":

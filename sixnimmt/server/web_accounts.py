@@ -182,7 +182,8 @@ def _clear_cookie(request: Request, response: Response) -> None:
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https")
 
 
-async def _signed_in(request: Request, svc: AccountService) -> User:
+async def signed_in(request: Request, svc: AccountService) -> User:
+    """The signed-in account making ``request`` (a change must come from the site itself), or 401."""
     check_same_site(request)
     user = await svc.user(request)
     if user is None:
@@ -214,7 +215,7 @@ async def my_tables(request: Request) -> list[dict[str, Any]]:
     summary (who is awaited, the time left) and the account's ``seat``, for the home page's "Your
     move" on any device of the account."""
     svc = service(request)
-    user = await _signed_in(request, svc)
+    user = await signed_in(request, svc)
     found: list[dict[str, Any]] = []
     for code, seat in await svc.read(svc.accounts.seats_of, user.id):
         try:
@@ -234,7 +235,7 @@ async def my_games(
     """The finished games the signed-in account played, newest first (private tables' too, each with
     its table's code and the account's seat): "My games" on any device of the account."""
     svc = service(request)
-    user = await _signed_in(request, svc)
+    user = await signed_in(request, svc)
     games: list[dict[str, Any]] = await svc.read(svc.accounts.games_of, user.id, limit, offset)
     return games
 
@@ -317,7 +318,7 @@ async def _check_password(svc: AccountService, user: User, password: str) -> Non
 @router.post("/account/password")
 async def change_password(body: PasswordChange, request: Request, response: Response) -> dict[str, Any]:
     svc = service(request)
-    user = await _signed_in(request, svc)
+    user = await signed_in(request, svc)
     await _check_password(svc, user, body.current)
     try:
         check_password(body.new, user.name)
@@ -335,7 +336,7 @@ async def change_password(body: PasswordChange, request: Request, response: Resp
 @router.post("/account/delete")
 async def delete_account(body: AccountDelete, request: Request, response: Response) -> dict[str, Any]:
     svc = service(request)
-    user = await _signed_in(request, svc)
+    user = await signed_in(request, svc)
     await _check_password(svc, user, body.password)
     await svc.rooms.db.run(svc.accounts.delete, user.id)
     _clear_cookie(request, response)
@@ -378,7 +379,7 @@ async def leaderboard(
 async def resume_seat(code: str, request: Request) -> dict[str, Any]:
     """The seat the signed-in account holds at table ``code`` (another device of the account)."""
     svc = service(request)
-    user = await _signed_in(request, svc)
+    user = await signed_in(request, svc)
     args = {"name": user.name, "invite": None, "account": user.id,
             "token": seat_token(user.seat_key, code.strip().upper()), "resume_only": True}
     try:
