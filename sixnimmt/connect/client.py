@@ -299,7 +299,8 @@ class BotClient:
         if self._seek_sent and message.get("game") is None:  # the seek on its way was refused
             self._seek_sent = False
             if code == "rate-limited":  # try again when the server says; other refusals, once a game ends
-                retry = float(message.get("retry_after", 10.0))
+                # (at least a second: a client that asks again at once is refused again at once)
+                retry = max(1.0, float(message.get("retry_after", 10.0)))
                 asyncio.get_running_loop().call_later(retry, lambda: self._spawn(self._maybe_seek()))
 
     async def _maybe_seek(self) -> None:

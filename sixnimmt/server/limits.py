@@ -63,9 +63,10 @@ class RateLimiter:
         return False
 
     def retry_after(self, now: float) -> float:
-        """Seconds until the next message would be allowed (0 if it would be now)."""
+        """Seconds until the next message would be allowed (0 if it would be now), rounded up to a
+        tenth: a refused client told "0.0 s" would be refused again at once, over and over."""
         self._refill(now)
-        return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
+        return 0.0 if self.tokens >= 1.0 else math.ceil((1.0 - self.tokens) / self.rate * 10 - 1e-9) / 10
 
     def full(self, now: float) -> bool:
         """Saved up to the whole burst again (a bucket in this state can be forgotten)."""

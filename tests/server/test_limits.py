@@ -203,3 +203,17 @@ def test_a_client_too_far_behind_is_cut_off_with_a_bounded_queue() -> None:
     assert client.overflowed and len(client.outbox) == 6
     queued = list(client.outbox)
     assert queued[-1] is None and [m["n"] for m in queued[:-1] if m] == [0, 1, 2, 3, 4]
+
+
+def test_a_refused_client_is_never_told_to_try_again_at_once() -> None:
+    """A bucket a hair short of a token refuses: it says a tenth of a second at least, not "0.0 s"
+    (a client told 0 asked again at once, over and over, until its messages ran out)."""
+    from sixnimmt.server.limits import RateLimiter
+
+    seeks = RateLimiter(6 / 60, 6, now=0.0)
+    for _ in range(6):
+        assert seeks.allow(0.0)
+    almost = 10.0 - 1e-6  # a millionth of a second short of the next seek
+    assert not seeks.allow(almost)
+    assert seeks.retry_after(almost) == 0.1
+    assert seeks.allow(10.0) and seeks.retry_after(10.0) == 10.0  # exact figures stay exact
