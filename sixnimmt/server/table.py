@@ -15,7 +15,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..core import CardChosen, DealStarted, Event, Game, Phase
 from ..core.record import replay
@@ -44,6 +44,7 @@ log = logging.getLogger("sixnimmt.server")
 #: answers (docs/web.md, "What a table keeps").
 MAX_ANSWERS_PER_SEAT = 16
 
+T = TypeVar("T")
 Save = Callable[[TableData], Awaitable[None]]
 #: Store a finished game and the table's state in one transaction; returns the game's id.
 Archive = Callable[[TableData, dict[str, Any], list[int], list[list[dict[str, Any]]]], Awaitable[int]]
@@ -232,11 +233,19 @@ class TableSession:
         if self.closed or (self.may_act is not None and not await self.may_act()):
             raise self.moved()
 
-    def _lost_write(self) -> TableMovedError:
-        """The store refused a write: another process drives the table. The unsaved change is undone
-        first, so that nothing built from it can reach anyone."""
-        self._roll_back()
-        return self.moved()
+    async def _stored(self, write: Awaitable[T], what: str) -> T:
+        """Wait for one write of the store. Refused by the epoch: another process drives the table;
+        failed: the table goes back to the last saved state. Either way the unsaved change is undone
+        first, so that nothing built from it can reach anyone, and the change is refused."""
+        try:
+            return await write
+        except LeaseLostError:
+            self._roll_back()
+            raise self.moved() from None
+        except Exception:
+            log.exception("table %s: the store failed %s; back to the last saved state", self.code, what)
+            self._roll_back()
+            raise StoreFailedError() from None
 
     async def commit(self, turn_only: bool = False) -> None:
         """Write the table's state; if the store fails, roll the table back and refuse the change.
@@ -254,28 +263,15 @@ class TableSession:
             data = self.to_store()
             if saved is not None:
                 data.changed = changed_columns(saved, data)
-        try:
-            await self._save(data)
-        except LeaseLostError:
-            raise self._lost_write() from None
-        except Exception:
-            log.exception("table %s: the store failed; back to the last saved state", self.code)
-            self._roll_back()
-            raise StoreFailedError() from None
+        await self._stored(self._save(data), "to save the table")
         self.saved = data
 
     async def _archive_game(self, game: Game) -> None:
         """The game is over: store it for the history and the table's state, in one transaction (a
         failure leaves neither, and the table goes back to before the last move)."""
         data = self.to_store()
-        try:
-            self.last_game_id = await self._archive(data, game.record(), list(game.winners), self.deal_players)
-        except LeaseLostError:
-            raise self._lost_write() from None
-        except Exception:
-            log.exception("table %s: the store failed to archive the game; back to the last saved state", self.code)
-            self._roll_back()
-            raise StoreFailedError() from None
+        archive = self._archive(data, game.record(), list(game.winners), self.deal_players)
+        self.last_game_id = await self._stored(archive, "to archive the game")
         data.current = {**(data.current or {}), "last_game_id": self.last_game_id}
         self.saved = data
 
