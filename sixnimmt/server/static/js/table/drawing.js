@@ -1,7 +1,7 @@
 // Drawing the table from the last applied state: the bar, the players, the rows, the revealed
 // cards, the prompt and the hand; and the waiting room before the game starts.
 // Every function takes the table's shared state `s` (see table.js) and draws from it only.
-import { api, h, joinKey, prefs, seats, t, timeLeftText, tn, toast } from "../util.js";
+import { api, botBadge, h, joinKey, prefs, seatBot, seats, t, timeLeftText, tn, toast } from "../util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "../cards.js";
 import { countMode, scoring, setCountMode } from "../score.js";
 import { pickHelpKey, previewPlacement } from "./plays.js";
