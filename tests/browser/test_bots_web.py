@@ -91,7 +91,13 @@ def test_a_bot_programs_seat_is_marked_in_the_history_replay_and_review(browser:
     page.on("pageerror", lambda e: errors.append(str(e)))
     host = "<b>Ann</b>"  # a person's name that is markup: shown as text, never parsed
     code = create_table(page, server, host, ["program:Marked_Bot", "bot:easy"], public=True)
-    play_until_over(page)  # the game starts once the program takes its seat
+    page.wait_for_selector("#hand button.card:not([disabled])")  # the game starts once the program takes its seat
+    home = page.context.new_page()  # the same browser's home: "Your move" names the program a bot
+    home.goto(f"{server}{FAST}#/")
+    who = home.wait_for_selector(f"#your-move-list li[data-code='{code}'] .who")
+    assert "Marked_Bot (bot)" in who.inner_text() and host in who.inner_text()
+    home.close()
+    play_until_over(page)
     program.join(60)
     assert not program.is_alive()
     # the final ranking and score sheet mark the bots as the table does
