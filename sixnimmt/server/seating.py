@@ -238,7 +238,8 @@ def reseat(table: TableSession) -> bool:
     if changed:
         table.steps.make_bots()
     table.deal_players.append(
-        [{"name": s.name, "kind": "human" if s.person else "bot", "bot": None if s.person else s.bot}
+        [{"name": s.name, "kind": "human" if s.person else "bot", "bot": None if s.person else s.bot,
+          **({"program": True} if s.program else {})}  # a bot program (docs/bot-api.md) holds a "human" seat
          for s in table.seats]
     )
     return changed

@@ -234,6 +234,23 @@ def _game_row(
     )
 
 
+def seat_bots(deal_players: list[list[dict[str, Any]]] | None, seats: int) -> list[str | None]:
+    """Which seats of a finished game a bot played, for the pages to mark them as the table does:
+    per seat, a server bot's level, ``"program"`` for a bot program (docs/bot-api.md), or None for
+    a person. It is who played the first deal, the name the game's record holds (a seat that changed
+    hands later shows its later players in ``deal_players``). A deleted bot's seat stays a bot under
+    the neutral name: that it was a bot was public at the table, and says nothing of whose it was.
+    A game stored before its deal players were noted: all None."""
+    first = deal_players[0] if deal_players else []
+    bots: list[str | None] = [None] * seats
+    for seat, player in enumerate(first[:seats]):
+        if player.get("program"):
+            bots[seat] = "program"
+        elif player.get("kind") == "bot":
+            bots[seat] = str(player.get("bot") or "bot")
+    return bots
+
+
 def game_summary(row: GameRow) -> dict[str, Any]:
     return {
         "id": row.id,
@@ -244,6 +261,7 @@ def game_summary(row: GameRow) -> dict[str, Any]:
         "seats": list(row.seats),
         "totals": list(row.totals),
         "winners": list(row.winners),
+        "bots": seat_bots(row.deal_players, len(row.seats)),
         "target": row.record.get("rules", {}).get("target"),  # for a count-down display
     }
 

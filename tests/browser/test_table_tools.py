@@ -73,7 +73,9 @@ def test_counting_down_in_spanish_end_to_end(browser: Any, server: str, shots: A
     assert page.inner_text("#replay-totals") == " · ".join(f"{n}: {e}" for n, e in zip(names, expected, strict=True))
     page.goto(server + FAST + "#/history")
     row = page.locator(f"tr[data-game='{game['id']}'] td >> nth=2")
-    assert row.inner_text() == " · ".join(f"{n} {e}" for n, e in zip(names, expected, strict=True))
+    shown = [f"{n} fácil" if bot else n for n, bot in zip(names, game["bots"], strict=True)]  # the bot's badge
+    assert game["bots"] == [None, "easy"]
+    assert row.inner_text() == " · ".join(f"{n} {e}" for n, e in zip(shown, expected, strict=True))
     assert english_left(page, "es") == set()
     page.goto(server + FAST + f"#/t/{code}")
     page.wait_for_selector("#dialog-over")

@@ -614,3 +614,42 @@ def test_a_connection_replaced_mid_game_resumes_it_and_the_seat_stays_one(live: 
             last.play_games()
         thread.join(60)
         assert not thread.is_alive() and last.ended[code]["totals"] == patient.ended[code]["totals"]
+
+
+def test_the_history_marks_a_bot_programs_seat_and_a_server_bots_seat(live: TestClient) -> None:
+    """Every answer the history, replay and review pages read says, per seat, whether a bot played
+    it: a server bot's level, "program" for a bot program, None for a person; and a deleted bot's
+    seat stays a bot under the neutral name."""
+    web = live
+    sign_up(web, "pia_host")
+    token = make_bot(web, "Marked_Bot")
+    with web.websocket_connect(CONNECT, headers=bearer(token)) as ws:
+        program = BotProgram(ws)
+        program.hello()
+        made = create_table(web, [{"kind": "program", "name": "Marked_Bot"}, {"kind": "bot", "bot": "easy"}],
+                            public=True, target=10)
+        invitation = program.until(lambda m: m["type"] == "invitation")
+        ws.send_json({"type": "accept", "invitation": invitation["invitation"]})
+        thread = program.in_thread()
+        with web.websocket_connect(f"/ws/{made['code']}?token={made['token']}") as person:
+            play_out(person, receive_until(person, lambda m: m.get("type") in ("state", "update")
+                                           and m["table"]["status"] == "playing"))
+        thread.join(60)
+        assert not thread.is_alive()
+    game_id = web.get(f"/api/tables/{made['code']}").json()["last_game_id"]
+    marks = [None, "program", "easy"]
+    listed = next(g for g in web.get("/api/games").json() if g["id"] == game_id)
+    assert listed["seats"][:2] == ["pia_host", "Marked_Bot"] and listed["bots"] == marks
+    game = web.get(f"/api/games/{game_id}").json()
+    assert game["bots"] == marks
+    assert [(p["kind"], p.get("program", False)) for p in game["deal_players"][0]] == [
+        ("human", False), ("human", True), ("bot", False)]
+    assert web.get(f"/api/games/{game_id}/events").json()["bots"] == marks
+    mine = next(g for g in web.get("/api/account/games").json() if g["id"] == game_id)
+    assert mine["bots"] == marks and mine["seat"] == 0
+    # nothing private comes with the mark: no account id, owner or token of the bot
+    assert not {"account", "owner", "token", "token_hash"} & {k for p in game["deal_players"][0] for k in p}
+    assert web.delete("/api/bots/Marked_Bot").status_code == 204
+    after = web.get(f"/api/games/{game_id}/events").json()
+    assert after["seats"][1] == "Deleted player" and after["bots"] == marks
+    assert after["deal_players"][0][1]["name"] == "Deleted player"

@@ -1,5 +1,5 @@
 // Finished games: a list, and a turn-by-turn replay built from the engine's events.
-import { api, h, lang, t, tn } from "./util.js";
+import { api, botBadge, h, lang, t, tn } from "./util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "./cards.js";
 import { scoring } from "./score.js";
 import { account } from "./account.js";
@@ -37,8 +37,10 @@ function gameRows(games, mine) {
     return h("tr", { dataset: { game: g.id } },
       h("td", {}, when(g.finished_at)),
       h("td", {}, t(`variant.${g.variant}`)),
-      h("td", {}, g.seats.map((name, i) => `${name} ${scoring(g.target ?? null).total(g.totals[i])}`).join(" · ")),
-      h("td", {}, g.winners.map((i) => g.seats[i]).join(" & ")),
+      // a bot's name carries the table's badge (g.bots: a server bot's level, "program", or null)
+      h("td", {}, g.seats.map((name, i) => [i ? " · " : "", h("span.seat-name", { dataset: { seat: i } }, name,
+        g.bots?.[i] ? " " : "", botBadge(g.bots?.[i])), ` ${scoring(g.target ?? null).total(g.totals[i])}`]).flat()),
+      h("td", {}, g.winners.map((i, k) => [k ? " & " : "", g.seats[i], g.bots?.[i] ? " " : "", botBadge(g.bots?.[i])]).flat()),
       h("td.actions-cell", {}, h("a.btn.small", { href: `#/history/${g.id}${key}` }, t("history.open")), review));
   });
 }
@@ -166,6 +168,11 @@ export async function showReplay(main, id, table = null) {
     h("a.btn.small.primary", { href: `/api/games/${id}/record.json${key}`, download: `sixnimmt-game-${id}.json`, id: "download" }, t("history.download")));
   // who sat in each seat in each deal (a friend may have taken a bot's seat over mid-game)
   const who = (deal, seat) => data.deal_players?.[deal]?.[seat]?.name ?? data.seats[seat];
+  const whoBot = (deal, seat) => {
+    const player = data.deal_players?.[deal]?.[seat];
+    if (!player) return data.bots?.[seat] ?? null;
+    return player.program ? "program" : player.kind === "bot" ? player.bot || "bot" : null;
+  };
   function draw() {
     const f = frames[at];
     const name = (seat) => who(f.deal, seat);
@@ -183,7 +190,8 @@ export async function showReplay(main, id, table = null) {
     parts.push(h("p", { id: "replay-totals" }, data.seats.map((_, i) => `${name(i)}: ${score.total(f.totals[i])}${f.penalties[i] && !f.final ? ` (${score.delta(f.penalties[i])})` : ""}`).join(" · ")));
     info.replaceChildren(...parts);
     handsNode.replaceChildren(h("strong", {}, t("history.hands")), ...f.hands.map((hand, i) =>
-      h("div.hrow", {}, h("span", {}, name(i)), hand.map((c) => cardNode(c)))));
+      h("div.hrow", { dataset: { seat: i } }, h("span.seat-name", {}, name(i), whoBot(f.deal, i) ? " " : "", botBadge(whoBot(f.deal, i))),
+        hand.map((c) => cardNode(c)))));
   }
   const onKey = (e) => { if (e.key === "ArrowRight") go(at + 1); if (e.key === "ArrowLeft") go(at - 1); };
   document.addEventListener("keydown", onKey);

@@ -159,9 +159,7 @@ export async function showLobby(main) {
     const items = tables.map((table) => {
       const own = mine[table.code];
       // names, and the open seats in words (not a dot nobody reads)
-      // (a bot program's name says it is a bot, as the built-in bots' names do at the table)
-      const taken = table.seats.filter((s) => s.kind !== "open")
-        .map((s) => (s.program ? `${s.name} (${t("table.bot")})` : s.name)).join(", ");
+      const taken = table.seats.filter((s) => s.kind !== "open").map(seatLabel).join(", ");
       const free = table.seats.filter((s) => s.kind === "open").length;
       const who = free ? `${taken} · ${tn("lobby.openSeats", free)}` : taken;
       const end = table.rules.target != null ? t("lobby.to", { n: table.rules.target }) : null;
@@ -189,6 +187,10 @@ export async function showLobby(main) {
   return () => { clearInterval(poll); clearInterval(movePoll); };
 }
 
+/** A seat's name in a list of tables: a bot program's says it is a bot, as the built-in bots'
+ * names do at the table. */
+const seatLabel = (s) => (s.program ? `${s.name} (${t("table.bot")})` : s.name);
+
 // ---- "Your move": every table where this browser or the signed-in account holds a seat, those
 // waiting for it first (turn-based tables above all), each with the time left for the move. Read
 // from the seat tokens this browser keeps and, signed in, from the account (any device's seats).
@@ -213,7 +215,7 @@ function yourMoveBlock() {
     list.replaceChildren(...live.map((f) => h("li" + (mine(f) ? ".my-move" : ""), { dataset: { code: f.code, move: mine(f) ? "1" : "" } },
       h("span.code", {}, f.code),
       h("span.badge", {}, t(`variant.${f.table.rules.variant}`)),
-      h("span.who", {}, f.table.seats.map((s) => s.name).filter(Boolean).join(", ")),
+      h("span.who", {}, f.table.seats.filter((s) => s.name).map(seatLabel).join(", ")),
       h("span.badge.timer-badge", {}, timerLabel(f.table.timer)),
       h("span.badge" + (mine(f) ? ".live" : ""), {}, mine(f) ? t("home.yourTurn") : f.table.status === "waiting" ? t("lobby.waiting") : t("home.theirTurn")),
       f.table.status === "playing" && f.table.timer_left != null

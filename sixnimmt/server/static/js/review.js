@@ -1,7 +1,7 @@
 // The review of a finished game: each decision of one seat, marked good, inaccuracy or mistake on a
 // timeline; the move played against the best one with the expected penalty of each, and the board
 // at that moment. The server makes the review (POST /api/games/ID/review), once, in the background.
-import { api, h, sleep, t, tn } from "./util.js";
+import { api, botBadge, h, sleep, t, tn } from "./util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "./cards.js";
 import { buildFrames } from "./history.js";
 
@@ -26,7 +26,8 @@ export async function showReview(main, id, table = null, seat = null) {
   if (seat == null || !(seat >= 0 && seat < data.seats.length)) {
     status.textContent = t("review.whichSeat");
     main.append(h("div.replay-controls", { id: "review-seats" }, data.seats.map((name, i) =>
-      h("a.btn.small", { href: `#/review/${id}?${[key, `seat=${i}`].filter(Boolean).join("&")}` }, name))));
+      h("a.btn.small", { href: `#/review/${id}?${[key, `seat=${i}`].filter(Boolean).join("&")}`, dataset: { seat: i } },
+        name, data.bots?.[i] ? " " : "", botBadge(data.bots?.[i])))));
     return null;
   }
   let stopped = false;

@@ -47,6 +47,17 @@ export const prefs = {
   set(name, value) { try { localStorage.setItem(`sixnimmt.${name}`, String(value)); } catch { /* private mode: not kept */ } },
 };
 
+/** The badge on a bot's name, the same at the table and in the history: `bot` is a server bot's
+ * level, "program" a bot program's (docs/bot-api.md); null or undefined: a person, no badge. */
+export function botBadge(bot) {
+  if (!bot) return null;
+  if (bot === "program" || bot === "bot") return h("span.badge.bot", { title: t("bots.program") }, t("table.bot"));
+  return h("span.badge.bot", { title: t("table.bot") }, t(`level.${bot}`));
+}
+
+/** What a table's seat is for :func:`botBadge`: its level, "program", or null (a person). */
+export const seatBot = (seat) => (seat.program ? "program" : seat.kind === "bot" ? seat.bot : null);
+
 /** Build an element: h("div.a.b", {attrs}, children...). Strings become text nodes (so names are
  * always shown as text, never parsed as HTML). */
 export function h(spec, attrs = {}, ...children) {

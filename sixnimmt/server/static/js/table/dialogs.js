@@ -1,6 +1,6 @@
 // Dialogs over the table: the summary after each deal, the score sheet, and the final ranking
 // (which may be put aside to study the last board, and brought back).
-import { api, h, seats, t } from "../util.js";
+import { api, botBadge, h, seatBot, seats, t } from "../util.js";
 import { scoring } from "../score.js";
 import { myGames } from "../history.js";
 import { seatName } from "./drawing.js";
@@ -37,13 +37,19 @@ export function dialogKind(s) { return s.dialog?.dataset.kind ?? null; }
 
 const title = (kind, text) => h("h2", { id: `dialog-${kind}-title` }, text);
 
+/** Seat `i`'s name with the table's bot badge, for the ranking and the score sheet. */
+function markedName(s, i) {
+  const seat = s.current.table.seats[i];
+  return [seatName(s, i), seat && seatBot(seat) ? " " : "", seat ? botBadge(seatBot(seat)) : null];
+}
+
 function rankingTable(s, totals, penalties, winners, id) {
   const score = scoring(s.shape.target);
   const order = totals.map((total, seat) => ({ seat, total })).sort((a, b) => a.total - b.total);
   const head = h("tr", {}, h("th", {}, "#"), h("th", {}, t("table.player")),
     penalties ? h("th.num", {}, t("table.thisDealCol")) : null, h("th.num", {}, score.totalHeading()));
   const body = order.map((o, rank) => h("tr" + (winners.includes(o.seat) ? ".win" : ""), { dataset: { seat: o.seat } },
-    h("td", {}, String(rank + 1)), h("td", {}, seatName(s, o.seat)),
+    h("td", {}, String(rank + 1)), h("td", {}, markedName(s, o.seat)),
     penalties ? h("td.num.delta", {}, score.delta(penalties[o.seat])) : null,
     h("td.num.total" + (score.past(o.total) ? ".past" : ""), {}, score.total(o.total))));
   return h("table.ranking", { id }, h("thead", {}, head), h("tbody", {}, body));
@@ -62,7 +68,7 @@ export function dealSummary(s, e) {
 
 /** The score sheet, at any time during the game. */
 export function showSheet(s) {
-  const names = s.current.table.seats.map((_, i) => seatName(s, i));
+  const names = s.current.table.seats.map((_, i) => markedName(s, i));
   openDialog(s, "sheet", title("sheet", t("sheet.title")), scoreSheet(names, s.log.deals, s.shape.target),
     h("div.actions", {}, h("button.btn", { type: "button", onclick: () => closeDialog(s) }, t("dialog.close"))));
 }
@@ -91,7 +97,7 @@ export function gameOver(s) {
     actions.push(h("a.btn.ghost", { id: "review-btn", href: `#/review/${table.last_game_id}?table=${s.code}&seat=${table.you}` }, t("review.open")));
   }
   actions.push(h("a.btn.ghost", { href: "#/" }, t("table.lobby")));
-  const seatNames = table.seats.map((_, i) => seatName(s, i));
+  const seatNames = table.seats.map((_, i) => markedName(s, i));
   const sheet = h("div", { id: "final-sheet" }, scoreSheet(seatNames, s.log.deals, s.shape.target));
   openDialog(s, "over", title("over", t("table.gameOver")),
     h("p", { id: "winners" }, t(view.winners.length > 1 ? "table.winners" : "table.winner", { names })),

@@ -1,7 +1,7 @@
 // Drawing the table from the last applied state: the bar, the players, the rows, the revealed
 // cards, the prompt and the hand; and the waiting room before the game starts.
 // Every function takes the table's shared state `s` (see table.js) and draws from it only.
-import { api, h, joinKey, prefs, seats, t, timeLeftText, tn, toast } from "../util.js";
+import { api, botBadge, h, joinKey, prefs, seatBot, seats, t, timeLeftText, tn, toast } from "../util.js";
 import { bullIcon, cardNode, ghostNode, sumHeads } from "../cards.js";
 import { countMode, scoring, setCountMode } from "../score.js";
 import { pickHelpKey, previewPlacement } from "./plays.js";
@@ -144,8 +144,7 @@ export function drawPlayers(s) {
       h("span.pname", { title: seat.name }, seat.name),
       h("span.ptotal", { title: score.totalTitle() }, score.total(view.totals[i])),
       h("span.pstatus", {}, status,
-        seat.kind === "bot" ? h("span.badge.bot", { title: t("table.bot") }, t(`level.${seat.bot}`)) : null,
-        seat.program ? h("span.badge.bot", { title: t("bots.program") }, t("table.bot")) : null,
+        botBadge(seatBot(seat)),
         i === table.you ? h("span.badge", {}, t("table.you")) : null,
         away ? h("span.badge", {}, t("table.away")) : null,
         away ? h("span.paway", { dataset: { seat: i }, "aria-live": "off" }) : null),
@@ -463,8 +462,7 @@ export function drawWaiting(s) {
     : h("ul.seat-list", { id: "waiting-seats" }, table.seats.map((seat, i) => h("li", {},
       h("span", {}, t("lobby.seat", { n: i + 1 })),
       seat.kind === "open" ? h("em.muted", { style: "color:#cfe3d8" }, t("table.open")) : h("strong", {}, seat.name),
-      seat.kind === "bot" ? h("span.badge.bot", {}, t(`level.${seat.bot}`)) : null,
-      seat.program ? h("span.badge.bot", { title: t("bots.program") }, t("table.bot")) : null,
+      botBadge(seatBot(seat)),
       seat.kind === "invited" ? h("span.badge", {}, t("seats.invitedBadge")) : null,
       i === table.you ? h("span.badge", {}, t("table.you")) : null)));
   const parts = [
