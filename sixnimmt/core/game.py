@@ -65,7 +65,8 @@ _PLAY, _ROW_CHOICE, _DRAFT, _ORDER, _KEEP, _OVER = (
     Phase.OVER,
 )
 _CARD, _ROW, _DRAFT_PICK, _KEEP_CARDS = DecisionKind.CARD, DecisionKind.ROW, DecisionKind.DRAFT, DecisionKind.KEEP
-# The side's name in events, by identity (an enum's ``.value`` runs Python code on every placement).
+# The side's name in events, found by identity: an enum's ``.value`` runs Python code, and every
+# placed card needs it (3.5% of the instructions of the engine and its record: docs/performance.md).
 _SIDE_RIGHT, _RIGHT, _LEFT = Side.RIGHT, Side.RIGHT.value, Side.LEFT.value
 _TOO_LOW = "too-low"
 _options = operator.attrgetter("options")
