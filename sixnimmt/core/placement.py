@@ -55,11 +55,11 @@ def best_slots(
                 return _ON_THE_RIGHT[index]
     if not professional:
         # The row whose last card is the highest below this one (§3 rule 1).
-        best_row, best_gap = -1, _FAR
+        best_row, best_end = -1, 0
         for index, row in enumerate(rows):
-            gap = card - row[-1]
-            if 0 < gap < best_gap:
-                best_row, best_gap = index, gap
+            end = row[-1]
+            if best_end < end < card:
+                best_row, best_end = index, end
         return _ON_THE_RIGHT[best_row] if best_row >= 0 else ()
     # Professional (§5.3): also before the row whose first card is the lowest above this one.
     best: list[Slot] = []
