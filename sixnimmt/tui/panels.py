@@ -56,7 +56,6 @@ def status_text(session: GameSession, width: int) -> Text:
     """One line: the variant, the deal and turn, how the game ends; the bullhead colours if room."""
     g = session.tr.gettext
     game = session.game
-    status = Text(f"6 nimmt! {variant_name(game.rules.variant.value, session.tr)}", style="bold")
     parts = [g("Deal {number}").format(number=session.shown_deal + 1)]
     if game.phase is Phase.DRAFT and not session.animating:
         parts.append(g("Open draft"))
@@ -70,8 +69,12 @@ def status_text(session: GameSession, width: int) -> Text:
     if game.rules.deals is not None and game.rules.turns_per_deal is not None:
         at_most = session.tr.ngettext("{count} deal at most", "{count} deals at most", game.rules.deals)
         parts.append(at_most.format(count=game.rules.deals))
-    for part in parts:
-        status.append(" · " + part)
+    variant = variant_name(game.rules.variant.value, session.tr)
+    facts = "".join(" · " + part for part in parts)
+    # the game's name where there is room: what the game is and how it ends matter more
+    title = f"6 nimmt! {variant}" if len(f"6 nimmt! {variant}{facts}") <= width else variant
+    status = Text(title, style="bold")
+    status.append(facts)
     key = legend(session.tr)
     if status.cell_len + 3 + key.cell_len <= width:
         status.append("   ")

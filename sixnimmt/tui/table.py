@@ -292,7 +292,9 @@ class TableScreen(Screen[None]):
         decision = session.decision()
         width = self.app.size.width
         layout = self.layout_name
-        self.query_one("#status", Static).update(status_text(session, width - 2))
+        # (the status line is as wide as the play area: beside the side panel but in the compact layout)
+        status_width = width - 2 - (0 if layout is Layout.COMPACT else _SIDE_WIDTHS.get(layout, 0))
+        self.query_one("#status", Static).update(status_text(session, status_width))
         self.query_one("#scoreline", Static).update(scores_line(session, view))
         preview = self._preview(view)
         choosing_row = decision is not None and decision.kind is DecisionKind.ROW
