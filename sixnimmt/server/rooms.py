@@ -22,13 +22,13 @@ from .room import Room
 from .scheduling import BotThreads
 from .store import GameRow, Store, TableData, Writer
 from .table_setup import (
-    BOT_LEVELS,
     TURN_BASED,
     Seat,
     TableError,
     TableMovedError,
     TableOptions,
     bot_label,
+    check_bot_level,
     clean_name,
     hash_token,
 )
@@ -250,13 +250,7 @@ class Rooms:
             if kind == "open":
                 room_seats.append(Seat(index, "open", ""))
             elif kind == "bot":
-                level = spec.get("bot", "medium")
-                if level not in BOT_LEVELS:
-                    raise TableError(
-                        f"unknown bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}",
-                        "bad-option",
-                        option="bot",
-                    )
+                level = check_bot_level(spec.get("bot", "medium"), "bot")
                 taken = {s.name for s in room_seats}
                 room_seats.append(Seat(index, "bot", bot_label(index, taken), level))
             else:

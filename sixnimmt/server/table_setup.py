@@ -201,6 +201,15 @@ class Seat:
         self.joining_account = None
 
 
+def check_bot_level(level: object, option: str) -> str:
+    """``level`` if it is one of the server's bot levels, else a clear refusal naming ``option``."""
+    if level not in BOT_LEVELS:
+        raise TableError(f"unknown bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}",
+                         "bad-option", option=option)
+    assert isinstance(level, str)
+    return level
+
+
 def names_clash(name: str, seats: list[Seat], besides: int | None = None) -> bool:
     """Whether ``name`` is taken at the table, ignoring case and letters that look alike: by a
     seat's name (bots' too) or a person about to take a seat over. Seat ``besides`` (the one being taken) does not count."""
@@ -254,12 +263,6 @@ class TableOptions:
                 "bad-option",
                 option="timer",
             )
-        fill_bot = data.get("fill_bot", "medium")
-        if fill_bot not in BOT_LEVELS:
-            raise TableError(
-                f"unknown bot level {fill_bot!r}: choose one of {', '.join(BOT_LEVELS)}",
-                "bad-option",
-                option="fill_bot",
-            )
+        fill_bot = check_bot_level(data.get("fill_bot", "medium"), "fill_bot")
         return cls(rules, count, timer, fill_bot, bool(data.get("public", False)), bool(data.get("spectator_chat", False)),
                    bool(data.get("rated", False)))

@@ -73,6 +73,22 @@ async def until(condition: Callable[[], bool], what: str, tries: int = 1000) -> 
     raise AssertionError(f"never happened: {what}")
 
 
+async def finish_for(room: Room, seats: tuple[int, ...]) -> None:
+    """Play ``room``'s game to its end, answering for the people in ``seats`` (its bots play
+    themselves), a bounded number of rounds."""
+    for _ in range(2000):
+        game = room.table.game
+        assert game is not None
+        if game.is_over:
+            return
+        for pending in game.pending():
+            if pending.seat in seats:
+                async with room.lock:
+                    await room.act(pending.seat, pending.options[0])
+        await room.turns.settle()
+        await asyncio.sleep(0)
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize("variant,players", [("standard", 4), ("nifty", 3), ("hand", 3)])
 async def test_no_leak_across_processes(variant: str, players: int) -> None:

@@ -16,7 +16,7 @@ from sixnimmt.server.rooms import Rooms
 from sixnimmt.server.table_setup import TableOptions
 
 from .conftest import POSTGRES_URL, fresh_postgres_url
-from .test_cluster import Socket, process, until
+from .test_cluster import Socket, finish_for, process, until
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -104,15 +104,7 @@ async def test_a_process_driving_more_than_its_share_hands_tables_over_and_their
         game = new.table.game
         assert game is not None
         assert game.chosen[1] == kept[room.code]  # the card chosen before the hand-over is kept
-        for _ in range(2000):
-            if game.is_over:
-                break
-            for pending in game.pending():
-                if pending.seat in (0, 1):
-                    async with new.lock:
-                        await new.act(pending.seat, pending.options[0])
-            await new.turns.settle()
-            await asyncio.sleep(0)
+        await finish_for(new, (0, 1))
         assert game.is_over
         assert new.table.last_game_id is not None
         assert hidden_cards_seen(host_again, 0) == [] and hidden_cards_seen(friend_again, 1) == []
