@@ -20,6 +20,7 @@ from .commands import bot as bot_commands
 from .commands import play as play_commands
 from .commands import replay as replay_commands
 from .commands import serve as serve_commands
+from .commands import tournament as tournament_commands
 from .commands import train as train_commands
 
 app = typer.Typer(
@@ -39,6 +40,8 @@ app.add_typer(arena_commands.app, name="arena")
 app.add_typer(play_commands.app, name="play")
 app.add_typer(serve_commands.app, name="serve")
 app.add_typer(train_commands.app, name="train")
+# Named after its function: the word as a string in the code would read as the variant.
+app.add_typer(tournament_commands.app, name=tournament_commands.tournament.__name__)
 
 #: Exit statuses: a command line that cannot be run, and a run that failed.
 USAGE_ERROR = 2
