@@ -15,8 +15,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from sixnimmt.server.app import create_app
 from sixnimmt.server.config import Settings
+from sixnimmt.server.web.app import create_app
 
 CONNECT = "/api/bot/v1/connect"
 #: Frames shown before and after the cut.

@@ -31,12 +31,12 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from sixnimmt.core import Rules
-from sixnimmt.server.cluster import Cluster
+from sixnimmt.server.cluster.peers import Cluster, join_cluster
 from sixnimmt.server.config import Settings
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import Store
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import ChooseRow, Play
 
 
@@ -82,7 +82,7 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
 
         store.save_tables = counted_save  # type: ignore[method-assign]
         rooms = Rooms(store, Settings(database_url=url, bot_delay=0.0, fallback_bot="random", lease_seconds=30.0))
-        await rooms.join_cluster()
+        await join_cluster(rooms)
         processes.append(rooms)
     a, b = processes
     assert a.cluster is not None and b.cluster is not None
@@ -173,7 +173,7 @@ async def notify_rate(server_url: str, seconds: float, listeners: int) -> dict[s
     (``listeners`` processes, each on its own channel, as the cluster does)."""
     import psycopg
 
-    from sixnimmt.server.cluster import psycopg_dsn
+    from sixnimmt.server.cluster.peers import psycopg_dsn
 
     dsn = psycopg_dsn(fresh_database(server_url))
     payload = "x" * 2000

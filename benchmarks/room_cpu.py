@@ -25,10 +25,10 @@ from typing import Any
 
 from sixnimmt.core import Rules
 from sixnimmt.server.config import Settings
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import Store
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import Again, ChooseRow, Play, wire_text
 
 

@@ -34,7 +34,7 @@ from websockets.asyncio.client import ClientConnection, connect
 LAUNCH = """
 import sys
 import uvicorn
-from sixnimmt.server.app import create_app
+from sixnimmt.server.web.app import create_app
 from sixnimmt.server.config import Settings
 uvicorn.run(create_app(Settings(database_url=sys.argv[1], bot_delay=0.0, absent_grace=600.0)),
             host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")

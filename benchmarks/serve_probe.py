@@ -27,9 +27,9 @@ from typing import Any
 
 import uvicorn
 
-from sixnimmt.server.app import create_app
 from sixnimmt.server.config import Settings
-from sixnimmt.server.store import Store
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.web.app import create_app
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -56,13 +56,20 @@ def load_time_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the project's modules it imports at load time."""
+def every_import(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import of a module: at load time, type-only (``if TYPE_CHECKING:``) and in functions."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
+
+
+def import_graph(type_only_too: bool = False) -> dict[str, set[str]]:
+    """Module -> the project's modules it imports at load time (``type_only_too``: or anywhere,
+    under ``if TYPE_CHECKING:`` and in functions included)."""
     paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     graph: dict[str, set[str]] = defaultdict(set)
+    find = every_import if type_only_too else load_time_imports
     for name, path in paths.items():
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in load_time_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in find(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -125,6 +132,66 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         if node not in state and (cycle := visit(node)):
             return cycle
     return None
+
+
+# ---------------------------------------------------------------------- the server's packages
+
+SERVER = PACKAGE / "server"
+
+#: What each part of the web server may import of the others (docs/architecture.md, "The server's
+#: packages"): ``base`` is the modules directly in ``sixnimmt/server`` (settings, time, the browser
+#: protocol, rate limits, the socket pump), each package a subsystem, lowest first.
+SERVER_ALLOWED: dict[str, set[str]] = {
+    "base": set(),
+    "store": {"base"},
+    "tables": {"base", "store"},
+    "accounts": {"base", "store", "tables"},
+    "cluster": {"base", "store", "tables"},
+    "botapi": {"base", "store", "tables", "accounts", "cluster"},
+    "web": {"base", "store", "tables", "accounts", "cluster", "botapi"},
+}
+
+
+def server_part(module: str) -> str | None:
+    """The part of the server ``module`` belongs to (None: it is not the server's)."""
+    parts = module.split(".")
+    if parts[:2] != ["sixnimmt", "server"] or len(parts) < 3:
+        return None
+    return parts[2] if (SERVER / parts[2]).is_dir() else "base"
+
+
+def server_graph() -> dict[str, set[str]]:
+    """Server module -> the server modules it imports, type-only and function-level imports included."""
+    return {
+        module: {t for t in targets if server_part(t) is not None}
+        for module, targets in import_graph(type_only_too=True).items()
+        if server_part(module) is not None
+    }
+
+
+def test_every_server_package_is_in_the_layer_table_and_says_what_it_owns() -> None:
+    packages = {p.name for p in SERVER.iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(SERVER_ALLOWED) - {"base"}
+    for name in packages:
+        docstring = ast.get_docstring(ast.parse((SERVER / name / "__init__.py").read_text(encoding="utf-8")))
+        assert docstring and "May import" in docstring, f"server/{name}/__init__.py: what it owns and may import"
+
+
+def test_each_server_package_imports_only_the_layers_below_it() -> None:
+    graph = server_graph()
+    assert any(server_part(m) == "tables" for m in graph), "no server modules found"
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if (part := server_part(module)) != (other := server_part(target)) and other not in SERVER_ALLOWED[part or ""]
+    )
+    assert not wrong, "imports across the server's layers the architecture does not allow:\n" + "\n".join(wrong)
+
+
+def test_no_import_cycle_among_server_modules_type_only_imports_included() -> None:
+    cycle = find_cycle(server_graph())
+    assert cycle is None, "server import cycle: " + " -> ".join(cycle or [])
 
 
 #: Module names used in more than one package with the same meaning there: each front-end's

@@ -23,7 +23,7 @@ class LogLevel(StrEnum):
     TRACE = "trace"
 
 #: What each worker process imports when ``--workers`` is above 1.
-APP_FACTORY = "sixnimmt.server.app:app_from_environment"
+APP_FACTORY = "sixnimmt.server.web.app:app_from_environment"
 
 app = typer.Typer(help="Play 6 nimmt! in the browser with friends and bots.", subcommand_metavar="")
 
@@ -74,7 +74,7 @@ def serve(
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
-    from ..server.app import create_app
+    from ..server.web.app import create_app
 
     url = database_url or default_database_url()
     try:
@@ -82,7 +82,7 @@ def serve(
     except ArgumentError:
         typer.echo(f"sixnimmt serve: --database-url {url!r} is not a database URL (e.g. sqlite:///game.db)", err=True)
         raise typer.Exit(2) from None
-    from ..server.store import Store
+    from ..server.store.database import Store
 
     settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace, quiet_gc=True)
     if workers > 1 and not settings.clustered():

@@ -11,12 +11,11 @@ from typing import Any
 from fastapi import WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from .cluster import MOVED_CLOSE_CODE
-from .wire import wire_text
+from .wire import MOVED_CLOSE_CODE, wire_text
 
 
 class SocketClient:
-    """One WebSocket as a room :class:`~sixnimmt.server.rooms.Connection`: an outbox drained by a
+    """One WebSocket as a room :class:`~sixnimmt.server.tables.rooms.Connection`: an outbox drained by a
     writer task, so broadcasting never waits on a slow phone. (A deque and one future to wake the
     writer: an ``asyncio.Queue`` cost about as much CPU per message as the send itself.)
 

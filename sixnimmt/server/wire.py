@@ -48,6 +48,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 #: The outbound format's version (see above).
 WIRE_VERSION = 3
+#: WebSocket close code telling a page to reconnect (its table moved to another server process).
+MOVED_CLOSE_CODE = 1012
 
 
 class Outbound(dict[str, Any]):
@@ -68,7 +70,7 @@ class Outbound(dict[str, Any]):
     @classmethod
     def prepared(cls, fields: dict[str, Any], text: str) -> Outbound:
         """A message whose JSON text is already made: ``text`` is ``fields`` as JSON (spliced from
-        parts serialized once for many messages, :class:`~sixnimmt.server.room.SharedState`)."""
+        parts serialized once for many messages, :class:`~sixnimmt.server.tables.room.SharedState`)."""
         message = cls(fields)
         message._text = text
         return message

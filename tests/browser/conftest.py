@@ -64,9 +64,9 @@ def free_port() -> int:
 LAUNCH = """
 import sys
 import uvicorn
-from sixnimmt.server.app import create_app
+from sixnimmt.server.web.app import create_app
 from sixnimmt.server.config import Settings
-from sixnimmt.server.store import Store
+from sixnimmt.server.store.database import Store
 url, port = sys.argv[1], int(sys.argv[2])
 store = Store(url)
 store.migrate()

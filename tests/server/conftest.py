@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from sixnimmt.server.app import create_app
 from sixnimmt.server.clock import Clock
 from sixnimmt.server.config import Settings
+from sixnimmt.server.web.app import create_app
 
 POSTGRES_URL = os.environ.get("SIXNIMMT_TEST_POSTGRES_URL")
 

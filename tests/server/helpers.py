@@ -6,9 +6,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import TableData
+from sixnimmt.server.store.database import TableData
+from sixnimmt.server.tables.handlers import HANDLERS
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
 from sixnimmt.server.wire import ChooseRow, Draft, Keep, Order, Pass, Play
 
 
@@ -101,4 +102,5 @@ async def _never_archive(data: TableData, record: dict[str, Any], winners: list[
 
 def rebuilt(room: Room, rooms: Rooms) -> Room:
     """A second room rebuilt from what ``room`` would store now, as a restarted server loads it."""
-    return Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, _never_archive)
+    return Room.from_store(room.table.to_store(), room.settings, rooms.clock, rooms.db.save, _never_archive,
+                          HANDLERS)

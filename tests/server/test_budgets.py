@@ -14,10 +14,10 @@ from starlette.websockets import WebSocketDisconnect
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.hints import HintDesk
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import Store
-from sixnimmt.server.table_setup import TableError, TableOptions
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.tables.hints import HintDesk
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableError, TableOptions
 from sixnimmt.server.wire import Hint
 
 from .conftest import Listener, make_client

@@ -16,11 +16,11 @@ import pytest
 import sqlalchemy as sa
 
 from sixnimmt.core import Rules
-from sixnimmt.server.cluster import RemoteConnection
+from sixnimmt.server.cluster.peers import RemoteConnection, join_cluster
 from sixnimmt.server.config import Settings
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import Play
 
 from .conftest import POSTGRES_URL, fresh_postgres_url
@@ -37,12 +37,12 @@ async def process(url: str) -> Rooms:
     # making a lease run out on purpose)
     settings = Settings(database_url=url, bot_delay=0.0, fallback_bot="random", lease_seconds=30.0)
     rooms = Rooms(rooms_store(url), settings)
-    await rooms.join_cluster()
+    await join_cluster(rooms)
     return rooms
 
 
 def rooms_store(url: str) -> Any:
-    from sixnimmt.server.store import Store
+    from sixnimmt.server.store.database import Store
 
     store = Store(url)
     store.migrate()

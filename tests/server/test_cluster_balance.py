@@ -11,9 +11,9 @@ import pytest
 import sqlalchemy as sa
 
 from sixnimmt.core import Rules
-from sixnimmt.server.cluster import MOVED_CLOSE_CODE
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableOptions
+from sixnimmt.server.wire import MOVED_CLOSE_CODE
 
 from .conftest import POSTGRES_URL, fresh_postgres_url
 from .test_cluster import Socket, finish_for, process, until

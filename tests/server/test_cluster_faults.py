@@ -22,13 +22,12 @@ import pytest
 import sqlalchemy as sa
 
 from sixnimmt.core import Rules
-from sixnimmt.server.cluster import MOVED_CLOSE_CODE
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import LeaseLostError, Store, TableData
-from sixnimmt.server.table import Save
-from sixnimmt.server.table_setup import TableError, TableOptions
-from sixnimmt.server.wire import Play
+from sixnimmt.server.store.database import LeaseLostError, Store, TableData
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table import Save
+from sixnimmt.server.tables.table_setup import TableError, TableOptions
+from sixnimmt.server.wire import MOVED_CLOSE_CODE, Play
 
 from .conftest import POSTGRES_URL, fresh_postgres_url
 from .test_cluster import Socket, finish_for, process, until

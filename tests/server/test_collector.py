@@ -10,7 +10,7 @@ import weakref
 import pytest
 
 from sixnimmt.server.clock import ManualClock
-from sixnimmt.server.collector import QuietCollector
+from sixnimmt.server.web.collector import QuietCollector
 
 
 class _Node:

@@ -12,10 +12,10 @@ from sixnimmt.bots.base import Bot
 from sixnimmt.core import PlayerView, Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import Store
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import ChooseRow, Play
 
 from .conftest import Listener
@@ -167,7 +167,7 @@ class BrokenBot(Bot):
 async def test_a_broken_bot_is_played_for_by_its_guard_and_closed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sixnimmt.server.scheduling.make_bot", lambda _spec, seed=None: BrokenBot(seed))
+    monkeypatch.setattr("sixnimmt.server.tables.scheduling.make_bot", lambda _spec, seed=None: BrokenBot(seed))
 
     store = Store(f"sqlite:///{tmp_path / 'broken.db'}")
     store.migrate()

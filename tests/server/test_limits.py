@@ -16,9 +16,9 @@ from starlette.websockets import WebSocketDisconnect
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import Store
-from sixnimmt.server.table_setup import TableError, TableOptions
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableError, TableOptions
 
 from .conftest import Listener, make_client
 from .helpers import create_table, receive_until
@@ -194,7 +194,7 @@ def test_out_of_range_ids_are_not_found(limited: tuple[TestClient, ManualClock])
 
 
 def test_a_client_too_far_behind_is_cut_off_with_a_bounded_queue() -> None:
-    from sixnimmt.server.app import SocketClient
+    from sixnimmt.server.web.app import SocketClient
 
     client = SocketClient(cast(Any, None), seat=None, limit=5)
     for n in range(1000):

@@ -15,12 +15,12 @@ from pathlib import Path
 import httpx
 from websockets.sync.client import connect
 
-from sixnimmt.server.logs import RedactSecrets
+from sixnimmt.server.web.logs import RedactSecrets
 
 LAUNCH = """
 import sys
 import uvicorn
-from sixnimmt.server.app import create_app
+from sixnimmt.server.web.app import create_app
 from sixnimmt.server.config import Settings
 uvicorn.run(create_app(Settings(database_url=sys.argv[1], bot_delay=0.0)), host="127.0.0.1",
             port=int(sys.argv[2]), log_level="trace")

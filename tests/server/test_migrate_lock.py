@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from sixnimmt.server.store import Store
+from sixnimmt.server.store.database import Store
 
 from .conftest import POSTGRES_URL, fresh_postgres_url
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from sixnimmt.server.web_accounts import COOKIE
+from sixnimmt.server.accounts.account_routes import COOKIE
 
 from .conftest import make_client
 from .helpers import play_out, receive_until

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sixnimmt.server.table_setup import TableError, clean_name, name_skeleton
+from sixnimmt.server.tables.table_setup import TableError, clean_name, name_skeleton
 
 from .helpers import create_table
 

@@ -14,11 +14,11 @@ import pytest
 
 from sixnimmt.core import Game, Rules
 from sixnimmt.server.config import Settings
-from sixnimmt.server.fanout import SharedState
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import Store
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.tables.fanout import SharedState
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import ChooseRow, Draft, Keep, Order, Pass, Play, Retract, wire_text
 
 #: Keys whose values are cards (or lists of them) somewhere in the protocol.

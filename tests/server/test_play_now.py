@@ -9,8 +9,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
 
-from sixnimmt.server.matchmaking import PlayNow
-from sixnimmt.server.store import MIGRATIONS, Store
+from sixnimmt.server.accounts.matchmaking import PlayNow
+from sixnimmt.server.store.database import MIGRATIONS, Store
 
 from .conftest import make_client
 from .helpers import receive_until

@@ -14,9 +14,9 @@ from sixnimmt.core import DealSetup, Game, Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.limits import RateLimiter
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import Store
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import ChooseRow, Play, ProtocolError, decode
 
 from .helpers import create_table, receive_until

@@ -33,8 +33,8 @@ WORKER = """
 import sys, time
 from pathlib import Path
 import uvicorn
-from sixnimmt.server import web_accounts
-from sixnimmt.server.app import create_app
+from sixnimmt.server.accounts import account_routes as web_accounts
+from sixnimmt.server.web.app import create_app
 from sixnimmt.server.config import Settings
 url, port, folder = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
 real = web_accounts.record_game

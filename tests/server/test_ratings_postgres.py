@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from sixnimmt.server.accounts import Accounts, RatedGameRow, RatingHistoryRow, RatingRow
-from sixnimmt.server.ratings import rate
-from sixnimmt.server.store import GameRow, Store, TableData
+from sixnimmt.server.accounts.ratings import rate
+from sixnimmt.server.accounts.users import Accounts, RatedGameRow, RatingHistoryRow, RatingRow
+from sixnimmt.server.store.database import GameRow, Store, TableData
 
 from .conftest import POSTGRES_URL, fresh_postgres_url
 from .test_ratings import finished_game
@@ -28,8 +28,8 @@ WORKER = """
 import sys, time
 from pathlib import Path
 from sixnimmt.core import Game, Rules
-from sixnimmt.server.ratings import participants, record_game
-from sixnimmt.server.store import Store
+from sixnimmt.server.accounts.ratings import participants, record_game
+from sixnimmt.server.store.database import Store
 url, code, seed, go, ready = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4]), Path(sys.argv[5])
 store = Store(url)
 game = Game(Rules(players=3, deals=1), ["P0", "P1", "P2"], seed=seed)

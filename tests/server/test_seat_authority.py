@@ -21,10 +21,10 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from sixnimmt.core import Phase, Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.table import MAX_ANSWERS_PER_SEAT
-from sixnimmt.server.table_setup import TableError, TableOptions, hash_token
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table import MAX_ANSWERS_PER_SEAT
+from sixnimmt.server.tables.table_setup import TableError, TableOptions, hash_token
 from sixnimmt.server.wire import Play, Release
 
 from .helpers import answer
@@ -70,7 +70,7 @@ def _hand(message: dict[str, Any]) -> list[int]:
 
 
 async def _rooms(path: Path) -> tuple[Rooms, ManualClock]:
-    from sixnimmt.server.store import Store
+    from sixnimmt.server.store.database import Store
 
     store = Store(f"sqlite:///{path / 'authority.db'}")
     store.migrate()

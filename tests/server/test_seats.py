@@ -12,10 +12,10 @@ import pytest
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import Store
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import Chat, Invite, React, Release, SpectatorChat
 
 from .conftest import Listener

@@ -17,13 +17,13 @@ import pytest
 from sqlalchemy import event
 
 from sixnimmt.core import Phase, Rules, Variant
-from sixnimmt.server import store as store_module
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.store import CURRENT_ONLY, STATE_COLUMNS, Store, TableData, Writer
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.store import database as store_module
+from sixnimmt.server.store.database import CURRENT_ONLY, STATE_COLUMNS, Store, TableData, Writer
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import Chat, Play, SpectatorChat
 
 from .conftest import Listener
@@ -322,7 +322,7 @@ def test_games_stored_before_privacy_take_their_tables_setting(tmp_path: Path) -
     from alembic import command
     from alembic.config import Config
 
-    from sixnimmt.server.store import MIGRATIONS
+    from sixnimmt.server.store.database import MIGRATIONS
 
     store = Store(f"sqlite:///{tmp_path / 'old-games.db'}")
     config = Config()

@@ -9,10 +9,10 @@ import pytest
 from sixnimmt.core import Phase, Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.seating import take_seat
-from sixnimmt.server.store import CURRENT_ONLY, STATE_COLUMNS, TableData
-from sixnimmt.server.table import TableSession
-from sixnimmt.server.table_setup import Seat, StoreFailedError, TableOptions
+from sixnimmt.server.store.database import CURRENT_ONLY, STATE_COLUMNS, TableData
+from sixnimmt.server.tables.seating import take_seat
+from sixnimmt.server.tables.table import TableSession
+from sixnimmt.server.tables.table_setup import Seat, StoreFailedError, TableOptions
 
 pytestmark = pytest.mark.asyncio
 

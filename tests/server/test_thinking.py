@@ -16,10 +16,10 @@ from sixnimmt.core import PlayerView, Rules
 from sixnimmt.seats import HINT_LEVEL, LEVELS
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.scheduling import BotThreads
-from sixnimmt.server.store import Store
-from sixnimmt.server.table_setup import TableOptions
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.scheduling import BotThreads
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import Play
 
 from .conftest import Listener
@@ -61,7 +61,7 @@ def gate_the_bots(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, GatedBot]]
         made.append((spec, bot))
         return bot
 
-    monkeypatch.setattr("sixnimmt.server.scheduling.make_bot", gated)
+    monkeypatch.setattr("sixnimmt.server.tables.scheduling.make_bot", gated)
     return made
 
 

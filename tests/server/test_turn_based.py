@@ -11,9 +11,9 @@ import pytest
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.room import Room
-from sixnimmt.server.rooms import Rooms
-from sixnimmt.server.table_setup import TIMER_CHOICES, TableError, TableOptions
+from sixnimmt.server.tables.room import Room
+from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table_setup import TIMER_CHOICES, TableError, TableOptions
 from sixnimmt.server.wire import ChooseRow, Play
 
 from .conftest import Listener
@@ -51,7 +51,7 @@ async def move(room: Room, seat: int) -> bool:
 
 @pytest.mark.asyncio
 async def test_three_people_over_a_simulated_day_one_times_out(tmp_path: Path) -> None:
-    from sixnimmt.server.store import Store
+    from sixnimmt.server.store.database import Store
 
     clock = ManualClock()
     store = Store(f"sqlite:///{tmp_path / 'turns.db'}")
@@ -112,7 +112,7 @@ async def test_a_restart_keeps_the_deadline_and_the_timeout_still_applies(tmp_pa
     the same deadline, 15 minutes left, and the stand-in plays for the player who let it run out.
     A second stop outlasts the next deadline: the stand-in plays as soon as the server is back."""
 
-    from sixnimmt.server.store import Store
+    from sixnimmt.server.store.database import Store
 
     url = f"sqlite:///{tmp_path / 'restart.db'}"
     store = Store(url)

@@ -1,0 +1,559 @@
+"""Accounts (optional): user names, argon2 password hashes, server-side sessions, and the accounts
+the server's bots play rated games under.
+
+Anonymous play does not touch any of this. What is stored:
+
+* ``users``: the name as typed and folded (unique without regard to case), the argon2 hash, a
+  *password epoch* raised by each password change (a session made under an older one is refused),
+  and a random *seat key*: the seat token of this account at a table is derived from it and the
+  table's code, so a second device signed in to the same account resumes the same seat.
+* ``sessions``: the SHA-256 of each session token (the token itself lives only in the browser's
+  HttpOnly cookie), the account, the password epoch it was made under and when it expires.
+
+Password hashing is slow on purpose: it runs on a small pool of its own threads
+(:class:`Hasher`), never on the event loop. Every database call here is synchronous and runs through
+the store's :class:`~sixnimmt.server.store.database.Writer`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import functools
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    cast,
+    delete,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from ..store.database import Base, GameRow, Store, TableRow, game_summary
+from ..tables.scheduling import lower_priority
+from ..tables.table_setup import BOT_LEVELS
+
+T = TypeVar("T")
+
+# ---------------------------------------------------------------------- tables
+
+
+def now_utc() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+class UserRow(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32))
+    name_key: Mapped[str] = mapped_column(String(40), unique=True)
+    kind: Mapped[str] = mapped_column(String(8), default="person")  # person | bot
+    bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True, unique=True)
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    password_epoch: Mapped[int] = mapped_column(Integer, default=0)
+    seat_key: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
+    deleted_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    #: A bot program's account (kind "bot", no ``bot_level``): the person who owns it, and what it is.
+    owner_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+    description: Mapped[str | None] = mapped_column(String(200), nullable=True)
+
+
+class SessionRow(Base):
+    __tablename__ = "sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    password_epoch: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
+class RatingRow(Base):
+    __tablename__ = "ratings"
+    __table_args__ = (UniqueConstraint("user_id", "variant", name="uq_ratings_user_variant"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id", ondelete="CASCADE"))
+    variant: Mapped[str] = mapped_column(String(16))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float, index=True)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
+
+
+class RatingHistoryRow(Base):
+    __tablename__ = "rating_history"
+    __table_args__ = (UniqueConstraint("game_id", "user_id", name="uq_rating_history_game_user"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id", ondelete="CASCADE"))
+    variant: Mapped[str] = mapped_column(String(16))
+    game_id: Mapped[int] = mapped_column(Integer, index=True)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rank: Mapped[int] = mapped_column(Integer)
+    at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
+
+
+class RatedGameRow(Base):
+    """One row per rated game, inserted in the transaction that changes its ratings: a second try
+    at the same game (another process, a retry after a crash) finds it and changes nothing."""
+
+    __tablename__ = "rated_games"
+    __table_args__ = (UniqueConstraint("table_code", "number", name="uq_rated_games_table_number"),)
+
+    game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_code: Mapped[str] = mapped_column(String(16))
+    number: Mapped[int] = mapped_column(Integer)
+    variant: Mapped[str] = mapped_column(String(16))
+    applied_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
+
+
+class GamePlayerRow(Base):
+    """A seat of a finished game played under an account (for the profile's list of games)."""
+
+    __tablename__ = "game_players"
+    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_game_players_game_seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(Integer, index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(Integer, index=True)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class PlayNowRow(Base):
+    """A table "Play now" opened, waiting for people (until its game starts)."""
+
+    __tablename__ = "play_now"
+
+    code: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mode: Mapped[str] = mapped_column(String(8))  # rated | casual
+    variant: Mapped[str] = mapped_column(String(16))
+    players: Mapped[int] = mapped_column(Integer)
+    rating: Mapped[float | None] = mapped_column(Float, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc, index=True)
+
+
+# ---------------------------------------------------------------------- names and passwords
+
+
+class AccountError(ValueError):
+    """A request about an account that cannot be met; ``code`` is translated by the client."""
+
+    def __init__(self, message: str, code: str, status: int = 422, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+        self.params = params
+
+
+#: User names: 3 to 20 of these characters, starting with a letter or a digit. ASCII only, so no
+#: look-alike letters from other scripts, no right-to-left marks and nothing HTML could read.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{2,19}")
+NAME_MIN, NAME_MAX = 3, 20
+#: Names nobody may take (compared without regard to case), besides any starting with "bot" and a
+#: separator (the server's bots are ``bot-easy`` … ``bot-grandmaster``).
+RESERVED = frozenset({
+    "admin", "administrator", "root", "system", "sixnimmt", "nimmt", "moderator", "mod", "staff",
+    "support", "help", "server", "bot", "bots", "anonymous", "anon", "guest", "deleted", "null",
+    "undefined", "none", "me", "you", "host", "everyone", "official", *BOT_LEVELS,
+})
+PASSWORD_MIN, PASSWORD_MAX = 10, 128
+#: A few passwords too common to accept whatever their length.
+COMMON_PASSWORDS = frozenset({
+    "1234567890", "12345678910", "0123456789", "qwertyuiop", "password12", "password123", "passwordpassword",
+    "iloveyou123", "sixnimmt123", "letmein123", "abcdefghij", "1q2w3e4r5t", "qwerty1234", "1111111111",
+})
+#: The display name of a deleted account in the games it played.
+DELETED_NAME = "Deleted player"
+
+
+def name_key(name: str) -> str:
+    return name.casefold()
+
+
+def check_name(raw: object) -> str:
+    """A new account's name, or :class:`AccountError` saying what is wrong with it."""
+    if not isinstance(raw, str):
+        raise AccountError("a user name is text", "account-name-invalid", min=NAME_MIN, max=NAME_MAX)
+    name = raw.strip()
+    if not NAME_PATTERN.fullmatch(name):
+        raise AccountError(
+            f"a user name has {NAME_MIN} to {NAME_MAX} characters: letters A-Z, digits, '.', '_' and '-', "
+            "starting with a letter or digit",
+            "account-name-invalid", min=NAME_MIN, max=NAME_MAX,
+        )
+    key = name_key(name)
+    if key in RESERVED or re.match(r"bot[-_.]", key):
+        raise AccountError("that user name is reserved", "account-name-reserved")
+    return name
+
+
+def check_password(password: str, name: str) -> None:
+    """Refuse a weak password: too short, too long, one repeated character, the name, or common."""
+    if len(password) < PASSWORD_MIN or len(password) > PASSWORD_MAX:
+        raise AccountError(
+            f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters", "account-password-weak",
+            min=PASSWORD_MIN, max=PASSWORD_MAX,
+        )
+    folded = password.casefold()
+    if len(set(password)) < 4 or name.casefold() in folded or folded in COMMON_PASSWORDS:
+        raise AccountError(
+            "that password is too easy to guess: use a longer phrase, not your name",
+            "account-password-weak", min=PASSWORD_MIN, max=PASSWORD_MAX,
+        )
+
+
+# ---------------------------------------------------------------------- hashing, off the event loop
+
+
+#: argon2id's parameters: OWASP's recommended configuration (19 MiB of memory, 2 passes, 1 lane),
+#: about 30 ms of one core per hash. argon2-cffi's own default (RFC 9106's 64 MiB, 3 passes, 4
+#: lanes) took 0.6 s on the 2-core machine of docs/performance.md, where a burst of 10 sign-ins a
+#: second would queue without end. A hash names its parameters: hashes made with others still verify.
+ARGON2_TIME_COST = 2
+ARGON2_MEMORY_KIB = 19 * 1024
+ARGON2_LANES = 1
+
+
+class Hasher:
+    """argon2id (:data:`ARGON2_TIME_COST` …) on ``threads`` threads of its own, run ``niceness``
+    steps below the server's priority: a burst of sign-ins waits its turn there instead of slowing
+    the moves on the event loop."""
+
+    def __init__(
+        self, threads: int = 2, niceness: int = 5, hasher: PasswordHasher | None = None, most_waiting: int = 32
+    ) -> None:
+        self.hasher = hasher or PasswordHasher(
+            time_cost=ARGON2_TIME_COST, memory_cost=ARGON2_MEMORY_KIB, parallelism=ARGON2_LANES
+        )
+        self._pool = ThreadPoolExecutor(
+            max(1, threads), thread_name_prefix="sixnimmt-hash", initializer=lower_priority, initargs=(niceness,)
+        )
+        #: A hash of nothing anyone knows: checked when a name is unknown, so that an unknown name
+        #: takes as long to refuse as a wrong password.
+        self._dummy: str | None = None
+        #: Hashes queued or running, and how many may be: past that a sign-in is refused at once
+        #: (503, try again) instead of waiting behind a queue that only grows.
+        self.waiting = 0
+        self.most_waiting = most_waiting
+
+    async def _run(self, function: Callable[[], T]) -> T:
+        if self.waiting >= self.most_waiting:
+            raise HasherBusyError()
+        self.waiting += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, function)
+        finally:
+            self.waiting -= 1
+
+    async def hash(self, password: str) -> str:
+        return await self._run(functools.partial(self.hasher.hash, password))
+
+    async def verify(self, stored: str | None, password: str) -> bool:
+        if stored is None:
+            if self._dummy is None:
+                self._dummy = await self.hash(secrets.token_urlsafe(16))
+            stored = self._dummy
+        return await self._run(functools.partial(_verify, self.hasher, stored, password))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class HasherBusyError(RuntimeError):
+    """Too many password hashes are waiting: the request is refused (503) rather than queued."""
+
+
+def _verify(hasher: PasswordHasher, stored: str, password: str) -> bool:
+    try:
+        return hasher.verify(stored, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+# ---------------------------------------------------------------------- the account store
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def seat_token(seat_key: str, code: str) -> str:
+    """The seat token of an account at table ``code`` (the same on each of its devices)."""
+    return hmac.new(seat_key.encode(), f"seat:{code}".encode(), hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    id: int
+    name: str
+    kind: str
+    seat_key: str
+    created_at: dt.datetime
+    bot_level: str | None = None
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "kind": self.kind, "bot": self.bot_level,
+                "joined": self.created_at.isoformat() + "Z"}
+
+
+def user_of(row: UserRow) -> User:
+    """The account a ``users`` row holds, as the rest of the server sees it."""
+    return User(row.id, row.name, row.kind, row.seat_key, row.created_at, row.bot_level)
+
+
+def bot_account_name(level: str) -> str:
+    return f"bot-{level}"
+
+
+class Accounts:
+    """The accounts' database calls (synchronous; the server runs them through its Writer)."""
+
+    def __init__(self, store: Store, session_days: float = 30.0) -> None:
+        self.store = store
+        self.session_days = session_days
+
+    @property
+    def engine(self) -> Any:
+        return self.store.engine
+
+    def ensure_bots(self) -> dict[str, int]:
+        """An account for each bot level (made once; several processes may race: one wins)."""
+        made = self.bot_ids()
+        for level in BOT_LEVELS:
+            if level in made:
+                continue
+            with Session(self.engine) as session:
+                try:
+                    with session.begin():
+                        session.add(UserRow(name=bot_account_name(level), name_key=name_key(bot_account_name(level)),
+                                            kind="bot", bot_level=level, seat_key=secrets.token_hex(32)))
+                except IntegrityError:
+                    pass  # another process made it
+        return self.bot_ids()
+
+    def bot_ids(self) -> dict[str, int]:
+        with Session(self.engine) as session:
+            rows = session.execute(select(UserRow.bot_level, UserRow.id).where(
+                UserRow.kind == "bot", UserRow.bot_level.is_not(None)))
+            return {str(level): int(uid) for level, uid in rows}
+
+    def create(self, name: str, password_hash: str) -> User:
+        with Session(self.engine) as session:
+            row = UserRow(name=name, name_key=name_key(name), kind="person", password_hash=password_hash,
+                          seat_key=secrets.token_hex(32), created_at=now_utc())
+            try:
+                with session.begin():
+                    session.add(row)
+                    session.flush()
+                    user = user_of(row)
+            except IntegrityError:
+                raise AccountError("that user name is taken", "account-name-taken", 409) from None
+            return user
+
+    def name_taken(self, name: str) -> bool:
+        with Session(self.engine) as session:
+            return session.scalar(select(UserRow.id).where(UserRow.name_key == name_key(name))) is not None
+
+    def credentials(self, name: str) -> tuple[User, str, int] | None:
+        """A person's account by name (any case): the user, its hash and password epoch."""
+        with Session(self.engine) as session:
+            row = session.scalars(select(UserRow).where(
+                UserRow.name_key == name_key(name), UserRow.kind == "person", UserRow.deleted_at.is_(None)
+            )).one_or_none()
+            if row is None or row.password_hash is None:
+                return None
+            return user_of(row), row.password_hash, row.password_epoch
+
+    def password_of(self, user_id: int) -> tuple[str, int] | None:
+        with Session(self.engine) as session:
+            row = session.get(UserRow, user_id)
+            if row is None or row.deleted_at is not None or row.password_hash is None:
+                return None
+            return row.password_hash, row.password_epoch
+
+    def new_session(self, user_id: int, epoch: int) -> str:
+        token = secrets.token_urlsafe(32)
+        now = now_utc()
+        with Session(self.engine) as session, session.begin():
+            session.add(SessionRow(token_hash=token_hash(token), user_id=user_id, password_epoch=epoch,
+                                   created_at=now, expires_at=now + dt.timedelta(days=self.session_days)))
+        return token
+
+    def session_user(self, token: str) -> User | None:
+        """The account a session token is signed in to, if the session still holds: not expired,
+        not signed out, the account not deleted, its password not changed since."""
+        with Session(self.engine) as session:
+            row = session.execute(
+                select(UserRow, SessionRow.password_epoch)
+                .join(SessionRow, SessionRow.user_id == UserRow.id)
+                .where(SessionRow.token_hash == token_hash(token), SessionRow.expires_at > now_utc(),
+                       UserRow.deleted_at.is_(None))
+            ).one_or_none()
+            if row is None or row[0].password_epoch != row[1]:
+                return None
+            return user_of(row[0])
+
+    def end_session(self, token: str) -> None:
+        with Session(self.engine) as session, session.begin():
+            session.execute(delete(SessionRow).where(SessionRow.token_hash == token_hash(token)))
+
+    def change_password(self, user_id: int, password_hash: str) -> int:
+        """The new hash, a new password epoch (every session of the account stops working); returns
+        the new epoch."""
+        with Session(self.engine) as session, session.begin():
+            row = session.get(UserRow, user_id, with_for_update=True)
+            if row is None or row.deleted_at is not None:
+                raise AccountError("no such account", "account-gone", 401)
+            row.password_hash = password_hash
+            row.password_epoch += 1
+            session.execute(delete(SessionRow).where(SessionRow.user_id == user_id))
+            return row.password_epoch
+
+    def delete(self, user_id: int) -> None:
+        """Delete an account: its sessions and ratings go, its name is free again, and the games it
+        played stay, under a neutral name."""
+        with Session(self.engine) as session, session.begin():
+            row = session.get(UserRow, user_id, with_for_update=True)
+            if row is None or row.deleted_at is not None:
+                return
+            old = row.name
+            row.deleted_at = now_utc()
+            row.name = DELETED_NAME
+            row.name_key = f"~deleted-{row.id}"
+            row.password_hash = None
+            row.password_epoch += 1
+            row.seat_key = secrets.token_hex(32)  # seat tokens derived before no longer match
+            session.execute(delete(SessionRow).where(SessionRow.user_id == user_id))
+            session.execute(delete(RatingRow).where(RatingRow.user_id == user_id))
+            session.execute(delete(RatingHistoryRow).where(RatingHistoryRow.user_id == user_id))
+            seats: dict[int, set[int]] = {}
+            for game_id, seat in session.execute(
+                select(GamePlayerRow.game_id, GamePlayerRow.seat).where(GamePlayerRow.user_id == user_id)
+            ):
+                seats.setdefault(int(game_id), set()).add(int(seat))
+            for game_id, mine in seats.items():
+                game = session.get(GameRow, game_id)
+                if game is not None:
+                    rename_in_game(game, mine, old)
+
+    def seats_of(self, user_id: int, limit: int = 20) -> list[tuple[str, int]]:
+        """The tables whose game waits or runs where the account holds a seat, the most recently
+        changed first: (code, seat). The seats are JSON in the table's row; the text of each is
+        searched for the account's id first (the database does that much), then checked here."""
+        seats_text = cast(TableRow.seats, Text)
+        mentions = or_(seats_text.like(f'%"account":{int(user_id)}%'), seats_text.like(f'%"account": {int(user_id)}%'))
+        found: list[tuple[str, int]] = []
+        with Session(self.engine) as session:
+            rows = session.execute(
+                select(TableRow.code, TableRow.seats)
+                .where(TableRow.status.in_(("waiting", "playing")), mentions)
+                .order_by(TableRow.updated_at.desc(), TableRow.id.desc())
+            )
+            for code, seats in rows:
+                # (a seat the account left keeps its id till the deal ends, without a token)
+                seat = next((i for i, s in enumerate(seats) if s.get("account") == user_id
+                             and s.get("kind") == "human" and s.get("token_hash")), None)
+                if seat is not None:
+                    found.append((str(code), seat))
+                    if len(found) >= limit:
+                        break
+        return found
+
+    def games_of(self, user_id: int, limit: int, offset: int) -> list[dict[str, Any]]:
+        """The finished games the account played, newest first, private tables' too (each with its
+        table's code, which opens it, and the account's seat): only the account itself sees this."""
+        with Session(self.engine) as session:
+            rows = session.execute(
+                select(GamePlayerRow.seat, GameRow).join(GameRow, GameRow.id == GamePlayerRow.game_id)
+                .where(GamePlayerRow.user_id == user_id)
+                .order_by(GamePlayerRow.game_id.desc()).limit(limit).offset(offset)
+            ).all()
+            return [{**game_summary(game), "seat": int(seat)} for seat, game in rows]
+
+    def user_by_name(self, name: str) -> User | None:
+        with Session(self.engine) as session:
+            row = session.scalars(select(UserRow).where(
+                UserRow.name_key == name_key(name), UserRow.deleted_at.is_(None)
+            )).one_or_none()
+            return None if row is None else user_of(row)
+
+    def user_names(self, ids: list[int]) -> dict[int, User]:
+        with Session(self.engine) as session:
+            rows = session.scalars(select(UserRow).where(UserRow.id.in_(ids), UserRow.deleted_at.is_(None)))
+            return {row.id: user_of(row) for row in rows}
+
+    # ------------------------------------------------------------------ play now
+
+    def add_play_now(self, code: str, mode: str, variant: str, players: int, rating: float | None) -> None:
+        with Session(self.engine) as session, session.begin():
+            session.add(PlayNowRow(code=code, mode=mode, variant=variant, players=players, rating=rating))
+
+    def play_now_candidates(self, mode: str, variant: str, players: int | None, since: dt.datetime,
+                            rating: float | None, limit: int = 8) -> list[str]:
+        """Tables "Play now" opened recently for this mode and variant (and player count), nearest
+        in rating first, then the oldest."""
+        with Session(self.engine) as session:
+            query = select(PlayNowRow).where(
+                PlayNowRow.mode == mode, PlayNowRow.variant == variant, PlayNowRow.created_at >= since
+            )
+            if players is not None:
+                query = query.where(PlayNowRow.players == players)
+            rows = list(session.scalars(query.order_by(PlayNowRow.created_at).limit(50)))
+        if rating is not None:
+            rows.sort(key=lambda r: abs((r.rating if r.rating is not None else rating) - rating))
+        return [r.code for r in rows[:limit]]
+
+    def drop_play_now(self, code: str) -> None:
+        with Session(self.engine) as session, session.begin():
+            session.execute(delete(PlayNowRow).where(PlayNowRow.code == code))
+
+    def prune_play_now(self, before: dt.datetime) -> None:
+        with Session(self.engine) as session, session.begin():
+            session.execute(delete(PlayNowRow).where(PlayNowRow.created_at < before))
+
+    def set_play_now_rating(self, code: str, rating: float | None) -> None:
+        with Session(self.engine) as session, session.begin():
+            session.execute(update(PlayNowRow).where(PlayNowRow.code == code).values(rating=rating))
+
+
+def rename_in_game(game: GameRow, seats: set[int], old: str) -> None:
+    """The deleted account's seats of ``game`` under :data:`DELETED_NAME` (record, seats, deal players)."""
+    game.seats = [DELETED_NAME if i in seats else name for i, name in enumerate(game.seats)]
+    record = dict(game.record)
+    record["seats"] = [DELETED_NAME if i in seats else name for i, name in enumerate(record.get("seats", []))]
+    game.record = record
+    if game.deal_players is not None:
+        game.deal_players = [
+            [{**p, "name": DELETED_NAME} if i in seats and (not old or p.get("name") == old) else p
+             for i, p in enumerate(deal)]
+            for deal in game.deal_players
+        ]

@@ -1,0 +1,253 @@
+"""One bot program's seat at one table (docs/bot-api.md), connected to the table as a browser's
+socket is: what the table sends the seat (``state``, ``update``, ``chosen``) becomes the local bot
+protocol's notifications and ``decide`` requests (:class:`~sixnimmt.protocol.narration.Narrator`, the
+code the ``cmd:`` host uses), with the table's code as ``game``; the program's ``move`` becomes the
+table's ``play``/``row``/``draft``/``order``/``keep``/``pass``. The gateway
+(:mod:`~sixnimmt.server.botapi.gateway`) holds the seats of each program."""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ...core import PASS, PlayerView
+from ...protocol import messages
+from ...protocol.narration import Narrator
+from ..clock import Clock
+from ..cluster.peers import Cluster, Link
+from ..tables.rooms import Rooms
+from ..tables.table_setup import TableError
+from ..wire import to_json
+
+if TYPE_CHECKING:
+    from ..tables.room import Room
+
+log = logging.getLogger("sixnimmt.server")
+
+#: The table's move message for each decision kind (``PASS`` is the ``pass`` message).
+MOVE_MESSAGES = {"card": ("play", "card"), "row": ("row", "row"), "draft": ("draft", "card"),
+                 "order": ("order", "card"), "keep": ("keep", "card")}
+#: How a table refuses a connection (too many for the seat), and the pause before a seat whose table
+#: moved to another process connects again.
+REFUSED_CLOSE_CODE = 4429
+REATTACH_SECONDS = 0.5
+#: What a table sends a seat that the program does not need to hear.
+QUIET = frozenset({"presence", "seats", "chat", "thinking", "pong", "hint", "invite"})
+
+
+class BotError(ValueError):
+    """A program's message that cannot be followed (it is told why; nothing changes)."""
+
+    def __init__(self, code: str, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.fields = fields
+
+    def to_message(self) -> dict[str, Any]:
+        return {"type": "error", "code": self.code, "message": str(self), **self.fields}
+
+
+class Programs(Protocol):
+    """What a seat link needs of the gateway that holds it (:class:`~.gateway.BotGateway`)."""
+
+    rooms: Rooms
+    cluster: Cluster | None
+    clock: Clock
+
+    def spawn(self, work: Awaitable[Any]) -> None: ...
+    async def finish(self, link: SeatLink) -> None: ...
+    def is_online(self, bot_id: int) -> bool: ...
+    def tell(self, bot_id: int, out: list[dict[str, Any]]) -> None: ...
+    def fallback_move(self, view: dict[str, Any]) -> int: ...
+
+
+@dataclass(slots=True)
+class OpenDecision:
+    """The decision a seat's program is asked now: its request id and what it asked."""
+
+    id: int
+    key: tuple[Any, ...]
+    view: dict[str, Any]
+    answered: bool = False  # (a second answer is refused; a refused one asks again)
+
+
+class SeatLink:
+    """One bot program's seat at one table, connected to the table as a socket is (a
+    :class:`~sixnimmt.server.tables.fanout.Connection`): what the table pushes is translated for the
+    program, the program's moves for the table."""
+
+    def __init__(self, gateway: Programs, bot_id: int, code: str, token: str) -> None:
+        self.gateway = gateway
+        self.bot_id = bot_id
+        self.code = code
+        self.token = token
+        self.seat: int | None = None
+        self.room: Room | None = None
+        self.link: Link | None = None
+        self.narrator = Narrator()
+        self.started = False
+        self.finished = False
+        self.view: dict[str, Any] | None = None
+        self.open: OpenDecision | None = None
+        self.ask_again = False  # the program reconnected: the open decision is asked again
+        # (decide ids: unique in a game; a fresh link, as on another process, starts far from 0)
+        self._next_id = secrets.randbelow(1 << 30) * 1000
+
+    # ------------------------------------------------------------------ the table's side
+
+    async def attach(self) -> None:
+        """Connect to the table, wherever it is driven (its ``state`` follows)."""
+        rooms = self.gateway.rooms
+        target = await rooms.locate(self.code)
+        if isinstance(target, str):
+            assert self.gateway.cluster is not None
+            self.link = self.gateway.cluster.link(self.code, target, self, self.token, "bot")
+        else:
+            self.room = target
+            await target.admit(self, self.token, "bot")
+
+    @property
+    def attached(self) -> bool:
+        return self.room is not None or self.link is not None
+
+    async def detach(self) -> None:
+        room, link, self.room, self.link = self.room, self.link, None, None
+        if room is not None:
+            await room.disconnect(self)
+        elif link is not None and self.gateway.cluster is not None:
+            await self.gateway.cluster.unlink(link)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """A message to the table, as the seat's socket would send it."""
+        text = to_json(message)
+        room = self.room if self.room is not None else (self.link.room if self.link is not None else None)
+        if room is not None:
+            await room.receive(self, text, "bot")
+        elif self.link is not None and self.gateway.cluster is not None:
+            self.gateway.cluster.forward(self.link, text)
+
+    def close(self, code: int, reason: str) -> None:
+        """The table closed this connection: it moved to another process (connect again, after a
+        moment), or refused it (given up)."""
+        if code == REFUSED_CLOSE_CODE:
+            log.warning("bot %d: table %s refused its seat's connection: %s", self.bot_id, self.code, reason)
+            self.gateway.spawn(self.gateway.finish(self))
+            return
+        self.gateway.spawn(self._reattach())
+
+    def drop(self) -> None:
+        self.close(0, "moved")
+
+    async def _reattach(self) -> None:
+        await self.detach()
+        await self.gateway.clock.sleep(REATTACH_SECONDS)
+        if not self.finished and self.room is None and self.link is None and self.gateway.is_online(self.bot_id):
+            try:
+                await self.attach()
+            except (LookupError, TableError) as error:
+                log.info("bot %d: table %s out of reach: %s", self.bot_id, self.code, error)
+
+    def push(self, message: dict[str, Any]) -> None:
+        """What the table sends this seat, for the program."""
+        kind = message.get("type")
+        if kind in QUIET or self.finished:
+            return
+        out: list[dict[str, Any]] = []
+        if kind == "error":
+            out.append({"type": "error", "code": message.get("code", "table"), "message": message.get("message", ""),
+                        "game": self.code})
+            self.ask_again = True  # the move was refused: the decision, if still open, is asked again
+            if self.view is not None and message.get("code") == "rate-limited":
+                out += self._ask(self.view)  # (no fresh state follows this refusal)
+        elif kind in ("state", "update"):
+            table = message.get("table") or {}
+            if table.get("you") is None:
+                self.finished = True  # the seat is no longer this program's
+                out.append({"type": "error", "code": "unknown-game", "message": "the seat is no longer yours",
+                            "game": self.code})
+            else:
+                self.seat = table.get("you", self.seat)
+                view = message.get("view")
+                if view is not None:
+                    out += self._narrate(view, message.get("events", []) if kind == "update" else [],
+                                         table.get("status") == "finished")
+        elif kind == "chosen" and self.view is not None and "own" in message:
+            self.view = {**self.view, "chosen": message.get("chosen"), "waiting_for": message.get("waiting_for"),
+                         **message["own"]}
+            out += self._ask(self.view)
+        self.gateway.tell(self.bot_id, [{**m, "game": self.code} for m in out])
+        if self.finished:
+            self.gateway.spawn(self.gateway.finish(self))
+
+    def _narrate(self, view: dict[str, Any], events: list[dict[str, Any]], over: bool) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        self.view = view
+        if not self.started:
+            self.started = True
+            out += self.narrator.start(PlayerView.from_dict(view))
+        for event in events:
+            out += self.narrator.event(event)
+            if event.get("type") == "game-over":
+                self.finished = True
+        if over and not self.finished:  # (connected again after the end: the result)
+            out.append({"type": "game-end", "totals": list(view["totals"]), "winners": list(view["winners"])})
+            self.finished = True
+        if not self.finished:
+            out += self._ask(view)
+        return out
+
+    def _ask(self, view: dict[str, Any]) -> list[dict[str, Any]]:
+        """A ``decide`` when the seat has a decision it was not asked yet."""
+        decision = view.get("decision")
+        if decision is None:
+            self.open = None
+            return []
+        key = (view["deal"], view["turn"], to_json(decision))
+        if self.open is not None and self.open.key == key:
+            if not self.ask_again:
+                return []
+            self.ask_again = False
+            self.open.answered = False
+            return [{"type": "decide", "id": self.open.id, "view": view}]  # (the same decision, the same id)
+        self._next_id += 1
+        self.open, self.ask_again = OpenDecision(self._next_id, key, view), False
+        return [*self.narrator.before_decision(view["deal"], view["turn"]),
+                {"type": "decide", "id": self._next_id, "view": view}]
+
+    def resend(self) -> list[dict[str, Any]]:
+        """After the program reconnected: its game again; the open decision follows with the table's
+        state (with the id it had, if it is still open)."""
+        self.ask_again = True
+        if self.view is None:
+            return []
+        out = [messages.game_start(PlayerView.from_dict(self.view)),
+               {"type": "deal-start", "deal": self.view["deal"], "rows": self.view["rows"]}]
+        return [{**m, "game": self.code} for m in out]
+
+    # ------------------------------------------------------------------ the program's side
+
+    async def move(self, request: Any, move: Any, bot_name: str) -> None:
+        """The program's answer to decision ``request``."""
+        asked = self.open
+        if asked is None or asked.answered or isinstance(request, bool) or request != asked.id:
+            raise BotError("not-your-decision", f"decision {str(request)[:20]} is not open: nothing changed",
+                           game=self.code, id=request if isinstance(request, int) else None)
+        decision = asked.view["decision"]
+        self.open = OpenDecision(asked.id, asked.key, asked.view, answered=True)
+        if isinstance(move, bool) or not isinstance(move, int) or move not in decision["options"]:
+            fallback = self.gateway.fallback_move(asked.view)
+            log.warning("bot %r at table %s: fault: illegal move %s for a %s decision (options %s): the stand-in "
+                        "plays %d", bot_name, self.code, json.dumps(move)[:40], decision["kind"],
+                        decision["options"], fallback)
+            self.gateway.tell(self.bot_id, [BotError(
+                "illegal-move", f"{json.dumps(move)[:40]} is not one of the options {decision['options']}: "
+                f"the stand-in played {fallback}", game=self.code, id=asked.id).to_message()])
+            move = fallback
+        kind, field_name = MOVE_MESSAGES[decision["kind"]]
+        passes = move == PASS and decision["kind"] in ("card", "keep")  # (row 0 is a row, not a pass)
+        message: dict[str, Any] = {"type": "pass"} if passes else {"type": kind, field_name: move}
+        await self.send({**message, "deal": asked.view["deal"], "turn": asked.view["turn"]})
