@@ -191,7 +191,7 @@ def test_the_observation_is_the_seats_view_and_the_envs_encoding(variant: str) -
     hidden_hands = not variant_spec(variant).hands_public
     observation = make_observation(game)
     recall = make_observation(game, INFO_STATE_OBS_TYPE)
-    assert recall.tensor is None  # no information state tensor: strings only
+    assert recall.tensor is not None and recall.tensor.shape == tuple(game.information_state_tensor_shape())
     while not state.is_terminal():
         if not state.is_chance_node():
             for player in range(players):
@@ -249,7 +249,9 @@ def test_an_unknown_parameter_is_refused_by_name() -> None:
         load(players=11)
     with pytest.raises(pyspiel.SpielError, match="unknown variant 'chess'"):
         load(variant="chess")
-    assert set(DEFAULTS) == {"players", "variant", "target", "deals", "end", "pro_tie", "double_deck"}
+    assert set(DEFAULTS) == {
+        "players", "variant", "target", "deals", "end", "pro_tie", "double_deck", "terminal_rewards",
+    }
 
 
 def test_parameters_from_a_string_reach_the_rules() -> None:

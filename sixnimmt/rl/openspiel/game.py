@@ -15,7 +15,8 @@ engine's reason.
 chooses at once, in secret) is a simultaneous node: ``apply_actions`` takes every player's action,
 and a player who owes nothing there has the one legal action *pass*. A node where one player decides
 (a row choice, a draft pick, Nifty's order, an Open or Hand turn, Hand's kept cards) is an ordinary
-node of that player. Actions are those of the Gymnasium and PettingZoo envs (``sixnimmt.rl.encoding``):
+node of that player. As OpenSpiel's convention has it, ``apply_actions`` ignores the action of a
+player with no legal action (send 0): its RL environment asks every player at every node. Actions are those of the Gymnasium and PettingZoo envs (``sixnimmt.rl.encoding``):
 0..103 the card ``action + 1``, 104..107 the row ``action - 104``, 108 pass (also Hand's "no second
 card" and "keep no more").
 
@@ -31,16 +32,22 @@ an open draft and have no chance node.
 observation string lists that view's fields, the observation tensor is the envs' observation
 vector of it, and the information state string adds what makes it perfect recall: the hands this
 player was dealt, every public event of the game so far (cards are public only once revealed) and
-its own moves not shown yet. There is no information state tensor.
+its own moves not shown yet. The information state tensor (:class:`InfoStateLayout`) holds the same
+for the deal in progress, card by card, and the scores of the deals before it.
+:meth:`SixNimmtState.resample_from_infostate` draws a world a player cannot tell from the one it is
+in (:func:`resample`); :class:`TurnBasedResampler` does the same for the turn-based conversion.
 
 **Returns** are minus the bullheads taken: ``returns()[p]`` is minus player p's total so far (its
 scored deals plus the piles of the deal in progress), and ``rewards()`` the change at the last step.
+With ``terminal_rewards=true`` they come at the end only (returns and rewards are 0 until then):
+the reward model ``TERMINAL`` that ``mcts.MCTSBot`` asks for.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import random
 from collections import Counter
 from typing import Any
 
@@ -57,16 +64,24 @@ except ImportError as error:  # pragma: no cover - the extra is missing: say how
 from ...core import (
     BULLHEADS,
     ROW_COUNT,
+    CardPlaced,
+    CardShown,
+    CardsKept,
+    CardsRevealed,
     DealSetup,
+    DealStarted,
     Decision,
+    DraftPicked,
     Game,
+    OrderChosen,
     PlayerView,
+    RowsLaid,
     Rules,
     RulesError,
     SixNimmtError,
 )
 from ...core.rules import HAND_VARIANT_ROUND_LIMIT, MAX_PLAYERS, MIN_PLAYERS
-from ...core.variants import Dealing
+from ...core.variants import Dealing, TurnOrder
 from ..encoding import (
     N_ACTIONS,
     OBS_SIZE,
@@ -90,26 +105,36 @@ DEFAULTS: dict[str, int | str] = {
     "end": "at-least",
     "pro_tie": "choose",
     "double_deck": "two-decks",
+    "terminal_rewards": False,
 }
 #: Chance actions name cards, as card actions do: ``c - 1`` deals card ``c``.
 CHANCE_OUTCOMES = 104
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="6 nimmt! (sixnimmt engine)",
-    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.REWARDS,
-    max_num_players=MAX_PLAYERS,
-    min_num_players=MIN_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=DEFAULTS,
-)
+
+
+def _game_type(reward_model: Any) -> Any:
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="6 nimmt! (sixnimmt engine)",
+        dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=reward_model,
+        max_num_players=MAX_PLAYERS,
+        min_num_players=MIN_PLAYERS,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=DEFAULTS,
+    )
+
+
+GAME_TYPE = _game_type(pyspiel.GameType.RewardModel.REWARDS)
+#: The same game with ``terminal_rewards=True``: the returns come at the end only, as
+#: ``mcts.MCTSBot`` and other searches of OpenSpiel ask.
+TERMINAL_GAME_TYPE = _game_type(pyspiel.GameType.RewardModel.TERMINAL)
 
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
@@ -121,6 +146,8 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
             f"unknown parameter(s) of {GAME_NAME}: {', '.join(unknown)}; it takes {', '.join(DEFAULTS)}"
         )
     given = {**DEFAULTS, **params}
+    if not isinstance(given["terminal_rewards"], bool):
+        raise pyspiel.SpielError(f"{GAME_NAME}: terminal_rewards is true or false, not {given['terminal_rewards']!r}")
     try:
         return Rules.from_dict({
             "players": given["players"],
@@ -166,9 +193,10 @@ class SixNimmtGame(pyspiel.Game):  # type: ignore[misc]
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
         self.rules = rules_from_params(params)
+        self.terminal_rewards = bool(params.get("terminal_rewards", False))
         worst, length = _bounds(self.rules)
         super().__init__(
-            GAME_TYPE,
+            TERMINAL_GAME_TYPE if self.terminal_rewards else GAME_TYPE,
             pyspiel.GameInfo(
                 num_distinct_actions=N_ACTIONS,
                 max_chance_outcomes=CHANCE_OUTCOMES,
@@ -187,7 +215,7 @@ class SixNimmtGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> SixNimmtObserver:
-        return SixNimmtObserver(iig_obs_type, params)
+        return SixNimmtObserver(self, iig_obs_type, params)
 
 
 class _Box:
@@ -277,7 +305,12 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
         self._box: _Box | None = None if shuffled else _Box(Game(rules, dealer=self.shuffles))
         self._returns = [0.0] * self._players
         self._rewards = [0.0] * self._players
+        self._terminal_rewards = game.terminal_rewards
         self._current: int | None = None
+        #: Every action as the turn-based conversion asks for it, ``(player, action)``: chance's
+        #: cards, and at a simultaneous node the action of each player with a legal action, in seat
+        #: order. A resampled world is replayed from it (:meth:`resample_from_infostate`).
+        self.log: list[tuple[int, int]] = []
 
     @property
     def engine(self) -> Game | None:
@@ -341,23 +374,34 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
                 raise pyspiel.SpielError(
                     f"{GAME_NAME}: chance action {action} (card {action + 1}) is not in the cards left to deal"
                 )
+            self.log.append((int(pyspiel.PlayerId.CHANCE), action))
             if self.shuffles.draw(action + 1):
                 self._deal_complete()
             return
         player = self._current_player()
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            raise pyspiel.SpielError(f"{GAME_NAME}: a simultaneous node takes apply_actions, one action per player")
         self._check(player, action)
+        self.log.append((player, action))
         self._answer([(player, self._move(player, action))])
         self._current = None
 
     def _apply_actions(self, actions: list[int]) -> None:
+        """One action per player. A player with no legal action here may send anything (0, say):
+        OpenSpiel's convention, which its ``rl_environment`` follows at every node of a
+        simultaneous game, the nodes where one player decides included."""
         if len(actions) != self._players:
             raise pyspiel.SpielError(f"{GAME_NAME}: {len(actions)} actions for {self._players} players")
-        moves = []
+        moves, acted = [], []
         for player, action in enumerate(actions):
+            if not self._legal_actions(player):
+                continue
             self._check(player, action)
+            acted.append((player, action))
             if self.engine is not None and self.engine.decision_for(player) is not None:
                 moves.append((player, self._move(player, action)))
         self._current = None
+        self.log.extend(acted)
         self._answer(moves)
         self._current = None
 
@@ -419,10 +463,22 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
         return not self._dealing and self.engine is not None and self.engine.is_over
 
     def returns(self) -> list[float]:
+        if self._terminal_rewards and not self.is_terminal():
+            return [0.0] * self._players
         return list(self._returns)
 
     def rewards(self) -> list[float]:
+        if self._terminal_rewards:
+            return self.returns()
         return list(self._rewards)
+
+    # ------------------------------------------------------------------ resampling
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> SixNimmtState:
+        """A state ``player_id`` cannot tell from this one, drawn at random: the same information
+        state (string and tensor), the hidden cards dealt again (see :func:`resample`)."""
+        seed = int(probability_sampler() * 2**53)
+        return resample(self, player_id, random.Random(seed))
 
     # ------------------------------------------------------------------ text
 
@@ -447,11 +503,13 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
             pieces.append(f"moved p{seat}" + (f" {value}" if seat == player else ""))
         return "\n".join(pieces)
 
-    def observation(self, player: int) -> str:
-        """What ``player`` sees now: its seat's view, field by field (see the module's docstring)."""
-        view = self.view(player)
-        if view is None:
-            return f"p{player} dealing: {len(self.shuffles.drawn)} cards dealt"
+    def observation(self, player: int | None) -> str:
+        """What ``player`` sees now: its seat's view, field by field (see the module's docstring);
+        ``None``: what everyone sees (the spectator's view)."""
+        engine = self.engine
+        if engine is None:
+            return f"{'' if player is None else f'p{player} '}dealing: {len(self.shuffles.drawn)} cards dealt"
+        view = engine.view(player)
         fields = view.to_dict()
         del fields["seats"], fields["rules"]  # the same in every state of a game
         text = " ".join(f"{key}={json.dumps(value, separators=(',', ':'))}" for key, value in fields.items())
@@ -484,31 +542,291 @@ def _event_text(event: Any) -> str:
     return f"{event.type} {json.dumps(list(event), separators=(',', ':'))}"
 
 
-class SixNimmtObserver:
-    """OpenSpiel's observer (``make_py_observer``): the observation (tensor and string) or, with
-    perfect recall, the information state (a string only). A player's own view, never another's."""
+def resample(state: SixNimmtState, player: int, draw: random.Random) -> SixNimmtState:
+    """A world ``player`` cannot tell from ``state``, drawn with ``draw``: the same game replayed
+    from its :attr:`~SixNimmtState.log`, with the deal in progress dealt again and this turn's
+    secret choices of the others drawn again.
 
-    def __init__(self, iig_obs_type: Any, params: dict[str, Any] | None) -> None:
+    The deal in progress keeps what ``player`` has seen: its own hand, the rows, and every card
+    another seat has revealed or shown; the cards it has not seen (the others' hidden cards and
+    those set aside) are shuffled and dealt back in their place. A card another seat chose this
+    turn and has not revealed is replaced by one drawn from that seat's hand at the same moment.
+    Earlier deals are kept as they were dealt: no card of theirs changes a decision to come."""
+    if state.is_chance_node() or state.is_terminal():
+        raise pyspiel.SpielError(f"{GAME_NAME}: resample_from_infostate at a decision node, not a chance node or the end")
+    engine = state._engine()
+    rules = state.rules
+    log = list(state.log)
+    chance = int(pyspiel.PlayerId.CHANCE)
+    if rules.spec.dealing is Dealing.SHUFFLE:
+        setup = state.shuffles.setups[-1]
+        known = [
+            list((Counter(shown) & Counter(setup.hands[seat])).elements())
+            for seat, shown in enumerate(_shown_this_deal(engine, rules.players))
+        ]
+        unseen = Counter(rules.deck)
+        unseen.subtract(setup.hands[player])
+        unseen.subtract(setup.rows)
+        for seat in range(rules.players):
+            if seat != player:
+                unseen.subtract(known[seat])
+        pool = sorted(unseen.elements())
+        draw.shuffle(pool)
+        hands = []
+        for seat, hand in enumerate(setup.hands):
+            if seat == player:
+                hands.append(list(hand))
+                continue
+            hidden = len(hand) - len(known[seat])
+            hands.append(sorted([*known[seat], *pool[:hidden]]))
+            del pool[:hidden]
+        cards = [card for hand in hands for card in hand] + list(setup.rows)
+        # The deal in progress is the last run of chance's cards in the log.
+        last = max(i for i, (who, _) in enumerate(log) if who == chance)
+        first = last - len(cards) + 1
+        log[first : last + 1] = [(chance, card - 1) for card in cards]
+    # This turn's secret choices of the others: their last card actions, drawn again on replay.
+    secret: set[int] = set()
+    if rules.spec.turn_order in (TurnOrder.SIMULTANEOUS, TurnOrder.PAIRS) and engine.revealed is None:
+        for seat in range(rules.players):
+            hidden_choices = len(engine.choices[seat]) if seat != player else 0
+            index = len(log) - 1
+            while hidden_choices and index >= 0:
+                who, action = log[index]
+                if who == seat and action < ROW_ACTION_BASE:
+                    secret.add(index)
+                    hidden_choices -= 1
+                index -= 1
+    return _replay_log(state.get_game(), log, secret, draw)
+
+
+def _shown_this_deal(engine: Game, players: int) -> list[list[int]]:
+    """The cards each seat has revealed or shown face up in the deal in progress."""
+    shown: list[list[int]] = [[] for _ in range(players)]
+    revealed_turns = set()
+    for event in reversed(engine.events):
+        if isinstance(event, DealStarted):
+            break
+        if isinstance(event, CardsRevealed):
+            revealed_turns.add(event.turn)
+            for seat, card in event.seat_cards:
+                shown[seat].append(card)
+    for event in reversed(engine.events):
+        if isinstance(event, DealStarted):
+            break
+        if isinstance(event, CardShown) and event.turn not in revealed_turns:
+            shown[event.seat].append(event.card)
+    return shown
+
+
+def _replay_log(game: Any, log: list[tuple[int, int]], secret: set[int], draw: random.Random) -> SixNimmtState:
+    """A new state of ``game`` that takes the actions of ``log`` (the actions at the indexes in
+    ``secret`` drawn again from the legal cards of their player at that moment)."""
+    new: SixNimmtState = game.new_initial_state()
+    players = new.num_players()
+    index = 0
+    while index < len(log):
+        if new.is_chance_node():
+            new.apply_action(log[index][1])
+            index += 1
+            continue
+        if new.current_player() != pyspiel.PlayerId.SIMULTANEOUS:
+            new.apply_action(_pick(new, log, index, secret, draw))
+            index += 1
+            continue
+        joint = [0] * players
+        for player in range(players):
+            if new.legal_actions(player):
+                joint[player] = _pick(new, log, index, secret, draw)
+                index += 1
+        new.apply_actions(joint)
+    return new
+
+
+def _pick(state: SixNimmtState, log: list[tuple[int, int]], index: int, secret: set[int], draw: random.Random) -> int:
+    player, action = log[index]
+    if index not in secret:
+        return action
+    cards = [a for a in state.legal_actions(player) if a < ROW_ACTION_BASE]
+    return draw.choice(cards) if cards else action
+
+
+class TurnBasedResampler:
+    """``resampler(state, player)``: a world ``player`` cannot tell from ``state``, a state of the
+    turn-based game (``pyspiel.convert_to_turn_based``) as OpenSpiel's Python ISMCTS asks of its
+    ``set_resampler``. The C++ wrapper of the turn-based game does not pass
+    ``resample_from_infostate`` on to the game it wraps: this does, and draws again the secret
+    actions of the players before ``player`` at a simultaneous node."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.draw = random.Random(seed)
+
+    def __call__(self, state: Any, player: int) -> Any:
+        if state.current_player() != player:
+            raise pyspiel.SpielError(f"{GAME_NAME}: resample for the player to move ({state.current_player()}), not {player}")
+        world = resample(state.simultaneous_game_state(), player, self.draw)
+        new = state.get_game().new_initial_state()
+        for _, action in world.log:
+            new.apply_action(action)
+        while new.current_player() != player:  # the others' secret actions earlier in this node
+            legal = new.legal_actions()
+            new.apply_action(legal[self.draw.randrange(len(legal))])
+        return new
+
+
+class InfoStateLayout:
+    """The information state tensor of one game (its rules): what a player has seen of the deal in
+    progress, card by card, and the scores of the deals before it.
+
+    Card segments are ``N`` long (``N`` the highest card of the deck: index ``c - 1`` is card
+    ``c``), some once per row (``R``), seat (``P``, absolute seats) or turn of the deal (``T``),
+    as ``segment[k * N + c - 1]``. Counts are 0, 1 or (Double's twins) 2.
+
+    ============== ======= ==========================================================================
+    ``hand``       N       the player's hand now
+    ``dealt``      N       its hand as dealt (shuffled deals)
+    ``chosen``     N       the cards it has chosen this turn and nobody has seen yet
+    ``rows``       R x N   the card(s) each row started with
+    ``played_by``  P x N   who revealed (or showed face up) each card
+    ``played_at``  T x N   the turn it was revealed (Hand, which has no fixed turns: one number,
+                           ``(turn + 1) / 1000``)
+    ``placed_row`` R x N   the row it was placed in
+    ``placed_left`` N      placed at a row's left end (Professional)
+    ``first``      N       placed first of its owner's pair (Nifty's order)
+    ``drafted_by`` P x N   who drafted it (Logic, Tournament)
+    ``draft_order`` N      when: ``(pick + 1) / N``
+    ``kept_by``    P x N   who kept it from a taken row (Hand)
+    ``totals``     P       each seat's score of the deals before this one, / 100
+    ``deal``       1       the deal's number, / 100
+    ============== ======= ==========================================================================
+
+    In a one-deal game this is perfect recall: two histories give the same tensor exactly when the
+    player saw the same (its information state string). In longer games earlier deals count by
+    their scores alone (a new deal's play depends on nothing else of them). Two exceptions in
+    the details: Hand, where a kept card can be played twice, and Double, where two copies of a card
+    share their counts."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        cards = self.cards = max(rules.deck)
+        rows, players = ROW_COUNT, rules.players
+        self.turns = rules.turns_per_deal or 1
+        sizes = {
+            "hand": cards, "dealt": cards, "chosen": cards, "rows": rows * cards,
+            "played_by": players * cards, "played_at": self.turns * cards, "placed_row": rows * cards,
+            "placed_left": cards, "first": cards, "drafted_by": players * cards, "draft_order": cards,
+            "kept_by": players * cards, "totals": players, "deal": 1,
+        }
+        self.slices: dict[str, slice] = {}
+        at = 0
+        for name, size in sizes.items():
+            self.slices[name] = slice(at, at + size)
+            at += size
+        self.size = at
+
+    def fill(self, tensor: NDArray[np.float32], state: SixNimmtState, player: int) -> None:
+        tensor.fill(0.0)
+        engine = state.engine
+        if engine is None:
+            return
+        n, part = self.cards, {name: tensor[place] for name, place in self.slices.items()}
+        for card in engine.hands[player]:
+            part["hand"][card - 1] += 1
+        deal = engine.deal_index
+        if state.rules.spec.dealing is Dealing.SHUFFLE and deal < len(state.shuffles.setups):
+            for card in state.shuffles.setups[deal].hands[player]:
+                part["dealt"][card - 1] += 1
+        for card in engine.choices[player]:
+            part["chosen"][card - 1] += 1
+        part["totals"][:] = np.asarray(engine.totals, np.float32) / 100
+        part["deal"][0] = deal / 100
+        events = []
+        for event in reversed(engine.events):
+            if isinstance(event, DealStarted):
+                break
+            events.append(event)
+        events.reverse()
+        laid: list[tuple[tuple[int, ...], ...]] = [
+            e.rows for e in engine.events if isinstance(e, DealStarted) and e.deal == deal
+        ]
+        laid.extend(e.rows for e in events if isinstance(e, RowsLaid))
+        for rows in laid:
+            for row, cards in enumerate(rows):
+                for card in cards:
+                    part["rows"][row * n + card - 1] += 1
+        revealed = {e.turn for e in events if isinstance(e, CardsRevealed)}
+        picks = 0
+        for event in events:
+            if isinstance(event, CardsRevealed):
+                for seat, card in event.seat_cards:
+                    self._played(part, seat, card, event.turn)
+            elif isinstance(event, CardShown) and event.turn not in revealed:
+                self._played(part, event.seat, event.card, event.turn)
+            elif isinstance(event, CardPlaced):
+                part["placed_row"][event.row * n + event.card - 1] += 1
+                if event.side == "left":
+                    part["placed_left"][event.card - 1] += 1
+            elif isinstance(event, OrderChosen):
+                part["first"][event.cards[0] - 1] += 1
+            elif isinstance(event, DraftPicked):
+                picks += 1
+                part["drafted_by"][event.seat * n + event.card - 1] += 1
+                part["draft_order"][event.card - 1] = picks / n
+            elif isinstance(event, CardsKept):
+                for card in event.cards:
+                    part["kept_by"][event.seat * n + card - 1] += 1
+
+    def _played(self, part: dict[str, NDArray[np.float32]], seat: int, card: int, turn: int) -> None:
+        n = self.cards
+        part["played_by"][seat * n + card - 1] += 1
+        if self.rules.turns_per_deal is None:
+            part["played_at"][card - 1] = (turn + 1) / 1000
+        else:
+            part["played_at"][turn * n + card - 1] += 1
+
+
+class SixNimmtObserver:
+    """OpenSpiel's observer (``make_py_observer``): what one player sees now (the observation) or
+    has seen (perfect recall: the information state, :class:`InfoStateLayout`), each as a tensor
+    and a string; or, as strings only, the public part of the observation (the spectator's view)
+    or its private part (the player's hand and its secret choices). Never another player's."""
+
+    def __init__(self, game: SixNimmtGame, iig_obs_type: Any, params: dict[str, Any] | None) -> None:
         if params:
             raise ValueError(f"{GAME_NAME} takes no observation parameters, not {sorted(params)}")
         if iig_obs_type is None:
             iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
-        if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+        private = iig_obs_type.private_info
+        if private == pyspiel.PrivateInfoType.ALL_PLAYERS or not (iig_obs_type.public_info or private != pyspiel.PrivateInfoType.NONE):
             raise ValueError(
-                f"{GAME_NAME} observes as one player sees the table: public information and that "
-                "player's own (public_info=True, private_info=SINGLE_PLAYER)"
+                f"{GAME_NAME} observes as one player sees the table: public information, that "
+                "player's own (private_info=SINGLE_PLAYER), or both"
             )
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        self.tensor: NDArray[np.float32] | None
+        #: "player" (the whole observation), "public" or "private" (its parts, strings only).
+        self.part = "player"
+        if not iig_obs_type.public_info:
+            self.part = "private"
+        elif private == pyspiel.PrivateInfoType.NONE:
+            self.part = "public"
+        if self.part != "player" and self.perfect_recall:
+            raise ValueError(f"{GAME_NAME}: perfect recall is the whole information state (public_info=True, private_info=SINGLE_PLAYER)")
+        self.layout: InfoStateLayout | None = None
+        self.tensor: NDArray[np.float32] | None = None
         self.dict: dict[str, NDArray[np.float32]] = {}
         if self.perfect_recall:
-            self.tensor = None
-        else:
+            self.layout = InfoStateLayout(game.rules)
+            self.tensor = np.zeros(self.layout.size, np.float32)
+            self.dict = {name: self.tensor[place] for name, place in self.layout.slices.items()}
+        elif self.part == "player":
             self.tensor = np.zeros(OBS_SIZE, np.float32)
             self.dict = {segment.name: self.tensor[segment_slice(segment.name)] for segment in SEGMENTS}
 
     def set_from(self, state: SixNimmtState, player: int) -> None:
         if self.tensor is None:
+            return
+        if self.layout is not None:
+            self.layout.fill(self.tensor, state, player)
             return
         view = state.view(player)
         if view is None:
@@ -517,7 +835,14 @@ class SixNimmtObserver:
             self.tensor[:] = encode(view)
 
     def string_from(self, state: SixNimmtState, player: int) -> str:
-        return state.information_state(player) if self.perfect_recall else state.observation(player)
+        if self.perfect_recall:
+            return state.information_state(player)
+        if self.part == "public":
+            return state.observation(None)
+        if self.part == "private":
+            view = state.view(player)
+            return f"p{player}" if view is None else f"p{player} hand={list(view.hand)} chosen={list(view.my_choices)}"
+        return state.observation(player)
 
 
 pyspiel.register_game(GAME_TYPE, SixNimmtGame)
