@@ -265,7 +265,8 @@ class OpenSpielSeat(Bot):
             hands.append([*known[other], *unseen[:hidden]])
             del unseen[:hidden]
         rows = self._start_rows[view.deal]
-        chance = [card - 1 for hand in hands for card in hand] + [card - 1 for row in rows for card in row]
+        # Each hand dealt in ascending order, as the game deals them (Double: in any order).
+        chance = [card - 1 for hand in hands for card in sorted(hand)] + [card - 1 for row in rows for card in row]
         return _replay(game, players, chance, events, view, draw)
 
 

@@ -49,6 +49,7 @@ import copy
 import json
 import random
 from collections import Counter
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -63,7 +64,10 @@ except ImportError as error:  # pragma: no cover - the extra is missing: say how
 
 from ...core import (
     BULLHEADS,
+    DECK_SIZE,
+    HAND_SIZE,
     ROW_COUNT,
+    ROW_LIMIT,
     CardPlaced,
     CardShown,
     CardsKept,
@@ -106,20 +110,29 @@ DEFAULTS: dict[str, int | str] = {
     "pro_tie": "choose",
     "double_deck": "two-decks",
     "terminal_rewards": False,
+    "zero_sum": False,
+    # A smaller game (docs/rl.md, "Tiny 6 nimmt!"); 0: the full game's (104 cards, hands of 10,
+    # 4 rows of 5).
+    "cards": 0,
+    "hand": 0,
+    "rows": 0,
+    "row_limit": 0,
 }
+#: The full game's size, for the size parameters left at 0 when another is set.
+FULL_SIZE = {"cards": DECK_SIZE, "hand": HAND_SIZE, "rows": ROW_COUNT, "row_limit": ROW_LIMIT}
 #: Chance actions name cards, as card actions do: ``c - 1`` deals card ``c``.
 CHANCE_OUTCOMES = 104
 
 
 
-def _game_type(reward_model: Any) -> Any:
+def _game_type(reward_model: Any, utility: Any) -> Any:
     return pyspiel.GameType(
         short_name=GAME_NAME,
         long_name="6 nimmt! (sixnimmt engine)",
         dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        utility=utility,
         reward_model=reward_model,
         max_num_players=MAX_PLAYERS,
         min_num_players=MIN_PLAYERS,
@@ -131,10 +144,17 @@ def _game_type(reward_model: Any) -> Any:
     )
 
 
-GAME_TYPE = _game_type(pyspiel.GameType.RewardModel.REWARDS)
-#: The same game with ``terminal_rewards=True``: the returns come at the end only, as
-#: ``mcts.MCTSBot`` and other searches of OpenSpiel ask.
-TERMINAL_GAME_TYPE = _game_type(pyspiel.GameType.RewardModel.TERMINAL)
+_REWARDS, _TERMINAL = pyspiel.GameType.RewardModel.REWARDS, pyspiel.GameType.RewardModel.TERMINAL
+_GENERAL, _ZERO = pyspiel.GameType.Utility.GENERAL_SUM, pyspiel.GameType.Utility.ZERO_SUM
+GAME_TYPE = _game_type(_REWARDS, _GENERAL)
+#: The game's type for ``(terminal_rewards, zero_sum)``: with terminal rewards the returns come at
+#: the end only, as ``mcts.MCTSBot`` asks; zero-sum returns are what CFR's exploitability asks for.
+GAME_TYPES = {
+    (False, False): GAME_TYPE,
+    (True, False): _game_type(_TERMINAL, _GENERAL),
+    (False, True): _game_type(_REWARDS, _ZERO),
+    (True, True): _game_type(_TERMINAL, _ZERO),
+}
 
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
@@ -146,10 +166,13 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
             f"unknown parameter(s) of {GAME_NAME}: {', '.join(unknown)}; it takes {', '.join(DEFAULTS)}"
         )
     given = {**DEFAULTS, **params}
-    if not isinstance(given["terminal_rewards"], bool):
-        raise pyspiel.SpielError(f"{GAME_NAME}: terminal_rewards is true or false, not {given['terminal_rewards']!r}")
+    for flag in ("terminal_rewards", "zero_sum"):
+        if not isinstance(given[flag], bool):
+            raise pyspiel.SpielError(f"{GAME_NAME}: {flag} is true or false, not {given[flag]!r}")
+    sized = {name: given[name] or FULL_SIZE[name] for name in FULL_SIZE}
     try:
         return Rules.from_dict({
+            "size": sized if any(given[name] for name in FULL_SIZE) else None,
             "players": given["players"],
             "variant": given["variant"],
             "target": given["target"] or None,
@@ -179,7 +202,7 @@ def _bounds(rules: Rules) -> tuple[int, int]:
     else:
         # Each card of a hand: its share of a simultaneous node (or its own node in Open), a row
         # choice and an order for every player's card of the turn; and a draft of the whole deck.
-        nodes_per_deal = spec.hand_size * (2 + 2 * players) + len(rules.deck)
+        nodes_per_deal = rules.hand_size * (2 + 2 * players) + len(rules.deck)
     deals = rules.deals if rules.deals is not None else players * (rules.target or 1)
     worst = per_deal * deals
     if rules.target is not None:
@@ -194,16 +217,17 @@ class SixNimmtGame(pyspiel.Game):  # type: ignore[misc]
         params = dict(params or {})
         self.rules = rules_from_params(params)
         self.terminal_rewards = bool(params.get("terminal_rewards", False))
+        self.zero_sum = bool(params.get("zero_sum", False))
         worst, length = _bounds(self.rules)
         super().__init__(
-            TERMINAL_GAME_TYPE if self.terminal_rewards else GAME_TYPE,
+            GAME_TYPES[self.terminal_rewards, self.zero_sum],
             pyspiel.GameInfo(
                 num_distinct_actions=N_ACTIONS,
                 max_chance_outcomes=CHANCE_OUTCOMES,
                 num_players=self.rules.players,
                 min_utility=float(worst),
-                max_utility=0.0,
-                utility_sum=None,
+                max_utility=-float(worst) if self.zero_sum else 0.0,
+                utility_sum=0.0 if self.zero_sum else None,
                 max_game_length=length,
             ),
             {**DEFAULTS, **params},
@@ -265,10 +289,28 @@ class Shuffles:
         raise _NeedCards
 
     def outcomes(self) -> list[tuple[int, float]]:
-        """The next card's chance outcomes: each card not dealt yet, as likely as its copies left."""
+        """The next card's chance outcomes: each card not dealt yet, as likely as its copies left.
+
+        Without twins a hand is dealt in ascending order, which is the same deal with a tree
+        ``hand!`` times smaller for each hand: the next card ``c`` of a hand that needs ``m`` more
+        cards, all above its last one, comes with the chance that it is the lowest of ``m`` cards
+        drawn from those left above that last one, ``C(above c, m - 1) / C(above last, m)``."""
         left = self.left
-        total = sum(left.values())
-        return [(card - 1, count / total) for card, count in sorted(left.items()) if count > 0]
+        drawn = len(self.drawn)
+        if self.rules.spec.twins or drawn >= self._in_hands:
+            total = sum(left.values())
+            return [(card - 1, count / total) for card, count in sorted(left.items()) if count > 0]
+        size = self.rules.hand_size
+        needed = size - drawn % size
+        last = self.drawn[-1] if drawn % size else 0
+        above = sorted(card for card, count in left.items() if count > 0 and card > last)
+        total = comb(len(above), needed)
+        outcomes = []
+        for index, card in enumerate(above):
+            ways = comb(len(above) - index - 1, needed - 1)
+            if ways:
+                outcomes.append((card - 1, ways / total))
+        return outcomes
 
     def draw(self, card: int) -> bool:
         """Deal ``card``; True once the deal is complete (its setup is then in ``setups``)."""
@@ -278,7 +320,8 @@ class Shuffles:
         if len(drawn) <= self._in_hands:
             return False
         turned = drawn[self._in_hands :]
-        if len(set(turned)) < ROW_COUNT if self.rules.spec.twins else len(turned) < ROW_COUNT:
+        rows = self.rules.row_count
+        if len(set(turned)) < rows if self.rules.spec.twins else len(turned) < rows:
             return False
         hands = tuple(tuple(sorted(drawn[i : i + size])) for i in range(0, self._in_hands, size))
         self.setups.append(DealSetup(hands, tuple(turned)))
@@ -306,6 +349,7 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
         self._returns = [0.0] * self._players
         self._rewards = [0.0] * self._players
         self._terminal_rewards = game.terminal_rewards
+        self._zero_sum = game.zero_sum
         self._current: int | None = None
         #: Every action as the turn-based conversion asks for it, ``(player, action)``: chance's
         #: cards, and at a simultaneous node the action of each player with a legal action, in seat
@@ -370,9 +414,10 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
     def _apply_action(self, action: int) -> None:
         self._current = None
         if self._dealing:
-            if not 0 <= action < CHANCE_OUTCOMES or self.shuffles.left[action + 1] <= 0:
+            if not 0 <= action < CHANCE_OUTCOMES or action not in dict(self.shuffles.outcomes()):
                 raise pyspiel.SpielError(
-                    f"{GAME_NAME}: chance action {action} (card {action + 1}) is not in the cards left to deal"
+                    f"{GAME_NAME}: chance action {action} (card {action + 1}) is not one chance may deal now "
+                    "(a card left, each hand in ascending order)"
                 )
             self.log.append((int(pyspiel.PlayerId.CHANCE), action))
             if self.shuffles.draw(action + 1):
@@ -454,6 +499,9 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
         engine = self._engine()
         running = list(engine.totals) if engine.is_over else [t + p for t, p in zip(engine.totals, engine.penalties)]
         returns = [-float(x) for x in running]
+        if self._zero_sum:  # each player's bullheads against the others' mean
+            everyone, others = sum(running), self._players - 1
+            returns = [(everyone - x) / others - x for x in running]
         self._rewards = [new - old for new, old in zip(returns, self._returns)]
         self._returns = returns
 
@@ -709,7 +757,7 @@ class InfoStateLayout:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         cards = self.cards = max(rules.deck)
-        rows, players = ROW_COUNT, rules.players
+        rows, players = rules.row_count, rules.players
         self.turns = rules.turns_per_deal or 1
         sizes = {
             "hand": cards, "dealt": cards, "chosen": cards, "rows": rows * cards,
