@@ -25,7 +25,7 @@ def examples() -> list[str]:
 
 def test_the_section_has_an_example_for_each_algorithm() -> None:
     text = "".join(examples())
-    for name in ("evaluate_bots", "ismcts.ISMCTSBot", "mcts.MCTSBot"):
+    for name in ("evaluate_bots", "ismcts.ISMCTSBot", "mcts.MCTSBot", "CFRPlusSolver"):
         assert name in text
 
 
