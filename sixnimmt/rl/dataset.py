@@ -20,7 +20,7 @@ is refused with the game's line number.
 
 A small sample ships with the package (:data:`SAMPLE`: two games of each variant, made with
 ``--games 2 --seed 1 --bot grandmaster:samples=20``, fewer rollouts than the full bot, so that it
-takes a minute); the full dataset is the command above, hours of CPU per variant.
+takes a minute); the full dataset is the command above, hours of CPU per variant (docs/rl.md).
 """
 
 from __future__ import annotations
