@@ -6,7 +6,9 @@ variant plays by the one copy of the rules there is.
 
 **Parameters**, one per rule (:class:`~sixnimmt.core.Rules`): ``players`` (4), ``variant``
 (``standard``), ``target`` (0: none), ``deals`` (1; 0: none), ``end`` (``at-least``), ``pro_tie``
-(``choose``), ``double_deck`` (``two-decks``). The default game is one deal of the standard rules;
+(``choose``), ``double_deck`` (``two-decks``); a smaller game's ``cards``, ``hand``, ``rows`` and
+``row_limit`` (0: the full game's; :mod:`sixnimmt.rl.openspiel.tiny`); and how the returns come,
+``terminal_rewards`` and ``zero_sum`` (false). The default game is one deal of the standard rules;
 a whole game to 66 is ``sixnimmt(target=66,deals=0)``. A parameter the game does not know is
 refused by OpenSpiel, naming it; a value the rules refuse raises ``pyspiel.SpielError`` with the
 engine's reason.
@@ -16,14 +18,17 @@ chooses at once, in secret) is a simultaneous node: ``apply_actions`` takes ever
 and a player who owes nothing there has the one legal action *pass*. A node where one player decides
 (a row choice, a draft pick, Nifty's order, an Open or Hand turn, Hand's kept cards) is an ordinary
 node of that player. As OpenSpiel's convention has it, ``apply_actions`` ignores the action of a
-player with no legal action (send 0): its RL environment asks every player at every node. Actions are those of the Gymnasium and PettingZoo envs (``sixnimmt.rl.encoding``):
+player with no legal action (send 0): its RL environment asks every player at every node. Actions
+are those of the Gymnasium and PettingZoo envs (``sixnimmt.rl.encoding``):
 0..103 the card ``action + 1``, 104..107 the row ``action - 104``, 108 pass (also Hand's "no second
 card" and "keep no more").
 
 **Chance** deals each shuffled deal one card at a time: the chance action ``c - 1`` deals card
-``c``, with the probability of drawing it from the cards not dealt yet (twice as likely for a card
-held twice in Double). The first hand's cards come first, then the next hand's, then the row
-cards (in Double, turned up until four different cards start the rows). The shuffle of a later deal
+``c``. The first hand's cards come first, in ascending order, then the next hand's, then the row
+cards, each with the probability of drawing it from the cards not dealt yet (in Double, whose twins
+make the order of a hand ambiguous, every card in any order, a card held twice twice as likely; its
+rows turned up until four different cards start them). Dealing a hand in order is the same deal
+with a tree ``hand!`` times smaller (:meth:`Shuffles.outcomes`). The shuffle of a later deal
 is drawn when the move that ends the deal before it is made, and that move's result is shown once
 the cards are dealt; nobody sees a dealt card until the deal starts. Logic and Tournament deal by
 an open draft and have no chance node.

@@ -17,6 +17,8 @@ from . import require_pyspiel
 #: The games given a playthrough: the file's name and the game string.
 PLAYTHROUGHS: dict[str, str] = {
     "sixnimmt.txt": "sixnimmt(players=2)",
+    # The tiny game of the CFR tests (sixnimmt.rl.openspiel.tiny.TINY): a whole game on one page.
+    "sixnimmt_tiny.txt": "sixnimmt(players=2,cards=6,hand=2,rows=1,row_limit=2,zero_sum=true)",
 }
 SEED = 7
 
