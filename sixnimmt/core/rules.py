@@ -210,11 +210,15 @@ class Rules:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
-        """Rules from their JSON form; unknown fields are an error, missing optional ones default."""
+    def from_dict(cls, data: Mapping[str, Any], *, sizes: bool = False) -> Rules:
+        """Rules from their JSON form; unknown fields are an error, missing optional ones default.
+        A smaller ``size`` is read only where ``sizes`` says the caller plays one (the solvers):
+        elsewhere it is an unknown field, as the interfaces and bots play the full game."""
         if not isinstance(data, Mapping):
             raise RulesError(f"rules must be an object, not {type(data).__name__}")
-        known = {"variant", "players", "target", "end", "deals", "pro_tie", "double_deck", "size"}
+        known = {"variant", "players", "target", "end", "deals", "pro_tie", "double_deck"}
+        if sizes:
+            known.add("size")
         unknown = sorted(set(data) - known)
         if unknown:
             raise RulesError(f"unknown rules field(s): {', '.join(unknown)}")

@@ -39,7 +39,9 @@ def test_a_smaller_game_is_played_by_the_rules_with_its_size(variant: str, seed:
 def test_the_size_is_part_of_the_rules_json_and_only_when_set() -> None:
     rules = Rules(players=2, size=TINY)
     assert rules.to_dict()["size"] == {"cards": 10, "hand": 3, "rows": 2, "row_limit": 3}
-    assert Rules.from_dict(rules.to_dict()) == rules
+    assert Rules.from_dict(rules.to_dict(), sizes=True) == rules
+    with pytest.raises(RulesError, match="unknown rules field"):  # the interfaces play the full game
+        Rules.from_dict(rules.to_dict())
     assert rules.deck == tuple(range(1, 11)) and rules.hand_size == 3 and rules.turns_per_deal == 3
     full = Rules(players=4)
     assert "size" not in full.to_dict() and full.row_count == 4 and full.row_limit == 5 and len(full.deck) == 104
@@ -53,7 +55,7 @@ def test_the_size_is_part_of_the_rules_json_and_only_when_set() -> None:
         (lambda: TableSize(cards=10, hand=3, rows=5, row_limit=3), "rows must be 1..4"),
         (lambda: TableSize(cards=200, hand=3, rows=2, row_limit=3), "cards must be 1..104"),
         (lambda: TableSize(cards=10, hand=3, rows=2, row_limit=6), "row_limit must be 1..5"),
-        (lambda: Rules.from_dict({"players": 2, "variant": "standard", "size": {"cards": 10}}), "missing"),
+        (lambda: Rules.from_dict({"players": 2, "variant": "standard", "size": {"cards": 10}}, sizes=True), "missing"),
     ],
 )
 def test_a_size_the_rules_cannot_play_is_refused_in_one_line(rules: object, message: str) -> None:

@@ -185,7 +185,7 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
             "end": given["end"],
             "pro_tie": given["pro_tie"],
             "double_deck": given["double_deck"],
-        })
+        }, sizes=True)
     except RulesError as error:
         raise pyspiel.SpielError(f"{GAME_NAME}: {error}") from None
 
