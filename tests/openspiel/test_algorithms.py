@@ -94,14 +94,6 @@ def test_mcts_plays_a_whole_game_with_terminal_rewards() -> None:
     assert state.returns() == [-float(t) for t in engine.totals]
 
 
-def test_the_c_plus_plus_ismcts_cannot_resample_a_python_game() -> None:
-    """OpenSpiel's C++ ISMCTSBot asks the C++ state for ResampleFromInfostate, which a game written
-    in Python cannot provide (its C++ wrapper does not pass the call on): docs/rl.md says to use the
-    Python ISMCTS with our resampler. Kept as a test so that the day OpenSpiel passes it on, this
-    fails and the docs change."""
-    assert not hasattr(pyspiel.ISMCTSBot, "set_resampler")
-
-
 # ---------------------------------------------------------------------- information state tensor
 
 
