@@ -14,7 +14,7 @@ tree written out once in Gambit's format (OpenSpiel's ``export_gambit``, read ba
 at C++ speed. Run directly on the Python game, CFR+ gives the same exploitability to the last digit
 in about forty times the time (docs/baselines.md).
 
-    python -m sixnimmt.rl.openspiel.tiny                      # the table of docs/baselines.md
+    python -m sixnimmt.rl.openspiel.tiny --deep-cfr 10,40     # the table of docs/baselines.md
     python -m sixnimmt.rl.openspiel.tiny --game "sixnimmt(players=2,cards=6,hand=2,rows=1,row_limit=2,zero_sum=true)"
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,15 +116,11 @@ def solve(tree: Tree, iterations: int) -> Solved:
     return Solved(policy, float(pyspiel.exploitability(tree.efg, policy)), iterations)
 
 
-def bot_policy(tree: Tree, spec: str, seed: int = 0) -> Any:
-    """One of our bots as a policy over the tree: at each information set, the move the bot makes
-    from the seat's view there (probability 1)."""
+def tabular(tree: Tree, probabilities: Callable[[Any], dict[int, float]]) -> Any:
+    """A policy over the game's turn-based states (``probabilities(state)``: action to
+    probability, at the player to move's states) as a tabular policy over the tree, to measure."""
     import pyspiel
 
-    from ...seats import make_bot
-    from ..encoding import move_to_action
-
-    bot = make_bot(spec, seed)
     table: dict[str, list[tuple[int, float]]] = {}
 
     def visit(state: Any) -> None:
@@ -134,15 +131,48 @@ def bot_policy(tree: Tree, spec: str, seed: int = 0) -> Any:
             if key not in table:
                 ours = tree.state_at(key)
                 player = ours.current_player()
-                view = ours.simultaneous_game_state().view(player)
-                assert view is not None and view.decision is not None
-                label = ours.action_to_string(player, move_to_action(bot.decide(view), view.decision))
-                table[key] = [(a, float(state.action_to_string(a) == label)) for a in state.legal_actions()]
+                by_label = {ours.action_to_string(player, a): p for a, p in probabilities(ours).items()}
+                table[key] = [(a, float(by_label.get(state.action_to_string(a), 0.0))) for a in state.legal_actions()]
         for action in state.legal_actions():
             visit(state.child(action))
 
     visit(tree.efg.new_initial_state())
     return pyspiel.TabularPolicy(table)
+
+
+def bot_policy(tree: Tree, spec: str, seed: int = 0) -> Any:
+    """One of our bots as a policy over the tree: at each information set, the move the bot makes
+    from the seat's view there (probability 1)."""
+    from ...seats import make_bot
+    from ..encoding import move_to_action
+
+    bot = make_bot(spec, seed)
+
+    def move(state: Any) -> dict[int, float]:
+        view = state.simultaneous_game_state().view(state.current_player())
+        assert view is not None and view.decision is not None
+        return {move_to_action(bot.decide(view), view.decision): 1.0}
+
+    return tabular(tree, move)
+
+
+def deep_cfr_policy(tree: Tree, game_string: str, iterations: int, traversals: int, seed: int = 0) -> Any:
+    """OpenSpiel's Deep CFR (PyTorch) trained on the game itself, from its information state
+    tensor, as a policy over the tree: a learned policy to measure."""
+    import numpy as np
+    import torch
+    from open_spiel.python.pytorch import deep_cfr
+
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    solver = deep_cfr.DeepCFRSolver(
+        turn_based(game_string), policy_network_layers=(64, 64), advantage_network_layers=(64, 64),
+        num_iterations=iterations, num_traversals=traversals, learning_rate=1e-3, batch_size_advantage=128,
+        batch_size_strategy=512, memory_capacity=10**6, policy_network_train_steps=400,
+        advantage_network_train_steps=200, reinitialize_advantage_networks=True,
+    )
+    solver.solve()
+    return tabular(tree, lambda state: dict(solver.action_probabilities(state)))
 
 
 def exploitability(tree: Tree, policy: Any) -> float:
@@ -157,10 +187,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", default=SMALL, help=f"the game (default {SMALL})")
     parser.add_argument("--iterations", default="1,10,100,1000", help="CFR+ iterations to report")
     parser.add_argument("--bots", default=",".join(BOTS), help="our bots to measure (empty: none)")
+    parser.add_argument("--deep-cfr", default="", metavar="ITERATIONS,TRAVERSALS",
+                        help="also train OpenSpiel's Deep CFR (PyTorch) so long and measure it (minutes)")
     args = parser.parse_args(argv)
     try:
         require_pyspiel()
         counts = [int(n) for n in args.iterations.split(",") if n]
+        if args.deep_cfr and len(args.deep_cfr.split(",")) != 2:
+            raise ValueError("--deep-cfr takes ITERATIONS,TRAVERSALS, e.g. 10,40")
     except (ImportError, ValueError) as error:
         parser.exit(2, f"error: {error}\n")
     start = time.perf_counter()
@@ -179,6 +213,11 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| `{spec}` | {figure} |", flush=True)
     for count in counts:
         print(f"| CFR+, {count} iterations | {solve(written, count).exploitability:.4f} |", flush=True)
+    if args.deep_cfr:
+        iterations, traversals = (int(n) for n in args.deep_cfr.split(","))
+        learned = deep_cfr_policy(written, args.game, iterations, traversals)
+        print(f"| Deep CFR, {iterations} iterations of {traversals} traversals | "
+              f"{exploitability(written, learned):.4f} |", flush=True)
 
 
 if __name__ == "__main__":
