@@ -159,3 +159,26 @@ def test_openspiels_pytorch_dqn_imports_with_the_extra() -> None:
     from open_spiel.python.pytorch import dqn
 
     assert dqn.DQN
+
+
+@pytest.mark.parametrize(("variant", "target", "deals"), [("hand", 0, 1), ("tournament", 0, 1), ("standard", 30, 0)])
+def test_a_resampled_world_has_the_players_information_state_in_long_games(variant: str, target: int, deals: int) -> None:
+    """Hand (kept cards), Tournament (passed hands) and a whole game to a target (later deals
+    dealt by chance between deals): at every decision, for the deciding player or a random one."""
+    rng = random.Random(variant)
+    game = pyspiel.load_game(GAME_NAME, {"players": 3, "variant": variant, "target": target, "deals": deals})
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probabilities = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, probabilities)[0])
+            continue
+        current = state.current_player()
+        player = current if current >= 0 else rng.randrange(3)
+        world = resample(state, player, rng)
+        assert world.information_state_string(player) == state.information_state_string(player)
+        assert world.legal_actions(player) == state.legal_actions(player)
+        if current >= 0:
+            state.apply_action(rng.choice(state.legal_actions()))
+        else:
+            state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(3)])
