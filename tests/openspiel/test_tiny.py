@@ -71,3 +71,16 @@ def test_zero_sum_returns_are_the_others_mean_against_ones_own() -> None:
     totals = state.engine.totals
     assert sum(state.returns()) == pytest.approx(0.0)
     assert state.returns()[0] == pytest.approx((totals[1] + totals[2]) / 2 - totals[0])
+
+
+def test_the_command_refuses_a_game_it_cannot_measure_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    for game, message in (
+        ("chess", "is a game sixnimmt(...)"),
+        ("sixnimmt(players=2,cards=3,hand=2,rows=1,row_limit=2,zero_sum=true)", "need 5 cards, not 3"),
+        ("sixnimmt(players=2,cards=6,hand=2,rows=1,row_limit=2)", "two-player zero-sum"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            tiny.main(["--game", game, "--bots", ""])
+        assert exit_.value.code == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith("error: ") and message in line

@@ -197,13 +197,20 @@ def main(argv: list[str] | None = None) -> None:
             raise ValueError("--deep-cfr takes ITERATIONS,TRAVERSALS, e.g. 10,40")
     except (ImportError, ValueError) as error:
         parser.exit(2, f"error: {error}\n")
+    import pyspiel
+
     start = time.perf_counter()
-    written = tree(args.game)
+    try:
+        if not args.game.startswith("sixnimmt("):
+            raise pyspiel.SpielError(f"--game is a game sixnimmt(...), not {args.game!r}")
+        written = tree(args.game)
+        if written.efg.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM or written.efg.num_players() != 2:
+            raise pyspiel.SpielError("exploitability is measured in two-player zero-sum games: players=2,zero_sum=true")
+    except pyspiel.SpielError as error:
+        parser.exit(2, f"error: {error}\n")
     print(f"{args.game}: tree written out in {time.perf_counter() - start:.1f} s, "
           f"{len(written.infosets)} information sets")
     print("| policy | exploitability |\n| --- | ---: |")
-    import pyspiel
-
     print(f"| uniform random | {exploitability(written, pyspiel.UniformRandomPolicy(written.efg)):.4f} |", flush=True)
     for spec in filter(None, args.bots.split(",")):
         try:
