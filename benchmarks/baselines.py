@@ -12,7 +12,12 @@ shuffles (its first N of them). Each cell's figures are kept in one file,
     nice .venv/bin/python benchmarks/baselines.py --players 4 --bots expert   # one cell
 
 A researcher's own agent joins the table with ``--bots`` and any bot spec (``cmd:python3 mybot.py``,
-``openspiel:ismcts:simulations=100``); docs/baselines.md gives the protocol.
+``openspiel:ismcts:simulations=100``); docs/baselines.md gives the protocol. With ``--out DIR`` its
+cells go to one file, ``DIR/LABEL.json`` (the submission schema of docs/baselines.md), and the
+tracked results and docs are left alone; ``--row FILE`` prints such a file's rows of the table:
+
+    nice .venv/bin/python benchmarks/baselines.py --bots "cmd:python3 mybot.py" --label mybot --out results/
+    .venv/bin/python benchmarks/baselines.py --row results/mybot.json
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -102,6 +108,59 @@ def play_cell(players: int, bot: str, deals: int, jobs: int) -> dict[str, Any]:
     }
 
 
+#: What a submission file says it is (docs/baselines.md, "Submitting a row").
+SUBMISSION = "sixnimmt-baselines-submission"
+SUBMISSION_VERSION = 1
+#: The fields of a cell a row is made of.
+ROW_FIELDS = ("bot", "players", "deals", "games", "seed", "penalty_per_deal", "minus_field", "ms_per_decision")
+LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def submission(label: str, bot: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """The submission file of one agent: its label, its spec and its cells (one per table size)."""
+    return {
+        "format": SUBMISSION,
+        "version": SUBMISSION_VERSION,
+        "label": label,
+        "bot": bot,
+        "protocol": {"field": FIELD, "variant": "standard", "game_deals": 1, "seed": SEED},
+        "cells": [{**cell, "label": label} for cell in cells],
+    }
+
+
+def read_submission(path: Path) -> dict[str, Any]:
+    """A submission file, checked; ``ValueError`` in one line naming what is wrong."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not a readable JSON file ({error})") from None
+    if not isinstance(data, dict) or data.get("format") != SUBMISSION:
+        raise ValueError(f"{path}: not a submission (its \"format\" must be {SUBMISSION!r})")
+    if data.get("version") != SUBMISSION_VERSION:
+        raise ValueError(f"{path}: submission version {data.get('version')!r}; this script reads {SUBMISSION_VERSION}")
+    label = data.get("label")
+    if not isinstance(label, str) or not LABEL.fullmatch(label):
+        raise ValueError(f"{path}: \"label\" must be 1 to 64 letters, digits, '.', '_' or '-', not {label!r}")
+    cells = data.get("cells")
+    if not isinstance(cells, list) or not cells:
+        raise ValueError(f"{path}: \"cells\" must be a non-empty list")
+    for index, cell in enumerate(cells):
+        missing = [f for f in ROW_FIELDS if not isinstance(cell, dict) or f not in cell]
+        if missing:
+            raise ValueError(f"{path}: cells[{index}] lacks {', '.join(missing)}")
+        if cell["seed"] != SEED:
+            raise ValueError(f"{path}: cells[{index}] was played on seed {cell['seed']}, the table's is {SEED}")
+    return data
+
+
+def submission_rows(data: dict[str, Any]) -> str:
+    """The table's rows of a submission: one per table size, under its heading."""
+    parts = []
+    for cell in sorted(data["cells"], key=lambda c: c["players"]):
+        parts.append(f"### {cell['players']} players\n\n{_row({**cell, 'label': data['label']})}")
+    return "\n\n".join(parts)
+
+
 def _ci(interval: dict[str, Any], digits: int = 2, sign: bool = False) -> str:
     # Rounded first, plus 0.0: a bound a hair below zero reads 0.00, not -0.00.
     mean, low, high = (None if x is None else round(x, digits) + 0.0 for x in (interval["mean"], interval["low"], interval["high"]))
@@ -139,7 +198,7 @@ def _row(cell: dict[str, Any]) -> str:
         else "no significant difference"
     )
     return (
-        f"| `{cell['bot']}` | {_ci(cell['penalty_per_deal'])} | {_ci(d, sign=True)} | {verdict} | "
+        f"| `{cell.get('label') or cell['bot']}` | {_ci(cell['penalty_per_deal'])} | {_ci(d, sign=True)} | {verdict} | "
         f"{cell['deals']:,} | {cell['games']:,} | {cell['seed']} | {cell['ms_per_decision']:.2f} |"
     )
 
@@ -161,7 +220,26 @@ def main() -> None:
         help="register your own bot class or factory under NAME first (docs/baselines.md); the cells then "
         "play in this process (--jobs 1), since worker processes would not know the name",
     )
+    parser.add_argument("--label", help="your agent's name in its row and file (default: its spec); with one --bots")
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR",
+        help="write your agent's cells to DIR/LABEL.json (the submission schema, docs/baselines.md) and leave "
+        "the tracked results and docs alone",
+    )
+    parser.add_argument("--row", type=Path, nargs="+", metavar="FILE", help="print the table's rows of submission files")
     args = parser.parse_args()
+    if args.row:
+        try:
+            print("\n\n".join(submission_rows(read_submission(path)) for path in args.row))
+        except ValueError as error:
+            sys.exit(f"error: {error}")
+        return
+    if (args.label or args.out) and (len(args.bots) != 1 or args.table):
+        sys.exit("--label and --out take one agent: give exactly one --bots (and no --table)")
+    if args.label and not LABEL.fullmatch(args.label):
+        sys.exit(f"--label must be 1 to 64 letters, digits, '.', '_' or '-', not {args.label!r}")
+    if args.out and not args.label:
+        sys.exit("--out needs --label, the name of your agent's row and file")
     for item in args.register:
         name, equals, target = item.partition("=")
         if not equals or ":" not in target:
@@ -171,6 +249,19 @@ def main() -> None:
     missing = set(DEALS) - set(available())
     if missing:
         sys.exit(f"the table names bots that are not registered: {sorted(missing)}")
+    if args.out:
+        bot = args.bots[0]
+        cells = []
+        for players in args.players:
+            cell = play_cell(players, bot, args.deals or DEALS.get(bot, SEARCH)[players], args.jobs)
+            cells.append(cell)
+            print(f"{time.strftime('%H:%M:%S')} {players} players, {args.label}: "
+                  f"{_ci(cell['penalty_per_deal'])} ({cell['deals']} deals, {cell['seconds']:.0f} s)", flush=True)
+        args.out.mkdir(parents=True, exist_ok=True)
+        path = args.out / f"{args.label}.json"
+        path.write_text(json.dumps(submission(args.label, bot, cells), indent=1) + "\n", encoding="utf-8")
+        print(f"{path} (its rows: benchmarks/baselines.py --row {path})")
+        return
     if not args.table:
         for players in args.players:
             for bot in args.bots:
@@ -178,6 +269,8 @@ def main() -> None:
                     continue
                 deals = args.deals or DEALS.get(bot, SEARCH)[players]
                 cell = play_cell(players, bot, deals, args.jobs)
+                if args.label:
+                    cell["label"] = args.label
                 keep(cell)
                 print(f"{time.strftime('%H:%M:%S')} {players} players, {bot}: "
                       f"{_ci(cell['penalty_per_deal'])} ({cell['deals']} deals, {cell['seconds']:.0f} s)", flush=True)

@@ -145,9 +145,10 @@ class ArenaReport:
 
     # ------------------------------------------------------------------ output
 
-    def table(self) -> Table:
+    def table(self) -> _FitLabels:
         """The per-bot table; it fits 80 columns without wrapping a cell (labels of up to ~12
-        characters), and cuts with an ellipsis rather than wrap on a narrower terminal."""
+        characters). Where it is too wide (a long label, a narrow terminal, a pipe's 80 columns)
+        only the labels are cut, with an ellipsis: every figure is printed whole."""
         table = _table(
             f"Arena: {self.games} games, {self.shuffles} duplicate deals, {self.sets} sets",
             "penalty in bullheads (lower is better), 95% Student-t intervals over duplicate sets; "
@@ -168,20 +169,21 @@ class ArenaReport:
                 str(b.faults),
                 f"{b.mean_decision_ms:.2f}",
             )
-        return table
+        return _figures_whole(table)
 
-    def pairs_table(self) -> Table:
+    def pairs_table(self) -> _FitLabels:
         table = _table(
             "Head to head: penalty per deal, a minus b",
             "95% Student-t intervals, paired by duplicate set",
         )
         for name in ("a", "b"):
             table.add_column(name, no_wrap=True, overflow="ellipsis", max_width=16)
-        for name in ("a - b", "sets", "verdict"):
-            table.add_column(name, justify="left" if name == "verdict" else "right", no_wrap=True)
+        for name in ("a - b", "sets"):
+            table.add_column(name, justify="right", no_wrap=True)
+        table.add_column("verdict", no_wrap=True, overflow="ellipsis")
         for p in self.pairs:
             table.add_row(p.a, p.b, p.difference.text(3), str(p.difference.n), p.verdict)
-        return table
+        return _figures_whole(table)
 
     def write(self, out: Path, *, records: bool = False) -> list[Path]:
         """report.json, bots.csv, pairs.csv and penalty.png in ``out`` (and games/*.json records)."""
@@ -229,6 +231,41 @@ def _table(title: str, caption: str) -> Table:
 
     table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, padding=0, show_edge=False)
     return table
+
+
+def _figures_whole(table: Table) -> _FitLabels:
+    return _FitLabels(table)
+
+
+class _FitLabels:
+    """A table printed at the console's width (a pipe's is 80) by cutting its labels (the columns
+    with ``overflow="ellipsis"``: bot names, verdicts), widest first, down to 6 characters, and never
+    a figure or an interval: those columns keep the width of their widest cell."""
+
+    LABEL_MIN = 6
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        table = self.table
+        widths = []
+        for column in table.columns:
+            cells = [len(str(cell)) for cell in column.cells]
+            natural = max([len(str(column.header)), *cells])
+            if column.overflow == "ellipsis" and column.max_width:
+                natural = min(natural, column.max_width)
+            widths.append(natural)
+        labels = [i for i, column in enumerate(table.columns) if column.overflow == "ellipsis"]
+        room = options.max_width - (len(widths) - 1)
+        while sum(widths) > room:
+            widest = max(labels, key=lambda i: widths[i], default=None)
+            if widest is None or widths[widest] <= self.LABEL_MIN:
+                break  # narrower than the figures: the console cuts as it must
+            widths[widest] -= 1
+        for column, width in zip(table.columns, widths, strict=True):
+            column.width = width
+        yield table
 
 
 def _interval_cells(interval: Interval) -> list[float | None]:

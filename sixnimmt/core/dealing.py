@@ -40,11 +40,12 @@ class DealSetup(FrozenTuple):
         for seat, hand in enumerate(self.hands):
             if len(hand) != size:
                 raise RulesError(f"seat {seat}'s hand has {len(hand)} cards, not {size}")
+        count = rules.row_count
         if rules.spec.twins:
-            if len(set(self.rows)) != ROW_COUNT or len(self.rows) > 2 * ROW_COUNT:
-                raise RulesError(f"the rows need {ROW_COUNT} different starting cards")
-        elif len(self.rows) != ROW_COUNT:
-            raise RulesError(f"a deal starts {ROW_COUNT} rows, got {len(self.rows)}")
+            if len(set(self.rows)) != count or len(self.rows) > 2 * count:
+                raise RulesError(f"the rows need {count} different starting cards")
+        elif len(self.rows) != count:
+            raise RulesError(f"a deal starts {count} rows, got {len(self.rows)}")
         dealt = [c for hand in self.hands for c in hand]
         dealt.extend(self.rows)
         if not rules.spec.twins and len(set(dealt)) == len(dealt) and _deck_set(rules).issuperset(dealt):
@@ -100,6 +101,7 @@ class RandomDealer:
         self._deck = rules.deck
         # Read once: each of these looks the variant's spec up again.
         self._players, self._size, self._twins = rules.players, rules.hand_size, rules.spec.twins
+        self._rows = rules.row_count
 
     def __call__(self, deal_index: int) -> DealSetup:
         deck = list(self._deck)
@@ -108,7 +110,7 @@ class RandomDealer:
         hands = tuple([tuple(sorted(deck[start : start + size])) for start in range(0, players * size, size)])
         rest = deck[players * size :]
         if not self._twins:
-            return make(DealSetup, (hands, tuple(rest[:ROW_COUNT])))
+            return make(DealSetup, (hands, tuple(rest[: self._rows])))
         turned: list[Card] = []  # twins: turn cards up until four different ones start the rows
         for card in rest:
             turned.append(card)

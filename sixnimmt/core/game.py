@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from operator import add
 from typing import TYPE_CHECKING, Any
 
-from .cards import BULLHEADS, ROW_COUNT, ROW_LIMIT, Card
+from .cards import BULLHEADS, ROW_COUNT, Card
 from .dealing import Dealer, Deals, DealSetup, RandomDealer
 from .errors import IllegalMoveError, RulesError
 from .events import (
@@ -210,7 +210,8 @@ class Game:
         self._deals = Deals(rules, dealer)
         #: Turns in a deal. Hand's deal has no fixed length (``rules.turns_per_deal`` is None): there
         #: it is its hand size, the turns a player would take playing one card each time.
-        self.turns_per_deal = spec.hand_size // spec.cards_per_turn
+        self.turns_per_deal = rules.hand_size // spec.cards_per_turn
+        self._row_limit = rules.row_limit
         self._turns = STRUCTURES[spec.turn_order]()
         self._simultaneous = spec.turn_order is TurnOrder.SIMULTANEOUS
         self._professional = spec.placement is Placement.EITHER_END
@@ -301,8 +302,9 @@ class Game:
         elif len(sizes) != 1 or not 1 <= size <= rules.hand_size or size % per_turn:
             raise RulesError(f"every hand must hold the same number (1..{rules.hand_size}) of cards")
         stack = spec.twins
-        if len(rows) != ROW_COUNT or any(not 1 <= row_size(r, stack) <= ROW_LIMIT for r in rows):
-            raise RulesError(f"a position needs {ROW_COUNT} rows of 1..{ROW_LIMIT} cards")
+        count, limit = rules.row_count, rules.row_limit
+        if len(rows) != count or any(not 1 <= row_size(r, stack) <= limit for r in rows):
+            raise RulesError(f"a position needs {count} rows of 1..{limit} cards")
         for row in rows:
             if list(row) != sorted(row) or (not stack and len(set(row)) != len(row)):
                 raise RulesError(f"row {list(row)} is not ascending")
@@ -794,7 +796,7 @@ class Game:
                 self._place(seat, card, slots[0])
                 continue
             if not slots:
-                options, reason = tuple(range(ROW_COUNT)), _TOO_LOW
+                options, reason = tuple(range(len(rows))), _TOO_LOW
             elif self.rules.pro_tie is ProTie.CHOOSE:
                 options, reason = tuple(s.row for s in slots), "tie"
             else:
@@ -816,7 +818,7 @@ class Game:
         stack = self._stack
         if stack and row[-1] == card:
             row.append(card)  # Double: stacked on its twin, no new place in the row
-        elif (row_size(row, True) if stack else len(row)) >= ROW_LIMIT:
+        elif (row_size(row, True) if stack else len(row)) >= self._row_limit:
             self._take_row(seat, index, "full", card)
             self.rows[index].append(card)
         elif side == _RIGHT:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from .cards import Card
+from .cards import ROW_COUNT, ROW_LIMIT, Card
 from .errors import RulesError
 from .variants import (
     DEFAULT_TARGET,
@@ -20,6 +20,7 @@ from .variants import (
     VARIANTS,
     DoubleDeck,
     Placement,
+    TableSize,
     Variant,
     VariantSpec,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "EndRule",
     "ProTie",
     "Rules",
+    "TableSize",
     "Variant",
 ]
 
@@ -87,6 +89,8 @@ class Rules:
     deals: int | None = None
     pro_tie: ProTie = ProTie.CHOOSE
     double_deck: DoubleDeck = DoubleDeck.TWO_DECKS
+    #: A smaller game of the same rules (None: the variant's own cards, hands and rows).
+    size: TableSize | None = None
 
     def __post_init__(self) -> None:
         # Accept plain strings for the enums, so Rules(players=4, variant="logic") works.
@@ -114,6 +118,10 @@ class Rules:
                 raise RulesError(f"{name} must be at least 1, not {value}")
         if self.target is None and self.deals is None:
             raise RulesError("the game needs an end: set a target, a number of deals, or both")
+        if self.size is not None:
+            if not isinstance(self.size, TableSize):
+                raise RulesError(f"size must be a TableSize, not {type(self.size).__name__}")
+            self.size.check(spec, self.players)
 
     @property
     def spec(self) -> VariantSpec:
@@ -124,12 +132,26 @@ class Rules:
     def deck(self) -> tuple[Card, ...]:
         """The cards in use, ascending: all 104; 1..(10 x players + 4) in Tactics, Logic and
         Tournament (§5.1); 2..104 in Open (card 1 is the marker); twice over in Double."""
+        if self.size is not None:
+            return _sized_deck(self.size.cards)
         return VARIANTS[self.variant].deck(self.players, self.double_deck)
 
     @property
     def hand_size(self) -> int:
-        """Cards dealt to each player: 10, or 14 in Nifty and Hand."""
+        """Cards dealt to each player: 10, or 14 in Nifty and Hand (or the size's)."""
+        if self.size is not None:
+            return self.size.hand
         return VARIANTS[self.variant].hand_size
+
+    @property
+    def row_count(self) -> int:
+        """Rows on the table: 4 (or the size's)."""
+        return ROW_COUNT if self.size is None else self.size.rows
+
+    @property
+    def row_limit(self) -> int:
+        """Cards a row holds before the next one takes it: 5 (or the size's)."""
+        return ROW_LIMIT if self.size is None else self.size.row_limit
 
     @property
     def cards_per_turn(self) -> int:
@@ -139,6 +161,8 @@ class Rules:
     @property
     def turns_per_deal(self) -> int | None:
         """Turns in a deal (None in Hand, whose deal runs to its own end)."""
+        if self.size is not None:
+            return self.size.hand // self.cards_per_turn
         return VARIANTS[self.variant].turns_per_deal
 
     @property
@@ -171,7 +195,7 @@ class Rules:
         return max(totals) > self.target
 
     def to_dict(self) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "variant": self.variant.value,
             "players": self.players,
             "target": self.target,
@@ -181,14 +205,20 @@ class Rules:
         }
         if VARIANTS[self.variant].twins:
             data["double_deck"] = self.double_deck.value
+        if self.size is not None:
+            data["size"] = self.size.to_dict()
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
-        """Rules from their JSON form; unknown fields are an error, missing optional ones default."""
+    def from_dict(cls, data: Mapping[str, Any], *, sizes: bool = False) -> Rules:
+        """Rules from their JSON form; unknown fields are an error, missing optional ones default.
+        A smaller ``size`` is read only where ``sizes`` says the caller plays one (the solvers):
+        elsewhere it is an unknown field, as the interfaces and bots play the full game."""
         if not isinstance(data, Mapping):
             raise RulesError(f"rules must be an object, not {type(data).__name__}")
         known = {"variant", "players", "target", "end", "deals", "pro_tie", "double_deck"}
+        if sizes:
+            known.add("size")
         unknown = sorted(set(data) - known)
         if unknown:
             raise RulesError(f"unknown rules field(s): {', '.join(unknown)}")
@@ -203,4 +233,16 @@ class Rules:
             deals=data.get("deals"),
             pro_tie=data.get("pro_tie", ProTie.CHOOSE),
             double_deck=data.get("double_deck", DoubleDeck.TWO_DECKS),
+            size=None if data.get("size") is None else TableSize.from_dict(data["size"]),
         )
+
+
+_SIZED_DECKS: dict[int, tuple[Card, ...]] = {}
+
+
+def _sized_deck(cards: int) -> tuple[Card, ...]:
+    """``1..cards``, made once per size (bots ask for the deck at every decision)."""
+    deck = _SIZED_DECKS.get(cards)
+    if deck is None:
+        deck = _SIZED_DECKS[cards] = tuple(range(1, cards + 1))
+    return deck

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from .cards import DECK_SIZE, HAND_SIZE, ROW_COUNT, Card
+from .cards import DECK_SIZE, HAND_SIZE, ROW_COUNT, ROW_LIMIT, Card
 from .errors import RulesError
 
 MIN_PLAYERS = 2
@@ -206,6 +206,64 @@ class VariantSpec:
 
 
 _DECKS: dict[tuple[Variant, int, DoubleDeck], tuple[Card, ...]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class TableSize:
+    """A smaller game of the same rules: the deck ``1..cards``, hands of ``hand`` cards, ``rows``
+    rows that a card makes full once it would be the ``row_limit + 1``-th. Small enough, a game can
+    be solved exactly (docs/rl.md, "Tiny 6 nimmt!"); the full game is ``TableSize(104, 10, 4, 5)``.
+
+    >>> TableSize(cards=10, hand=3, rows=2, row_limit=3).to_dict()
+    {'cards': 10, 'hand': 3, 'rows': 2, 'row_limit': 3}
+    """
+
+    cards: int
+    hand: int
+    rows: int
+    row_limit: int
+
+    def __post_init__(self) -> None:
+        for name in ("cards", "hand", "rows", "row_limit"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise RulesError(f"size: {name} must be a whole number, not {value!r}")
+        if not 1 <= self.cards <= DECK_SIZE:
+            raise RulesError(f"size: cards must be 1..{DECK_SIZE}, not {self.cards}")
+        if not 1 <= self.rows <= ROW_COUNT:
+            raise RulesError(f"size: rows must be 1..{ROW_COUNT}, not {self.rows}")
+        if not 1 <= self.row_limit <= ROW_LIMIT:
+            raise RulesError(f"size: row_limit must be 1..{ROW_LIMIT}, not {self.row_limit}")
+        if not 1 <= self.hand <= HAND_SIZE:
+            raise RulesError(f"size: hand must be 1..{HAND_SIZE}, not {self.hand}")
+
+    def check(self, spec: VariantSpec, players: int) -> None:
+        """Raise :class:`RulesError` unless this size can be played by ``players`` under ``spec``:
+        the standard rules or Professional's (shuffled deals, one secret card a turn, one deck),
+        and enough cards for every hand and row."""
+        if spec.name not in SIZED_VARIANTS:
+            raise RulesError(f"a smaller size is played with {' or '.join(v.value for v in SIZED_VARIANTS)}, not {spec.name.value}")
+        needed = players * self.hand + self.rows
+        if self.cards < needed:
+            raise RulesError(f"size: {players} hands of {self.hand} and {self.rows} rows need {needed} cards, not {self.cards}")
+
+    def to_dict(self) -> dict[str, int]:
+        return {"cards": self.cards, "hand": self.hand, "rows": self.rows, "row_limit": self.row_limit}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> TableSize:
+        if not isinstance(data, dict):
+            raise RulesError(f"size must be an object, not {type(data).__name__}")
+        fields = ("cards", "hand", "rows", "row_limit")
+        unknown = sorted(set(data) - set(fields))
+        missing = [f for f in fields if f not in data]
+        if unknown or missing:
+            raise RulesError(f"size takes {', '.join(fields)}; unknown: {unknown}, missing: {missing}")
+        return cls(**{f: data[f] for f in fields})
+
+
+#: The variants a smaller size may be played with.
+SIZED_VARIANTS = (Variant.STANDARD, Variant.PROFESSIONAL)
 
 #: The card that is Open's first-player marker, out of play.
 OPEN_MARKER = 1

@@ -204,8 +204,8 @@ def _hand_placement(
             else:
                 placements.append((card, False, gap, costs[best] if len(rows[best]) >= ROW_LIMIT else 0))
         return placements
-    if stack:
-        for card in hand:  # Double: a card may stack on its twin: ask the core
+    if stack or len(rows) != ROW_COUNT:  # Double, or a smaller game (rules.size): ask the core
+        for card in hand:  # a card may stack on its twin (Double)
             slots = best_slots(rows, card, professional, stack)
             if not slots:
                 placements.append((card, True, 0, min(costs)))

@@ -13,6 +13,11 @@ Conventions (docs/rl.md says the same at more length):
   ``"random"`` a legal action is drawn from the environment's seeded generator instead and the
   agent's info says ``illegal_action``; this lets unmasked random testers (PettingZoo's seed test)
   play whole games.
+* Each agent's action space samples legal actions: ``action_space(agent).sample()`` without a mask
+  draws from the agent's current action mask (seeded like any space), so PettingZoo's seed test and
+  other unmasked random testers play whole games with the default ``illegal_action="raise"``.
+* ``state()`` is every seat's observation vector, in seat order (``state_space``): what a
+  centralised critic may see, every hand included. An agent's own input is its observation only.
 * Rewards: ``reward="penalty"``: minus the bullheads the agent took during the step;
   ``reward="relative"``: the mean of the other players' bullheads taken during the step minus the
   agent's own, so a game's rewards add up to (mean of the others' totals) minus the agent's total.
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import random
+import weakref
 from typing import Any
 
 import numpy as np
@@ -94,6 +100,22 @@ def scores(game: Game) -> list[int]:
     return [t + p for t, p in zip(game.totals, game.penalties)]
 
 
+class LegalActions(spaces.Discrete):
+    """The action space of one agent of an env: ``Discrete(109)``, whose ``sample()`` without a
+    mask draws from the agent's current action mask (what it may legally send now)."""
+
+    def __init__(self, env: SixNimmtParallelEnv, agent: str) -> None:
+        super().__init__(N_ACTIONS)
+        self._env = weakref.ref(env)
+        self._seat = env.possible_agents.index(agent)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Any:
+        env = self._env()
+        if mask is None and probability is None and env is not None and env._game is not None:
+            mask = action_mask(env._game.view(self._seat).decision)
+        return super().sample(mask=mask, probability=probability)
+
+
 class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[misc]
     """The whole game (every deal until the end rule says stop) for 2 to 10 agents.
 
@@ -139,7 +161,8 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[m
         self._game: Game | None = None
         self._cycles = 0
         self._observation_space = observation_space()
-        self._action_space = spaces.Discrete(N_ACTIONS)
+        #: Every seat's observation vector, in seat order (:meth:`state`).
+        self.state_space = spaces.Box(0.0, 1.0, shape=(players * OBS_SIZE,), dtype=np.float32)
 
     # PettingZoo requires the same space object on every call (space seeding depends on it).
     @functools.cache  # noqa: B019 - one env, a handful of agents
@@ -148,7 +171,14 @@ class SixNimmtParallelEnv(ParallelEnv[str, Observation, int]):  # type: ignore[m
 
     @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        return spaces.Discrete(N_ACTIONS)
+        return LegalActions(self, agent)
+
+    def state(self) -> NDArray[np.float32]:
+        """The global state for centralised training: every seat's observation vector (hands
+        included), in seat order; ``state_space`` describes it."""
+        game = self.game
+        views = [game.view(seat) for seat in range(len(self.possible_agents))]
+        return np.concatenate(encode_seats(views)).astype(np.float32, copy=False)
 
     @property
     def game(self) -> Game:

@@ -417,6 +417,9 @@ def train(config: TrainConfig, *, resume: bool = False, ship: bool = False,
     init = None if resume or config.init == "none" else MlpPolicy.load(DEFAULT_POLICY if config.init == "learned" else config.init)
     if init is not None:
         _inherit_residuals(config, init)
+        # Said first, since the default fine-tunes: a run from scratch is --init none.
+        source = f"the shipped policy ({DEFAULT_POLICY.name})" if config.init == "learned" else config.init
+        echo(f"starting from {source}: a fine-tuning run (--init none trains from scratch)")
     carried = carried_tables(init, config.players, echo)
     kinds = (config.residual, config.row_residual)
     starting = [[weights.get(count, 0.0) for count in range(MAX_PLAYERS + 1)] for weights in kinds]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+from dataclasses import replace
 
 import pytest
 from rich.console import Console
@@ -93,3 +94,25 @@ def test_tables_fit_80_columns_without_wrapping_a_cell() -> None:
     for pair in report.pairs:
         row = next(line for line in lines if line.startswith(f"{pair.a} ") and f" {pair.b} " in line)
         assert pair.difference.text(3) in row and pair.verdict in row
+
+
+def test_long_labels_are_cut_at_80_columns_and_never_a_figure() -> None:
+    """A pipe gives the table 80 columns: a bot label longer than the room left (a policy's path in
+    a spec) is cut with an ellipsis; every interval, share, rating and time stays whole."""
+    report = run_arena(ArenaConfig(bots=("random", "snug", "cautious", "random"), deals=3, players=4,
+                                   target=None, game_deals=1, seed=4))
+    suffix = "-with-a-label-far-too-long-for-its-column"
+    report.bots = [replace(bot, label=bot.label + suffix) for bot in report.bots]
+    report.pairs = [replace(pair, a=pair.a + suffix, b=pair.b + suffix) for pair in report.pairs]
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(report.table())
+    console.print(report.pairs_table())
+    lines = console.export_text().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for bot in report.bots:
+        row = next(line for line in lines if line.startswith(bot.label[:5]) and f"{bot.rating.mu:.1f} ±" in line)
+        assert bot.penalty_per_deal.text(2) in row and bot.penalty_per_game.text(1) in row
+        assert bot.win_share.percent_text() in row and f"{bot.mean_decision_ms:.2f}" in row
+        assert "…" in row  # the label, cut
+    for pair in report.pairs:
+        assert any(pair.difference.text(3) in line for line in lines)

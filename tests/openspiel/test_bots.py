@@ -31,12 +31,20 @@ def test_our_bots_play_inside_openspiel(variant: str) -> None:
     assert list(returns) == [-float(t) for t in state.engine.totals]
 
 
-def test_our_bot_refuses_a_state_whose_engine_it_cannot_see() -> None:
-    game = pyspiel.convert_to_turn_based(pyspiel.load_game("sixnimmt"))
+def test_our_bots_play_the_turn_based_game() -> None:
+    game = pyspiel.convert_to_turn_based(pyspiel.load_game("sixnimmt", {"players": 3}))
+    bots = [SixNimmtBot("medium", p, seed=p) for p in range(3)]
     state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.legal_actions()[0])
-    with pytest.raises(pyspiel.SpielError, match="turn-based conversion hides"):
+    returns = evaluate_bots(state, bots, np.random.RandomState(2))
+    engine = state.simultaneous_game_state().engine
+    assert engine.is_over and list(returns) == [-float(t) for t in engine.totals]
+
+
+def test_our_bot_refuses_a_state_of_another_game() -> None:
+    state = pyspiel.load_game("kuhn_poker").new_initial_state()
+    state.apply_action(0)
+    state.apply_action(1)
+    with pytest.raises(pyspiel.SpielError, match="plays states of the game 'sixnimmt'"):
         SixNimmtBot("random", 0).step(state)
 
 

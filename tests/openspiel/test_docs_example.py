@@ -19,11 +19,22 @@ def openspiel_section() -> str:
     return section.split("\n## ", 1)[0]  # up to the next section, if one follows
 
 
-def test_the_openspiel_example_in_docs_rl_runs() -> None:
-    section = openspiel_section()
-    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+def examples() -> list[str]:
+    return [block.split("```", 1)[0] for block in openspiel_section().split("```python\n")[1:]]
+
+
+def test_the_section_has_an_example_for_each_algorithm() -> None:
+    text = "".join(examples())
+    for name in ("evaluate_bots", "ismcts.ISMCTSBot", "mcts.MCTSBot", "CFRPlusSolver"):
+        assert name in text
+
+
+@pytest.mark.parametrize("index", range(len(examples())))
+def test_each_openspiel_example_in_docs_rl_runs(index: int) -> None:
+    """Each example is at most ten lines and runs as written."""
+    example = examples()[index]
     assert 1 <= len([line for line in example.splitlines() if line.startswith(">>> ")]) <= 10
-    test = doctest.DocTestParser().get_doctest(example, {}, "docs/rl.md#openspiel", str(DOC), 0)
+    test = doctest.DocTestParser().get_doctest(example, {}, f"docs/rl.md#openspiel[{index}]", str(DOC), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     result = runner.summarize(verbose=False)

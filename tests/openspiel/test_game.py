@@ -103,7 +103,7 @@ def test_the_legal_actions_are_the_decisions_options_and_pass_for_the_others() -
                 for player in range(state.num_players()):
                     legal = state.legal_actions(player)
                     if player in owing:
-                        assert len(legal) == len(engine.decision_for(player).options)
+                        assert len(legal) == len(set(engine.decision_for(player).options))  # Double: twins
                     elif state.is_simultaneous_node():
                         assert legal == [PASS_ACTION]
                     else:
@@ -120,16 +120,22 @@ def test_chance_deals_every_card_of_the_deck_with_its_probability() -> None:
     state.apply_action(10)
     assert dict(state.chance_outcomes())[10] == pytest.approx(1 / 207)
     tactics = load(variant="tactics", players=3).new_initial_state()
-    assert max(dict(tactics.chance_outcomes())) == 33  # cards 1..34 with three players
+    first = dict(tactics.chance_outcomes())  # cards 1..34 with three players, a hand of 10 in order
+    assert max(first) == 24 and sum(first.values()) == pytest.approx(1.0)
+    assert first[0] == pytest.approx(10 / 34)  # card 1 is the hand's lowest when the hand holds it
+    tactics.apply_action(4)  # card 5 first: the next is above it, the lowest of 9 of the 29 left
+    second = dict(tactics.chance_outcomes())
+    assert min(second) == 5 and second[5] == pytest.approx(9 / 29) and sum(second.values()) == pytest.approx(1.0)
     assert load(variant="logic", players=3).new_initial_state().is_chance_node() is False
 
 
 # ---------------------------------------------------------------------- what a player may see
 
 
-def deal(game: Any, cards: list[int]) -> Any:
+def deal(game: Any, hands: list[list[int]], rows: list[int]) -> Any:
+    """A state dealt these hands (each in ascending order, as chance deals them) and rows."""
     state = game.new_initial_state()
-    for card in cards:
+    for card in [*(c for hand in hands for c in sorted(hand)), *rows]:
         state.apply_action(card - 1)
     return state
 
@@ -140,14 +146,13 @@ def test_a_player_sees_its_own_cards_and_never_another_players(variant: str) -> 
     differently: seat 0's information state, observation string and tensor are the same in both,
     and every other seat's differ."""
     game = load(variant=variant, players=3)
-    state = game.new_initial_state()
     size = variant_spec(variant).hand_size
     rng = random.Random(variant)
-    deck = [a + 1 for a, _ in state.chance_outcomes()]
+    deck = list(game.rules.deck)
     rng.shuffle(deck)
     mine, others, rows = deck[:size], deck[size : 3 * size], deck[3 * size : 3 * size + 4]
-    swapped = others[::-1]  # the other two seats' hands exchanged (and reordered)
-    a, b = deal(game, [*mine, *others, *rows]), deal(game, [*mine, *swapped, *rows])
+    first, second = others[:size], others[size:]
+    a, b = deal(game, [mine, first, second], rows), deal(game, [mine, second, first], rows)  # the others' swapped
     assert not a.is_chance_node() and not b.is_chance_node()
     observation = make_observation(game)
     assert a.information_state_string(0) == b.information_state_string(0)
@@ -191,7 +196,7 @@ def test_the_observation_is_the_seats_view_and_the_envs_encoding(variant: str) -
     hidden_hands = not variant_spec(variant).hands_public
     observation = make_observation(game)
     recall = make_observation(game, INFO_STATE_OBS_TYPE)
-    assert recall.tensor is None  # no information state tensor: strings only
+    assert recall.tensor is not None and recall.tensor.shape == tuple(game.information_state_tensor_shape())
     while not state.is_terminal():
         if not state.is_chance_node():
             for player in range(players):
@@ -238,8 +243,10 @@ def test_an_illegal_action_raises_openspiels_error_naming_it() -> None:
         state.apply_actions([0])
     fresh = load().new_initial_state()
     fresh.apply_action(5)
-    with pytest.raises(pyspiel.SpielError, match=r"card 6\) is not in the cards left"):
+    with pytest.raises(pyspiel.SpielError, match=r"card 6\) is not one chance may deal now"):
         fresh.apply_action(5)
+    with pytest.raises(pyspiel.SpielError, match=r"card 4\) is not one chance may deal now"):
+        fresh.apply_action(3)  # below the hand's first card: hands are dealt in ascending order
 
 
 def test_an_unknown_parameter_is_refused_by_name() -> None:
@@ -249,7 +256,10 @@ def test_an_unknown_parameter_is_refused_by_name() -> None:
         load(players=11)
     with pytest.raises(pyspiel.SpielError, match="unknown variant 'chess'"):
         load(variant="chess")
-    assert set(DEFAULTS) == {"players", "variant", "target", "deals", "end", "pro_tie", "double_deck"}
+    assert set(DEFAULTS) == {
+        "players", "variant", "target", "deals", "end", "pro_tie", "double_deck", "terminal_rewards",
+        "zero_sum", "cards", "hand", "rows", "row_limit",
+    }
 
 
 def test_parameters_from_a_string_reach_the_rules() -> None:

@@ -51,6 +51,35 @@ def test_parallel_seed_test_passes() -> None:
     parallel_seed_test(lambda: SixNimmtParallelEnv(players=4, illegal_action="random"))
 
 
+@pytest.mark.parametrize("variant", ["standard", "nifty", "logic"])
+def test_parallel_seed_test_passes_with_the_defaults(variant: str) -> None:
+    """Unmasked samples of an agent's action space are legal actions: PettingZoo's seed test plays
+    whole games with ``illegal_action="raise"``."""
+    parallel_seed_test(lambda: SixNimmtParallelEnv(players=3, variant=variant))
+
+
+def test_an_unmasked_sample_is_a_legal_action_and_an_explicit_mask_still_rules() -> None:
+    env = SixNimmtParallelEnv(players=3, seed=2)
+    observations, _ = env.reset()
+    space = env.action_space("player_1")
+    space.seed(4)
+    legal = set(np.flatnonzero(observations["player_1"]["action_mask"]))
+    assert {int(space.sample()) for _ in range(50)} <= legal and len(legal) > 1
+    only_pass = np.zeros(N_ACTIONS, np.int8)
+    only_pass[PASS_ACTION] = 1
+    assert space.sample(only_pass) == PASS_ACTION
+
+
+def test_the_state_is_every_seats_observation_for_a_centralised_critic() -> None:
+    env = SixNimmtParallelEnv(players=3, seed=3)
+    observations, _ = env.reset()
+    state = env.state()
+    assert state.shape == env.state_space.shape and env.state_space.contains(state)
+    parts = np.split(state, 3)
+    for seat, part in enumerate(parts):
+        assert np.array_equal(part, observations[f"player_{seat}"]["observation"])
+
+
 @pytest.mark.parametrize("variant", ["standard", "logic", "professional", "nifty", "hand"])
 def test_aec_conversion_passes_api_and_seed_tests(variant: str) -> None:
     with warnings.catch_warnings():

@@ -154,3 +154,13 @@ def test_a_run_keeps_the_init_policys_own_networks_for_tables_it_does_not_train(
     assert trained.exit_code == 0, trained.output
     assert "own network for 10 players is not kept" in trained.output
     assert MlpPolicy.load(tmp_path / "ten" / "policy.npz").tables == {}
+
+
+def test_a_run_from_the_shipped_policy_says_so_first(tmp_path: Path) -> None:
+    """The default ``--init learned`` fine-tunes the shipped policy: the run's first line says it."""
+    options = [option for option in TINY if option not in ("--hidden", "16", "--init", "none")]
+    result = CliRunner().invoke(app, ["train", "--out", str(tmp_path / "run"), "--agent-steps", "50", *options])
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    assert first.startswith("starting from the shipped policy (standard4.npz): a fine-tuning run")
+    assert "--init none trains from scratch" in first

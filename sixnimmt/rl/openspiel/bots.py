@@ -59,9 +59,10 @@ from .game import SixNimmtState, rules_from_params
 
 class SixNimmtBot(pyspiel.Bot):  # type: ignore[misc]
     """One of our bots (``medium``, ``expert:samples=400``, ...) as a ``pyspiel.Bot`` for seat
-    ``player_id`` of the OpenSpiel game ``sixnimmt`` (its simultaneous form: ``step`` is asked at
-    every node where the seat has a legal action, as ``evaluate_bots`` does). The bot sees the
-    seat's view of the engine's game and nothing else."""
+    ``player_id`` of the OpenSpiel game ``sixnimmt``, in its simultaneous form (``step`` is asked at
+    every node where the seat has a legal action, as ``evaluate_bots`` does) or turn-based
+    (``pyspiel.convert_to_turn_based``: asked at the seat's own nodes). The bot sees the seat's
+    view of the engine's game and nothing else."""
 
     def __init__(self, spec: str, player_id: int, seed: int | None = None) -> None:
         pyspiel.Bot.__init__(self)
@@ -77,10 +78,11 @@ class SixNimmtBot(pyspiel.Bot):  # type: ignore[misc]
         pass
 
     def step(self, state: Any) -> int:
+        if isinstance(state, pyspiel.TurnBasedSimultaneousState):
+            state = state.simultaneous_game_state()
         if not isinstance(state, SixNimmtState):
             raise pyspiel.SpielError(
-                f"SixNimmtBot plays states of the game 'sixnimmt', not {type(state).__name__} "
-                "(a turn-based conversion hides the engine's state)"
+                f"SixNimmtBot plays states of the game 'sixnimmt' or of its turn-based form, not {type(state).__name__}"
             )
         view = state.view(self.player_id)
         if view is None or view.decision is None:
@@ -263,7 +265,8 @@ class OpenSpielSeat(Bot):
             hands.append([*known[other], *unseen[:hidden]])
             del unseen[:hidden]
         rows = self._start_rows[view.deal]
-        chance = [card - 1 for hand in hands for card in hand] + [card - 1 for row in rows for card in row]
+        # Each hand dealt in ascending order, as the game deals them (Double: in any order).
+        chance = [card - 1 for hand in hands for card in sorted(hand)] + [card - 1 for row in rows for card in row]
         return _replay(game, players, chance, events, view, draw)
 
 

@@ -6,7 +6,9 @@ variant plays by the one copy of the rules there is.
 
 **Parameters**, one per rule (:class:`~sixnimmt.core.Rules`): ``players`` (4), ``variant``
 (``standard``), ``target`` (0: none), ``deals`` (1; 0: none), ``end`` (``at-least``), ``pro_tie``
-(``choose``), ``double_deck`` (``two-decks``). The default game is one deal of the standard rules;
+(``choose``), ``double_deck`` (``two-decks``); a smaller game's ``cards``, ``hand``, ``rows`` and
+``row_limit`` (0: the full game's; :mod:`sixnimmt.rl.openspiel.tiny`); and how the returns come,
+``terminal_rewards`` and ``zero_sum`` (false). The default game is one deal of the standard rules;
 a whole game to 66 is ``sixnimmt(target=66,deals=0)``. A parameter the game does not know is
 refused by OpenSpiel, naming it; a value the rules refuse raises ``pyspiel.SpielError`` with the
 engine's reason.
@@ -15,14 +17,18 @@ engine's reason.
 chooses at once, in secret) is a simultaneous node: ``apply_actions`` takes every player's action,
 and a player who owes nothing there has the one legal action *pass*. A node where one player decides
 (a row choice, a draft pick, Nifty's order, an Open or Hand turn, Hand's kept cards) is an ordinary
-node of that player. Actions are those of the Gymnasium and PettingZoo envs (``sixnimmt.rl.encoding``):
+node of that player. As OpenSpiel's convention has it, ``apply_actions`` ignores the action of a
+player with no legal action (send 0): its RL environment asks every player at every node. Actions
+are those of the Gymnasium and PettingZoo envs (``sixnimmt.rl.encoding``):
 0..103 the card ``action + 1``, 104..107 the row ``action - 104``, 108 pass (also Hand's "no second
 card" and "keep no more").
 
 **Chance** deals each shuffled deal one card at a time: the chance action ``c - 1`` deals card
-``c``, with the probability of drawing it from the cards not dealt yet (twice as likely for a card
-held twice in Double). The first hand's cards come first, then the next hand's, then the row
-cards (in Double, turned up until four different cards start the rows). The shuffle of a later deal
+``c``. The first hand's cards come first, in ascending order, then the next hand's, then the row
+cards, each with the probability of drawing it from the cards not dealt yet (in Double, whose twins
+make the order of a hand ambiguous, every card in any order, a card held twice twice as likely; its
+rows turned up until four different cards start them). Dealing a hand in order is the same deal
+with a tree ``hand!`` times smaller (:meth:`Shuffles.outcomes`). The shuffle of a later deal
 is drawn when the move that ends the deal before it is made, and that move's result is shown once
 the cards are dealt; nobody sees a dealt card until the deal starts. Logic and Tournament deal by
 an open draft and have no chance node.
@@ -31,17 +37,24 @@ an open draft and have no chance node.
 observation string lists that view's fields, the observation tensor is the envs' observation
 vector of it, and the information state string adds what makes it perfect recall: the hands this
 player was dealt, every public event of the game so far (cards are public only once revealed) and
-its own moves not shown yet. There is no information state tensor.
+its own moves not shown yet. The information state tensor (:class:`InfoStateLayout`) holds the same
+for the deal in progress, card by card, and the scores of the deals before it.
+:meth:`SixNimmtState.resample_from_infostate` draws a world a player cannot tell from the one it is
+in (:func:`resample`); :class:`TurnBasedResampler` does the same for the turn-based conversion.
 
 **Returns** are minus the bullheads taken: ``returns()[p]`` is minus player p's total so far (its
 scored deals plus the piles of the deal in progress), and ``rewards()`` the change at the last step.
+With ``terminal_rewards=true`` they come at the end only (returns and rewards are 0 until then):
+the reward model ``TERMINAL`` that ``mcts.MCTSBot`` asks for.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import random
 from collections import Counter
+from math import comb
 from typing import Any
 
 import numpy as np
@@ -56,17 +69,28 @@ except ImportError as error:  # pragma: no cover - the extra is missing: say how
 
 from ...core import (
     BULLHEADS,
+    DECK_SIZE,
+    HAND_SIZE,
     ROW_COUNT,
+    ROW_LIMIT,
+    CardPlaced,
+    CardShown,
+    CardsKept,
+    CardsRevealed,
     DealSetup,
+    DealStarted,
     Decision,
+    DraftPicked,
     Game,
+    OrderChosen,
     PlayerView,
+    RowsLaid,
     Rules,
     RulesError,
     SixNimmtError,
 )
 from ...core.rules import HAND_VARIANT_ROUND_LIMIT, MAX_PLAYERS, MIN_PLAYERS
-from ...core.variants import Dealing
+from ...core.variants import Dealing, TurnOrder
 from ..encoding import (
     N_ACTIONS,
     OBS_SIZE,
@@ -90,26 +114,52 @@ DEFAULTS: dict[str, int | str] = {
     "end": "at-least",
     "pro_tie": "choose",
     "double_deck": "two-decks",
+    "terminal_rewards": False,
+    "zero_sum": False,
+    # A smaller game (docs/rl.md, "Tiny 6 nimmt!"); 0: the full game's (104 cards, hands of 10,
+    # 4 rows of 5).
+    "cards": 0,
+    "hand": 0,
+    "rows": 0,
+    "row_limit": 0,
 }
+#: The full game's size, for the size parameters left at 0 when another is set.
+FULL_SIZE = {"cards": DECK_SIZE, "hand": HAND_SIZE, "rows": ROW_COUNT, "row_limit": ROW_LIMIT}
 #: Chance actions name cards, as card actions do: ``c - 1`` deals card ``c``.
 CHANCE_OUTCOMES = 104
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="6 nimmt! (sixnimmt engine)",
-    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.REWARDS,
-    max_num_players=MAX_PLAYERS,
-    min_num_players=MIN_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=DEFAULTS,
-)
+
+
+def _game_type(reward_model: Any, utility: Any) -> Any:
+    return pyspiel.GameType(
+        short_name=GAME_NAME,
+        long_name="6 nimmt! (sixnimmt engine)",
+        dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=reward_model,
+        max_num_players=MAX_PLAYERS,
+        min_num_players=MIN_PLAYERS,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=DEFAULTS,
+    )
+
+
+_REWARDS, _TERMINAL = pyspiel.GameType.RewardModel.REWARDS, pyspiel.GameType.RewardModel.TERMINAL
+_GENERAL, _ZERO = pyspiel.GameType.Utility.GENERAL_SUM, pyspiel.GameType.Utility.ZERO_SUM
+GAME_TYPE = _game_type(_REWARDS, _GENERAL)
+#: The game's type for ``(terminal_rewards, zero_sum)``: with terminal rewards the returns come at
+#: the end only, as ``mcts.MCTSBot`` asks; zero-sum returns are what CFR's exploitability asks for.
+GAME_TYPES = {
+    (False, False): GAME_TYPE,
+    (True, False): _game_type(_TERMINAL, _GENERAL),
+    (False, True): _game_type(_REWARDS, _ZERO),
+    (True, True): _game_type(_TERMINAL, _ZERO),
+}
 
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
@@ -121,8 +171,13 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
             f"unknown parameter(s) of {GAME_NAME}: {', '.join(unknown)}; it takes {', '.join(DEFAULTS)}"
         )
     given = {**DEFAULTS, **params}
+    for flag in ("terminal_rewards", "zero_sum"):
+        if not isinstance(given[flag], bool):
+            raise pyspiel.SpielError(f"{GAME_NAME}: {flag} is true or false, not {given[flag]!r}")
+    sized = {name: given[name] or FULL_SIZE[name] for name in FULL_SIZE}
     try:
         return Rules.from_dict({
+            "size": sized if any(given[name] for name in FULL_SIZE) else None,
             "players": given["players"],
             "variant": given["variant"],
             "target": given["target"] or None,
@@ -130,7 +185,7 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
             "end": given["end"],
             "pro_tie": given["pro_tie"],
             "double_deck": given["double_deck"],
-        })
+        }, sizes=True)
     except RulesError as error:
         raise pyspiel.SpielError(f"{GAME_NAME}: {error}") from None
 
@@ -152,7 +207,7 @@ def _bounds(rules: Rules) -> tuple[int, int]:
     else:
         # Each card of a hand: its share of a simultaneous node (or its own node in Open), a row
         # choice and an order for every player's card of the turn; and a draft of the whole deck.
-        nodes_per_deal = spec.hand_size * (2 + 2 * players) + len(rules.deck)
+        nodes_per_deal = rules.hand_size * (2 + 2 * players) + len(rules.deck)
     deals = rules.deals if rules.deals is not None else players * (rules.target or 1)
     worst = per_deal * deals
     if rules.target is not None:
@@ -166,16 +221,18 @@ class SixNimmtGame(pyspiel.Game):  # type: ignore[misc]
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
         self.rules = rules_from_params(params)
+        self.terminal_rewards = bool(params.get("terminal_rewards", False))
+        self.zero_sum = bool(params.get("zero_sum", False))
         worst, length = _bounds(self.rules)
         super().__init__(
-            GAME_TYPE,
+            GAME_TYPES[self.terminal_rewards, self.zero_sum],
             pyspiel.GameInfo(
                 num_distinct_actions=N_ACTIONS,
                 max_chance_outcomes=CHANCE_OUTCOMES,
                 num_players=self.rules.players,
                 min_utility=float(worst),
-                max_utility=0.0,
-                utility_sum=None,
+                max_utility=-float(worst) if self.zero_sum else 0.0,
+                utility_sum=0.0 if self.zero_sum else None,
                 max_game_length=length,
             ),
             {**DEFAULTS, **params},
@@ -187,7 +244,7 @@ class SixNimmtGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> SixNimmtObserver:
-        return SixNimmtObserver(iig_obs_type, params)
+        return SixNimmtObserver(self, iig_obs_type, params)
 
 
 class _Box:
@@ -237,10 +294,28 @@ class Shuffles:
         raise _NeedCards
 
     def outcomes(self) -> list[tuple[int, float]]:
-        """The next card's chance outcomes: each card not dealt yet, as likely as its copies left."""
+        """The next card's chance outcomes: each card not dealt yet, as likely as its copies left.
+
+        Without twins a hand is dealt in ascending order, which is the same deal with a tree
+        ``hand!`` times smaller for each hand: the next card ``c`` of a hand that needs ``m`` more
+        cards, all above its last one, comes with the chance that it is the lowest of ``m`` cards
+        drawn from those left above that last one, ``C(above c, m - 1) / C(above last, m)``."""
         left = self.left
-        total = sum(left.values())
-        return [(card - 1, count / total) for card, count in sorted(left.items()) if count > 0]
+        drawn = len(self.drawn)
+        if self.rules.spec.twins or drawn >= self._in_hands:
+            total = sum(left.values())
+            return [(card - 1, count / total) for card, count in sorted(left.items()) if count > 0]
+        size = self.rules.hand_size
+        needed = size - drawn % size
+        last = self.drawn[-1] if drawn % size else 0
+        above = sorted(card for card, count in left.items() if count > 0 and card > last)
+        total = comb(len(above), needed)
+        outcomes = []
+        for index, card in enumerate(above):
+            ways = comb(len(above) - index - 1, needed - 1)
+            if ways:
+                outcomes.append((card - 1, ways / total))
+        return outcomes
 
     def draw(self, card: int) -> bool:
         """Deal ``card``; True once the deal is complete (its setup is then in ``setups``)."""
@@ -250,7 +325,8 @@ class Shuffles:
         if len(drawn) <= self._in_hands:
             return False
         turned = drawn[self._in_hands :]
-        if len(set(turned)) < ROW_COUNT if self.rules.spec.twins else len(turned) < ROW_COUNT:
+        rows = self.rules.row_count
+        if len(set(turned)) < rows if self.rules.spec.twins else len(turned) < rows:
             return False
         hands = tuple(tuple(sorted(drawn[i : i + size])) for i in range(0, self._in_hands, size))
         self.setups.append(DealSetup(hands, tuple(turned)))
@@ -277,7 +353,13 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
         self._box: _Box | None = None if shuffled else _Box(Game(rules, dealer=self.shuffles))
         self._returns = [0.0] * self._players
         self._rewards = [0.0] * self._players
+        self._terminal_rewards = game.terminal_rewards
+        self._zero_sum = game.zero_sum
         self._current: int | None = None
+        #: Every action as the turn-based conversion asks for it, ``(player, action)``: chance's
+        #: cards, and at a simultaneous node the action of each player with a legal action, in seat
+        #: order. A resampled world is replayed from it (:meth:`resample_from_infostate`).
+        self.log: list[tuple[int, int]] = []
 
     @property
     def engine(self) -> Game | None:
@@ -337,27 +419,39 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
     def _apply_action(self, action: int) -> None:
         self._current = None
         if self._dealing:
-            if not 0 <= action < CHANCE_OUTCOMES or self.shuffles.left[action + 1] <= 0:
+            if not 0 <= action < CHANCE_OUTCOMES or action not in dict(self.shuffles.outcomes()):
                 raise pyspiel.SpielError(
-                    f"{GAME_NAME}: chance action {action} (card {action + 1}) is not in the cards left to deal"
+                    f"{GAME_NAME}: chance action {action} (card {action + 1}) is not one chance may deal now "
+                    "(a card left, each hand in ascending order)"
                 )
+            self.log.append((int(pyspiel.PlayerId.CHANCE), action))
             if self.shuffles.draw(action + 1):
                 self._deal_complete()
             return
         player = self._current_player()
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            raise pyspiel.SpielError(f"{GAME_NAME}: a simultaneous node takes apply_actions, one action per player")
         self._check(player, action)
+        self.log.append((player, action))
         self._answer([(player, self._move(player, action))])
         self._current = None
 
     def _apply_actions(self, actions: list[int]) -> None:
+        """One action per player. A player with no legal action here may send anything (0, say):
+        OpenSpiel's convention, which its ``rl_environment`` follows at every node of a
+        simultaneous game, the nodes where one player decides included."""
         if len(actions) != self._players:
             raise pyspiel.SpielError(f"{GAME_NAME}: {len(actions)} actions for {self._players} players")
-        moves = []
+        moves, acted = [], []
         for player, action in enumerate(actions):
+            if not self._legal_actions(player):
+                continue
             self._check(player, action)
+            acted.append((player, action))
             if self.engine is not None and self.engine.decision_for(player) is not None:
                 moves.append((player, self._move(player, action)))
         self._current = None
+        self.log.extend(acted)
         self._answer(moves)
         self._current = None
 
@@ -410,6 +504,9 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
         engine = self._engine()
         running = list(engine.totals) if engine.is_over else [t + p for t, p in zip(engine.totals, engine.penalties)]
         returns = [-float(x) for x in running]
+        if self._zero_sum:  # each player's bullheads against the others' mean
+            everyone, others = sum(running), self._players - 1
+            returns = [(everyone - x) / others - x for x in running]
         self._rewards = [new - old for new, old in zip(returns, self._returns)]
         self._returns = returns
 
@@ -419,10 +516,22 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
         return not self._dealing and self.engine is not None and self.engine.is_over
 
     def returns(self) -> list[float]:
+        if self._terminal_rewards and not self.is_terminal():
+            return [0.0] * self._players
         return list(self._returns)
 
     def rewards(self) -> list[float]:
+        if self._terminal_rewards:
+            return self.returns()
         return list(self._rewards)
+
+    # ------------------------------------------------------------------ resampling
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> SixNimmtState:
+        """A state ``player_id`` cannot tell from this one, drawn at random: the same information
+        state (string and tensor), the hidden cards dealt again (see :func:`resample`)."""
+        seed = int(probability_sampler() * 2**53)
+        return resample(self, player_id, random.Random(seed))
 
     # ------------------------------------------------------------------ text
 
@@ -447,11 +556,13 @@ class SixNimmtState(pyspiel.State):  # type: ignore[misc]
             pieces.append(f"moved p{seat}" + (f" {value}" if seat == player else ""))
         return "\n".join(pieces)
 
-    def observation(self, player: int) -> str:
-        """What ``player`` sees now: its seat's view, field by field (see the module's docstring)."""
-        view = self.view(player)
-        if view is None:
-            return f"p{player} dealing: {len(self.shuffles.drawn)} cards dealt"
+    def observation(self, player: int | None) -> str:
+        """What ``player`` sees now: its seat's view, field by field (see the module's docstring);
+        ``None``: what everyone sees (the spectator's view)."""
+        engine = self.engine
+        if engine is None:
+            return f"{'' if player is None else f'p{player} '}dealing: {len(self.shuffles.drawn)} cards dealt"
+        view = engine.view(player)
         fields = view.to_dict()
         del fields["seats"], fields["rules"]  # the same in every state of a game
         text = " ".join(f"{key}={json.dumps(value, separators=(',', ':'))}" for key, value in fields.items())
@@ -484,31 +595,291 @@ def _event_text(event: Any) -> str:
     return f"{event.type} {json.dumps(list(event), separators=(',', ':'))}"
 
 
-class SixNimmtObserver:
-    """OpenSpiel's observer (``make_py_observer``): the observation (tensor and string) or, with
-    perfect recall, the information state (a string only). A player's own view, never another's."""
+def resample(state: SixNimmtState, player: int, draw: random.Random) -> SixNimmtState:
+    """A world ``player`` cannot tell from ``state``, drawn with ``draw``: the same game replayed
+    from its :attr:`~SixNimmtState.log`, with the deal in progress dealt again and this turn's
+    secret choices of the others drawn again.
 
-    def __init__(self, iig_obs_type: Any, params: dict[str, Any] | None) -> None:
+    The deal in progress keeps what ``player`` has seen: its own hand, the rows, and every card
+    another seat has revealed or shown; the cards it has not seen (the others' hidden cards and
+    those set aside) are shuffled and dealt back in their place. A card another seat chose this
+    turn and has not revealed is replaced by one drawn from that seat's hand at the same moment.
+    Earlier deals are kept as they were dealt: no card of theirs changes a decision to come."""
+    if state.is_chance_node() or state.is_terminal():
+        raise pyspiel.SpielError(f"{GAME_NAME}: resample_from_infostate at a decision node, not a chance node or the end")
+    engine = state._engine()
+    rules = state.rules
+    log = list(state.log)
+    chance = int(pyspiel.PlayerId.CHANCE)
+    if rules.spec.dealing is Dealing.SHUFFLE:
+        setup = state.shuffles.setups[-1]
+        known = [
+            list((Counter(shown) & Counter(setup.hands[seat])).elements())
+            for seat, shown in enumerate(_shown_this_deal(engine, rules.players))
+        ]
+        unseen = Counter(rules.deck)
+        unseen.subtract(setup.hands[player])
+        unseen.subtract(setup.rows)
+        for seat in range(rules.players):
+            if seat != player:
+                unseen.subtract(known[seat])
+        pool = sorted(unseen.elements())
+        draw.shuffle(pool)
+        hands = []
+        for seat, hand in enumerate(setup.hands):
+            if seat == player:
+                hands.append(list(hand))
+                continue
+            hidden = len(hand) - len(known[seat])
+            hands.append(sorted([*known[seat], *pool[:hidden]]))
+            del pool[:hidden]
+        cards = [card for hand in hands for card in hand] + list(setup.rows)
+        # The deal in progress is the last run of chance's cards in the log.
+        last = max(i for i, (who, _) in enumerate(log) if who == chance)
+        first = last - len(cards) + 1
+        log[first : last + 1] = [(chance, card - 1) for card in cards]
+    # This turn's secret choices of the others: their last card actions, drawn again on replay.
+    secret: set[int] = set()
+    if rules.spec.turn_order in (TurnOrder.SIMULTANEOUS, TurnOrder.PAIRS) and engine.revealed is None:
+        for seat in range(rules.players):
+            hidden_choices = len(engine.choices[seat]) if seat != player else 0
+            index = len(log) - 1
+            while hidden_choices and index >= 0:
+                who, action = log[index]
+                if who == seat and action < ROW_ACTION_BASE:
+                    secret.add(index)
+                    hidden_choices -= 1
+                index -= 1
+    return _replay_log(state.get_game(), log, secret, draw)
+
+
+def _shown_this_deal(engine: Game, players: int) -> list[list[int]]:
+    """The cards each seat has revealed or shown face up in the deal in progress."""
+    shown: list[list[int]] = [[] for _ in range(players)]
+    revealed_turns = set()
+    for event in reversed(engine.events):
+        if isinstance(event, DealStarted):
+            break
+        if isinstance(event, CardsRevealed):
+            revealed_turns.add(event.turn)
+            for seat, card in event.seat_cards:
+                shown[seat].append(card)
+    for event in reversed(engine.events):
+        if isinstance(event, DealStarted):
+            break
+        if isinstance(event, CardShown) and event.turn not in revealed_turns:
+            shown[event.seat].append(event.card)
+    return shown
+
+
+def _replay_log(game: Any, log: list[tuple[int, int]], secret: set[int], draw: random.Random) -> SixNimmtState:
+    """A new state of ``game`` that takes the actions of ``log`` (the actions at the indexes in
+    ``secret`` drawn again from the legal cards of their player at that moment)."""
+    new: SixNimmtState = game.new_initial_state()
+    players = new.num_players()
+    index = 0
+    while index < len(log):
+        if new.is_chance_node():
+            new.apply_action(log[index][1])
+            index += 1
+            continue
+        if new.current_player() != pyspiel.PlayerId.SIMULTANEOUS:
+            new.apply_action(_pick(new, log, index, secret, draw))
+            index += 1
+            continue
+        joint = [0] * players
+        for player in range(players):
+            if new.legal_actions(player):
+                joint[player] = _pick(new, log, index, secret, draw)
+                index += 1
+        new.apply_actions(joint)
+    return new
+
+
+def _pick(state: SixNimmtState, log: list[tuple[int, int]], index: int, secret: set[int], draw: random.Random) -> int:
+    player, action = log[index]
+    if index not in secret:
+        return action
+    cards = [a for a in state.legal_actions(player) if a < ROW_ACTION_BASE]
+    return draw.choice(cards) if cards else action
+
+
+class TurnBasedResampler:
+    """``resampler(state, player)``: a world ``player`` cannot tell from ``state``, a state of the
+    turn-based game (``pyspiel.convert_to_turn_based``) as OpenSpiel's Python ISMCTS asks of its
+    ``set_resampler``. The C++ wrapper of the turn-based game does not pass
+    ``resample_from_infostate`` on to the game it wraps: this does, and draws again the secret
+    actions of the players before ``player`` at a simultaneous node."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.draw = random.Random(seed)
+
+    def __call__(self, state: Any, player: int) -> Any:
+        if state.current_player() != player:
+            raise pyspiel.SpielError(f"{GAME_NAME}: resample for the player to move ({state.current_player()}), not {player}")
+        world = resample(state.simultaneous_game_state(), player, self.draw)
+        new = state.get_game().new_initial_state()
+        for _, action in world.log:
+            new.apply_action(action)
+        while new.current_player() != player:  # the others' secret actions earlier in this node
+            legal = new.legal_actions()
+            new.apply_action(legal[self.draw.randrange(len(legal))])
+        return new
+
+
+class InfoStateLayout:
+    """The information state tensor of one game (its rules): what a player has seen of the deal in
+    progress, card by card, and the scores of the deals before it.
+
+    Card segments are ``N`` long (``N`` the highest card of the deck: index ``c - 1`` is card
+    ``c``), some once per row (``R``), seat (``P``, absolute seats) or turn of the deal (``T``),
+    as ``segment[k * N + c - 1]``. Counts are 0, 1 or (Double's twins) 2.
+
+    ============== ======= ==========================================================================
+    ``hand``       N       the player's hand now
+    ``dealt``      N       its hand as dealt (shuffled deals)
+    ``chosen``     N       the cards it has chosen this turn and nobody has seen yet
+    ``rows``       R x N   the card(s) each row started with
+    ``played_by``  P x N   who revealed (or showed face up) each card
+    ``played_at``  T x N   the turn it was revealed (Hand, which has no fixed turns: one number,
+                           ``(turn + 1) / 1000``)
+    ``placed_row`` R x N   the row it was placed in
+    ``placed_left`` N      placed at a row's left end (Professional)
+    ``first``      N       placed first of its owner's pair (Nifty's order)
+    ``drafted_by`` P x N   who drafted it (Logic, Tournament)
+    ``draft_order`` N      when: ``(pick + 1) / N``
+    ``kept_by``    P x N   who kept it from a taken row (Hand)
+    ``totals``     P       each seat's score of the deals before this one, / 100
+    ``deal``       1       the deal's number, / 100
+    ============== ======= ==========================================================================
+
+    In a one-deal game this is perfect recall: two histories give the same tensor exactly when the
+    player saw the same (its information state string). In longer games earlier deals count by
+    their scores alone (a new deal's play depends on nothing else of them). Two exceptions in
+    the details: Hand, where a kept card can be played twice, and Double, where two copies of a card
+    share their counts."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        cards = self.cards = max(rules.deck)
+        rows, players = rules.row_count, rules.players
+        self.turns = rules.turns_per_deal or 1
+        sizes = {
+            "hand": cards, "dealt": cards, "chosen": cards, "rows": rows * cards,
+            "played_by": players * cards, "played_at": self.turns * cards, "placed_row": rows * cards,
+            "placed_left": cards, "first": cards, "drafted_by": players * cards, "draft_order": cards,
+            "kept_by": players * cards, "totals": players, "deal": 1,
+        }
+        self.slices: dict[str, slice] = {}
+        at = 0
+        for name, size in sizes.items():
+            self.slices[name] = slice(at, at + size)
+            at += size
+        self.size = at
+
+    def fill(self, tensor: NDArray[np.float32], state: SixNimmtState, player: int) -> None:
+        tensor.fill(0.0)
+        engine = state.engine
+        if engine is None:
+            return
+        n, part = self.cards, {name: tensor[place] for name, place in self.slices.items()}
+        for card in engine.hands[player]:
+            part["hand"][card - 1] += 1
+        deal = engine.deal_index
+        if state.rules.spec.dealing is Dealing.SHUFFLE and deal < len(state.shuffles.setups):
+            for card in state.shuffles.setups[deal].hands[player]:
+                part["dealt"][card - 1] += 1
+        for card in engine.choices[player]:
+            part["chosen"][card - 1] += 1
+        part["totals"][:] = np.asarray(engine.totals, np.float32) / 100
+        part["deal"][0] = deal / 100
+        events = []
+        for event in reversed(engine.events):
+            if isinstance(event, DealStarted):
+                break
+            events.append(event)
+        events.reverse()
+        laid: list[tuple[tuple[int, ...], ...]] = [
+            e.rows for e in engine.events if isinstance(e, DealStarted) and e.deal == deal
+        ]
+        laid.extend(e.rows for e in events if isinstance(e, RowsLaid))
+        for rows in laid:
+            for row, cards in enumerate(rows):
+                for card in cards:
+                    part["rows"][row * n + card - 1] += 1
+        revealed = {e.turn for e in events if isinstance(e, CardsRevealed)}
+        picks = 0
+        for event in events:
+            if isinstance(event, CardsRevealed):
+                for seat, card in event.seat_cards:
+                    self._played(part, seat, card, event.turn)
+            elif isinstance(event, CardShown) and event.turn not in revealed:
+                self._played(part, event.seat, event.card, event.turn)
+            elif isinstance(event, CardPlaced):
+                part["placed_row"][event.row * n + event.card - 1] += 1
+                if event.side == "left":
+                    part["placed_left"][event.card - 1] += 1
+            elif isinstance(event, OrderChosen):
+                part["first"][event.cards[0] - 1] += 1
+            elif isinstance(event, DraftPicked):
+                picks += 1
+                part["drafted_by"][event.seat * n + event.card - 1] += 1
+                part["draft_order"][event.card - 1] = picks / n
+            elif isinstance(event, CardsKept):
+                for card in event.cards:
+                    part["kept_by"][event.seat * n + card - 1] += 1
+
+    def _played(self, part: dict[str, NDArray[np.float32]], seat: int, card: int, turn: int) -> None:
+        n = self.cards
+        part["played_by"][seat * n + card - 1] += 1
+        if self.rules.turns_per_deal is None:
+            part["played_at"][card - 1] = (turn + 1) / 1000
+        else:
+            part["played_at"][turn * n + card - 1] += 1
+
+
+class SixNimmtObserver:
+    """OpenSpiel's observer (``make_py_observer``): what one player sees now (the observation) or
+    has seen (perfect recall: the information state, :class:`InfoStateLayout`), each as a tensor
+    and a string; or, as strings only, the public part of the observation (the spectator's view)
+    or its private part (the player's hand and its secret choices). Never another player's."""
+
+    def __init__(self, game: SixNimmtGame, iig_obs_type: Any, params: dict[str, Any] | None) -> None:
         if params:
             raise ValueError(f"{GAME_NAME} takes no observation parameters, not {sorted(params)}")
         if iig_obs_type is None:
             iig_obs_type = pyspiel.IIGObservationType(perfect_recall=False)
-        if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+        private = iig_obs_type.private_info
+        if private == pyspiel.PrivateInfoType.ALL_PLAYERS or not (iig_obs_type.public_info or private != pyspiel.PrivateInfoType.NONE):
             raise ValueError(
-                f"{GAME_NAME} observes as one player sees the table: public information and that "
-                "player's own (public_info=True, private_info=SINGLE_PLAYER)"
+                f"{GAME_NAME} observes as one player sees the table: public information, that "
+                "player's own (private_info=SINGLE_PLAYER), or both"
             )
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        self.tensor: NDArray[np.float32] | None
+        #: "player" (the whole observation), "public" or "private" (its parts, strings only).
+        self.part = "player"
+        if not iig_obs_type.public_info:
+            self.part = "private"
+        elif private == pyspiel.PrivateInfoType.NONE:
+            self.part = "public"
+        if self.part != "player" and self.perfect_recall:
+            raise ValueError(f"{GAME_NAME}: perfect recall is the whole information state (public_info=True, private_info=SINGLE_PLAYER)")
+        self.layout: InfoStateLayout | None = None
+        self.tensor: NDArray[np.float32] | None = None
         self.dict: dict[str, NDArray[np.float32]] = {}
         if self.perfect_recall:
-            self.tensor = None
-        else:
+            self.layout = InfoStateLayout(game.rules)
+            self.tensor = np.zeros(self.layout.size, np.float32)
+            self.dict = {name: self.tensor[place] for name, place in self.layout.slices.items()}
+        elif self.part == "player":
             self.tensor = np.zeros(OBS_SIZE, np.float32)
             self.dict = {segment.name: self.tensor[segment_slice(segment.name)] for segment in SEGMENTS}
 
     def set_from(self, state: SixNimmtState, player: int) -> None:
         if self.tensor is None:
+            return
+        if self.layout is not None:
+            self.layout.fill(self.tensor, state, player)
             return
         view = state.view(player)
         if view is None:
@@ -517,7 +888,14 @@ class SixNimmtObserver:
             self.tensor[:] = encode(view)
 
     def string_from(self, state: SixNimmtState, player: int) -> str:
-        return state.information_state(player) if self.perfect_recall else state.observation(player)
+        if self.perfect_recall:
+            return state.information_state(player)
+        if self.part == "public":
+            return state.observation(None)
+        if self.part == "private":
+            view = state.view(player)
+            return f"p{player}" if view is None else f"p{player} hand={list(view.hand)} chosen={list(view.my_choices)}"
+        return state.observation(player)
 
 
 pyspiel.register_game(GAME_TYPE, SixNimmtGame)

@@ -1,0 +1,51 @@
+"""The shipped policy as a PyTorch checkpoint: the module gives the bot's scores, at a table size
+with its own network (10 players) and without, and its moves (needs the rl extra)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sixnimmt.rl import SixNimmtParallelEnv
+from sixnimmt.rl.policy import MlpPolicy
+from sixnimmt.rl.torch_policy import PolicyFileError, load, main
+
+torch = pytest.importorskip("torch")
+
+
+def observations(players: int, steps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    env = SixNimmtParallelEnv(players=players, seed=seed, deals=1, target=None)
+    found, masks = [], []
+    obs, _ = env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if not env.agents:
+            obs, _ = env.reset()
+        for agent in env.agents:
+            found.append(obs[agent]["observation"])
+            masks.append(obs[agent]["action_mask"])
+        actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
+        obs, *_ = env.step(actions)
+    return np.array(found, np.float32), np.array(masks, np.int8)
+
+
+def test_the_checkpoint_plays_the_shipped_policy(tmp_path: Path) -> None:
+    main(["--out", str(tmp_path / "shipped.pt")])
+    module = load(tmp_path / "shipped.pt")
+    shipped = MlpPolicy.load()
+    assert set(module.tables) == {str(count) for count in shipped.tables}
+    for players in (2, 4, 10):
+        x, masks = observations(players, 12, seed=players)
+        with torch.no_grad():
+            scores = module(torch.as_tensor(x)).numpy()
+        assert np.allclose(scores, shipped.logits(x), atol=1e-3)
+        mine = np.argmax(np.where(masks.astype(bool), scores, -np.inf), axis=-1)
+        assert np.array_equal(mine, shipped.act_batch(x, masks))
+
+
+def test_a_file_that_is_not_a_checkpoint_is_refused(tmp_path: Path) -> None:
+    torch.save({"format": "something else"}, tmp_path / "other.pt")
+    with pytest.raises(PolicyFileError, match="not a sixnimmt-torch-policy checkpoint"):
+        load(tmp_path / "other.pt")
