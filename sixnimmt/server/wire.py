@@ -46,6 +46,8 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..core import DECK_SIZE, ROW_COUNT
+
 #: The outbound format's version (see above).
 WIRE_VERSION = 3
 #: WebSocket close code telling a page to reconnect (its table moved to another server process).
@@ -98,27 +100,27 @@ class _TurnMessage(_Message):
 
 class Play(_TurnMessage):
     type: Literal["play"]
-    card: int = Field(ge=1, le=104)
+    card: int = Field(ge=1, le=DECK_SIZE)
 
 
 class ChooseRow(_TurnMessage):
     type: Literal["row"]
-    row: int = Field(ge=0, le=3)
+    row: int = Field(ge=0, le=ROW_COUNT - 1)
 
 
 class Draft(_TurnMessage):
     type: Literal["draft"]
-    card: int = Field(ge=1, le=104)
+    card: int = Field(ge=1, le=DECK_SIZE)
 
 
 class Order(_TurnMessage):
     type: Literal["order"]
-    card: int = Field(ge=1, le=104)
+    card: int = Field(ge=1, le=DECK_SIZE)
 
 
 class Keep(_TurnMessage):
     type: Literal["keep"]
-    card: int = Field(ge=1, le=104)
+    card: int = Field(ge=1, le=DECK_SIZE)
 
 
 class Pass(_TurnMessage):

@@ -235,9 +235,9 @@ def check_password(password: str, name: str) -> None:
 
 
 #: argon2id's parameters: OWASP's recommended configuration (19 MiB of memory, 2 passes, 1 lane),
-#: about 30 ms of one core per hash. argon2-cffi's own default (RFC 9106's 64 MiB, 3 passes, 4
-#: lanes) took 0.6 s on the 2-core machine of docs/performance.md, where a burst of 10 sign-ins a
-#: second would queue without end. A hash names its parameters: hashes made with others still verify.
+#: tens of milliseconds of one core per hash. argon2-cffi's own default (RFC 9106's 64 MiB, 3
+#: passes, 4 lanes) is about twenty times that: a burst of sign-ins on a small server would queue
+#: without end. A hash names its parameters: hashes made with others still verify.
 ARGON2_TIME_COST = 2
 ARGON2_MEMORY_KIB = 19 * 1024
 ARGON2_LANES = 1

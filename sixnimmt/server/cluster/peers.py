@@ -380,8 +380,9 @@ class Cluster:
     # ------------------------------------------------------------------ ownership
 
     async def claim(self, code: str) -> tuple[str, int]:
-        """Who drives ``code``: ("mine", epoch) after this process took it over, ("other", 0) with
-        the owner in :attr:`last_owner`; raises :class:`LookupError` if there is no such table."""
+        """Who drives ``code`` and with which epoch: this process's id (:attr:`me`) once it took the
+        table over (nobody alive drove it), else the live owner's id (its epoch kept for
+        :meth:`link`). Raises :class:`LookupError` if there is no such table."""
         for _ in range(5):
             rows = await self._sql(
                 "SELECT t.owner, t.owner_epoch, p.id IS NOT NULL FROM tables t LEFT JOIN server_processes p "

@@ -1,5 +1,7 @@
-"""Persistence behind one small module (SQLAlchemy 2): tables, their seats and game in progress, and
-finished games. The rooms call it; the game model never touches the database.
+"""The database (SQLAlchemy 2): the rows of every subsystem (tables with their seats and game in
+progress, finished games, accounts, the cluster's leases), and the reads and writes the server does,
+with the :class:`Writer` that groups table saves. The rooms call it; the game model never touches the
+database.
 
 Everything a room needs to come back after a restart is one row of ``tables``: its settings, its seats
 (with the *hash* of each seat token, never the token), the game record so far and the cards already
@@ -274,8 +276,8 @@ class Store:
         if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
             Path(url.removeprefix("sqlite:///")).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self.engine: Engine = create_engine(
-            # orjson, as the messages: serializing the record with ``json`` was the largest part of
-            # the store's CPU per move (docs/performance.md, "Web server").
+            # orjson, as the messages: serializing the record is the largest part of the store's
+            # work per move.
             url, future=True, json_serializer=to_json, json_deserializer=orjson.loads
         )
         #: An SQLite file: a commit appends to its write-ahead log, quick enough to run on the event
@@ -381,8 +383,8 @@ class Store:
         written.
 
         The statements are SQLAlchemy's, compiled once for this database (:class:`_SaveStatement`)
-        and run by the driver itself: going through SQLAlchemy's execution for every group commit
-        cost twice the CPU of the commit itself (docs/performance.md, "Web server")."""
+        and run by the driver itself: SQLAlchemy's execution of each statement would cost more CPU
+        than the commit itself."""
         if not batch:
             return set()
         now = _now()
@@ -392,8 +394,8 @@ class Store:
         refused: set[str] = set()
         # On an SQLite file the saves run one at a time, on the event loop (:class:`Writer`), so they
         # keep one connection: taking one from the pool and giving it back (with its reset) for
-        # each group commit cost about as much CPU as the commit (docs/performance.md,
-        # "Web server"). Elsewhere they run in threads and take one from the pool each time.
+        # each group commit costs about as much CPU as the commit. Elsewhere they run in threads
+        # and take one from the pool each time.
         held = self.local_file
         if held:
             if self._saving is None:
@@ -463,21 +465,6 @@ class Store:
 
     # ------------------------------------------------------------------ finished games
 
-    def add_game(
-        self,
-        code: str,
-        number: int,
-        record: dict[str, Any],
-        winners: list[int],
-        deal_players: list[list[dict[str, Any]]] | None = None,
-        public: bool = False,
-    ) -> int:
-        with Session(self.engine) as session, session.begin():
-            row = _game_row(code, number, record, winners, deal_players, public)
-            session.add(row)
-            session.flush()
-            return row.id
-
     def finish_game(
         self,
         data: TableData,
@@ -542,11 +529,10 @@ class Writer:
 
     On an SQLite file the group commits themselves run on the event loop, in order with the calls
     on the thread: such a commit appends a few pages to the write-ahead log (tens of microseconds),
-    less than handing it to a thread and back cost (about 0.15 ms of CPU per commit,
-    docs/performance.md); the log's checkpoints, which wait for the disk, run in a thread. And a
-    save that finds the writer idle (nothing queued, nothing being written, no call on the thread)
-    is committed then and there, inside :meth:`save`: waking the writer's task and then the saver
-    again cost more CPU than the commit (docs/performance.md, "Web server").
+    less than handing it to a thread and back costs; the log's checkpoints, which wait for the disk,
+    run in a thread. And a save that finds the writer idle (nothing queued, nothing being written,
+    no call on the thread) is committed then and there, inside :meth:`save`: waking the writer's
+    task and then the saver again would cost more CPU than the commit.
     Saves still group while a write or a call on the thread is under way."""
 
     def __init__(self, store: Store) -> None:

@@ -32,7 +32,7 @@ from ..wire import (
 from . import seating
 from .fanout import Connection, publish, table_state, table_summary
 from .hints import HintDesk
-from .moves import MOVE_PHASES
+from .moves import MESSAGE_KINDS
 from .presence import Presence
 from .scheduling import BotThreads, Scheduler
 from .table import Archive, Change, Save, TableSession
@@ -301,7 +301,7 @@ class Room:
             conn.push(refusal.to_message())
             if self.table.closed:
                 return  # another process drives the table: this stale copy shows nothing more
-            if type(message) in MOVE_PHASES or isinstance(message, (Start, Again)):
+            if type(message) in MESSAGE_KINDS or isinstance(message, (Start, Again)):
                 conn.push(self.state_message(conn))
 
     # ------------------------------------------------------------------ the host's seats

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from ...core import CardChosen, DealStarted, Event, Game, Phase
+from ...core import CardChosen, DealStarted, Event, Game
 from ...core.record import replay
 from ..clock import Clock
 from ..config import Settings
@@ -253,9 +253,8 @@ class TableSession:
         ``turn_only``: the change only added an answer to the turn's log (a card chosen, the turn
         not yet complete), so the state is the saved one with a new ``current``, the only column
         written. Every other change commits itself, so the saved state is the rest of the table's
-        state (``test_a_turn_only_save_holds_the_whole_state``). Skipping the rest of
-        :meth:`to_store` and the comparison saves about 2% of a move's CPU in the load test
-        (docs/performance.md, "Web server")."""
+        state (``test_a_turn_only_save_holds_the_whole_state``), and a card chosen, the most common
+        change, skips building the rest of :meth:`to_store` and comparing it."""
         saved = self.saved
         if turn_only and saved is not None:
             data = saved.with_current(self._current())
@@ -353,16 +352,14 @@ class TableSession:
             raise TableError(f"at most {MAX_ANSWERS_PER_SEAT} answers a turn", "too-many-answers",
                              limit=MAX_ANSWERS_PER_SEAT)
         # a change of mind in a simultaneous turn (one card a turn: the seat's card is replaced)
-        changed_mind = game.phase is Phase.PLAY and game.chosen[seat] is not None and game.decision_for(seat) is None
+        changed_mind = game.has_chosen(seat)
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
         self.last_active = self.clock.now()
         reseated = any(isinstance(e, DealStarted) for e in events) and self._reseat()
         if changed_mind:  # the new card replaces the old one: the log keeps one choice per seat
             self.turn_log = [a for a in self.turn_log if a.seat != seat]
         self.turn_log.append(TurnAnswer(seat, value))
-        if game.phase in (Phase.DRAFT, Phase.OVER) or (
-            game.phase is Phase.PLAY and all(c is None for c in game.chosen)
-        ):
+        if game.turn_complete:
             self.turn_log.clear()  # the turn is complete: the record now holds it
         if game.is_over:
             self.status = "finished"
