@@ -16,7 +16,8 @@ import pytest
 import sqlalchemy as sa
 
 from sixnimmt.core import Rules
-from sixnimmt.server.cluster.peers import RemoteConnection, join_cluster
+from sixnimmt.server.cluster.forwarding import RemoteConnection
+from sixnimmt.server.cluster.peers import join_cluster
 from sixnimmt.server.config import Settings
 from sixnimmt.server.tables.room import Room
 from sixnimmt.server.tables.rooms import Rooms

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session
 
 from ...core.variants import VARIANTS
+from ..calls import Join, Summary
 from ..clock import Clock
 from ..config import Settings
 from ..limits import ApiError, RateLimits, too_many
@@ -219,7 +220,7 @@ async def my_tables(request: Request) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for code, seat in await svc.read(svc.accounts.seats_of, user.id):
         try:
-            summary = await svc.rooms.call(code, "summary", {})
+            summary = await svc.rooms.call(code, Summary())
         except (LookupError, TableError):
             continue  # gone meanwhile, or between processes: the next look finds it
         found.append({**summary, "seat": seat})
@@ -380,10 +381,9 @@ async def resume_seat(code: str, request: Request) -> dict[str, Any]:
     """The seat the signed-in account holds at table ``code`` (another device of the account)."""
     svc = service(request)
     user = await signed_in(request, svc)
-    args = {"name": user.name, "invite": None, "account": user.id,
-            "token": seat_token(user.seat_key, code.strip().upper()), "resume_only": True}
+    join = Join(user.name, account=user.id, token=seat_token(user.seat_key, code.strip().upper()), resume_only=True)
     try:
-        seat, token, _ = await svc.rooms.call(code, "join", args)
+        seat, token, _ = await svc.rooms.call(code, join)
     except LookupError as error:
         raise ApiError(404, str(error), "no-table", table=code[:8]) from None
     except TableError as error:

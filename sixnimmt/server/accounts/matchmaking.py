@@ -22,6 +22,7 @@ from typing import Any
 
 from ...core import Rules, Variant
 from ...core.variants import VARIANTS
+from ..calls import Join
 from ..clock import Clock
 from ..config import Settings
 from ..tables.rooms import Rooms
@@ -69,11 +70,10 @@ class PlayNow:
         for code in codes:
             if code in besides:
                 continue
-            args: dict[str, Any] = {"name": user.name if user else name, "invite": None}
-            if user is not None:
-                args.update(account=user.id, token=seat_token(user.seat_key, code), program=program)
+            join = Join(user.name if user else name) if user is None else Join(
+                user.name, account=user.id, token=seat_token(user.seat_key, code), program=program)
             try:
-                seat, token, later = await self.rooms.call(code, "join", args)
+                seat, token, later = await self.rooms.call(code, join)
             except LookupError:
                 await self.rooms.db.run(self.accounts.drop_play_now, code)
                 continue

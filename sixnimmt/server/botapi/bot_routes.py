@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..accounts.account_routes import account_error, service, signed_in
 from ..accounts.users import AccountError, User
+from ..calls import InviteProgram, Summary, WithdrawInvitation
 from ..config import Settings
 from ..limits import ApiError, RateLimiter
 from ..sockets import SocketClient, pump
@@ -145,8 +146,8 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
         raise ApiError(404, "no such bot", "no-bot")
     bot, _owner_name = found
     try:
-        token = await gateway.rooms.call(code, "invite-program", {"host": host_token, "seat": seat, "name": bot.name})
-        summary = await gateway.rooms.call(code, "summary", {})
+        token = await gateway.rooms.call(code, InviteProgram(host_token, seat, bot.name))
+        summary = await gateway.rooms.call(code, Summary())
     except LookupError as error:
         raise ApiError(404, str(error), "no-table", table=code[:8]) from None
     except TableError as error:
@@ -157,7 +158,7 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
     try:
         return await gateway.invite_anywhere(bot.id, code, token, about)
     except BotError as error:
-        await gateway.rooms.call(code, "withdraw-invitation", {"invite": token})
+        await gateway.rooms.call(code, WithdrawInvitation(token))
         status = 429 if error.code == "rate-limited" else 409
         headers = {"Retry-After": str(max(1, round(error.fields.get("retry_after", 1))))} if status == 429 else None
         raise ApiError(status, str(error), error.code, headers=headers, **error.fields) from None

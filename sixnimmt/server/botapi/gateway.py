@@ -32,6 +32,7 @@ from ...core import PlayerView
 from ...core.variants import VARIANTS
 from ...seats import make_bot
 from ..accounts.users import seat_token
+from ..calls import BotConnected, BotsOnline, InviteBot, Join, WithdrawInvitation
 from ..clock import Clock, Timer
 from ..cluster.peers import Cluster
 from ..config import Settings
@@ -139,7 +140,7 @@ class BotGateway:
         self.replaced(bot.id)
         self.sessions[bot.id] = session
         if self.cluster is not None:  # (a connection of the bot to another process goes too)
-            self.spawn(self.cluster.ask_all("bot-connected", {"bot": bot.id}))
+            self.spawn(self.cluster.ask_all(BotConnected(bot.id)))
 
     def replaced(self, bot_id: int) -> None:
         """The bot connected again (here or to another process): its older connection here closes."""
@@ -166,7 +167,7 @@ class BotGateway:
         """The bot programs online on every process (this one's, with several processes the others' too)."""
         listed = self.online()
         if self.cluster is not None:
-            for reply in await self.cluster.ask_all("bots-online", {}):
+            for reply in await self.cluster.ask_all(BotsOnline()):
                 listed += reply.get("result", [])
         return sorted(listed, key=lambda bot: str(bot["name"]).casefold())
 
@@ -174,8 +175,7 @@ class BotGateway:
         """:meth:`invite` on the process the bot is connected to (this one, or another)."""
         if self.is_online(bot_id) or self.cluster is None:
             return await self.invite(bot_id, code, token, about)
-        args = {"bot": bot_id, "code": code, "token": token, "about": about}
-        for reply in await self.cluster.ask_all("invite-bot", args):
+        for reply in await self.cluster.ask_all(InviteBot(bot_id, code, token, about)):
             if "result" in reply:
                 return str(reply["result"])
             error = reply.get("error")
@@ -187,20 +187,22 @@ class BotGateway:
     def install(self) -> None:
         """Answer the other processes' questions about the programs connected here."""
 
-        async def online(_args: dict[str, Any]) -> dict[str, Any]:
+        async def online(_call: BotsOnline) -> dict[str, Any]:
             return {"result": self.online()}
 
-        async def invite(args: dict[str, Any]) -> dict[str, Any]:
+        async def invite(call: InviteBot) -> dict[str, Any]:
             try:
-                return {"result": await self.invite(int(args["bot"]), args["code"], args["token"], args["about"])}
+                return {"result": await self.invite(call.bot, call.code, call.token, call.about)}
             except BotError as error:
                 return {"error": error.to_message()}
 
-        async def connected(args: dict[str, Any]) -> dict[str, Any]:
-            self.replaced(int(args["bot"]))
+        async def connected(call: BotConnected) -> dict[str, Any]:
+            self.replaced(call.bot)
             return {"result": None}
 
-        self.rooms.process_ops.update({"bots-online": online, "invite-bot": invite, "bot-connected": connected})
+        self.rooms.answer_calls(BotsOnline, online)
+        self.rooms.answer_calls(InviteBot, invite)
+        self.rooms.answer_calls(BotConnected, connected)
 
     def deleted(self, bot_id: int) -> None:
         """The bot's account was deleted: its connection closes at once (its token no longer works)."""
@@ -381,7 +383,7 @@ class BotGateway:
         if invitation.timer is not None:
             invitation.timer.cancel()
         try:
-            await self.rooms.call(invitation.code, "withdraw-invitation", {"invite": invitation.token})
+            await self.rooms.call(invitation.code, WithdrawInvitation(invitation.token))
         except (LookupError, TableError) as error:
             log.info("an invitation to table %s could not be withdrawn: %s", invitation.code, error)
 
@@ -397,10 +399,9 @@ class BotGateway:
             return
         if invitation.timer is not None:
             invitation.timer.cancel()
-        args = {"name": bot.name, "invite": invitation.token, "account": bot.id,
-                "token": seat_token(bot.seat_key, invitation.code), "program": True}
+        join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True)
         try:
-            await self.rooms.call(invitation.code, "join", args)
+            await self.rooms.call(invitation.code, join)
         except (LookupError, TableError) as error:
             raise BotError("invitation-gone", f"the seat is no longer kept for you: {error}") from None
         await self.seat(bot.id, invitation.code)

@@ -18,7 +18,8 @@ from ...core import PASS, PlayerView
 from ...protocol import messages
 from ...protocol.narration import Narrator
 from ..clock import Clock
-from ..cluster.peers import Cluster, Link
+from ..cluster.forwarding import Link
+from ..cluster.peers import Cluster
 from ..tables.rooms import Rooms
 from ..tables.table_setup import TableError
 from ..wire import to_json

@@ -13,6 +13,15 @@ from typing import Any, Protocol
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from ..calls import (
+    InviteProgram,
+    Join,
+    ProcessCall,
+    RemoteCall,
+    Summary,
+    TableCall,
+    WithdrawInvitation,
+)
 from ..clock import Clock, LoopClock
 from ..config import Settings
 from ..store.database import GameRow, Store, TableData, Writer
@@ -50,7 +59,7 @@ class Peers(Protocol):
     async def stop(self) -> None: ...
     async def claim(self, code: str) -> tuple[str, int]: ...
     async def still_drives(self, room: Room) -> bool: ...
-    async def call(self, owner: str, code: str, op: str, args: dict[str, Any]) -> Any: ...
+    async def call(self, owner: str, code: str, call: RemoteCall) -> Any: ...
     async def lobbies(self, limit: int) -> list[dict[str, Any]]: ...
 
 
@@ -76,9 +85,9 @@ class Rooms:
         self.archive_hook: Callable[[TableData], Callable[[Session, GameRow], object] | None] | None = None
         self._closing: set[asyncio.Task[None]] = set()  # rooms being closed (kept: a task needs a reference)
         #: What another process may ask this one about itself rather than a table (the bot programs
-        #: connected here: :mod:`~sixnimmt.server.botapi.gateway`), by name; each answers
-        #: ``{"result": ...}`` or ``{"error": ...}``.
-        self.process_ops: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {}
+        #: connected here: :mod:`~sixnimmt.server.botapi.gateway`), by the call's type; each answers
+        #: ``{"result": ...}`` or ``{"error": ...}`` (:meth:`answer_calls`).
+        self.process_calls: dict[type, Callable[[Any], Awaitable[dict[str, Any]]]] = {}
 
     async def join_cluster(self, peers: Peers) -> None:
         """Share the database with other processes from now on, through ``peers``."""
@@ -153,44 +162,45 @@ class Rooms:
     def rooms_with(self, conn: object) -> list[Room]:
         return [room for room in self._rooms.values() if conn in room.connections]
 
-    async def call(self, code: str, op: str, args: dict[str, Any]) -> Any:
+    def answer_calls(self, kind: type[ProcessCall], answer: Callable[[Any], Awaitable[dict[str, Any]]]) -> None:
+        """Let another process ask this one ``kind`` of call (about this process, not a table)."""
+        self.process_calls[kind] = answer
+
+    async def call(self, code: str, call: TableCall) -> Any:
         """An HTTP request about table ``code``: run here, or by the process that drives it."""
         target = await self.locate(code)
         if isinstance(target, Room):
-            return await self.run_call(target, op, args)
+            return await self.run_call(target, call)
         assert self.cluster is not None
-        reply = await self.cluster.call(target, code.strip().upper(), op, args)
+        reply = await self.cluster.call(target, code.strip().upper(), call)
         if "error" in reply:
             error = reply["error"]
             raise TableError(error["message"], error["code"], **error["params"])
         return reply["result"]
 
-    async def run_call(
-        self, room: Room, op: str, args: dict[str, Any], still_wanted: Callable[[], bool] | None = None
-    ) -> Any:
-        """Run ``op`` on a room of this process; ``still_wanted``: whether the caller (another
+    async def run_call(self, room: Room, call: TableCall, still_wanted: Callable[[], bool] | None = None) -> Any:
+        """Run ``call`` on a room of this process; ``still_wanted``: whether the caller (another
         process) still waits for the answer."""
-        if op == "summary":
-            return room.summary()
-        if op == "join":
-            return list(await room.join(args["name"], args.get("invite"), args.get("account"), args.get("token"),
-                                        bool(args.get("resume_only")), args.get("key"), still_wanted,
-                                        bool(args.get("program"))))
-        if op in ("invite-program", "withdraw-invitation"):
-            return await self._invitation(room, op, args)
-        raise TableError(f"unknown operation {op!r}", "bad-field", type="call", field="op")
+        match call:
+            case Summary():
+                return room.summary()
+            case Join():
+                return list(await room.join(call.name, call.invite, call.account, call.token, call.resume_only,
+                                            call.key, still_wanted, call.program))
+            case InviteProgram() | WithdrawInvitation():
+                return await self._invitation(room, call)
 
     @staticmethod
-    async def _invitation(room: Room, op: str, args: dict[str, Any]) -> Any:
+    async def _invitation(room: Room, call: InviteProgram | WithdrawInvitation) -> Any:
         """The seat kept for a bot program (docs/bot-api.md): the host (proved by its seat token)
         keeps seat ``seat`` for bot ``name`` (returns the invitation's token), or the bot declined."""
         async with room.lock:
-            if op == "invite-program":
-                by, _ = room.table.place_for_token(args.get("host"))
-                token, _name = await seating.invite(room.table, by, int(args["seat"]), args["name"], program=True)
+            if isinstance(call, InviteProgram):
+                by, _ = room.table.place_for_token(call.host)
+                token, _name = await seating.invite(room.table, by, call.seat, call.name, program=True)
                 result: Any = token
             else:
-                result = await seating.withdraw_invitation(room.table, args["invite"])
+                result = await seating.withdraw_invitation(room.table, call.invite)
             room.enforce_seats()
             room.send_seats()
             return result

@@ -42,6 +42,7 @@ from ..botapi.bot_accounts import BotAccounts
 from ..botapi.bot_routes import bot_socket, invite_program
 from ..botapi.bot_routes import router as bot_api
 from ..botapi.gateway import BotGateway
+from ..calls import Join, Summary, TableCall
 from ..clock import Clock, LoopClock
 from ..cluster.peers import Cluster, join_cluster
 from ..config import Settings, settings_from_env
@@ -139,10 +140,10 @@ def get_rooms(request: Request) -> Rooms:
 RoomsDep = Annotated[Rooms, Depends(get_rooms)]
 
 
-async def table_call(rooms: Rooms, code: str, op: str, **args: Any) -> Any:
-    """Run ``op`` on table ``code`` wherever it is driven (here, or by another process)."""
+async def table_call(rooms: Rooms, code: str, call: TableCall) -> Any:
+    """Run ``call`` on table ``code`` wherever it is driven (here, or by another process)."""
     try:
-        return await rooms.call(code, op, args)
+        return await rooms.call(code, call)
     except LookupError as error:
         raise ApiError(404, str(error), "no-table", table=code[:8]) from None
 
@@ -235,11 +236,11 @@ def take_lookup(request: Request | WebSocket, clock_now: float) -> float:
     return budget.take(client_address(request), clock_now)
 
 
-async def looked_up(request: Request, rooms: Rooms, code: str, op: str, **args: Any) -> Any:
-    """``op`` on table ``code`` for an HTTP request (its lookup was taken from the address's budget
+async def looked_up(request: Request, rooms: Rooms, code: str, call: TableCall) -> Any:
+    """``call`` on table ``code`` for an HTTP request (its lookup was taken from the address's budget
     by :class:`LookupGate`); a code that names no table also takes from the budget of misses."""
     try:
-        return await table_call(rooms, code, op, **args)
+        return await table_call(rooms, code, call)
     except ApiError as error:
         if error.code == "no-table":
             request.app.state.lookups.missed(client_address(request), rooms.clock.now())
@@ -249,7 +250,7 @@ async def looked_up(request: Request, rooms: Rooms, code: str, op: str, **args: 
 @api.get("/tables/{code}")
 async def get_table(code: str, rooms: RoomsDep, request: Request) -> dict[str, Any]:
     try:
-        summary: dict[str, Any] = await looked_up(request, rooms, code, "summary")
+        summary: dict[str, Any] = await looked_up(request, rooms, code, Summary())
     except TableError as error:
         raise table_error(503, error) from None
     return summary
@@ -262,9 +263,9 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
         raise too_many(wait, "joins")
     user, account_token = await request.app.state.accounts.seat_identity(request, code)
     try:
-        seat, token, later = await looked_up(request, rooms, code, "join", name=user.name if user else body.name,
-                                             invite=body.invite, account=user.id if user else None,
-                                             token=account_token, key=body.key)
+        seat, token, later = await looked_up(request, rooms, code, Join(
+            name=user.name if user else body.name, invite=body.invite, account=user.id if user else None,
+            token=account_token, key=body.key))
     except TableError as error:
         raise table_error(503 if error.code in UNAVAILABLE else 409, error) from None
     # ``from_next_deal``: the game runs; the seat is yours when the next deal starts (watch till then)
