@@ -193,6 +193,20 @@ def test_no_import_cycle_among_server_modules_type_only_imports_included() -> No
     assert cycle is None, "server import cycle: " + " -> ".join(cycle or [])
 
 
+#: The longest a server module may grow: past this a module holds more than one job and splits.
+SERVER_MODULE_LINES = 480
+#: The modules directly in ``sixnimmt/server``, besides its packages: the few that every part uses.
+SERVER_TOP_MODULES = 6
+
+
+def test_the_server_is_its_packages_and_a_handful_of_small_modules() -> None:
+    top = sorted(p.name for p in SERVER.glob("*.py") if p.name != "__init__.py")
+    assert len(top) <= SERVER_TOP_MODULES, f"modules directly in sixnimmt/server: {top}"
+    long = {str(p.relative_to(ROOT)): n for p in SERVER.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > SERVER_MODULE_LINES}
+    assert long == {}, "server modules to split by job"
+
+
 #: Module names used in more than one package with the same meaning there: each front-end's
 #: application and settings, the table as each front-end holds it, and the game (the engine's, and
 #: the same game as OpenSpiel sees it), and the project's bots (``rl/openspiel/bots.py``: the same bots

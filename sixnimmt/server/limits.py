@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import HTTPException
+from fastapi import HTTPException, Request, WebSocket
+from pydantic import BaseModel, ConfigDict
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .config import Settings
@@ -250,3 +251,14 @@ class Allowances:
         if limiter is None:
             limiter = limits[key] = RateLimiter(rate, burst, now)
         return 0.0 if limiter.allow(now) else limiter.retry_after(now)
+
+
+class RequestBody(BaseModel):
+    """A JSON request body: a field it does not name is refused (422), never ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def client_address(request: Request | WebSocket) -> str:
+    """The peer's address (behind a proxy, run uvicorn with ``--proxy-headers`` so this is the client's)."""
+    return request.client.host if request.client else "unknown"

@@ -24,7 +24,8 @@ import sqlalchemy as sa
 from sixnimmt.core import Rules
 from sixnimmt.server.calls import Join, Listing, Summary
 from sixnimmt.server.cluster.mail import Ask, Mail
-from sixnimmt.server.store.database import LeaseLostError, Store, TableData
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.store.rows import LeaseLostError, TableData
 from sixnimmt.server.tables.room import Room
 from sixnimmt.server.tables.rooms import Rooms
 from sixnimmt.server.tables.table import Save

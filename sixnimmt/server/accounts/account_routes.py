@@ -18,29 +18,22 @@ from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from ...core.variants import VARIANTS
 from ..calls import Join, Summary
 from ..clock import Clock
 from ..config import Settings
-from ..limits import ApiError, RateLimits, too_many
-from ..store.database import GameRow, Store, TableData
+from ..limits import ApiError, RateLimits, RequestBody, client_address, too_many
+from ..store.database import Store
+from ..store.rows import GameRow, TableData
 from ..tables.rooms import Rooms
 from ..tables.table_setup import TableError, clean_name
 from .matchmaking import PlayNow
+from .passwords import Hasher, HasherBusyError, check_password
 from .ratings import Ratings, participants, record_game
-from .users import (
-    AccountError,
-    Accounts,
-    Hasher,
-    HasherBusyError,
-    User,
-    check_name,
-    check_password,
-    seat_token,
-)
+from .users import AccountError, Accounts, User, check_name, seat_token
 
 log = logging.getLogger("sixnimmt.server")
 T = TypeVar("T")
@@ -50,25 +43,21 @@ VARIANT_NAMES = tuple(v.value for v in VARIANTS)
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Credentials(_Body):
+class Credentials(RequestBody):
     name: str = Field(max_length=64)
     password: str = Field(max_length=256)
 
 
-class PasswordChange(_Body):
+class PasswordChange(RequestBody):
     current: str = Field(max_length=256)
     new: str = Field(max_length=256)
 
 
-class AccountDelete(_Body):
+class AccountDelete(RequestBody):
     password: str = Field(max_length=256)
 
 
-class PlayNowRequest(_Body):
+class PlayNowRequest(RequestBody):
     mode: Literal["rated", "casual"] = "casual"
     variant: str = Field(default="standard", max_length=16)
     #: None: any number of players.
@@ -166,10 +155,6 @@ def check_same_site(request: Request) -> None:
 
 def account_error(error: AccountError) -> ApiError:
     return ApiError(error.status, str(error), error.code, **error.params)
-
-
-def client_address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 def _set_cookie(request: Request, response: Response, token: str, settings: Settings) -> None:

@@ -27,8 +27,9 @@ from ..clock import Clock
 from ..config import Settings
 from ..tables.rooms import Rooms
 from ..tables.table_setup import BOT_LEVELS, TableError, TableOptions, bot_label
+from .account_rows import now_utc
 from .ratings import PROVISIONAL_GAMES, Ratings, default_rating
-from .users import Accounts, User, now_utc, seat_token
+from .users import Accounts, User, seat_token
 
 log = logging.getLogger("sixnimmt.server")
 

@@ -22,18 +22,10 @@ from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, select, up
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from ..accounts.users import (
-    AccountError,
-    Accounts,
-    User,
-    UserRow,
-    check_name,
-    name_key,
-    now_utc,
-    token_hash,
-    user_of,
-)
-from ..store.database import Base
+from ..accounts.account_rows import UserRow, now_utc
+from ..accounts.users import AccountError, Accounts, User, check_name, name_key, user_of
+from ..store.rows import Base
+from ..tables.table_setup import hash_token
 
 #: Every token starts with this, so a leaked one is recognised (and redacted from logs).
 TOKEN_PREFIX = "snb_"
@@ -198,7 +190,7 @@ class BotAccounts:
             if len(alive) >= MAX_TOKENS_PER_BOT:
                 raise AccountError(f"at most {MAX_TOKENS_PER_BOT} tokens per bot: revoke one first", "token-limit",
                                    409, limit=MAX_TOKENS_PER_BOT)
-            row = BotTokenRow(bot_id=bot.id, token_hash=token_hash(token), label=label, created_at=now_utc())
+            row = BotTokenRow(bot_id=bot.id, token_hash=hash_token(token), label=label, created_at=now_utc())
             session.add(row)
             session.flush()
             return {"id": row.id, "label": label, "token": token}
@@ -227,7 +219,7 @@ class BotAccounts:
         with Session(self.engine) as session, session.begin():
             found = session.execute(
                 select(BotTokenRow, UserRow).join(UserRow, UserRow.id == BotTokenRow.bot_id)
-                .where(BotTokenRow.token_hash == token_hash(token), BotTokenRow.revoked_at.is_(None),
+                .where(BotTokenRow.token_hash == hash_token(token), BotTokenRow.revoked_at.is_(None),
                        UserRow.deleted_at.is_(None), UserRow.kind == "bot")
             ).one_or_none()
             if found is None:

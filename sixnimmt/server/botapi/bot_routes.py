@@ -15,13 +15,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response, WebSocket
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..accounts.account_routes import account_error, service, signed_in
 from ..accounts.users import AccountError, User
 from ..calls import InviteProgram, Summary, WithdrawInvitation
 from ..config import Settings
-from ..limits import ApiError, RateLimiter
+from ..limits import ApiError, RateLimiter, RequestBody
 from ..sockets import SocketClient, pump
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, shown_token
@@ -33,20 +33,16 @@ log = logging.getLogger("sixnimmt.server")
 router = APIRouter(prefix="/api")
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class NewBot(_Body):
+class NewBot(RequestBody):
     name: str = Field(max_length=64)
     description: str = Field(default="", max_length=400)
 
 
-class NewToken(_Body):
+class NewToken(RequestBody):
     label: str = Field(default="", max_length=80)
 
 
-class InviteBot(_Body):
+class InviteBot(RequestBody):
     #: The seat (0-based) the host keeps for the bot, and the host's own seat token (its proof).
     seat: int = Field(ge=1, le=9)
     bot: str = Field(max_length=64)

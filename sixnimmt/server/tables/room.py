@@ -21,7 +21,7 @@ from ...core import IllegalMoveError
 from ..clock import Clock
 from ..config import Settings
 from ..limits import Allowances
-from ..store.database import TableData
+from ..store.rows import TableData
 from ..wire import (
     Again,
     Outbound,

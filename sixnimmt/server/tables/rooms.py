@@ -24,7 +24,9 @@ from ..calls import (
 )
 from ..clock import Clock, LoopClock
 from ..config import Settings
-from ..store.database import GameRow, Store, TableData, Writer
+from ..store.database import Store
+from ..store.rows import GameRow, TableData
+from ..store.writer import Writer
 from . import seating
 from .handlers import HANDLERS
 from .hints import HintDesk

@@ -21,7 +21,7 @@ from ...core import CardChosen, DealStarted, Event, Game
 from ...core.record import replay
 from ..clock import Clock
 from ..config import Settings
-from ..store.database import LeaseLostError, TableData, changed_columns
+from ..store.rows import LeaseLostError, TableData, changed_columns
 from .table_setup import (
     TURN_BASED,
     Seat,
