@@ -196,7 +196,7 @@ def test_no_import_cycle_among_server_modules_type_only_imports_included() -> No
 #: The longest a server module may grow: past this a module holds more than one job and splits.
 SERVER_MODULE_LINES = 480
 #: The modules directly in ``sixnimmt/server``, besides its packages: the few that every part uses.
-SERVER_TOP_MODULES = 6
+SERVER_TOP_MODULES = 7
 
 
 def test_the_server_is_its_packages_and_a_handful_of_small_modules() -> None:

@@ -47,6 +47,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..core import DECK_SIZE, ROW_COUNT
+from .refusal import Refusal
 
 #: The outbound format's version (see above).
 WIRE_VERSION = 3
@@ -192,17 +193,11 @@ Inbound = Annotated[Message, Field(discriminator="type")]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)
 
 
-class ProtocolError(ValueError):
-    """An inbound message that is not well formed; the text is safe to send back. ``code`` and
-    ``params`` name the reason for the client to translate (see docs/web.md, "Error codes")."""
+class ProtocolError(Refusal):
+    """An inbound message that is not well formed; the text is safe to send back (see docs/web.md,
+    "Error codes")."""
 
-    def __init__(self, message: str, code: str, **params: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
-
-    def to_message(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "params": self.params, "message": str(self)}
+    status = 422
 
 
 def json_depth_over(text: str, limit: int) -> bool:

@@ -25,7 +25,8 @@ from ...core.variants import VARIANTS
 from ..calls import Join, Summary
 from ..clock import Clock
 from ..config import Settings
-from ..limits import ApiError, RateLimits, RequestBody, client_address, too_many
+from ..limits import RateLimits, RequestBody, client_address, too_many
+from ..refusal import Refusal
 from ..store.database import Store
 from ..store.rows import GameRow, TableData
 from ..tables.rooms import Rooms
@@ -150,11 +151,7 @@ def check_same_site(request: Request) -> None:
     source = request.headers.get("origin") or request.headers.get("referer")
     host = request.headers.get("host")
     if not source or not host or urlsplit(source).netloc != host:
-        raise ApiError(403, "refused: this request did not come from this site's pages", "cross-site")
-
-
-def account_error(error: AccountError) -> ApiError:
-    return ApiError(error.status, str(error), error.code, **error.params)
+        raise Refusal("refused: this request did not come from this site's pages", "cross-site", status=403)
 
 
 def _set_cookie(request: Request, response: Response, token: str, settings: Settings) -> None:
@@ -173,13 +170,12 @@ async def signed_in(request: Request, svc: AccountService) -> User:
     check_same_site(request)
     user = await svc.user(request)
     if user is None:
-        raise ApiError(401, "sign in first", "account-signed-out")
+        raise Refusal("sign in first", "account-signed-out", status=401)
     return user
 
 
-def busy() -> ApiError:
-    return ApiError(503, "the server is busy checking passwords: try again in a few seconds", "account-busy",
-                    headers={"Retry-After": "5"})
+def busy() -> Refusal:
+    return Refusal("the server is busy checking passwords: try again in a few seconds", "account-busy", status=503, headers={"Retry-After": "5"})
 
 
 router = APIRouter(prefix="/api")
@@ -237,11 +233,11 @@ async def sign_up(body: Credentials, request: Request, response: Response) -> di
         name = check_name(body.name)
         check_password(body.password, name)
         if await svc.read(svc.accounts.name_taken, name):
-            raise AccountError("that user name is taken", "account-name-taken", 409)
+            raise AccountError("that user name is taken", "account-name-taken", status=409)
         hashed = await svc.hasher.hash(body.password)
         user = await svc.rooms.db.run(svc.accounts.create, name, hashed)
     except AccountError as error:
-        raise account_error(error) from None
+        raise error from None
     except HasherBusyError:
         raise busy() from None
     token = await svc.write(svc.accounts.new_session, user.id, 0)
@@ -268,7 +264,7 @@ async def sign_in(body: Credentials, request: Request, response: Response) -> di
         raise busy() from None
     if found is None or not good:
         log.info("a sign-in was refused from %s", client_address(request))
-        raise ApiError(401, "wrong user name or password", "account-signin-failed")
+        raise Refusal("wrong user name or password", "account-signin-failed", status=401)
     user, _, epoch = found
     token = await svc.write(svc.accounts.new_session, user.id, epoch)
     _set_cookie(request, response, token, svc.settings)
@@ -298,7 +294,7 @@ async def _check_password(svc: AccountService, user: User, password: str) -> Non
     except HasherBusyError:
         raise busy() from None
     if not good:
-        raise ApiError(401, "wrong password", "account-wrong-password")
+        raise Refusal("wrong password", "account-wrong-password", status=401)
 
 
 @router.post("/account/password")
@@ -311,7 +307,7 @@ async def change_password(body: PasswordChange, request: Request, response: Resp
         hashed = await svc.hasher.hash(body.new)
         epoch = await svc.rooms.db.run(svc.accounts.change_password, user.id, hashed)
     except AccountError as error:
-        raise account_error(error) from None
+        raise error from None
     except HasherBusyError:
         raise busy() from None
     token = await svc.write(svc.accounts.new_session, user.id, epoch)  # this device stays signed in
@@ -340,7 +336,7 @@ async def profile(
     svc = service(request)
     user = await svc.read(svc.accounts.user_by_name, name[:64])
     if user is None:
-        raise ApiError(404, "no such player", "no-user")
+        raise Refusal("no such player", "no-user", status=404)
     details = await svc.read(svc.ratings.profile, user.id, limit, offset)
     about = await svc.read(request.app.state.bot_accounts.about, user.id) if user.kind == "bot" else None
     return {"user": {**user.public(), **(about or {})}, **details}
@@ -356,7 +352,7 @@ async def leaderboard(
 ) -> dict[str, Any]:
     svc = service(request)
     if variant not in VARIANT_NAMES:
-        raise ApiError(404, "no such variant", "no-variant")
+        raise Refusal("no such variant", "no-variant", status=404)
     result: dict[str, Any] = await svc.read(svc.ratings.leaderboard, variant, provisional, limit, offset)
     return result
 
@@ -370,9 +366,9 @@ async def resume_seat(code: str, request: Request) -> dict[str, Any]:
     try:
         seat, token, _ = await svc.rooms.call(code, join)
     except LookupError as error:
-        raise ApiError(404, str(error), "no-table", table=code[:8]) from None
+        raise Refusal(str(error), "no-table", status=404, table=code[:8]) from None
     except TableError as error:
-        raise ApiError(404 if error.code == "no-seat" else 409, str(error), error.code, **error.params) from None
+        raise error.with_status(404 if error.code == "no-seat" else 409) from None
     return {"code": code.strip().upper(), "seat": seat, "token": token}
 
 
@@ -380,7 +376,7 @@ async def resume_seat(code: str, request: Request) -> dict[str, Any]:
 async def play_now(body: PlayNowRequest, request: Request) -> dict[str, Any]:
     svc = service(request)
     if body.variant not in VARIANT_NAMES:
-        raise ApiError(422, "no such variant", "invalid", field="variant", detail="unknown variant")
+        raise Refusal("no such variant", "invalid", status=422, field="variant", detail="unknown variant")
     wait = request.app.state.join_limits.retry_after(client_address(request), svc.clock.now())
     if wait:
         raise too_many(wait, "joins")
@@ -390,5 +386,5 @@ async def play_now(body: PlayNowRequest, request: Request) -> dict[str, Any]:
         result: dict[str, Any] = await svc.play_now.play(body.mode, body.variant, body.players, name, user)
     except TableError as error:
         status = 401 if error.code == "rated-sign-in" else 422
-        raise ApiError(status, str(error), error.code, **error.params) from None
+        raise error.with_status(status) from None
     return result

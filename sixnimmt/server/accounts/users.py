@@ -36,6 +36,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ..refusal import Refusal
 from ..store.database import Store
 from ..store.rows import GameRow, TableRow, game_summary
 from ..tables.table_setup import BOT_LEVELS, hash_token
@@ -52,14 +53,10 @@ from .account_rows import (
 # ---------------------------------------------------------------------- names
 
 
-class AccountError(ValueError):
+class AccountError(Refusal):
     """A request about an account that cannot be met; ``code`` is translated by the client."""
 
-    def __init__(self, message: str, code: str, status: int = 422, **params: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
-        self.params = params
+    status = 422
 
 
 #: User names: 3 to 20 of these characters, starting with a letter or a digit. ASCII only, so no
@@ -175,7 +172,7 @@ class Accounts:
                     session.flush()
                     user = user_of(row)
             except IntegrityError:
-                raise AccountError("that user name is taken", "account-name-taken", 409) from None
+                raise AccountError("that user name is taken", "account-name-taken", status=409) from None
             return user
 
     def name_taken(self, name: str) -> bool:
@@ -231,7 +228,7 @@ class Accounts:
         with Session(self.engine) as session, session.begin():
             row = session.get(UserRow, user_id, with_for_update=True)
             if row is None or row.deleted_at is not None:
-                raise AccountError("no such account", "account-gone", 401)
+                raise AccountError("no such account", "account-gone", status=401)
             row.password_hash = password_hash
             row.password_epoch += 1
             session.execute(delete(SessionRow).where(SessionRow.user_id == user_id))

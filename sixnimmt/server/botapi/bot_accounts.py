@@ -109,8 +109,7 @@ class BotAccounts:
             owned = session.scalars(select(UserRow.id).where(
                 UserRow.owner_id == owner.id, UserRow.deleted_at.is_(None))).all()
             if len(owned) >= MAX_BOTS_PER_OWNER:
-                raise AccountError(f"at most {MAX_BOTS_PER_OWNER} bots per account", "bot-limit", 409,
-                                   limit=MAX_BOTS_PER_OWNER)
+                raise AccountError(f"at most {MAX_BOTS_PER_OWNER} bots per account", "bot-limit", status=409, limit=MAX_BOTS_PER_OWNER)
             row = UserRow(name=name, name_key=name_key(name), kind="bot", bot_level=None, password_hash=None,
                           seat_key=secrets.token_hex(32), created_at=now_utc(), owner_id=owner.id,
                           description=description)
@@ -118,7 +117,7 @@ class BotAccounts:
             try:
                 session.flush()
             except IntegrityError:
-                raise AccountError("that name is taken", "account-name-taken", 409) from None
+                raise AccountError("that name is taken", "account-name-taken", status=409) from None
             return self._public(row, owner.name)
 
     @staticmethod
@@ -139,9 +138,9 @@ class BotAccounts:
             UserRow.name_key == name_key(name[:64]), UserRow.kind == "bot", UserRow.bot_level.is_(None),
             UserRow.deleted_at.is_(None))).one_or_none()
         if row is None:
-            raise AccountError("no such bot", "no-bot", 404)
+            raise AccountError("no such bot", "no-bot", status=404)
         if row.owner_id != owner.id:
-            raise AccountError("this bot is not yours", "not-your-bot", 403)
+            raise AccountError("this bot is not yours", "not-your-bot", status=403)
         return row
 
     def delete(self, owner: User, name: str) -> int:
@@ -188,8 +187,7 @@ class BotAccounts:
             alive = session.scalars(select(BotTokenRow.id).where(
                 BotTokenRow.bot_id == bot.id, BotTokenRow.revoked_at.is_(None))).all()
             if len(alive) >= MAX_TOKENS_PER_BOT:
-                raise AccountError(f"at most {MAX_TOKENS_PER_BOT} tokens per bot: revoke one first", "token-limit",
-                                   409, limit=MAX_TOKENS_PER_BOT)
+                raise AccountError(f"at most {MAX_TOKENS_PER_BOT} tokens per bot: revoke one first", "token-limit", status=409, limit=MAX_TOKENS_PER_BOT)
             row = BotTokenRow(bot_id=bot.id, token_hash=hash_token(token), label=label, created_at=now_utc())
             session.add(row)
             session.flush()
@@ -210,7 +208,7 @@ class BotAccounts:
                 BotTokenRow.id == token_id, BotTokenRow.bot_id == bot.id, BotTokenRow.revoked_at.is_(None)
             ).values(revoked_at=now_utc()))
             if not getattr(done, "rowcount", 0):
-                raise AccountError("no such token", "no-token", 404)
+                raise AccountError("no such token", "no-token", status=404)
 
     def authenticate(self, token: str) -> BotIdentity | None:
         """The bot a token speaks for (None: unknown, revoked, or its bot deleted); notes the use."""

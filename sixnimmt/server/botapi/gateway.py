@@ -37,6 +37,7 @@ from ..clock import Clock, Timer
 from ..cluster.peers import Cluster
 from ..config import Settings
 from ..limits import RateLimiter
+from ..refusal import Refusal
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, BotIdentity
 from .seat_links import BotError, SeatLink
@@ -181,8 +182,8 @@ class BotGateway:
             error = reply.get("error")
             if error is not None and error.get("code") != "bot-offline":
                 fields = {k: v for k, v in error.items() if k not in ("type", "code", "message")}
-                raise BotError(error["code"], error.get("message", ""), **fields)
-        raise BotError("bot-offline", "this bot is not online")
+                raise BotError(error.get("message", ""), error["code"], **fields)
+        raise BotError("this bot is not online", "bot-offline")
 
     def install(self) -> None:
         """Answer the other processes' questions about the programs connected here."""
@@ -239,7 +240,7 @@ class BotGateway:
     async def hello(self, session: BotSession, message: dict[str, Any]) -> None:
         wanted = message.get("max_games", self.settings.program_max_games)
         if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 1:
-            raise BotError("bad-message", "max_games is a whole number of games, 1 or more")
+            raise BotError("max_games is a whole number of games, 1 or more", "bad-message")
         session.max_games = min(wanted, self.settings.program_max_games)
         session.hello = True
         bot = session.identity.bot
@@ -266,8 +267,8 @@ class BotGateway:
         bot_id = session.identity.bot.id
         busy = len(self.links.get(bot_id, {})) + len(self.invitations.get(bot_id, {}))
         if busy >= session.max_games:
-            raise BotError("too-many-games", f"you play {busy} games already (limit {session.max_games}): "
-                           "finish one first", limit=session.max_games)
+            raise BotError(f"you play {busy} games already (limit {session.max_games}): "
+                           "finish one first", "too-many-games", limit=session.max_games)
 
     async def seek(self, session: BotSession, message: dict[str, Any]) -> None:
         mode, players, variant = message.get("mode", "casual"), message.get("players"), message.get("variant",
@@ -275,19 +276,19 @@ class BotGateway:
         if mode not in ("casual", "rated") or variant not in {v.value for v in VARIANTS} or not (
             players is None or (isinstance(players, int) and not isinstance(players, bool))
         ):
-            raise BotError("bad-message", "a seek has mode casual or rated, players 2..10 or null, and a variant")
+            raise BotError("a seek has mode casual or rated, players 2..10 or null, and a variant", "bad-message")
         now = self.clock.now()
         if not session.seeks.allow(now):
             wait = session.seeks.retry_after(now)
-            raise BotError("rate-limited", f"too many seeks: at most {self.settings.program_seeks_per_minute} a "
-                           f"minute (try again in {wait:.1f} s)", limit="seeks", retry_after=round(wait, 1))
+            raise BotError(f"too many seeks: at most {self.settings.program_seeks_per_minute} a "
+                           f"minute (try again in {wait:.1f} s)", "rate-limited", limit="seeks", retry_after=round(wait, 1))
         self._room_for_games(session)
         bot = session.identity.bot
         try:
             seated = await self.play_now.play(mode, variant, players, bot.name, bot, program=True,
                                               besides=frozenset(self.links.get(bot.id, {})))
         except TableError as error:
-            raise BotError("seek-refused", str(error)) from None
+            raise BotError(str(error), "seek-refused") from None
         seek = secrets.token_urlsafe(6)
         session.seeking[seek] = seated["code"]
         session.push({"type": "seeking", "seek": seek, "game": seated["code"]})
@@ -309,10 +310,10 @@ class BotGateway:
         seek = str(message.get("seek"))
         link = self.links.get(session.identity.bot.id, {}).get(session.seeking.get(seek, ""))
         if link is None or link.started:
-            raise BotError("unknown-seek", "no such seek waiting for its game")
+            raise BotError("no such seek waiting for its game", "unknown-seek")
         if link.seat == 0:  # (the table this seek opened: its game starts when Play now fills it)
-            raise BotError("seek-opened-table", "this seek opened its table, which waits for its players: "
-                           "the game starts when they come, or Play now's bots fill it", seek=seek)
+            raise BotError("this seek opened its table, which waits for its players: "
+                           "the game starts when they come, or Play now's bots fill it", "seek-opened-table", seek=seek)
         del session.seeking[seek]
         await self.finish(link)
 
@@ -335,7 +336,7 @@ class BotGateway:
         code = message.get("game")
         link = self.links.get(session.identity.bot.id, {}).get(code if isinstance(code, str) else "")
         if link is None:
-            raise BotError("unknown-game", f"you play no game {str(code)[:16]!r}", game=str(code)[:16])
+            raise BotError(f"you play no game {str(code)[:16]!r}", "unknown-game", game=str(code)[:16])
         return link
 
     async def finish(self, link: SeatLink) -> None:
@@ -356,14 +357,14 @@ class BotGateway:
         """People invite the bot to seat ``code`` (kept by invitation ``token``): it is asked."""
         session = self.sessions.get(bot_id)
         if session is None or not session.hello:
-            raise BotError("bot-offline", "this bot is not online")
+            raise BotError("this bot is not online", "bot-offline")
         limiter = self._invites_received.setdefault(bot_id, RateLimiter(
             self.settings.program_invitations_per_minute / 60, self.settings.program_invitations_per_minute,
             self.clock.now()))
         if not limiter.allow(self.clock.now()):
             wait = limiter.retry_after(self.clock.now())
-            raise BotError("rate-limited", f"this bot gets at most {self.settings.program_invitations_per_minute} "
-                           "invitations a minute", limit="invitations", retry_after=round(wait, 1))
+            raise BotError(f"this bot gets at most {self.settings.program_invitations_per_minute} "
+                           "invitations a minute", "rate-limited", limit="invitations", retry_after=round(wait, 1))
         self._room_for_games(session)
         invitation = Invitation(secrets.token_urlsafe(6), code, token)
         self.invitations.setdefault(bot_id, {})[invitation.id] = invitation
@@ -391,7 +392,7 @@ class BotGateway:
         bot = session.identity.bot
         invitation = self.invitations.get(bot.id, {}).pop(str(message.get("invitation")), None)
         if invitation is None:
-            raise BotError("unknown-invitation", "no such invitation (expired, or answered)")
+            raise BotError("no such invitation (expired, or answered)", "unknown-invitation")
         if not accept:
             reason = str(message.get("reason", ""))[:200]
             log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, reason)
@@ -403,7 +404,7 @@ class BotGateway:
         try:
             await self.rooms.call(invitation.code, join)
         except (LookupError, TableError) as error:
-            raise BotError("invitation-gone", f"the seat is no longer kept for you: {error}") from None
+            raise BotError(f"the seat is no longer kept for you: {error}", "invitation-gone") from None
         await self.seat(bot.id, invitation.code)
 
 
@@ -420,13 +421,13 @@ HANDLERS: dict[str, Callable[[BotGateway, BotSession, dict[str, Any]], Awaitable
 
 def _decode(gateway: BotGateway, text: str | None) -> dict[str, Any]:
     if text is None or len(text) > gateway.settings.max_message_bytes:
-        raise BotError("bad-message", f"send JSON text frames of at most {gateway.settings.max_message_bytes} bytes")
+        raise BotError(f"send JSON text frames of at most {gateway.settings.max_message_bytes} bytes", "bad-message")
     try:
         message = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        raise BotError("bad-message", "not JSON") from None
+        raise BotError("not JSON", "bad-message") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise BotError("bad-message", "a message is a JSON object with a type")
+        raise BotError("a message is a JSON object with a type", "bad-message")
     return message
 
 
@@ -440,22 +441,20 @@ async def receive(gateway: BotGateway, session: BotSession, text: str | None) ->
         # answer too) takes from the token's allowance.
         if not gateway.answers(session, message) and not session.messages.allow(now):
             wait = round(session.messages.retry_after(now), 1)
-            raise BotError("rate-limited", f"too many messages: at most {gateway.settings.program_messages_per_second:g} "
-                           f"a second (try again in {wait} s)", limit="messages", retry_after=wait)
+            raise BotError(f"too many messages: at most {gateway.settings.program_messages_per_second:g} "
+                           f"a second (try again in {wait} s)", "rate-limited", limit="messages", retry_after=wait)
         kind = message["type"]
         if kind == "ping":
             session.push({"type": "pong"})
         elif kind == "hello":
             if session.hello:
-                raise BotError("bad-message", "hello comes once, first")
+                raise BotError("hello comes once, first", "bad-message")
             await gateway.hello(session, message)
         elif not session.hello:
-            raise BotError("bad-message", "say hello first")
+            raise BotError("say hello first", "bad-message")
         elif kind in HANDLERS:
             await HANDLERS[kind](gateway, session, message)
         else:
-            raise BotError("bad-message", f"unknown message type {kind[:30]!r}")
-    except BotError as error:
-        session.push(error.to_message())
-    except TableError as error:
-        session.push({"type": "error", "code": error.code, "message": str(error)})
+            raise BotError(f"unknown message type {kind[:30]!r}", "bad-message")
+    except Refusal as error:  # (a table's refusal too, with its parameters)
+        session.push(error.to_bot_message())

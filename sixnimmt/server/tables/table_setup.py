@@ -13,6 +13,7 @@ from confusable_homoglyphs import confusables
 
 from ...core import Rules, RulesError
 from ...seats import LEVELS, available
+from ..refusal import Refusal
 
 NAME_LIMIT = 24
 BOT_LEVELS = LEVELS  # the registry's list, weakest first
@@ -28,19 +29,11 @@ REACTIONS = ("👍", "👏", "😂", "😮", "😢", "🐮")
 BOT_NAMES = ("Bella", "Otto", "Luna", "Max", "Ivy", "Finn", "Nora", "Leo", "Mia", "Hugo")
 
 
-class TableError(ValueError):
-    """A request about a table that cannot be met (full, unknown, bad options); safe to show.
-
-    ``code`` names the reason for the client to translate, ``params`` fill its text in; the
-    English ``str(error)`` stays readable for scripts and logs."""
+class TableError(Refusal):
+    """A request about a table that cannot be met (full, unknown, bad options); safe to show."""
 
     def __init__(self, message: str, code: str = "table", **params: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
-
-    def to_message(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "params": self.params, "message": str(self)}
+        super().__init__(message, code, **params)
 
 
 class StoreFailedError(TableError):

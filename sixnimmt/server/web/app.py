@@ -30,12 +30,13 @@ from ..cluster.peers import Cluster, join_cluster
 from ..config import Settings, settings_from_env
 from ..limits import (
     AddressCount,
-    ApiError,
     BodyLimit,
     LookupBudget,
     LookupGate,
     RateLimits,
+    RefusedRequest,
 )
+from ..refusal import Refusal
 from ..store.database import Store
 from ..tables.rooms import Rooms
 from .collector import QuietCollector
@@ -109,12 +110,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             status_code=422,
         )
 
+    @app.exception_handler(Refusal)
+    async def refused(_request: Request, exc: Refusal) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
     @app.exception_handler(StarletteHTTPException)
     async def coded_errors(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        if isinstance(exc, ApiError):
-            body = exc.body()
-        else:
-            body = {"detail": exc.detail, "code": f"http-{exc.status_code}", "params": {}}
+        if isinstance(exc, RefusedRequest):
+            return await refused(_request, exc.refusal)
+        body = {"detail": exc.detail, "code": f"http-{exc.status_code}", "params": {}}
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
     app.include_router(api)

@@ -15,9 +15,9 @@ from ...core import (
 )
 from ...core.record import dumps, replay
 from ..limits import (
-    ApiError,
     RequestBody,
 )
+from ..refusal import Refusal
 from ..tables.rooms import Rooms
 from .reviews import ReviewBusyError, Reviews
 from .rules_pages import LANGUAGES, rules_html
@@ -49,7 +49,7 @@ async def _game_or_404(rooms: Rooms, game_id: int, table: str | None) -> dict[st
         game = None
     if game is None:
         shown = str(game_id) if len(str(game_id)) <= 20 else str(game_id)[:20] + "..."
-        raise ApiError(404, f"no finished game {shown}", "no-game", id=shown)
+        raise Refusal(f"no finished game {shown}", "no-game", status=404, id=shown)
     return game
 
 
@@ -67,15 +67,14 @@ async def _review(
 ) -> JSONResponse:
     game = await _game_or_404(rooms, game_id, table)
     if not 0 <= seat < len(game["seats"]):
-        raise ApiError(422, f"this game has no seat {seat + 1}", "bad-seat", seat=seat + 1)
+        raise Refusal(f"this game has no seat {seat + 1}", "bad-seat", status=422, seat=seat + 1)
     reviews: Reviews = request.app.state.reviews
     try:
         status = await reviews.status(game_id, seat, start=start)
     except ReviewBusyError:
-        raise ApiError(503, "the server is busy with other reviews: try again in a minute", "review-busy",
-                       headers={"Retry-After": "60"}) from None
+        raise Refusal("the server is busy with other reviews: try again in a minute", "review-busy", status=503, headers={"Retry-After": "60"}) from None
     if status is None:
-        raise ApiError(404, f"no review of seat {seat + 1} in game {game_id} yet", "no-review", seat=seat + 1)
+        raise Refusal(f"no review of seat {seat + 1} in game {game_id} yet", "no-review", status=404, seat=seat + 1)
     return JSONResponse(status, status_code=200 if status["status"] in ("done", "failed") else 202)
 
 
@@ -133,6 +132,6 @@ async def download_record(game_id: int, rooms: RoomsDep, table: TableKey = None)
 @games_api.get("/rules/{lang}/{variant}")
 def get_rules(lang: str, variant: str) -> dict[str, Any]:
     if lang not in LANGUAGES or variant not in VARIANT_NAMES:
-        raise ApiError(404, f"no rules page for {lang[:8]!r}/{variant[:16]!r}", "no-page")
+        raise Refusal(f"no rules page for {lang[:8]!r}/{variant[:16]!r}", "no-page", status=404)
     html, found_lang = rules_html(lang, variant)
     return {"lang": found_lang, "variant": variant, "html": html}

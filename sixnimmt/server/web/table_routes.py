@@ -22,12 +22,12 @@ from ...seats import available
 from ..botapi.bot_routes import invite_program
 from ..calls import Join, Summary, TableCall
 from ..limits import (
-    ApiError,
     LookupBudget,
     RequestBody,
     client_address,
     too_many,
 )
+from ..refusal import Refusal
 from ..tables.rooms import Rooms
 from ..tables.table_setup import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
 from .rules_pages import LANGUAGES
@@ -103,11 +103,7 @@ async def table_call(rooms: Rooms, code: str, call: TableCall) -> Any:
     try:
         return await rooms.call(code, call)
     except LookupError as error:
-        raise ApiError(404, str(error), "no-table", table=code[:8]) from None
-
-
-def table_error(status: int, error: TableError) -> ApiError:
-    return ApiError(status, str(error), error.code, **error.params)
+        raise Refusal(str(error), "no-table", status=404, table=code[:8]) from None
 
 
 #: Refusals that say "try again" rather than "no": HTTP 503.
@@ -167,9 +163,9 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
         room, token = await rooms.create(options, user.name if user else body.name, seats,
                                          account=user.id if user else None, token_for=token_for)
     except RulesError as error:
-        raise ApiError(422, str(error), "bad-rules", detail=str(error)) from None
+        raise Refusal(str(error), "bad-rules", status=422, detail=str(error)) from None
     except TableError as error:
-        raise table_error(422, error) from None
+        raise error.with_status(422) from None
     invitations = [await invite_program(request, room.code, token, index, spec.name or "")
                    for index, spec in enumerate(body.seats, start=1) if spec.kind == "program"]
     return {"code": room.code, "seat": 0, "token": token, **({"invitations": invitations} if invitations else {})}
@@ -180,7 +176,7 @@ async def list_tables(rooms: RoomsDep) -> list[dict[str, Any]]:
     try:
         return await rooms.lobby()
     except TableError as error:  # reconnecting to the database (several processes)
-        raise table_error(503, error) from None
+        raise error.with_status(503) from None
 
 
 def take_lookup(request: Request | WebSocket, clock_now: float) -> float:
@@ -194,7 +190,7 @@ async def looked_up(request: Request, rooms: Rooms, code: str, call: TableCall) 
     by :class:`LookupGate`); a code that names no table also takes from the budget of misses."""
     try:
         return await table_call(rooms, code, call)
-    except ApiError as error:
+    except Refusal as error:
         if error.code == "no-table":
             request.app.state.lookups.missed(client_address(request), rooms.clock.now())
         raise
@@ -205,7 +201,7 @@ async def get_table(code: str, rooms: RoomsDep, request: Request) -> dict[str, A
     try:
         summary: dict[str, Any] = await looked_up(request, rooms, code, Summary())
     except TableError as error:
-        raise table_error(503, error) from None
+        raise error.with_status(503) from None
     return summary
 
 
@@ -220,6 +216,6 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
             name=user.name if user else body.name, invite=body.invite, account=user.id if user else None,
             token=account_token, key=body.key))
     except TableError as error:
-        raise table_error(503 if error.code in UNAVAILABLE else 409, error) from None
+        raise error.with_status(503 if error.code in UNAVAILABLE else 409) from None
     # ``from_next_deal``: the game runs; the seat is yours when the next deal starts (watch till then)
     return {"code": code.strip().upper(), "seat": seat, "token": token, "from_next_deal": later}
