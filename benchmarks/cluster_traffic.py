@@ -137,7 +137,7 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
         while room.table.game is not None and not room.table.game.is_over:
             pending = [d for d in room.table.game.pending() if d.seat in (0, 1)]
             if not pending:
-                await room.turns.settle()
+                await room.scheduler.settle()
                 continue
             decision = pending[0]
             conn = host if decision.seat == 0 else remote_friend

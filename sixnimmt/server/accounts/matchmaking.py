@@ -143,8 +143,7 @@ class PlayNow:
                 levels = self.levels_near(mu, len(empty), known)
                 for index, level in zip(empty, levels):
                     seat = room.table.seats[index]
-                    seat.kind, seat.bot = "bot", level
-                    seat.name = bot_label(index, {s.name for s in room.table.seats})
+                    seat.become_bot(level, bot_label(index, {s.name for s in room.table.seats}))
                 await room.start_game()
         except TableError as error:
             log.warning("play now: table %s could not start: %s", code, error)

@@ -8,6 +8,7 @@ import functools
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from sqlalchemy.exc import DBAPIError
@@ -32,9 +33,9 @@ from .handlers import HANDLERS
 from .hints import HintDesk
 from .room import Room
 from .scheduling import BotThreads
+from .seat import Seat, SeatKind
 from .table_setup import (
     TURN_BASED,
-    Seat,
     TableError,
     TableMovedError,
     TableOptions,
@@ -120,7 +121,7 @@ class Rooms:
         await self._evict_idle()
         if code in self._rooms and not self._rooms[code].table.closed:  # (a closed one is being dropped)
             room = self._rooms[code]
-            room.table.last_active = self.clock.now()  # about to be used: not idle
+            room.table.touch()  # about to be used: not idle
             return room
         missing = LookupError(f"no table with code {code[:CODE_LENGTH + 3]!r}")
         if not valid_code(code):
@@ -147,13 +148,9 @@ class Rooms:
             return room
 
     def _adopt(self, room: Room, epoch: int | None) -> None:
-        room.table.epoch = epoch
+        room.table.adopt(epoch, None if self.cluster is None else functools.partial(self.cluster.still_drives, room))
         room.hints = self.hints
-        if room.table.saved is not None:
-            room.table.saved.epoch = epoch
         room.on_lost = self._lost
-        if self.cluster is not None:
-            room.table.may_act = functools.partial(self.cluster.still_drives, room)
         self._rooms[room.code] = room
 
     def local(self, code: str) -> Room | None:
@@ -228,7 +225,7 @@ class Rooms:
         which finds this out never waits on a table."""
         room = self._rooms.get(code)
         if room is not None and not room.table.closed:
-            room.table.closed = True
+            room.table.close()
             self._lost(room)
 
     def lose_all(self) -> dict[str, int]:
@@ -239,7 +236,7 @@ class Rooms:
         loop = asyncio.get_running_loop()
         for code, room in list(self._rooms.items()):
             del self._rooms[code]
-            room.table.closed = True
+            room.table.close()
             if room.table.epoch is not None:
                 lost[code] = room.table.epoch
             for conn in list(room.connections):
@@ -270,29 +267,27 @@ class Rooms:
         if options.rated and account is None:
             raise TableError("sign in to play at a rated table", "rated-sign-in")
         token = secrets.token_urlsafe(24)
-        room_seats = [Seat(0, "human", host, None, hash_token(token), account=account, program=program,
+        room_seats = [Seat(0, SeatKind.HUMAN, host, None, hash_token(token), account=account, program=program,
                            away_since=self.clock.now())]
         for index, spec in enumerate(seats, start=1):
             kind = spec.get("kind")
             if kind == "open":
-                room_seats.append(Seat(index, "open", ""))
+                room_seats.append(Seat(index, SeatKind.OPEN, ""))
             elif kind == "bot":
                 level = check_bot_level(spec.get("bot", "medium"), "bot")
                 taken = {s.name for s in room_seats}
-                room_seats.append(Seat(index, "bot", bot_label(index, taken), level))
+                room_seats.append(Seat(index, SeatKind.BOT, bot_label(index, taken), level))
             else:
                 raise TableError(f"seat {index + 1} must be 'open' or 'bot'", "bad-option", option="seats")
         async with self._loading:
             code = await self._new_code()
             if token_for is not None:
                 token = token_for(code)
-                room_seats[0].token_hash = hash_token(token)
+                room_seats[0] = replace(room_seats[0], token_hash=hash_token(token))
             room = self._room(code, options, room_seats)
             epoch = None if self.cluster is None else 1
-            room.table.epoch = epoch
-            room.table.saved = room.table.to_store()
-            room.table.saved.owner = None if self.cluster is None else self.cluster.me
-            await self.db.run(self.store.create_table, room.table.saved)
+            saved = room.table.first_save(epoch, None if self.cluster is None else self.cluster.me)
+            await self.db.run(self.store.create_table, saved)
             self._adopt(room, epoch)
         if not room.table.open_seats():
             async with room.lock:
@@ -312,7 +307,7 @@ class Rooms:
                 log.warning("turn-based table %s not loaded: %s", code, error)
                 continue
             if isinstance(room, Room):
-                room.turns.schedule()  # its deadline is watched from now on (due at once if it passed)
+                room.scheduler.schedule()  # its deadline is watched from now on (due at once if it passed)
                 taken += 1
         return taken
 
