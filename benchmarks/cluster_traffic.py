@@ -31,7 +31,9 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from sixnimmt.core import Rules
-from sixnimmt.server.cluster.peers import Cluster, join_cluster
+from sixnimmt.server.cluster.bus import Bus
+from sixnimmt.server.cluster.mail import Mail, encode_batch
+from sixnimmt.server.cluster.peers import join_cluster
 from sixnimmt.server.config import Settings
 from sixnimmt.server.store.database import Store
 from sixnimmt.server.tables.room import Room
@@ -86,10 +88,10 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
         processes.append(rooms)
     a, b = processes
     assert a.cluster is not None and b.cluster is not None
-    send = Cluster._send
+    send = Bus.send
 
-    async def counted_send(self: Cluster, process: str, items: list[Any]) -> None:
-        text = self._encode(items)
+    async def counted_send(self: Bus, process: str, items: list[Mail]) -> None:
+        text = encode_batch(self.me, items)
         counts["notify"] += 1
         counts["notify items"] += len(items)
         sizes["notify json bytes"] += len(text.encode())
@@ -97,7 +99,7 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
             counts["notify compressed or outbox"] += 1
         await send(self, process, items)
 
-    Cluster._send = counted_send  # type: ignore[method-assign]
+    Bus.send = counted_send  # type: ignore[method-assign]
     act = Room.act
     moves = Counter[str]()
 
@@ -135,7 +137,7 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
         while room.table.game is not None and not room.table.game.is_over:
             pending = [d for d in room.table.game.pending() if d.seat in (0, 1)]
             if not pending:
-                await room.turns.settle()
+                await room.scheduler.settle()
                 continue
             decision = pending[0]
             conn = host if decision.seat == 0 else remote_friend
@@ -149,7 +151,7 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
         sizes["game moves"] += moves["moves"] - moves_before
     for rooms in processes:
         await rooms.close()
-    Cluster._send = send  # type: ignore[method-assign]
+    Bus.send = send  # type: ignore[method-assign]
     Room.act = act  # type: ignore[method-assign]
     total_moves = sizes["game moves"]
     return {

@@ -194,6 +194,66 @@ def test_no_import_cycle_among_server_modules_type_only_imports_included() -> No
     assert cycle is None, "server import cycle: " + " -> ".join(cycle or [])
 
 
+#: The longest a server module may grow: past this a module holds more than one job and splits.
+SERVER_MODULE_LINES = 480
+#: The modules directly in ``sixnimmt/server``, besides its packages: the few that every part uses.
+SERVER_TOP_MODULES = 7
+
+
+def test_the_server_is_its_packages_and_a_handful_of_small_modules() -> None:
+    top = sorted(p.name for p in SERVER.glob("*.py") if p.name != "__init__.py")
+    assert len(top) <= SERVER_TOP_MODULES, f"modules directly in sixnimmt/server: {top}"
+    long = {str(p.relative_to(ROOT)): n for p in SERVER.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > SERVER_MODULE_LINES}
+    assert long == {}, "server modules to split by job"
+
+
+#: The objects only their own module writes: a table's session and a seat (each has methods for
+#: every change; a field assigned from outside would be a change with no rule).
+OWNERS = {"table": "sixnimmt/server/tables/table.py", "seat": "sixnimmt/server/tables/seat.py"}
+
+
+def written_object(target: ast.expr) -> str | None:
+    """"table" or "seat" if ``target`` is a field of one (``table.f``, ``room.table.f``, ``seat.f``,
+    ``table.seats[i].f``), by the names the server gives them; None otherwise."""
+    if not isinstance(target, ast.Attribute):
+        return None
+    value = target.value
+    if isinstance(value, ast.Name) and value.id in OWNERS:
+        return value.id
+    if isinstance(value, ast.Attribute) and value.attr == "table":
+        return "table"
+    if isinstance(value, ast.Subscript) and ast.unparse(value.value).split(".")[-1] == "seats":
+        return "seat"
+    return None
+
+
+def assigned_targets(tree: ast.AST) -> list[ast.expr]:
+    targets: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets += node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets.append(node.target)
+    return [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+
+
+def test_written_object_sees_a_tables_and_a_seats_fields() -> None:
+    code = "room.table.epoch = 1\nseat.kind, seat.bot = 'bot', 'easy'\ntable.seats[0].name = 'x'\nself.table = t\nrow.name = 'y'"
+    assert [written_object(t) for t in assigned_targets(ast.parse(code))] == ["table", "seat", "seat", "seat", None, None]
+
+
+def test_no_module_assigns_a_tables_or_a_seats_fields_but_its_own() -> None:
+    found = []
+    for path in SERVER.rglob("*.py"):
+        where = str(path.relative_to(ROOT))
+        for target in assigned_targets(ast.parse(path.read_text(encoding="utf-8"))):
+            kind = written_object(target)
+            if kind is not None and OWNERS[kind] != where:
+                found.append(f"{where}:{target.lineno}: {ast.unparse(target)}")
+    assert found == [], "ask the table or the seat (a method with its rule) instead"
+
+
 #: Module names used in more than one package with the same meaning there: each front-end's
 #: application and settings, the table as each front-end holds it, and the game (the engine's, and
 #: the same game as OpenSpiel sees it), and the project's bots (``rl/openspiel/bots.py``: the same bots

@@ -408,6 +408,31 @@ class Game:
                 return decision
         return None
 
+    def has_chosen(self, seat: int) -> bool:
+        """Whether ``seat`` has chosen its card(s) for this simultaneous turn and waits for the others:
+        its choice is not revealed yet, and may still be changed or taken back. (Where one player
+        plays at a time, as in Open, a card played is shown at once: nobody "has chosen".)"""
+        turns = self._turns
+        return (self.phase is _PLAY and turns.retractable and bool(self.choices[seat])
+                and self.decision_for(seat) is None)
+
+    def may_change_card(self, seat: int) -> bool:
+        """Whether a card ``seat`` plays now replaces the one it chose this turn: it has chosen, the
+        others have not all, and the turn takes one card a seat (with more, the cards are taken back
+        first: :meth:`retract`)."""
+        return self._turns.per_turn == 1 and self.has_chosen(seat)
+
+    @property
+    def turn_complete(self) -> bool:
+        """Whether every answer given so far is in the record: no chosen card waits to be revealed
+        and no row, order or keep waits to be answered (a turn just ended, a draft, or the end)."""
+        return self.phase is _DRAFT or self.phase is _OVER or (self.phase is _PLAY and not any(self.choices))
+
+    def asks_for(self, kind: DecisionKind) -> bool:
+        """Whether the game is in the phase in which decisions of ``kind`` are answered (a card in
+        the play phase, a row in a row choice, ...)."""
+        return self.phase is PHASE_OF_KIND[kind]
+
     def view(self, seat: int | None) -> PlayerView:
         """What ``seat`` may see; ``None`` gives the spectator's view (no hand at all).
 
@@ -894,6 +919,15 @@ _DEFAULT_SEATS = [tuple(f"Player {seat + 1}" for seat in range(players)) for pla
 #: Who answers a decision of each phase but play (``Game.act``). The class's functions, not bound
 #: methods: a game holding its own bound methods would be a reference cycle, freed only by the
 #: cycle collector.
+#: The phase in which each kind of decision is asked.
+PHASE_OF_KIND: dict[DecisionKind, Phase] = {
+    DecisionKind.CARD: _PLAY,
+    DecisionKind.ROW: _ROW_CHOICE,
+    DecisionKind.DRAFT: _DRAFT,
+    DecisionKind.ORDER: _ORDER,
+    DecisionKind.KEEP: _KEEP,
+}
+
 _ANSWERS: dict[Phase, Callable[[Game, int, int], list[Event]]] = {
     _PLAY: Game.play,
     _ROW_CHOICE: Game.choose_row,

@@ -4,8 +4,9 @@ processes sharing one database.
 One package per subsystem, each owning its objects and importing only the layers below it (checked
 by ``tests/test_architecture.py``; docs/architecture.md draws the layers):
 
-- the modules here (``config``, ``clock``, ``wire``, ``limits``, ``sockets``): settings, time, the
-  browser protocol, rate limits and the socket pump every door shares; they import nothing above;
+- the modules here (``config``, ``clock``, ``refusal``, ``wire``, ``calls``, ``limits``, ``sockets``):
+  settings, time, refusals, the browser protocol, the calls between processes, rate limits and the
+  socket pump every door shares; they import nothing above;
 - :mod:`.store`: the database (its rows, migrations, writes);
 - :mod:`.tables`: a table's session, seats, moves, scheduler, room and fan-out;
 - :mod:`.accounts`: users, sessions, ratings and matchmaking, and their HTTP routes;

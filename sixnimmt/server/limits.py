@@ -9,37 +9,19 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
 
-from fastapi import HTTPException
+from fastapi import HTTPException, Request, WebSocket
+from pydantic import BaseModel, ConfigDict
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .config import Settings
+from .refusal import Refusal
 
 
-class ApiError(HTTPException):
-    """An HTTP error with a translatable ``code`` and its ``params`` besides the English detail."""
-
-    def __init__(
-        self, status: int, message: str, code: str, headers: dict[str, str] | None = None, **params: Any
-    ) -> None:
-        super().__init__(status, message, headers)
-        self.code = code
-        self.params = params
-
-    def body(self) -> dict[str, Any]:
-        return {"detail": self.detail, "code": self.code, "params": self.params}
-
-
-def too_many(retry_after: float, what: str) -> ApiError:
+def too_many(retry_after: float, what: str) -> Refusal:
     seconds = max(1, math.ceil(retry_after))
-    return ApiError(
-        429,
-        f"too many {what} from your address: try again in {seconds} s",
-        "rate-limited",
-        headers={"Retry-After": str(seconds)},
-        retry_after=seconds,
-    )
+    return Refusal(f"too many {what} from your address: try again in {seconds} s", "rate-limited",
+                   status=429, headers={"Retry-After": str(seconds)}, retry_after=seconds)
 
 
 class RateLimiter:
@@ -149,6 +131,15 @@ class LookupGate:
         await self.app(scope, receive, send)
 
 
+class RefusedRequest(HTTPException):
+    """A refusal raised where only an HTTPException gets through (FastAPI's body reader); the app
+    answers it as the refusal it carries."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.status, str(refusal), refusal.headers)
+        self.refusal = refusal
+
+
 class BodyLimit:
     """ASGI middleware: refuse an HTTP request body over ``limit`` bytes with 413, from its
     ``Content-Length`` before reading any of it, or as soon as a streamed body passes the limit."""
@@ -157,10 +148,9 @@ class BodyLimit:
         self.app = app
         self.limit = limit
 
-    def _error(self) -> ApiError:
-        return ApiError(
-            413, f"request body too large (limit {self.limit} bytes)", "body-too-large", limit=self.limit
-        )
+    def _error(self) -> Refusal:
+        return Refusal(f"request body too large (limit {self.limit} bytes)", "body-too-large", status=413,
+                       limit=self.limit)
 
     async def _refuse(self, send: Send) -> None:
         error = self._error()
@@ -193,7 +183,7 @@ class BodyLimit:
                 received += len(message.get("body", b""))
                 if received > self.limit:
                     # an HTTPException, so FastAPI's body reader passes it on as the 413 it is
-                    raise self._error()
+                    raise RefusedRequest(self._error())
             return message
 
         await self.app(scope, counted, send)
@@ -250,3 +240,14 @@ class Allowances:
         if limiter is None:
             limiter = limits[key] = RateLimiter(rate, burst, now)
         return 0.0 if limiter.allow(now) else limiter.retry_after(now)
+
+
+class RequestBody(BaseModel):
+    """A JSON request body: a field it does not name is refused (422), never ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def client_address(request: Request | WebSocket) -> str:
+    """The peer's address (behind a proxy, run uvicorn with ``--proxy-headers`` so this is the client's)."""
+    return request.client.host if request.client else "unknown"

@@ -46,6 +46,9 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..core import DECK_SIZE, ROW_COUNT
+from .refusal import Refusal
+
 #: The outbound format's version (see above).
 WIRE_VERSION = 3
 #: WebSocket close code telling a page to reconnect (its table moved to another server process).
@@ -98,27 +101,27 @@ class _TurnMessage(_Message):
 
 class Play(_TurnMessage):
     type: Literal["play"]
-    card: int = Field(ge=1, le=104)
+    card: int = Field(ge=1, le=DECK_SIZE)
 
 
 class ChooseRow(_TurnMessage):
     type: Literal["row"]
-    row: int = Field(ge=0, le=3)
+    row: int = Field(ge=0, le=ROW_COUNT - 1)
 
 
 class Draft(_TurnMessage):
     type: Literal["draft"]
-    card: int = Field(ge=1, le=104)
+    card: int = Field(ge=1, le=DECK_SIZE)
 
 
 class Order(_TurnMessage):
     type: Literal["order"]
-    card: int = Field(ge=1, le=104)
+    card: int = Field(ge=1, le=DECK_SIZE)
 
 
 class Keep(_TurnMessage):
     type: Literal["keep"]
-    card: int = Field(ge=1, le=104)
+    card: int = Field(ge=1, le=DECK_SIZE)
 
 
 class Pass(_TurnMessage):
@@ -190,17 +193,11 @@ Inbound = Annotated[Message, Field(discriminator="type")]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)
 
 
-class ProtocolError(ValueError):
-    """An inbound message that is not well formed; the text is safe to send back. ``code`` and
-    ``params`` name the reason for the client to translate (see docs/web.md, "Error codes")."""
+class ProtocolError(Refusal):
+    """An inbound message that is not well formed; the text is safe to send back (see docs/web.md,
+    "Error codes")."""
 
-    def __init__(self, message: str, code: str, **params: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
-
-    def to_message(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "params": self.params, "message": str(self)}
+    status = 422
 
 
 def json_depth_over(text: str, limit: int) -> bool:

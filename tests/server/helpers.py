@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from sixnimmt.server.store.database import TableData
+from sixnimmt.server.store.rows import TableData
 from sixnimmt.server.tables.handlers import HANDLERS
 from sixnimmt.server.tables.room import Room
 from sixnimmt.server.tables.rooms import Rooms

@@ -16,7 +16,8 @@ import pytest
 import sqlalchemy as sa
 
 from sixnimmt.core import Rules
-from sixnimmt.server.cluster.peers import RemoteConnection, join_cluster
+from sixnimmt.server.cluster.forwarding import RemoteConnection
+from sixnimmt.server.cluster.peers import join_cluster
 from sixnimmt.server.config import Settings
 from sixnimmt.server.tables.room import Room
 from sixnimmt.server.tables.rooms import Rooms
@@ -85,7 +86,7 @@ async def finish_for(room: Room, seats: tuple[int, ...]) -> None:
             if pending.seat in seats:
                 async with room.lock:
                     await room.act(pending.seat, pending.options[0])
-        await room.turns.settle()
+        await room.scheduler.settle()
         await asyncio.sleep(0)
 
 
@@ -174,7 +175,7 @@ async def test_processes_racing_to_own_a_table_one_wins() -> None:
         assert [r for r in results if not isinstance(r, Room)] == [me, me]
     # a dead owner: A's lease runs out while it still holds a game in memory
     room, _ = await a.create(TableOptions(Rules(players=2)), "Host", [{"kind": "bot", "bot": "random"}])
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert room.table.epoch == 1
 
     async def hung() -> None:  # its heartbeat does nothing, as in a process that hangs (stopping

@@ -22,7 +22,10 @@ import pytest
 import sqlalchemy as sa
 
 from sixnimmt.core import Rules
-from sixnimmt.server.store.database import LeaseLostError, Store, TableData
+from sixnimmt.server.calls import Join, Listing, Summary
+from sixnimmt.server.cluster.mail import Ask, Mail
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.store.rows import LeaseLostError, TableData
 from sixnimmt.server.tables.room import Room
 from sixnimmt.server.tables.rooms import Rooms
 from sixnimmt.server.tables.table import Save
@@ -125,7 +128,7 @@ async def test_a_process_whose_database_connections_die_reconnects_and_its_table
     assert await a.lobby() == []
     target = await a.locate(room.code)
     assert target == b.cluster.me
-    assert isinstance(await a.call(room.code, "summary", {}), dict)
+    assert isinstance(await a.call(room.code, Summary()), dict)
     # the game goes on to the end through B
     await finish_for(new, (0, 1))
     assert new.table.game.is_over
@@ -237,29 +240,29 @@ async def test_a_join_whose_caller_gave_up_takes_no_seat_and_a_retry_with_its_ke
     assert a.cluster is not None and b.cluster is not None
     room, _ = await a.create(TableOptions(Rules(players=4)), "Host", [{"kind": "open"}] * 3)
     held = asyncio.Event()
-    handled: list[list[Any]] = []
+    handled: list[Mail] = []
     on_items = a.cluster._on_items
 
-    async def stalled(sender: str, items: list[Any]) -> None:
+    async def stalled(sender: str, items: list[Mail]) -> None:
         await held.wait()
         await on_items(sender, items)
         handled.extend(items)
 
     a.cluster._on_items = stalled  # type: ignore[method-assign]
-    b.cluster.call_timeout = 0.3
+    b.cluster.forwarding.call_timeout = 0.3
     first, second = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
 
     async def stalled_join(key: str, skew: float) -> None:
         assert a.cluster is not None
         held.clear()
-        calls = len([i for i in handled if i[0] == "call"])
+        calls = len([i for i in handled if isinstance(i, Ask)])
         with pytest.raises(TableError) as refused:
-            await b.call(room.code, "join", {"name": f"Late {key[:4]}", "invite": None, "key": key})
+            await b.call(room.code, Join(f"Late {key[:4]}", key=key))
         assert refused.value.code == "table-unavailable"
         now = time.time
-        a.cluster.wall = lambda: now() + skew  # how late A is when it resumes
+        a.cluster.forwarding.wall = lambda: now() + skew  # how late A is when it resumes
         held.set()
-        await until(lambda: len([i for i in handled if i[0] == "call"]) > calls, "A resumed and got the call")
+        await until(lambda: len([i for i in handled if isinstance(i, Ask)]) > calls, "A resumed and got the call")
         await asyncio.sleep(0)
         async with room.lock:  # (the join, if A started it, has finished)
             pass
@@ -270,18 +273,18 @@ async def test_a_join_whose_caller_gave_up_takes_no_seat_and_a_retry_with_its_ke
     stored = await b.db.run(b.store.load_table, room.code)
     assert stored is not None and [s["kind"] for s in stored.seats] == ["human", "open", "open", "open"]
     # its retry with the same key joins, once
-    a.cluster.wall = time.time
-    b.cluster.call_timeout = 5.0
-    seat, token, later = await b.call(room.code, "join", {"name": "Ann", "invite": None, "key": first})
+    a.cluster.forwarding.wall = time.time
+    b.cluster.forwarding.call_timeout = 5.0
+    seat, token, later = await b.call(room.code, Join("Ann", key=first))
     assert (seat, later) == (1, False) and room.table.place_for_token(token) == (1, None)
-    assert await b.call(room.code, "join", {"name": "Ann", "invite": None, "key": first}) == [seat, token, later]
+    assert await b.call(room.code, Join("Ann", key=first)) == [seat, token, later]
     # A started this one in time but its answer came after the caller had given up: it took a
     # seat, which the retry with the same key gets (and no second one)
-    b.cluster.call_timeout = 0.3
+    b.cluster.forwarding.call_timeout = 0.3
     await stalled_join(second, skew=-60.0)
     assert room.table.open_seats() == [3]
-    b.cluster.call_timeout = 5.0
-    again = await b.call(room.code, "join", {"name": "Bob", "invite": None, "key": second})
+    b.cluster.forwarding.call_timeout = 5.0
+    again = await b.call(room.code, Join("Bob", key=second))
     assert again[0] == 2 and room.table.place_for_token(again[1]) == (2, None)
     assert room.table.open_seats() == [3]
     await close_all(a, b)
@@ -312,7 +315,7 @@ async def test_a_stale_owners_gone_and_push_are_ignored() -> None:
     stale.push({"type": "state", "stale": True})
     stale.drop()
     # A's items reach B before A's answer to a call B makes after them (one sender, in order)
-    await b.cluster.call(a.cluster.me, "", "listing", {"limit": 1})
+    await b.cluster.call(a.cluster.me, "", Listing(1))
     assert friend.closed is None
     assert friend.messages[seen:] == []
     assert friend.closed != MOVED_CLOSE_CODE

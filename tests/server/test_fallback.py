@@ -42,7 +42,7 @@ async def answer_rows(room: Room, *present: Listener) -> None:
     by_seat = {conn.seat: conn for conn in present}
     while game.phase.value == "row-choice" and game.pending()[0].seat in by_seat:
         await room.handle(by_seat[game.pending()[0].seat], ChooseRow(type="row", row=0))
-        await room.turns.settle()
+        await room.scheduler.settle()
 
 
 async def test_an_absent_player_is_played_for_then_takes_over(tmp_path: Path) -> None:
@@ -54,15 +54,15 @@ async def test_an_absent_player_is_played_for_then_takes_over(tmp_path: Path) ->
     await room.connect(host)  # the friend never connects: away since joining
     await room.handle(host, Play(type="play", card=game.hands[0][0]))
     clock.advance(29.9)
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert game.turn == 0 and game.chosen[1] is None  # still within the grace period
     clock.advance(0.2)
-    await room.turns.settle()
+    await room.scheduler.settle()
     await answer_rows(room, host)
     assert game.turn == 1 and game.phase.value == "play"  # the fallback played the friend's card
     assert game.chosen[1] is not None  # and goes on at once while they are still away
     await room.handle(host, Play(type="play", card=game.hands[0][0]))
-    await room.turns.settle()
+    await room.scheduler.settle()
     await answer_rows(room, host)
     assert game.turn == 2
     # the friend comes back: from now on the game waits for them, however long it takes
@@ -70,15 +70,15 @@ async def test_an_absent_player_is_played_for_then_takes_over(tmp_path: Path) ->
     friend = Listener(1)
     await room.connect(friend)
     await room.handle(host, Play(type="play", card=game.hands[0][0]))
-    await room.turns.settle()
+    await room.scheduler.settle()
     await answer_rows(room, host, friend)  # (a row choice of theirs is theirs again, too)
     assert game.turn == 3
     await room.handle(host, Play(type="play", card=game.hands[0][0]))
     clock.advance(1000.0)
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert game.turn == 3 and game.chosen[1] is None  # nobody played for a present player
     await room.handle(friend, Play(type="play", card=game.hands[1][-1]))
-    await room.turns.settle()
+    await room.scheduler.settle()
     await answer_rows(room, host, friend)
     assert game.turn == 4
     await rooms.close()
@@ -94,11 +94,11 @@ async def test_the_turn_timer_plays_for_whoever_runs_out_of_time(tmp_path: Path)
     await room.connect(friend)
     assert friend.messages[-1]["table"]["timer_left"] == 15
     clock.advance(14.9)
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert game.turn == 0 and not any(game.chosen)  # not yet: time is not up
     assert len(friend.messages) == 1  # nothing was sent meanwhile
     clock.advance(0.2)
-    await room.turns.settle()
+    await room.scheduler.settle()
     # both ran out: both moves were made (a row choice that follows has a timer of its own), and
     # the others heard that the timer played for them (for the game log)
     assert game.turn == 1 or game.phase.value == "row-choice"
@@ -106,7 +106,7 @@ async def test_the_turn_timer_plays_for_whoever_runs_out_of_time(tmp_path: Path)
     assert {"seat": 0, "reason": "timer"} in played_for and {"seat": 1, "reason": "timer"} in played_for
     if game.turn == 0:
         clock.advance(15.0)
-        await room.turns.settle()
+        await room.scheduler.settle()
     assert game.turn == 1
     await rooms.close()
 
@@ -119,8 +119,8 @@ async def test_no_connection_no_fallback(tmp_path: Path) -> None:
     assert room.table.game is not None
     assert clock.pending() == 0  # nobody is at the table: no fallback move is even scheduled
     clock.advance(10_000.0)
-    room.turns.schedule()
-    await room.turns.settle()
+    room.scheduler.schedule()
+    await room.scheduler.settle()
     assert room.table.game.turn == 0 and not any(room.table.game.chosen)
     await rooms.close()
 
@@ -184,7 +184,7 @@ async def test_a_broken_bot_is_played_for_by_its_guard_and_closed(
             message = ChooseRow(type="row", row=decision.options[0]) if decision.kind.value == "row" else Play(
                 type="play", card=decision.options[0])
             await room.handle(host, message)
-        await room.turns.settle()
+        await room.scheduler.settle()
     assert not [m for m in host.messages if m["type"] == "error"]
     # every one of the bot's moves was the guard's legal fallback, and the bot was closed at the end
     assert len(BrokenBot.closed) == 1 and room.table.status == "finished"

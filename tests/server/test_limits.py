@@ -194,7 +194,7 @@ def test_out_of_range_ids_are_not_found(limited: tuple[TestClient, ManualClock])
 
 
 def test_a_client_too_far_behind_is_cut_off_with_a_bounded_queue() -> None:
-    from sixnimmt.server.web.app import SocketClient
+    from sixnimmt.server.sockets import SocketClient
 
     client = SocketClient(cast(Any, None), seat=None, limit=5)
     for n in range(1000):

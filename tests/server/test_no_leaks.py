@@ -188,7 +188,7 @@ async def _play_to_end(
                 mine = game.choices[decision.seat]
                 # (the bots' moves land first: one still thinking could otherwise complete the turn
                 # between the pair and its take-back, which is then refused, rightly)
-                await room.turns.settle()
+                await room.scheduler.settle()
                 if game.phase.value == "play" and len(mine) == 2 and rng.random() < 0.3:
                     # a whole pair chosen, then taken back: it may reach nobody else
                     await room.handle(conn, Retract(type="retract"))
@@ -214,7 +214,7 @@ async def _play_to_end(
             acted = True
             break
         if not acted:
-            await room.turns.settle()  # let the bots move
+            await room.scheduler.settle()  # let the bots move
         after_move()
     return changes
 

@@ -19,9 +19,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from sixnimmt.core import Game, Rules
+from sixnimmt.server.accounts.account_rows import GamePlayerRow, RatedGameRow, RatingRow, UserRow
 from sixnimmt.server.accounts.ratings import display, participants, ranks_of, rate, record_game
-from sixnimmt.server.accounts.users import Accounts, GamePlayerRow, RatedGameRow, RatingRow, UserRow
-from sixnimmt.server.store.database import GameRow, Store, TableData
+from sixnimmt.server.accounts.users import Accounts
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.store.rows import GameRow, TableData
 
 from .conftest import make_client
 from .helpers import play_out, receive_until
@@ -218,7 +220,8 @@ import sys, time
 from pathlib import Path
 from sixnimmt.core import Game, Rules
 from sixnimmt.server.accounts.ratings import participants, record_game
-from sixnimmt.server.store.database import Store, TableData
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.store.rows import TableData
 url, flag, seed = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 store = Store(url)
 game = Game(Rules(players=3, deals=1), ["P0", "P1", "P2"], seed=seed)

@@ -15,9 +15,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from sixnimmt.server.accounts.account_rows import RatedGameRow, RatingHistoryRow, RatingRow
 from sixnimmt.server.accounts.ratings import rate
-from sixnimmt.server.accounts.users import Accounts, RatedGameRow, RatingHistoryRow, RatingRow
-from sixnimmt.server.store.database import GameRow, Store, TableData
+from sixnimmt.server.accounts.users import Accounts
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.store.rows import GameRow, TableData
 
 from .conftest import POSTGRES_URL, fresh_postgres_url
 from .test_ratings import finished_game

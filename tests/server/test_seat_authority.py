@@ -85,7 +85,7 @@ async def _play_deal_out(room: Room, clock: ManualClock, sockets: list[Socket]) 
     assert game is not None
     deal = game.deal_index
     for _ in range(3000):
-        await room.turns.settle()
+        await room.scheduler.settle()
         if game.is_over or game.deal_index != deal:
             return
         by_seat = {s.seat: s for s in sockets if s.seat is not None}
@@ -356,7 +356,7 @@ class SeatChanges(RuleBasedStateMachine):
     def time_passes(self, seconds: float) -> None:
         async def passing() -> None:
             self.clock.advance(seconds)
-            await self.room.turns.settle()
+            await self.room.scheduler.settle()
 
         self.run(passing())
 

@@ -41,7 +41,7 @@ async def play_until(room: Room, conns: list[Conn], done: Any) -> None:
     game = room.table.game
     assert game is not None
     for _ in range(2000):
-        await room.turns.settle()
+        await room.scheduler.settle()
         if done() or game.is_over:
             return
         by_seat = {c.seat: c for c in conns if c.seat is not None}

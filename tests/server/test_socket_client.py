@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import pytest
 
-from sixnimmt.server.web.app import SocketClient
+from sixnimmt.server.sockets import SocketClient
 
 pytestmark = pytest.mark.asyncio
 

@@ -12,7 +12,8 @@ import pytest
 from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.store.database import Store, TableData
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.store.rows import TableData
 from sixnimmt.server.tables.room import Room
 from sixnimmt.server.tables.rooms import Rooms
 from sixnimmt.server.tables.table_setup import StoreFailedError, TableOptions

@@ -19,8 +19,10 @@ from sqlalchemy import event
 from sixnimmt.core import Phase, Rules, Variant
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.store import database as store_module
-from sixnimmt.server.store.database import CURRENT_ONLY, STATE_COLUMNS, Store, TableData, Writer
+from sixnimmt.server.store import writer as store_module
+from sixnimmt.server.store.database import Store
+from sixnimmt.server.store.rows import CURRENT_ONLY, STATE_COLUMNS, TableData
+from sixnimmt.server.store.writer import Writer
 from sixnimmt.server.tables.room import Room
 from sixnimmt.server.tables.rooms import Rooms
 from sixnimmt.server.tables.table_setup import TableOptions

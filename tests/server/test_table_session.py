@@ -9,10 +9,11 @@ import pytest
 from sixnimmt.core import Phase, Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
-from sixnimmt.server.store.database import CURRENT_ONLY, STATE_COLUMNS, TableData
+from sixnimmt.server.store.rows import CURRENT_ONLY, STATE_COLUMNS, TableData
+from sixnimmt.server.tables.seat import Seat
 from sixnimmt.server.tables.seating import take_seat
 from sixnimmt.server.tables.table import TableSession
-from sixnimmt.server.tables.table_setup import Seat, StoreFailedError, TableOptions
+from sixnimmt.server.tables.table_setup import StoreFailedError, TableOptions
 
 pytestmark = pytest.mark.asyncio
 

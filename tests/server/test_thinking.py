@@ -103,7 +103,7 @@ async def test_a_long_think_is_announced_and_its_end_too(tmp_path: Path, monkeyp
         await room.connect(late)
         assert late.messages[0]["table"]["thinking"] == [1]
     bot.release.set()
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert game.chosen[1] is not None  # the bot's card is in
     assert thinking(host) == ([(1, True), (1, False)] if slow else [])
     if slow:
@@ -158,11 +158,11 @@ async def test_a_quick_bot_does_not_wait_behind_other_tables_searches(tmp_path: 
     assert game is not None
     host = Listener(0)
     await room.connect(host)
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert game.chosen[1] is not None  # its first decision, in the bot threads (how quick is it?)
     # another table's search takes the only bot thread
     gate = threading.Event()
-    search = asyncio.ensure_future(room.turns.threads.run(gate.wait, 30))
+    search = asyncio.ensure_future(room.scheduler.threads.run(gate.wait, 30))
     await room.handle(host, Play(type="play", card=max(game.hands[0])))  # never too low: no row choice
     for _ in range(10_000):
         if game.turn == 1 and game.chosen[1] is not None:
@@ -195,12 +195,12 @@ async def test_a_bot_whose_think_took_a_while_waits_its_turn_for_the_bot_threads
     await wait_for(bot.started)
     clock.advance(1.0)  # the first think takes a second of the server's time
     bot.release.set()
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert game.chosen[1] is not None
     bot.started.clear()
     bot.release.clear()
     gate = threading.Event()
-    search = asyncio.ensure_future(room.turns.threads.run(gate.wait, 30))  # the only bot thread
+    search = asyncio.ensure_future(room.scheduler.threads.run(gate.wait, 30))  # the only bot thread
     await room.handle(host, Play(type="play", card=max(game.hands[0])))
     owed = game.decision_for(1)  # the bot's next decision: its next card, or a row for its last
     assert owed is not None
@@ -211,6 +211,6 @@ async def test_a_bot_whose_think_took_a_while_waits_its_turn_for_the_bot_threads
     gate.set()
     await search
     await wait_for(bot.started)
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert game.decision_for(1) != owed
     await rooms.close()

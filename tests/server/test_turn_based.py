@@ -44,7 +44,7 @@ async def move(room: Room, seat: int) -> bool:
             await room.handle(conn, ChooseRow(type="row", row=decision.options[0]))
         else:
             await room.handle(conn, Play(type="play", card=min(game.hands[seat])))
-        await room.turns.settle()
+        await room.scheduler.settle()
     await room.disconnect(conn)
     return True
 
@@ -65,7 +65,7 @@ async def test_three_people_over_a_simulated_day_one_times_out(tmp_path: Path) -
     await room.join("Cy")
     game = room.table.game
     assert game is not None and room.table.status == "playing"
-    assert room.turns.turn_based
+    assert room.scheduler.turn_based
     played_for: list[tuple[int, str]] = []
     original = room.act
 
@@ -82,16 +82,16 @@ async def test_three_people_over_a_simulated_day_one_times_out(tmp_path: Path) -
         # Ana answers after 10 minutes, Bo after 40 (long past the 20 s grace for the away:
         # nobody plays for him); Cy answers his first three moves, then stops answering
         clock.advance(10 * 60)
-        await room.turns.settle()
+        await room.scheduler.settle()
         await move(room, 0)
         clock.advance(30 * 60)
-        await room.turns.settle()
+        await room.scheduler.settle()
         await move(room, 1)
         if cy_moves < 3 and await move(room, 2):
             cy_moves += 1
             continue
         clock.advance(25 * 60)  # an hour and five minutes after the move began: time is up
-        await room.turns.settle()
+        await room.scheduler.settle()
         assert clock.now() - start < 48 * HOUR
     elapsed = clock.now() - start
     assert room.table.status == "finished" and game.is_over
@@ -129,9 +129,9 @@ async def test_a_restart_keeps_the_deadline_and_the_timeout_still_applies(tmp_pa
     await move(room, 0)
     await move(room, 1)  # Cy does not answer
     clock.advance(30 * 60)
-    await room.turns.settle()
-    deadline = room.turns.deadline_at()
-    assert deadline is not None and room.turns.timer_left() == 20 * 60
+    await room.scheduler.settle()
+    deadline = room.scheduler.deadline_at()
+    assert deadline is not None and room.scheduler.timer_left() == 20 * 60
     turn = room.table.game.turn  # type: ignore[union-attr]
     await rooms.close()
     store.close()
@@ -156,20 +156,20 @@ async def test_a_restart_keeps_the_deadline_and_the_timeout_still_applies(tmp_pa
 
     # back 5 minutes later: the same deadline, not a fresh hour, and not forgotten
     rooms, room, clock, played_for, store = await restart(deadline - 15 * 60)
-    assert room.turns.deadline_at() == pytest.approx(deadline)
-    assert room.turns.timer_left() == 15 * 60
+    assert room.scheduler.deadline_at() == pytest.approx(deadline)
+    assert room.scheduler.timer_left() == 15 * 60
     game = room.table.game
     assert game is not None and game.turn == turn
     assert [d.seat for d in game.pending()] == [2]  # Ana's and Bo's cards were kept
     clock.advance(14 * 60)
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert played_for == [] and game.decision_for(2) is not None
     clock.advance(2 * 60)  # the hour is up
-    await room.turns.settle()
+    await room.scheduler.settle()
     assert (2, "timer") in played_for and {seat for seat, _ in played_for} == {2}
     assert room.table.status == "playing"
     # the next decision has its own hour; the server is away for two
-    later = room.turns.deadline_at()
+    later = room.scheduler.deadline_at()
     assert later is not None and later > deadline
     next_turn = (game.deal_index, game.turn)
     waiting = set(room.table.pending_seats())
@@ -177,7 +177,7 @@ async def test_a_restart_keeps_the_deadline_and_the_timeout_still_applies(tmp_pa
     await rooms.close()
     store.close()
     rooms, room, clock, played_for, store = await restart(later + HOUR)
-    await room.turns.settle()
+    await room.scheduler.settle()
     game = room.table.game
     assert game is not None
     assert {seat for seat, _ in played_for} == waiting and {r for _, r in played_for} == {"timer"}

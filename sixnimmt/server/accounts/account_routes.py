@@ -18,28 +18,23 @@ from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from ...core.variants import VARIANTS
+from ..calls import Join, Summary
 from ..clock import Clock
 from ..config import Settings
-from ..limits import ApiError, RateLimits, too_many
-from ..store.database import GameRow, Store, TableData
+from ..limits import RateLimits, RequestBody, client_address, too_many
+from ..refusal import Refusal
+from ..store.database import Store
+from ..store.rows import GameRow, TableData
 from ..tables.rooms import Rooms
 from ..tables.table_setup import TableError, clean_name
 from .matchmaking import PlayNow
+from .passwords import Hasher, HasherBusyError, check_password
 from .ratings import Ratings, participants, record_game
-from .users import (
-    AccountError,
-    Accounts,
-    Hasher,
-    HasherBusyError,
-    User,
-    check_name,
-    check_password,
-    seat_token,
-)
+from .users import AccountError, Accounts, User, check_name, seat_token
 
 log = logging.getLogger("sixnimmt.server")
 T = TypeVar("T")
@@ -49,25 +44,21 @@ VARIANT_NAMES = tuple(v.value for v in VARIANTS)
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Credentials(_Body):
+class Credentials(RequestBody):
     name: str = Field(max_length=64)
     password: str = Field(max_length=256)
 
 
-class PasswordChange(_Body):
+class PasswordChange(RequestBody):
     current: str = Field(max_length=256)
     new: str = Field(max_length=256)
 
 
-class AccountDelete(_Body):
+class AccountDelete(RequestBody):
     password: str = Field(max_length=256)
 
 
-class PlayNowRequest(_Body):
+class PlayNowRequest(RequestBody):
     mode: Literal["rated", "casual"] = "casual"
     variant: str = Field(default="standard", max_length=16)
     #: None: any number of players.
@@ -160,15 +151,7 @@ def check_same_site(request: Request) -> None:
     source = request.headers.get("origin") or request.headers.get("referer")
     host = request.headers.get("host")
     if not source or not host or urlsplit(source).netloc != host:
-        raise ApiError(403, "refused: this request did not come from this site's pages", "cross-site")
-
-
-def account_error(error: AccountError) -> ApiError:
-    return ApiError(error.status, str(error), error.code, **error.params)
-
-
-def client_address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+        raise Refusal("refused: this request did not come from this site's pages", "cross-site", status=403)
 
 
 def _set_cookie(request: Request, response: Response, token: str, settings: Settings) -> None:
@@ -187,13 +170,12 @@ async def signed_in(request: Request, svc: AccountService) -> User:
     check_same_site(request)
     user = await svc.user(request)
     if user is None:
-        raise ApiError(401, "sign in first", "account-signed-out")
+        raise Refusal("sign in first", "account-signed-out", status=401)
     return user
 
 
-def busy() -> ApiError:
-    return ApiError(503, "the server is busy checking passwords: try again in a few seconds", "account-busy",
-                    headers={"Retry-After": "5"})
+def busy() -> Refusal:
+    return Refusal("the server is busy checking passwords: try again in a few seconds", "account-busy", status=503, headers={"Retry-After": "5"})
 
 
 router = APIRouter(prefix="/api")
@@ -219,7 +201,7 @@ async def my_tables(request: Request) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for code, seat in await svc.read(svc.accounts.seats_of, user.id):
         try:
-            summary = await svc.rooms.call(code, "summary", {})
+            summary = await svc.rooms.call(code, Summary())
         except (LookupError, TableError):
             continue  # gone meanwhile, or between processes: the next look finds it
         found.append({**summary, "seat": seat})
@@ -251,11 +233,11 @@ async def sign_up(body: Credentials, request: Request, response: Response) -> di
         name = check_name(body.name)
         check_password(body.password, name)
         if await svc.read(svc.accounts.name_taken, name):
-            raise AccountError("that user name is taken", "account-name-taken", 409)
+            raise AccountError("that user name is taken", "account-name-taken", status=409)
         hashed = await svc.hasher.hash(body.password)
         user = await svc.rooms.db.run(svc.accounts.create, name, hashed)
     except AccountError as error:
-        raise account_error(error) from None
+        raise error from None
     except HasherBusyError:
         raise busy() from None
     token = await svc.write(svc.accounts.new_session, user.id, 0)
@@ -282,7 +264,7 @@ async def sign_in(body: Credentials, request: Request, response: Response) -> di
         raise busy() from None
     if found is None or not good:
         log.info("a sign-in was refused from %s", client_address(request))
-        raise ApiError(401, "wrong user name or password", "account-signin-failed")
+        raise Refusal("wrong user name or password", "account-signin-failed", status=401)
     user, _, epoch = found
     token = await svc.write(svc.accounts.new_session, user.id, epoch)
     _set_cookie(request, response, token, svc.settings)
@@ -312,7 +294,7 @@ async def _check_password(svc: AccountService, user: User, password: str) -> Non
     except HasherBusyError:
         raise busy() from None
     if not good:
-        raise ApiError(401, "wrong password", "account-wrong-password")
+        raise Refusal("wrong password", "account-wrong-password", status=401)
 
 
 @router.post("/account/password")
@@ -325,7 +307,7 @@ async def change_password(body: PasswordChange, request: Request, response: Resp
         hashed = await svc.hasher.hash(body.new)
         epoch = await svc.rooms.db.run(svc.accounts.change_password, user.id, hashed)
     except AccountError as error:
-        raise account_error(error) from None
+        raise error from None
     except HasherBusyError:
         raise busy() from None
     token = await svc.write(svc.accounts.new_session, user.id, epoch)  # this device stays signed in
@@ -354,7 +336,7 @@ async def profile(
     svc = service(request)
     user = await svc.read(svc.accounts.user_by_name, name[:64])
     if user is None:
-        raise ApiError(404, "no such player", "no-user")
+        raise Refusal("no such player", "no-user", status=404)
     details = await svc.read(svc.ratings.profile, user.id, limit, offset)
     about = await svc.read(request.app.state.bot_accounts.about, user.id) if user.kind == "bot" else None
     return {"user": {**user.public(), **(about or {})}, **details}
@@ -370,7 +352,7 @@ async def leaderboard(
 ) -> dict[str, Any]:
     svc = service(request)
     if variant not in VARIANT_NAMES:
-        raise ApiError(404, "no such variant", "no-variant")
+        raise Refusal("no such variant", "no-variant", status=404)
     result: dict[str, Any] = await svc.read(svc.ratings.leaderboard, variant, provisional, limit, offset)
     return result
 
@@ -380,14 +362,13 @@ async def resume_seat(code: str, request: Request) -> dict[str, Any]:
     """The seat the signed-in account holds at table ``code`` (another device of the account)."""
     svc = service(request)
     user = await signed_in(request, svc)
-    args = {"name": user.name, "invite": None, "account": user.id,
-            "token": seat_token(user.seat_key, code.strip().upper()), "resume_only": True}
+    join = Join(user.name, account=user.id, token=seat_token(user.seat_key, code.strip().upper()), resume_only=True)
     try:
-        seat, token, _ = await svc.rooms.call(code, "join", args)
+        seat, token, _ = await svc.rooms.call(code, join)
     except LookupError as error:
-        raise ApiError(404, str(error), "no-table", table=code[:8]) from None
+        raise Refusal(str(error), "no-table", status=404, table=code[:8]) from None
     except TableError as error:
-        raise ApiError(404 if error.code == "no-seat" else 409, str(error), error.code, **error.params) from None
+        raise error.with_status(404 if error.code == "no-seat" else 409) from None
     return {"code": code.strip().upper(), "seat": seat, "token": token}
 
 
@@ -395,7 +376,7 @@ async def resume_seat(code: str, request: Request) -> dict[str, Any]:
 async def play_now(body: PlayNowRequest, request: Request) -> dict[str, Any]:
     svc = service(request)
     if body.variant not in VARIANT_NAMES:
-        raise ApiError(422, "no such variant", "invalid", field="variant", detail="unknown variant")
+        raise Refusal("no such variant", "invalid", status=422, field="variant", detail="unknown variant")
     wait = request.app.state.join_limits.retry_after(client_address(request), svc.clock.now())
     if wait:
         raise too_many(wait, "joins")
@@ -405,5 +386,5 @@ async def play_now(body: PlayNowRequest, request: Request) -> dict[str, Any]:
         result: dict[str, Any] = await svc.play_now.play(body.mode, body.variant, body.players, name, user)
     except TableError as error:
         status = 401 if error.code == "rated-sign-in" else 422
-        raise ApiError(status, str(error), error.code, **error.params) from None
+        raise error.with_status(status) from None
     return result

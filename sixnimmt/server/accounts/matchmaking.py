@@ -22,12 +22,14 @@ from typing import Any
 
 from ...core import Rules, Variant
 from ...core.variants import VARIANTS
+from ..calls import Join
 from ..clock import Clock
 from ..config import Settings
 from ..tables.rooms import Rooms
 from ..tables.table_setup import BOT_LEVELS, TableError, TableOptions, bot_label
+from .account_rows import now_utc
 from .ratings import PROVISIONAL_GAMES, Ratings, default_rating
-from .users import Accounts, User, now_utc, seat_token
+from .users import Accounts, User, seat_token
 
 log = logging.getLogger("sixnimmt.server")
 
@@ -69,11 +71,10 @@ class PlayNow:
         for code in codes:
             if code in besides:
                 continue
-            args: dict[str, Any] = {"name": user.name if user else name, "invite": None}
-            if user is not None:
-                args.update(account=user.id, token=seat_token(user.seat_key, code), program=program)
+            join = Join(user.name if user else name) if user is None else Join(
+                user.name, account=user.id, token=seat_token(user.seat_key, code), program=program)
             try:
-                seat, token, later = await self.rooms.call(code, "join", args)
+                seat, token, later = await self.rooms.call(code, join)
             except LookupError:
                 await self.rooms.db.run(self.accounts.drop_play_now, code)
                 continue
@@ -142,8 +143,7 @@ class PlayNow:
                 levels = self.levels_near(mu, len(empty), known)
                 for index, level in zip(empty, levels):
                     seat = room.table.seats[index]
-                    seat.kind, seat.bot = "bot", level
-                    seat.name = bot_label(index, {s.name for s in room.table.seats})
+                    seat.become_bot(level, bot_label(index, {s.name for s in room.table.seats}))
                 await room.start_game()
         except TableError as error:
             log.warning("play now: table %s could not start: %s", code, error)

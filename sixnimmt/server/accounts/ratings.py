@@ -23,16 +23,9 @@ from openskill.models import PlackettLuce
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..store.database import GameRow, TableData
-from .users import (
-    GamePlayerRow,
-    RatedGameRow,
-    RatingHistoryRow,
-    RatingRow,
-    UserRow,
-    now_utc,
-    rename_in_game,
-)
+from ..store.rows import GameRow, TableData
+from .account_rows import GamePlayerRow, RatedGameRow, RatingHistoryRow, RatingRow, UserRow, now_utc
+from .users import rename_in_game
 
 #: Rated games in a variant before its rating loses the provisional mark.
 PROVISIONAL_GAMES = 10

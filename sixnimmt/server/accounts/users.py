@@ -11,35 +11,22 @@ Anonymous play does not touch any of this. What is stored:
   HttpOnly cookie), the account, the password epoch it was made under and when it expires.
 
 Password hashing is slow on purpose: it runs on a small pool of its own threads
-(:class:`Hasher`), never on the event loop. Every database call here is synchronous and runs through
-the store's :class:`~sixnimmt.server.store.database.Writer`.
+(:class:`~.passwords.Hasher`), never on the event loop. Every database call here is synchronous and runs through
+the store's :class:`~sixnimmt.server.store.writer.Writer`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import functools
 import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import (
-    Boolean,
-    DateTime,
-    Float,
-    ForeignKey,
-    Integer,
-    String,
     Text,
-    UniqueConstraint,
     cast,
     delete,
     or_,
@@ -47,131 +34,29 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 
-from ..store.database import Base, GameRow, Store, TableRow, game_summary
-from ..tables.scheduling import lower_priority
-from ..tables.table_setup import BOT_LEVELS
+from ..refusal import Refusal
+from ..store.database import Store
+from ..store.rows import GameRow, TableRow, game_summary
+from ..tables.table_setup import BOT_LEVELS, hash_token
+from .account_rows import (
+    GamePlayerRow,
+    PlayNowRow,
+    RatingHistoryRow,
+    RatingRow,
+    SessionRow,
+    UserRow,
+    now_utc,
+)
 
-T = TypeVar("T")
-
-# ---------------------------------------------------------------------- tables
-
-
-def now_utc() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
-
-
-class UserRow(Base):
-    __tablename__ = "users"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(32))
-    name_key: Mapped[str] = mapped_column(String(40), unique=True)
-    kind: Mapped[str] = mapped_column(String(8), default="person")  # person | bot
-    bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True, unique=True)
-    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
-    password_epoch: Mapped[int] = mapped_column(Integer, default=0)
-    seat_key: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
-    deleted_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
-    #: A bot program's account (kind "bot", no ``bot_level``): the person who owns it, and what it is.
-    owner_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
-    description: Mapped[str | None] = mapped_column(String(200), nullable=True)
+# ---------------------------------------------------------------------- names
 
 
-class SessionRow(Base):
-    __tablename__ = "sessions"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    password_epoch: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
-    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
-
-
-class RatingRow(Base):
-    __tablename__ = "ratings"
-    __table_args__ = (UniqueConstraint("user_id", "variant", name="uq_ratings_user_variant"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id", ondelete="CASCADE"))
-    variant: Mapped[str] = mapped_column(String(16))
-    mu: Mapped[float] = mapped_column(Float)
-    sigma: Mapped[float] = mapped_column(Float)
-    ordinal: Mapped[float] = mapped_column(Float, index=True)
-    games: Mapped[int] = mapped_column(Integer, default=0)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
-
-
-class RatingHistoryRow(Base):
-    __tablename__ = "rating_history"
-    __table_args__ = (UniqueConstraint("game_id", "user_id", name="uq_rating_history_game_user"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id", ondelete="CASCADE"))
-    variant: Mapped[str] = mapped_column(String(16))
-    game_id: Mapped[int] = mapped_column(Integer, index=True)
-    mu_before: Mapped[float] = mapped_column(Float)
-    sigma_before: Mapped[float] = mapped_column(Float)
-    mu: Mapped[float] = mapped_column(Float)
-    sigma: Mapped[float] = mapped_column(Float)
-    rank: Mapped[int] = mapped_column(Integer)
-    at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
-
-
-class RatedGameRow(Base):
-    """One row per rated game, inserted in the transaction that changes its ratings: a second try
-    at the same game (another process, a retry after a crash) finds it and changes nothing."""
-
-    __tablename__ = "rated_games"
-    __table_args__ = (UniqueConstraint("table_code", "number", name="uq_rated_games_table_number"),)
-
-    game_id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    table_code: Mapped[str] = mapped_column(String(16))
-    number: Mapped[int] = mapped_column(Integer)
-    variant: Mapped[str] = mapped_column(String(16))
-    applied_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc)
-
-
-class GamePlayerRow(Base):
-    """A seat of a finished game played under an account (for the profile's list of games)."""
-
-    __tablename__ = "game_players"
-    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_game_players_game_seat"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[int] = mapped_column(Integer, index=True)
-    seat: Mapped[int] = mapped_column(Integer)
-    user_id: Mapped[int] = mapped_column(Integer, index=True)
-    rated: Mapped[bool] = mapped_column(Boolean, default=False)
-
-
-class PlayNowRow(Base):
-    """A table "Play now" opened, waiting for people (until its game starts)."""
-
-    __tablename__ = "play_now"
-
-    code: Mapped[str] = mapped_column(String(16), primary_key=True)
-    mode: Mapped[str] = mapped_column(String(8))  # rated | casual
-    variant: Mapped[str] = mapped_column(String(16))
-    players: Mapped[int] = mapped_column(Integer)
-    rating: Mapped[float | None] = mapped_column(Float, nullable=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now_utc, index=True)
-
-
-# ---------------------------------------------------------------------- names and passwords
-
-
-class AccountError(ValueError):
+class AccountError(Refusal):
     """A request about an account that cannot be met; ``code`` is translated by the client."""
 
-    def __init__(self, message: str, code: str, status: int = 422, **params: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
-        self.params = params
+    status = 422
 
 
 #: User names: 3 to 20 of these characters, starting with a letter or a digit. ASCII only, so no
@@ -186,11 +71,6 @@ RESERVED = frozenset({
     "undefined", "none", "me", "you", "host", "everyone", "official", *BOT_LEVELS,
 })
 PASSWORD_MIN, PASSWORD_MAX = 10, 128
-#: A few passwords too common to accept whatever their length.
-COMMON_PASSWORDS = frozenset({
-    "1234567890", "12345678910", "0123456789", "qwertyuiop", "password12", "password123", "passwordpassword",
-    "iloveyou123", "sixnimmt123", "letmein123", "abcdefghij", "1q2w3e4r5t", "qwerty1234", "1111111111",
-})
 #: The display name of a deleted account in the games it played.
 DELETED_NAME = "Deleted player"
 
@@ -216,94 +96,10 @@ def check_name(raw: object) -> str:
     return name
 
 
-def check_password(password: str, name: str) -> None:
-    """Refuse a weak password: too short, too long, one repeated character, the name, or common."""
-    if len(password) < PASSWORD_MIN or len(password) > PASSWORD_MAX:
-        raise AccountError(
-            f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters", "account-password-weak",
-            min=PASSWORD_MIN, max=PASSWORD_MAX,
-        )
-    folded = password.casefold()
-    if len(set(password)) < 4 or name.casefold() in folded or folded in COMMON_PASSWORDS:
-        raise AccountError(
-            "that password is too easy to guess: use a longer phrase, not your name",
-            "account-password-weak", min=PASSWORD_MIN, max=PASSWORD_MAX,
-        )
-
-
 # ---------------------------------------------------------------------- hashing, off the event loop
 
 
-#: argon2id's parameters: OWASP's recommended configuration (19 MiB of memory, 2 passes, 1 lane),
-#: about 30 ms of one core per hash. argon2-cffi's own default (RFC 9106's 64 MiB, 3 passes, 4
-#: lanes) took 0.6 s on the 2-core machine of docs/performance.md, where a burst of 10 sign-ins a
-#: second would queue without end. A hash names its parameters: hashes made with others still verify.
-ARGON2_TIME_COST = 2
-ARGON2_MEMORY_KIB = 19 * 1024
-ARGON2_LANES = 1
-
-
-class Hasher:
-    """argon2id (:data:`ARGON2_TIME_COST` …) on ``threads`` threads of its own, run ``niceness``
-    steps below the server's priority: a burst of sign-ins waits its turn there instead of slowing
-    the moves on the event loop."""
-
-    def __init__(
-        self, threads: int = 2, niceness: int = 5, hasher: PasswordHasher | None = None, most_waiting: int = 32
-    ) -> None:
-        self.hasher = hasher or PasswordHasher(
-            time_cost=ARGON2_TIME_COST, memory_cost=ARGON2_MEMORY_KIB, parallelism=ARGON2_LANES
-        )
-        self._pool = ThreadPoolExecutor(
-            max(1, threads), thread_name_prefix="sixnimmt-hash", initializer=lower_priority, initargs=(niceness,)
-        )
-        #: A hash of nothing anyone knows: checked when a name is unknown, so that an unknown name
-        #: takes as long to refuse as a wrong password.
-        self._dummy: str | None = None
-        #: Hashes queued or running, and how many may be: past that a sign-in is refused at once
-        #: (503, try again) instead of waiting behind a queue that only grows.
-        self.waiting = 0
-        self.most_waiting = most_waiting
-
-    async def _run(self, function: Callable[[], T]) -> T:
-        if self.waiting >= self.most_waiting:
-            raise HasherBusyError()
-        self.waiting += 1
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, function)
-        finally:
-            self.waiting -= 1
-
-    async def hash(self, password: str) -> str:
-        return await self._run(functools.partial(self.hasher.hash, password))
-
-    async def verify(self, stored: str | None, password: str) -> bool:
-        if stored is None:
-            if self._dummy is None:
-                self._dummy = await self.hash(secrets.token_urlsafe(16))
-            stored = self._dummy
-        return await self._run(functools.partial(_verify, self.hasher, stored, password))
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-class HasherBusyError(RuntimeError):
-    """Too many password hashes are waiting: the request is refused (503) rather than queued."""
-
-
-def _verify(hasher: PasswordHasher, stored: str, password: str) -> bool:
-    try:
-        return hasher.verify(stored, password)
-    except (VerificationError, InvalidHashError):
-        return False
-
-
 # ---------------------------------------------------------------------- the account store
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def seat_token(seat_key: str, code: str) -> str:
@@ -376,7 +172,7 @@ class Accounts:
                     session.flush()
                     user = user_of(row)
             except IntegrityError:
-                raise AccountError("that user name is taken", "account-name-taken", 409) from None
+                raise AccountError("that user name is taken", "account-name-taken", status=409) from None
             return user
 
     def name_taken(self, name: str) -> bool:
@@ -404,7 +200,7 @@ class Accounts:
         token = secrets.token_urlsafe(32)
         now = now_utc()
         with Session(self.engine) as session, session.begin():
-            session.add(SessionRow(token_hash=token_hash(token), user_id=user_id, password_epoch=epoch,
+            session.add(SessionRow(token_hash=hash_token(token), user_id=user_id, password_epoch=epoch,
                                    created_at=now, expires_at=now + dt.timedelta(days=self.session_days)))
         return token
 
@@ -415,7 +211,7 @@ class Accounts:
             row = session.execute(
                 select(UserRow, SessionRow.password_epoch)
                 .join(SessionRow, SessionRow.user_id == UserRow.id)
-                .where(SessionRow.token_hash == token_hash(token), SessionRow.expires_at > now_utc(),
+                .where(SessionRow.token_hash == hash_token(token), SessionRow.expires_at > now_utc(),
                        UserRow.deleted_at.is_(None))
             ).one_or_none()
             if row is None or row[0].password_epoch != row[1]:
@@ -424,7 +220,7 @@ class Accounts:
 
     def end_session(self, token: str) -> None:
         with Session(self.engine) as session, session.begin():
-            session.execute(delete(SessionRow).where(SessionRow.token_hash == token_hash(token)))
+            session.execute(delete(SessionRow).where(SessionRow.token_hash == hash_token(token)))
 
     def change_password(self, user_id: int, password_hash: str) -> int:
         """The new hash, a new password epoch (every session of the account stops working); returns
@@ -432,7 +228,7 @@ class Accounts:
         with Session(self.engine) as session, session.begin():
             row = session.get(UserRow, user_id, with_for_update=True)
             if row is None or row.deleted_at is not None:
-                raise AccountError("no such account", "account-gone", 401)
+                raise AccountError("no such account", "account-gone", status=401)
             row.password_hash = password_hash
             row.password_epoch += 1
             session.execute(delete(SessionRow).where(SessionRow.user_id == user_id))

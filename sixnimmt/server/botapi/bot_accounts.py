@@ -22,18 +22,10 @@ from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, select, up
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from ..accounts.users import (
-    AccountError,
-    Accounts,
-    User,
-    UserRow,
-    check_name,
-    name_key,
-    now_utc,
-    token_hash,
-    user_of,
-)
-from ..store.database import Base
+from ..accounts.account_rows import UserRow, now_utc
+from ..accounts.users import AccountError, Accounts, User, check_name, name_key, user_of
+from ..store.rows import Base
+from ..tables.table_setup import hash_token
 
 #: Every token starts with this, so a leaked one is recognised (and redacted from logs).
 TOKEN_PREFIX = "snb_"
@@ -117,8 +109,7 @@ class BotAccounts:
             owned = session.scalars(select(UserRow.id).where(
                 UserRow.owner_id == owner.id, UserRow.deleted_at.is_(None))).all()
             if len(owned) >= MAX_BOTS_PER_OWNER:
-                raise AccountError(f"at most {MAX_BOTS_PER_OWNER} bots per account", "bot-limit", 409,
-                                   limit=MAX_BOTS_PER_OWNER)
+                raise AccountError(f"at most {MAX_BOTS_PER_OWNER} bots per account", "bot-limit", status=409, limit=MAX_BOTS_PER_OWNER)
             row = UserRow(name=name, name_key=name_key(name), kind="bot", bot_level=None, password_hash=None,
                           seat_key=secrets.token_hex(32), created_at=now_utc(), owner_id=owner.id,
                           description=description)
@@ -126,7 +117,7 @@ class BotAccounts:
             try:
                 session.flush()
             except IntegrityError:
-                raise AccountError("that name is taken", "account-name-taken", 409) from None
+                raise AccountError("that name is taken", "account-name-taken", status=409) from None
             return self._public(row, owner.name)
 
     @staticmethod
@@ -147,9 +138,9 @@ class BotAccounts:
             UserRow.name_key == name_key(name[:64]), UserRow.kind == "bot", UserRow.bot_level.is_(None),
             UserRow.deleted_at.is_(None))).one_or_none()
         if row is None:
-            raise AccountError("no such bot", "no-bot", 404)
+            raise AccountError("no such bot", "no-bot", status=404)
         if row.owner_id != owner.id:
-            raise AccountError("this bot is not yours", "not-your-bot", 403)
+            raise AccountError("this bot is not yours", "not-your-bot", status=403)
         return row
 
     def delete(self, owner: User, name: str) -> int:
@@ -196,9 +187,8 @@ class BotAccounts:
             alive = session.scalars(select(BotTokenRow.id).where(
                 BotTokenRow.bot_id == bot.id, BotTokenRow.revoked_at.is_(None))).all()
             if len(alive) >= MAX_TOKENS_PER_BOT:
-                raise AccountError(f"at most {MAX_TOKENS_PER_BOT} tokens per bot: revoke one first", "token-limit",
-                                   409, limit=MAX_TOKENS_PER_BOT)
-            row = BotTokenRow(bot_id=bot.id, token_hash=token_hash(token), label=label, created_at=now_utc())
+                raise AccountError(f"at most {MAX_TOKENS_PER_BOT} tokens per bot: revoke one first", "token-limit", status=409, limit=MAX_TOKENS_PER_BOT)
+            row = BotTokenRow(bot_id=bot.id, token_hash=hash_token(token), label=label, created_at=now_utc())
             session.add(row)
             session.flush()
             return {"id": row.id, "label": label, "token": token}
@@ -218,7 +208,7 @@ class BotAccounts:
                 BotTokenRow.id == token_id, BotTokenRow.bot_id == bot.id, BotTokenRow.revoked_at.is_(None)
             ).values(revoked_at=now_utc()))
             if not getattr(done, "rowcount", 0):
-                raise AccountError("no such token", "no-token", 404)
+                raise AccountError("no such token", "no-token", status=404)
 
     def authenticate(self, token: str) -> BotIdentity | None:
         """The bot a token speaks for (None: unknown, revoked, or its bot deleted); notes the use."""
@@ -227,7 +217,7 @@ class BotAccounts:
         with Session(self.engine) as session, session.begin():
             found = session.execute(
                 select(BotTokenRow, UserRow).join(UserRow, UserRow.id == BotTokenRow.bot_id)
-                .where(BotTokenRow.token_hash == token_hash(token), BotTokenRow.revoked_at.is_(None),
+                .where(BotTokenRow.token_hash == hash_token(token), BotTokenRow.revoked_at.is_(None),
                        UserRow.deleted_at.is_(None), UserRow.kind == "bot")
             ).one_or_none()
             if found is None:

@@ -15,12 +15,14 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response, WebSocket
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from ..accounts.account_routes import account_error, service, signed_in
+from ..accounts.account_routes import service, signed_in
 from ..accounts.users import AccountError, User
+from ..calls import InviteProgram, Summary, WithdrawInvitation
 from ..config import Settings
-from ..limits import ApiError, RateLimiter
+from ..limits import RateLimiter, RequestBody
+from ..refusal import Refusal
 from ..sockets import SocketClient, pump
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, shown_token
@@ -32,20 +34,16 @@ log = logging.getLogger("sixnimmt.server")
 router = APIRouter(prefix="/api")
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class NewBot(_Body):
+class NewBot(RequestBody):
     name: str = Field(max_length=64)
     description: str = Field(default="", max_length=400)
 
 
-class NewToken(_Body):
+class NewToken(RequestBody):
     label: str = Field(default="", max_length=80)
 
 
-class InviteBot(_Body):
+class InviteBot(RequestBody):
     #: The seat (0-based) the host keeps for the bot, and the host's own seat token (its proof).
     seat: int = Field(ge=1, le=9)
     bot: str = Field(max_length=64)
@@ -66,13 +64,13 @@ async def _call(request: Request, function: Any, *args: Any) -> Any:
     try:
         return await service(request).write(function, *args)
     except AccountError as error:
-        raise account_error(error) from None
+        raise error from None
 
 
 async def _owner(request: Request) -> User:
     user = await signed_in(request, service(request))
     if user.kind != "person":
-        raise ApiError(403, "only people own bots", "not-a-person")
+        raise Refusal("only people own bots", "not-a-person", status=403)
     return user
 
 
@@ -142,25 +140,25 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
     gateway = gateway_of(request)
     found = await service(request).read(bots_of(request).bot_named, name)
     if found is None:
-        raise ApiError(404, "no such bot", "no-bot")
+        raise Refusal("no such bot", "no-bot", status=404)
     bot, _owner_name = found
     try:
-        token = await gateway.rooms.call(code, "invite-program", {"host": host_token, "seat": seat, "name": bot.name})
-        summary = await gateway.rooms.call(code, "summary", {})
+        token = await gateway.rooms.call(code, InviteProgram(host_token, seat, bot.name))
+        summary = await gateway.rooms.call(code, Summary())
     except LookupError as error:
-        raise ApiError(404, str(error), "no-table", table=code[:8]) from None
+        raise Refusal(str(error), "no-table", status=404, table=code[:8]) from None
     except TableError as error:
-        raise ApiError(409, str(error), error.code, **error.params) from None
+        raise error.with_status(409) from None
     host = summary["seats"][0]["name"]
     about = {"from": host, "from_bot": bool(summary["seats"][0].get("program")), "rated": bool(summary.get("rated")),
              "rules": summary["rules"], "seats": [s["name"] for s in summary["seats"]]}
     try:
         return await gateway.invite_anywhere(bot.id, code, token, about)
     except BotError as error:
-        await gateway.rooms.call(code, "withdraw-invitation", {"invite": token})
+        await gateway.rooms.call(code, WithdrawInvitation(token))
         status = 429 if error.code == "rate-limited" else 409
-        headers = {"Retry-After": str(max(1, round(error.fields.get("retry_after", 1))))} if status == 429 else None
-        raise ApiError(status, str(error), error.code, headers=headers, **error.fields) from None
+        headers = {"Retry-After": str(max(1, round(error.params.get("retry_after", 1))))} if status == 429 else None
+        raise Refusal(str(error), error.code, status=status, headers=headers, **error.params) from None
 
 
 # ---------------------------------------------------------------------- the connection
@@ -169,7 +167,7 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
 async def _deny(websocket: WebSocket, status: int, message: str, code: str) -> None:
     """Refuse the WebSocket before it opens (HTTP ``status``), or where the server cannot, close it
     with 4000 + ``status`` at once."""
-    body = ApiError(status, message, code).body()
+    body = Refusal(message, code, status=status).body()
     try:
         await websocket.send_denial_response(JSONResponse(body, status_code=status))
     except RuntimeError:

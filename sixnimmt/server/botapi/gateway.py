@@ -32,10 +32,12 @@ from ...core import PlayerView
 from ...core.variants import VARIANTS
 from ...seats import make_bot
 from ..accounts.users import seat_token
+from ..calls import BotConnected, BotsOnline, InviteBot, Join, WithdrawInvitation
 from ..clock import Clock, Timer
 from ..cluster.peers import Cluster
 from ..config import Settings
 from ..limits import RateLimiter
+from ..refusal import Refusal
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, BotIdentity
 from .seat_links import BotError, SeatLink
@@ -139,7 +141,7 @@ class BotGateway:
         self.replaced(bot.id)
         self.sessions[bot.id] = session
         if self.cluster is not None:  # (a connection of the bot to another process goes too)
-            self.spawn(self.cluster.ask_all("bot-connected", {"bot": bot.id}))
+            self.spawn(self.cluster.ask_all(BotConnected(bot.id)))
 
     def replaced(self, bot_id: int) -> None:
         """The bot connected again (here or to another process): its older connection here closes."""
@@ -166,7 +168,7 @@ class BotGateway:
         """The bot programs online on every process (this one's, with several processes the others' too)."""
         listed = self.online()
         if self.cluster is not None:
-            for reply in await self.cluster.ask_all("bots-online", {}):
+            for reply in await self.cluster.ask_all(BotsOnline()):
                 listed += reply.get("result", [])
         return sorted(listed, key=lambda bot: str(bot["name"]).casefold())
 
@@ -174,33 +176,34 @@ class BotGateway:
         """:meth:`invite` on the process the bot is connected to (this one, or another)."""
         if self.is_online(bot_id) or self.cluster is None:
             return await self.invite(bot_id, code, token, about)
-        args = {"bot": bot_id, "code": code, "token": token, "about": about}
-        for reply in await self.cluster.ask_all("invite-bot", args):
+        for reply in await self.cluster.ask_all(InviteBot(bot_id, code, token, about)):
             if "result" in reply:
                 return str(reply["result"])
             error = reply.get("error")
             if error is not None and error.get("code") != "bot-offline":
                 fields = {k: v for k, v in error.items() if k not in ("type", "code", "message")}
-                raise BotError(error["code"], error.get("message", ""), **fields)
-        raise BotError("bot-offline", "this bot is not online")
+                raise BotError(error.get("message", ""), error["code"], **fields)
+        raise BotError("this bot is not online", "bot-offline")
 
     def install(self) -> None:
         """Answer the other processes' questions about the programs connected here."""
 
-        async def online(_args: dict[str, Any]) -> dict[str, Any]:
+        async def online(_call: BotsOnline) -> dict[str, Any]:
             return {"result": self.online()}
 
-        async def invite(args: dict[str, Any]) -> dict[str, Any]:
+        async def invite(call: InviteBot) -> dict[str, Any]:
             try:
-                return {"result": await self.invite(int(args["bot"]), args["code"], args["token"], args["about"])}
+                return {"result": await self.invite(call.bot, call.code, call.token, call.about)}
             except BotError as error:
                 return {"error": error.to_message()}
 
-        async def connected(args: dict[str, Any]) -> dict[str, Any]:
-            self.replaced(int(args["bot"]))
+        async def connected(call: BotConnected) -> dict[str, Any]:
+            self.replaced(call.bot)
             return {"result": None}
 
-        self.rooms.process_ops.update({"bots-online": online, "invite-bot": invite, "bot-connected": connected})
+        self.rooms.answer_calls(BotsOnline, online)
+        self.rooms.answer_calls(InviteBot, invite)
+        self.rooms.answer_calls(BotConnected, connected)
 
     def deleted(self, bot_id: int) -> None:
         """The bot's account was deleted: its connection closes at once (its token no longer works)."""
@@ -237,7 +240,7 @@ class BotGateway:
     async def hello(self, session: BotSession, message: dict[str, Any]) -> None:
         wanted = message.get("max_games", self.settings.program_max_games)
         if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 1:
-            raise BotError("bad-message", "max_games is a whole number of games, 1 or more")
+            raise BotError("max_games is a whole number of games, 1 or more", "bad-message")
         session.max_games = min(wanted, self.settings.program_max_games)
         session.hello = True
         bot = session.identity.bot
@@ -264,8 +267,8 @@ class BotGateway:
         bot_id = session.identity.bot.id
         busy = len(self.links.get(bot_id, {})) + len(self.invitations.get(bot_id, {}))
         if busy >= session.max_games:
-            raise BotError("too-many-games", f"you play {busy} games already (limit {session.max_games}): "
-                           "finish one first", limit=session.max_games)
+            raise BotError(f"you play {busy} games already (limit {session.max_games}): "
+                           "finish one first", "too-many-games", limit=session.max_games)
 
     async def seek(self, session: BotSession, message: dict[str, Any]) -> None:
         mode, players, variant = message.get("mode", "casual"), message.get("players"), message.get("variant",
@@ -273,19 +276,19 @@ class BotGateway:
         if mode not in ("casual", "rated") or variant not in {v.value for v in VARIANTS} or not (
             players is None or (isinstance(players, int) and not isinstance(players, bool))
         ):
-            raise BotError("bad-message", "a seek has mode casual or rated, players 2..10 or null, and a variant")
+            raise BotError("a seek has mode casual or rated, players 2..10 or null, and a variant", "bad-message")
         now = self.clock.now()
         if not session.seeks.allow(now):
             wait = session.seeks.retry_after(now)
-            raise BotError("rate-limited", f"too many seeks: at most {self.settings.program_seeks_per_minute} a "
-                           f"minute (try again in {wait:.1f} s)", limit="seeks", retry_after=round(wait, 1))
+            raise BotError(f"too many seeks: at most {self.settings.program_seeks_per_minute} a "
+                           f"minute (try again in {wait:.1f} s)", "rate-limited", limit="seeks", retry_after=round(wait, 1))
         self._room_for_games(session)
         bot = session.identity.bot
         try:
             seated = await self.play_now.play(mode, variant, players, bot.name, bot, program=True,
                                               besides=frozenset(self.links.get(bot.id, {})))
         except TableError as error:
-            raise BotError("seek-refused", str(error)) from None
+            raise BotError(str(error), "seek-refused") from None
         seek = secrets.token_urlsafe(6)
         session.seeking[seek] = seated["code"]
         session.push({"type": "seeking", "seek": seek, "game": seated["code"]})
@@ -307,10 +310,10 @@ class BotGateway:
         seek = str(message.get("seek"))
         link = self.links.get(session.identity.bot.id, {}).get(session.seeking.get(seek, ""))
         if link is None or link.started:
-            raise BotError("unknown-seek", "no such seek waiting for its game")
+            raise BotError("no such seek waiting for its game", "unknown-seek")
         if link.seat == 0:  # (the table this seek opened: its game starts when Play now fills it)
-            raise BotError("seek-opened-table", "this seek opened its table, which waits for its players: "
-                           "the game starts when they come, or Play now's bots fill it", seek=seek)
+            raise BotError("this seek opened its table, which waits for its players: "
+                           "the game starts when they come, or Play now's bots fill it", "seek-opened-table", seek=seek)
         del session.seeking[seek]
         await self.finish(link)
 
@@ -333,7 +336,7 @@ class BotGateway:
         code = message.get("game")
         link = self.links.get(session.identity.bot.id, {}).get(code if isinstance(code, str) else "")
         if link is None:
-            raise BotError("unknown-game", f"you play no game {str(code)[:16]!r}", game=str(code)[:16])
+            raise BotError(f"you play no game {str(code)[:16]!r}", "unknown-game", game=str(code)[:16])
         return link
 
     async def finish(self, link: SeatLink) -> None:
@@ -354,14 +357,14 @@ class BotGateway:
         """People invite the bot to seat ``code`` (kept by invitation ``token``): it is asked."""
         session = self.sessions.get(bot_id)
         if session is None or not session.hello:
-            raise BotError("bot-offline", "this bot is not online")
+            raise BotError("this bot is not online", "bot-offline")
         limiter = self._invites_received.setdefault(bot_id, RateLimiter(
             self.settings.program_invitations_per_minute / 60, self.settings.program_invitations_per_minute,
             self.clock.now()))
         if not limiter.allow(self.clock.now()):
             wait = limiter.retry_after(self.clock.now())
-            raise BotError("rate-limited", f"this bot gets at most {self.settings.program_invitations_per_minute} "
-                           "invitations a minute", limit="invitations", retry_after=round(wait, 1))
+            raise BotError(f"this bot gets at most {self.settings.program_invitations_per_minute} "
+                           "invitations a minute", "rate-limited", limit="invitations", retry_after=round(wait, 1))
         self._room_for_games(session)
         invitation = Invitation(secrets.token_urlsafe(6), code, token)
         self.invitations.setdefault(bot_id, {})[invitation.id] = invitation
@@ -381,7 +384,7 @@ class BotGateway:
         if invitation.timer is not None:
             invitation.timer.cancel()
         try:
-            await self.rooms.call(invitation.code, "withdraw-invitation", {"invite": invitation.token})
+            await self.rooms.call(invitation.code, WithdrawInvitation(invitation.token))
         except (LookupError, TableError) as error:
             log.info("an invitation to table %s could not be withdrawn: %s", invitation.code, error)
 
@@ -389,7 +392,7 @@ class BotGateway:
         bot = session.identity.bot
         invitation = self.invitations.get(bot.id, {}).pop(str(message.get("invitation")), None)
         if invitation is None:
-            raise BotError("unknown-invitation", "no such invitation (expired, or answered)")
+            raise BotError("no such invitation (expired, or answered)", "unknown-invitation")
         if not accept:
             reason = str(message.get("reason", ""))[:200]
             log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, reason)
@@ -397,12 +400,11 @@ class BotGateway:
             return
         if invitation.timer is not None:
             invitation.timer.cancel()
-        args = {"name": bot.name, "invite": invitation.token, "account": bot.id,
-                "token": seat_token(bot.seat_key, invitation.code), "program": True}
+        join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True)
         try:
-            await self.rooms.call(invitation.code, "join", args)
+            await self.rooms.call(invitation.code, join)
         except (LookupError, TableError) as error:
-            raise BotError("invitation-gone", f"the seat is no longer kept for you: {error}") from None
+            raise BotError(f"the seat is no longer kept for you: {error}", "invitation-gone") from None
         await self.seat(bot.id, invitation.code)
 
 
@@ -419,13 +421,13 @@ HANDLERS: dict[str, Callable[[BotGateway, BotSession, dict[str, Any]], Awaitable
 
 def _decode(gateway: BotGateway, text: str | None) -> dict[str, Any]:
     if text is None or len(text) > gateway.settings.max_message_bytes:
-        raise BotError("bad-message", f"send JSON text frames of at most {gateway.settings.max_message_bytes} bytes")
+        raise BotError(f"send JSON text frames of at most {gateway.settings.max_message_bytes} bytes", "bad-message")
     try:
         message = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        raise BotError("bad-message", "not JSON") from None
+        raise BotError("not JSON", "bad-message") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise BotError("bad-message", "a message is a JSON object with a type")
+        raise BotError("a message is a JSON object with a type", "bad-message")
     return message
 
 
@@ -439,22 +441,20 @@ async def receive(gateway: BotGateway, session: BotSession, text: str | None) ->
         # answer too) takes from the token's allowance.
         if not gateway.answers(session, message) and not session.messages.allow(now):
             wait = round(session.messages.retry_after(now), 1)
-            raise BotError("rate-limited", f"too many messages: at most {gateway.settings.program_messages_per_second:g} "
-                           f"a second (try again in {wait} s)", limit="messages", retry_after=wait)
+            raise BotError(f"too many messages: at most {gateway.settings.program_messages_per_second:g} "
+                           f"a second (try again in {wait} s)", "rate-limited", limit="messages", retry_after=wait)
         kind = message["type"]
         if kind == "ping":
             session.push({"type": "pong"})
         elif kind == "hello":
             if session.hello:
-                raise BotError("bad-message", "hello comes once, first")
+                raise BotError("hello comes once, first", "bad-message")
             await gateway.hello(session, message)
         elif not session.hello:
-            raise BotError("bad-message", "say hello first")
+            raise BotError("say hello first", "bad-message")
         elif kind in HANDLERS:
             await HANDLERS[kind](gateway, session, message)
         else:
-            raise BotError("bad-message", f"unknown message type {kind[:30]!r}")
-    except BotError as error:
-        session.push(error.to_message())
-    except TableError as error:
-        session.push({"type": "error", "code": error.code, "message": str(error)})
+            raise BotError(f"unknown message type {kind[:30]!r}", "bad-message")
+    except Refusal as error:  # (a table's refusal too, with its parameters)
+        session.push(error.to_bot_message())

@@ -18,7 +18,9 @@ from ...core import PASS, PlayerView
 from ...protocol import messages
 from ...protocol.narration import Narrator
 from ..clock import Clock
-from ..cluster.peers import Cluster, Link
+from ..cluster.forwarding import Link
+from ..cluster.peers import Cluster
+from ..refusal import Refusal
 from ..tables.rooms import Rooms
 from ..tables.table_setup import TableError
 from ..wire import to_json
@@ -39,16 +41,11 @@ REATTACH_SECONDS = 0.5
 QUIET = frozenset({"presence", "seats", "chat", "thinking", "pong", "hint", "invite"})
 
 
-class BotError(ValueError):
+class BotError(Refusal):
     """A program's message that cannot be followed (it is told why; nothing changes)."""
 
-    def __init__(self, code: str, message: str, **fields: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.fields = fields
-
     def to_message(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "message": str(self), **self.fields}
+        return self.to_bot_message()
 
 
 class Programs(Protocol):
@@ -234,8 +231,7 @@ class SeatLink:
         """The program's answer to decision ``request``."""
         asked = self.open
         if asked is None or asked.answered or isinstance(request, bool) or request != asked.id:
-            raise BotError("not-your-decision", f"decision {str(request)[:20]} is not open: nothing changed",
-                           game=self.code, id=request if isinstance(request, int) else None)
+            raise BotError(f"decision {str(request)[:20]} is not open: nothing changed", "not-your-decision", game=self.code, id=request if isinstance(request, int) else None)
         decision = asked.view["decision"]
         self.open = OpenDecision(asked.id, asked.key, asked.view, answered=True)
         if isinstance(move, bool) or not isinstance(move, int) or move not in decision["options"]:
@@ -243,9 +239,8 @@ class SeatLink:
             log.warning("bot %r at table %s: fault: illegal move %s for a %s decision (options %s): the stand-in "
                         "plays %d", bot_name, self.code, json.dumps(move)[:40], decision["kind"],
                         decision["options"], fallback)
-            self.gateway.tell(self.bot_id, [BotError(
-                "illegal-move", f"{json.dumps(move)[:40]} is not one of the options {decision['options']}: "
-                f"the stand-in played {fallback}", game=self.code, id=asked.id).to_message()])
+            self.gateway.tell(self.bot_id, [BotError(f"{json.dumps(move)[:40]} is not one of the options {decision['options']}: "
+                f"the stand-in played {fallback}", "illegal-move", game=self.code, id=asked.id).to_message()])
             move = fallback
         kind, field_name = MOVE_MESSAGES[decision["kind"]]
         passes = move == PASS and decision["kind"] in ("card", "keep")  # (row 0 is a row, not a pass)

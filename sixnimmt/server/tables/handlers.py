@@ -91,7 +91,7 @@ async def _hint(room: Room, conn: Connection, view: PlayerView) -> None:
     """A strong bot's advice, computed off the event loop and sent to ``conn`` only."""
     try:
         spec = room.settings.level_specs.get(HINT_BOT, HINT_BOT) if HINT_BOT in available() else "random"
-        think = room.turns.threads.run if room.hints is None else room.hints.run
+        think = room.scheduler.threads.run if room.hints is None else room.hints.run
         advice = await think(advise, view, spec)
         if conn.seat != view.seat or conn not in room.connections:
             return  # the seat changed hands (or the socket left) while the hint was made
@@ -120,7 +120,7 @@ async def on_leave(room: Room, conn: Connection, _message: Leave) -> None:
     await seating.leave(room.table, conn.seat)
     room.enforce_seats()
     room.send_seats()
-    room.turns.schedule()
+    room.scheduler.schedule()
 
 
 async def on_chat(room: Room, conn: Connection, message: Chat) -> None:

@@ -4,22 +4,23 @@ The engine would refuse an illegal move too; these say why in the table's words.
 
 from __future__ import annotations
 
-from ...core import PASS, Decision, DecisionKind, Phase
+from ...core import PASS, Decision, DecisionKind
 from ..wire import ChooseRow, Draft, Keep, Order, Pass, Play, Retract
 from .table import Change, TableSession
 from .table_setup import TableError
 
 Move = Play | ChooseRow | Draft | Order | Keep | Pass | Retract
 
-#: The phase each move message answers (``pass`` answers Hand's second card or ends a keep).
-MOVE_PHASES: dict[type, tuple[Phase, ...]] = {
-    Play: (Phase.PLAY,),
-    ChooseRow: (Phase.ROW_CHOICE,),
-    Draft: (Phase.DRAFT,),
-    Order: (Phase.ORDER,),
-    Keep: (Phase.KEEP,),
-    Pass: (Phase.PLAY, Phase.KEEP),
-    Retract: (Phase.PLAY,),
+#: The kind of decision each move message answers (``pass`` declines Hand's second card or ends a
+#: keep; ``retract`` takes a card decision's answer back); the engine says when each is asked.
+MESSAGE_KINDS: dict[type, tuple[DecisionKind, ...]] = {
+    Play: (DecisionKind.CARD,),
+    ChooseRow: (DecisionKind.ROW,),
+    Draft: (DecisionKind.DRAFT,),
+    Order: (DecisionKind.ORDER,),
+    Keep: (DecisionKind.KEEP,),
+    Pass: (DecisionKind.CARD, DecisionKind.KEEP),
+    Retract: (DecisionKind.CARD,),
 }
 
 
@@ -39,7 +40,7 @@ async def make_move(table: TableSession, seat: int | None, message: Move) -> Cha
             deal=game.deal_index + 1,
             turn=game.turn + 1,
         )
-    if game.phase not in MOVE_PHASES[type(message)]:
+    if not any(game.asks_for(kind) for kind in MESSAGE_KINDS[type(message)]):
         raise TableError(
             f"cannot {message.type} now: the game is in the {game.phase.value} phase",
             "wrong-phase",
@@ -68,11 +69,9 @@ def _changes_choice(table: TableSession, seat: int, card: int) -> bool:
     """A card played again in a simultaneous turn after choosing one: a change of mind, allowed
     until everyone has chosen (with one card a turn; with more, the cards are taken back first)."""
     game = table.require_game()
-    if game.phase is not Phase.PLAY or game.chosen[seat] is None:
-        return False
-    if game.decision_for(seat) is not None:
-        return False  # still choosing (Nifty's second card)
-    if game.rules.cards_per_turn > 1:
+    if not game.has_chosen(seat):
+        return False  # not chosen yet, or still choosing (Nifty's second card)
+    if not game.may_change_card(seat):
         raise TableError("you have already chosen: take your cards back to change them", "already-chosen")
     if card not in game.hands[seat]:
         raise TableError(f"card {card} is not one of your options now", "not-an-option", value=f"card {card}")

@@ -11,8 +11,8 @@ from ..clock import Clock, Timer
 from ..config import Settings
 from ..wire import Outbound
 from .fanout import Connection
+from .seat import Seat
 from .table import TableSession
-from .table_setup import Seat
 
 
 class Presence:

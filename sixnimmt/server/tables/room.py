@@ -21,7 +21,7 @@ from ...core import IllegalMoveError
 from ..clock import Clock
 from ..config import Settings
 from ..limits import Allowances
-from ..store.database import TableData
+from ..store.rows import TableData
 from ..wire import (
     Again,
     Outbound,
@@ -32,11 +32,12 @@ from ..wire import (
 from . import seating
 from .fanout import Connection, publish, table_state, table_summary
 from .hints import HintDesk
-from .moves import MOVE_PHASES
+from .moves import MESSAGE_KINDS
 from .presence import Presence
 from .scheduling import BotThreads, Scheduler
+from .seat import Seat
 from .table import Archive, Change, Save, TableSession
-from .table_setup import Seat, TableError, TableOptions, hash_token
+from .table_setup import TableError, TableOptions, hash_token
 
 log = logging.getLogger("sixnimmt.server")
 
@@ -65,10 +66,10 @@ class Room:
         self.clock = clock
         self.lock = asyncio.Lock()
         self.connections: set[Connection] = set()
-        self.turns = Scheduler(self, settings, clock, threads)
-        self.table = TableSession(code, options, seats, settings, clock, save, archive, self.turns)
-        self.table.on_lost = lambda: self.on_lost(self) if self.on_lost is not None else None
-        self.table.on_rolled_back = self.enforce_seats
+        self.scheduler = Scheduler(self, settings, clock, threads)
+        self.table = TableSession(code, options, seats, settings, clock, save, archive, self.scheduler,
+                                  on_lost=lambda: self.on_lost(self) if self.on_lost is not None else None,
+                                  on_rolled_back=self.enforce_seats)
         #: What to call when another process has taken the table over (the registry drops the room).
         self.on_lost: Callable[[Room], None] | None = None
         self.hinting: set[int | None] = set()  # the seats a hint is being made for
@@ -107,7 +108,7 @@ class Room:
     def summary(self) -> dict[str, Any]:
         """What the lobby lists (no seat tokens, no cards), and the seconds left for the current
         decision (the home page's "Your move" shows them)."""
-        return {**table_summary(self.table, self.spectators()), "timer_left": self.turns.timer_left()}
+        return {**table_summary(self.table, self.spectators()), "timer_left": self.scheduler.timer_left()}
 
     def state_for(
         self, seat: int | None, summary: dict[str, Any] | None = None, joining: int | None = None
@@ -122,7 +123,7 @@ class Room:
         }
 
     def _table_state(self, summary: dict[str, Any]) -> dict[str, Any]:
-        return table_state(summary, self.table, self.turns)
+        return table_state(summary, self.table, self.scheduler)
 
     def state_message(self, conn: Connection) -> dict[str, Any]:
         return {"type": "state", **self.state_for(conn.seat, joining=self._joiners.get(conn))}
@@ -140,7 +141,7 @@ class Room:
                 self.send_seats()  # (a new game's state shows the seats anyway)
         played_for = None if stand_in is None or change.actor is None else {"seat": change.actor, "reason": stand_in}
         self._publish(change, played_for)
-        self.turns.schedule()
+        self.scheduler.schedule()
 
     # ------------------------------------------------------------------ seats
 
@@ -169,9 +170,9 @@ class Room:
     def idle(self, now: float, after: float) -> bool:
         """Nobody connected, no bot thinking, and nothing happened for ``after`` seconds. A turn-based
         game under way stays in memory, so its time per move runs out with nobody at the table."""
-        if self.turns.turn_based and self.table.status == "playing":
+        if self.scheduler.turn_based and self.table.status == "playing":
             return False
-        return not self.connections and not self.turns.busy and now - self.table.last_active > after
+        return not self.connections and not self.scheduler.busy and now - self.table.last_active > after
 
     def anyone_connected(self) -> bool:
         return bool(self.connections)
@@ -219,25 +220,24 @@ class Room:
             raise TableError(
                 f"too many spectators at this table (limit {limit})", "too-many-connections", limit=limit
             )
-        self.table.last_active = self.clock.now()
+        self.table.touch()
         self.connections.add(conn)
         if joining is not None:
             self._joiners[conn] = joining
         if conn.seat is not None or joining is not None:
             self._holders[conn] = holder
         if conn.seat is not None:
-            seat.connections += 1
-            seat.away_since = None
+            seat.arrive()
             if seat.connections == 1:
                 self.presence.changed(seat, skip=conn)
         conn.push(Outbound(type="state", **self.state_for(conn.seat, joining=joining)))
-        self.turns.schedule()
+        self.scheduler.schedule()
 
     async def disconnect(self, conn: Connection) -> None:
         async with self.lock:
             if conn not in self.connections:
                 return
-            self.table.last_active = self.clock.now()
+            self.table.touch()
             self.connections.discard(conn)
             self._joiners.pop(conn, None)
             self._holders.pop(conn, None)
@@ -245,11 +245,10 @@ class Room:
             self.allowances.forget(conn)
             if conn.seat is not None:
                 seat = self.table.seats[conn.seat]
-                seat.connections = max(0, seat.connections - 1)
+                seat.depart(self.clock.now())
                 if seat.connections == 0:
-                    seat.away_since = self.clock.now()
                     self.presence.changed(seat)
-            self.turns.schedule()
+            self.scheduler.schedule()
 
     def address_of(self, conn: Connection) -> str:
         """The client address ``conn`` was admitted from ("" for a socket the tests connected)."""
@@ -301,7 +300,7 @@ class Room:
             conn.push(refusal.to_message())
             if self.table.closed:
                 return  # another process drives the table: this stale copy shows nothing more
-            if type(message) in MOVE_PHASES or isinstance(message, (Start, Again)):
+            if type(message) in MESSAGE_KINDS or isinstance(message, (Start, Again)):
                 conn.push(self.state_message(conn))
 
     # ------------------------------------------------------------------ the host's seats
@@ -321,8 +320,7 @@ class Room:
             if seat.person and seat.joining is None and seat.token_hash == self._holders.get(conn):
                 del self._joiners[conn]
                 conn.seat = index
-                seat.connections += 1
-                seat.away_since = None
+                seat.arrive()
         self.enforce_seats()
 
     def enforce_seats(self) -> None:
@@ -348,9 +346,7 @@ class Room:
         seat = self.table.seats[index]
         conn.seat = None
         self._holders.pop(conn, None)
-        seat.connections = max(0, seat.connections - 1)
-        if seat.connections == 0 and seat.person:
-            seat.away_since = self.clock.now()
+        seat.depart(self.clock.now() if seat.person else None)
         self.presence.changed(seat)
         conn.push(TableError(f"seat {index + 1} is no longer yours: watching", "seat-lost",
                              seat=index + 1).to_message())
@@ -368,6 +364,6 @@ class Room:
         self.tell(await self.table.act(seat, value), stand_in)
 
     async def close(self) -> None:
-        self.table.closed = True
+        self.table.close()
         self.presence.close()
-        await self.turns.close()
+        await self.scheduler.close()

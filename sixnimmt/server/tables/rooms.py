@@ -8,22 +8,34 @@ import functools
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from ..calls import (
+    InviteProgram,
+    Join,
+    ProcessCall,
+    RemoteCall,
+    Summary,
+    TableCall,
+    WithdrawInvitation,
+)
 from ..clock import Clock, LoopClock
 from ..config import Settings
-from ..store.database import GameRow, Store, TableData, Writer
+from ..store.database import Store
+from ..store.rows import GameRow, TableData
+from ..store.writer import Writer
 from . import seating
 from .handlers import HANDLERS
 from .hints import HintDesk
 from .room import Room
 from .scheduling import BotThreads
+from .seat import Seat, SeatKind
 from .table_setup import (
     TURN_BASED,
-    Seat,
     TableError,
     TableMovedError,
     TableOptions,
@@ -50,7 +62,7 @@ class Peers(Protocol):
     async def stop(self) -> None: ...
     async def claim(self, code: str) -> tuple[str, int]: ...
     async def still_drives(self, room: Room) -> bool: ...
-    async def call(self, owner: str, code: str, op: str, args: dict[str, Any]) -> Any: ...
+    async def call(self, owner: str, code: str, call: RemoteCall) -> Any: ...
     async def lobbies(self, limit: int) -> list[dict[str, Any]]: ...
 
 
@@ -76,9 +88,9 @@ class Rooms:
         self.archive_hook: Callable[[TableData], Callable[[Session, GameRow], object] | None] | None = None
         self._closing: set[asyncio.Task[None]] = set()  # rooms being closed (kept: a task needs a reference)
         #: What another process may ask this one about itself rather than a table (the bot programs
-        #: connected here: :mod:`~sixnimmt.server.botapi.gateway`), by name; each answers
-        #: ``{"result": ...}`` or ``{"error": ...}``.
-        self.process_ops: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {}
+        #: connected here: :mod:`~sixnimmt.server.botapi.gateway`), by the call's type; each answers
+        #: ``{"result": ...}`` or ``{"error": ...}`` (:meth:`answer_calls`).
+        self.process_calls: dict[type, Callable[[Any], Awaitable[dict[str, Any]]]] = {}
 
     async def join_cluster(self, peers: Peers) -> None:
         """Share the database with other processes from now on, through ``peers``."""
@@ -109,7 +121,7 @@ class Rooms:
         await self._evict_idle()
         if code in self._rooms and not self._rooms[code].table.closed:  # (a closed one is being dropped)
             room = self._rooms[code]
-            room.table.last_active = self.clock.now()  # about to be used: not idle
+            room.table.touch()  # about to be used: not idle
             return room
         missing = LookupError(f"no table with code {code[:CODE_LENGTH + 3]!r}")
         if not valid_code(code):
@@ -136,13 +148,9 @@ class Rooms:
             return room
 
     def _adopt(self, room: Room, epoch: int | None) -> None:
-        room.table.epoch = epoch
+        room.table.adopt(epoch, None if self.cluster is None else functools.partial(self.cluster.still_drives, room))
         room.hints = self.hints
-        if room.table.saved is not None:
-            room.table.saved.epoch = epoch
         room.on_lost = self._lost
-        if self.cluster is not None:
-            room.table.may_act = functools.partial(self.cluster.still_drives, room)
         self._rooms[room.code] = room
 
     def local(self, code: str) -> Room | None:
@@ -153,44 +161,45 @@ class Rooms:
     def rooms_with(self, conn: object) -> list[Room]:
         return [room for room in self._rooms.values() if conn in room.connections]
 
-    async def call(self, code: str, op: str, args: dict[str, Any]) -> Any:
+    def answer_calls(self, kind: type[ProcessCall], answer: Callable[[Any], Awaitable[dict[str, Any]]]) -> None:
+        """Let another process ask this one ``kind`` of call (about this process, not a table)."""
+        self.process_calls[kind] = answer
+
+    async def call(self, code: str, call: TableCall) -> Any:
         """An HTTP request about table ``code``: run here, or by the process that drives it."""
         target = await self.locate(code)
         if isinstance(target, Room):
-            return await self.run_call(target, op, args)
+            return await self.run_call(target, call)
         assert self.cluster is not None
-        reply = await self.cluster.call(target, code.strip().upper(), op, args)
+        reply = await self.cluster.call(target, code.strip().upper(), call)
         if "error" in reply:
             error = reply["error"]
             raise TableError(error["message"], error["code"], **error["params"])
         return reply["result"]
 
-    async def run_call(
-        self, room: Room, op: str, args: dict[str, Any], still_wanted: Callable[[], bool] | None = None
-    ) -> Any:
-        """Run ``op`` on a room of this process; ``still_wanted``: whether the caller (another
+    async def run_call(self, room: Room, call: TableCall, still_wanted: Callable[[], bool] | None = None) -> Any:
+        """Run ``call`` on a room of this process; ``still_wanted``: whether the caller (another
         process) still waits for the answer."""
-        if op == "summary":
-            return room.summary()
-        if op == "join":
-            return list(await room.join(args["name"], args.get("invite"), args.get("account"), args.get("token"),
-                                        bool(args.get("resume_only")), args.get("key"), still_wanted,
-                                        bool(args.get("program"))))
-        if op in ("invite-program", "withdraw-invitation"):
-            return await self._invitation(room, op, args)
-        raise TableError(f"unknown operation {op!r}", "bad-field", type="call", field="op")
+        match call:
+            case Summary():
+                return room.summary()
+            case Join():
+                return list(await room.join(call.name, call.invite, call.account, call.token, call.resume_only,
+                                            call.key, still_wanted, call.program))
+            case InviteProgram() | WithdrawInvitation():
+                return await self._invitation(room, call)
 
     @staticmethod
-    async def _invitation(room: Room, op: str, args: dict[str, Any]) -> Any:
+    async def _invitation(room: Room, call: InviteProgram | WithdrawInvitation) -> Any:
         """The seat kept for a bot program (docs/bot-api.md): the host (proved by its seat token)
         keeps seat ``seat`` for bot ``name`` (returns the invitation's token), or the bot declined."""
         async with room.lock:
-            if op == "invite-program":
-                by, _ = room.table.place_for_token(args.get("host"))
-                token, _name = await seating.invite(room.table, by, int(args["seat"]), args["name"], program=True)
+            if isinstance(call, InviteProgram):
+                by, _ = room.table.place_for_token(call.host)
+                token, _name = await seating.invite(room.table, by, call.seat, call.name, program=True)
                 result: Any = token
             else:
-                result = await seating.withdraw_invitation(room.table, args["invite"])
+                result = await seating.withdraw_invitation(room.table, call.invite)
             room.enforce_seats()
             room.send_seats()
             return result
@@ -216,7 +225,7 @@ class Rooms:
         which finds this out never waits on a table."""
         room = self._rooms.get(code)
         if room is not None and not room.table.closed:
-            room.table.closed = True
+            room.table.close()
             self._lost(room)
 
     def lose_all(self) -> dict[str, int]:
@@ -227,7 +236,7 @@ class Rooms:
         loop = asyncio.get_running_loop()
         for code, room in list(self._rooms.items()):
             del self._rooms[code]
-            room.table.closed = True
+            room.table.close()
             if room.table.epoch is not None:
                 lost[code] = room.table.epoch
             for conn in list(room.connections):
@@ -258,29 +267,27 @@ class Rooms:
         if options.rated and account is None:
             raise TableError("sign in to play at a rated table", "rated-sign-in")
         token = secrets.token_urlsafe(24)
-        room_seats = [Seat(0, "human", host, None, hash_token(token), account=account, program=program,
+        room_seats = [Seat(0, SeatKind.HUMAN, host, None, hash_token(token), account=account, program=program,
                            away_since=self.clock.now())]
         for index, spec in enumerate(seats, start=1):
             kind = spec.get("kind")
             if kind == "open":
-                room_seats.append(Seat(index, "open", ""))
+                room_seats.append(Seat(index, SeatKind.OPEN, ""))
             elif kind == "bot":
                 level = check_bot_level(spec.get("bot", "medium"), "bot")
                 taken = {s.name for s in room_seats}
-                room_seats.append(Seat(index, "bot", bot_label(index, taken), level))
+                room_seats.append(Seat(index, SeatKind.BOT, bot_label(index, taken), level))
             else:
                 raise TableError(f"seat {index + 1} must be 'open' or 'bot'", "bad-option", option="seats")
         async with self._loading:
             code = await self._new_code()
             if token_for is not None:
                 token = token_for(code)
-                room_seats[0].token_hash = hash_token(token)
+                room_seats[0] = replace(room_seats[0], token_hash=hash_token(token))
             room = self._room(code, options, room_seats)
             epoch = None if self.cluster is None else 1
-            room.table.epoch = epoch
-            room.table.saved = room.table.to_store()
-            room.table.saved.owner = None if self.cluster is None else self.cluster.me
-            await self.db.run(self.store.create_table, room.table.saved)
+            saved = room.table.first_save(epoch, None if self.cluster is None else self.cluster.me)
+            await self.db.run(self.store.create_table, saved)
             self._adopt(room, epoch)
         if not room.table.open_seats():
             async with room.lock:
@@ -300,7 +307,7 @@ class Rooms:
                 log.warning("turn-based table %s not loaded: %s", code, error)
                 continue
             if isinstance(room, Room):
-                room.turns.schedule()  # its deadline is watched from now on (due at once if it passed)
+                room.scheduler.schedule()  # its deadline is watched from now on (due at once if it passed)
                 taken += 1
         return taken
 

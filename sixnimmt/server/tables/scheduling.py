@@ -29,8 +29,9 @@ from ...core import Decision, Phase
 from ...seats import GuardedSeat, make_bot
 from ..clock import Clock, Timer
 from ..config import Settings
+from .seat import Seat
 from .table import TableSession
-from .table_setup import TURN_BASED, Seat, StoreFailedError, TableMovedError, bot_spec
+from .table_setup import TURN_BASED, StoreFailedError, TableMovedError, bot_spec
 
 log = logging.getLogger("sixnimmt.server")
 #: Seconds a bot waits before trying its move again after the store failed to save it.

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .table_setup import Seat, TableError, bot_label, clean_name, hash_token, names_clash
+from .seat import Seat, names_clash
+from .table_setup import TableError, bot_label, clean_name, hash_token
 
 if TYPE_CHECKING:
     from .table import Change, TableSession
@@ -88,10 +89,9 @@ async def take_seat(
         raise TableError(f"the name {name!r} is taken at this table", "name-taken", name=name)
     later = table.status != "waiting"
     if later:  # the bot plays on until the deal ends
-        seat.joining, seat.joining_hash, seat.joining_account = name, hash_token(token), account
+        seat.take_over_later(name, hash_token(token), account)
     else:
-        seat.become_human(name, hash_token(token), table.clock.now())
-        seat.account, seat.program = account, program
+        seat.become_human(name, hash_token(token), table.clock.now(), account, program)
     if not later and not table.open_seats() and not any(s.kind == "invited" for s in table.seats):
         return Joined(seat.index, token, later, started=await table.start_game())
     await table.commit()
@@ -142,11 +142,9 @@ async def invite(table: TableSession, by: int | None, index: int, name: str, pro
         if table.status == "waiting":
             seat.become_invited(name, hash_token(token))
         else:
-            seat.leaving, seat.invite_hash = True, hash_token(token)
+            seat.hand_over_later(hash_token(token))
     else:
-        level = seat.bot or table.options.fill_bot
-        seat.become_invited(name, hash_token(token))
-        seat.bot = level
+        seat.become_invited(name, hash_token(token), bot=seat.bot or table.options.fill_bot)
     await table.commit()
     return token, name
 
@@ -163,8 +161,7 @@ async def release(table: TableSession, by: int | None, index: int) -> None:
     if table.status == "waiting":
         seat.become_open()
     else:  # an invitation or a takeover asked for stops here too
-        seat.leaving, seat.invite_hash, seat.joining, seat.joining_hash = True, None, None, None
-        seat.joining_account = None
+        seat.release_later()
     await table.commit()
 
 
@@ -193,9 +190,7 @@ async def leave(table: TableSession, by: int | None) -> None:
             raise TableError("the host's seat cannot be left before the game", "not-host")
         seat.become_open()
     else:
-        seat.leaving, seat.token_hash = True, None
-        if seat.away_since is None:
-            seat.away_since = table.clock.now()
+        seat.leave_now(table.clock.now())
     await table.commit()
 
 
@@ -210,7 +205,7 @@ async def start_with_bots(table: TableSession, by: int | None) -> Change:
     for seat in table.seats:
         if seat.kind == "open":
             taken = {s.name for s in table.seats}
-            seat.kind, seat.bot, seat.name = "bot", level, bot_label(seat.index, taken)
+            seat.become_bot(level, bot_label(seat.index, taken))
         elif seat.kind == "invited" and seat.bot is None:
-            seat.bot = level
+            seat.give_bot(level)
     return await table.start_game()

@@ -17,20 +17,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from ...core import CardChosen, DealStarted, Event, Game, Phase
+from ...core import CardChosen, DealStarted, Event, Game
 from ...core.record import replay
 from ..clock import Clock
 from ..config import Settings
-from ..store.database import LeaseLostError, TableData, changed_columns
+from ..store.rows import LeaseLostError, TableData, changed_columns
+from .seat import Seat, reseat
 from .table_setup import (
     TURN_BASED,
-    Seat,
     StoreFailedError,
     TableError,
     TableMovedError,
     TableOptions,
     hash_token,
-    reseat,
 )
 
 log = logging.getLogger("sixnimmt.server")
@@ -50,7 +49,7 @@ Save = Callable[[TableData], Awaitable[None]]
 Archive = Callable[[TableData, dict[str, Any], list[int], list[list[dict[str, Any]]]], Awaitable[int]]
 
 
-class Steps(Protocol):
+class TableScheduler(Protocol):
     """What a table tells whoever drives its turns (the room's :class:`~sixnimmt.server.tables.scheduling.Scheduler`)."""
 
     def make_bots(self) -> None:
@@ -101,14 +100,16 @@ class TableSession:
         clock: Clock,
         save: Save,
         archive: Archive,
-        steps: Steps,
+        scheduler: TableScheduler,
+        on_lost: Callable[[], None] | None = None,
+        on_rolled_back: Callable[[], None] | None = None,
     ) -> None:
         self.code = code
         self.options = options
         self.seats = seats
         self.settings = settings
         self.clock = clock
-        self.steps = steps
+        self.scheduler = scheduler
         self.status = "waiting"
         self.game: Game | None = None
         self.game_number = 0
@@ -132,10 +133,35 @@ class TableSession:
         #: lease does not act on what it queued meanwhile); and what to call once it no longer does.
         self.epoch: int | None = None
         self.may_act: Callable[[], Awaitable[bool]] | None = None
-        self.on_lost: Callable[[], None] = lambda: None
+        self.on_lost: Callable[[], None] = on_lost or (lambda: None)
         #: Called after a roll-back, once the seats are the saved ones again (the room re-checks
         #: which socket holds which seat).
-        self.on_rolled_back: Callable[[], None] = lambda: None
+        self.on_rolled_back: Callable[[], None] = on_rolled_back or (lambda: None)
+
+    # ------------------------------------------------------------------ for the registry
+
+    def adopt(self, epoch: int | None, may_act: Callable[[], Awaitable[bool]] | None) -> None:
+        """This process drives the table from now on, with fencing ``epoch`` (None: the only
+        process); ``may_act`` says, before each change, whether it still does."""
+        self.epoch = epoch
+        if self.saved is not None:
+            self.saved.epoch = epoch
+        self.may_act = may_act
+
+    def first_save(self, epoch: int | None, owner: str | None) -> TableData:
+        """The new table's state as the store first holds it, driven by process ``owner``."""
+        self.epoch = epoch
+        self.saved = self.to_store()
+        self.saved.owner = owner
+        return self.saved
+
+    def touch(self) -> None:
+        """Someone used the table now: it is not idle."""
+        self.last_active = self.clock.now()
+
+    def close(self) -> None:
+        """Another process drives the table now, or the server is closing it: nothing more is done here."""
+        self.closed = True
 
     # ------------------------------------------------------------------ what the store holds
 
@@ -161,7 +187,7 @@ class TableSession:
         }
         if self.options.timer >= TURN_BASED and self.status == "playing":
             # hours per move: the deadline outlives a restart (calendar time; see ``load``)
-            current["deadline"] = self.steps.deadline_at()
+            current["deadline"] = self.scheduler.deadline_at()
         return current
 
     def _record(self, game: Game) -> dict[str, Any]:
@@ -197,11 +223,11 @@ class TableSession:
                 game.act(seat, value)
                 self.turn_log.append(TurnAnswer(seat, value))
             self.game = game
-            self.steps.make_bots()
+            self.scheduler.make_bots()
             if self.status == "playing":
                 # A timer of seconds starts afresh after a restart (the players are reconnecting);
                 # a turn-based table's deadline is kept, and one that passed meanwhile is due now.
-                self.steps.new_step(self.options.timer, current.get("deadline"))
+                self.scheduler.new_step(self.options.timer, current.get("deadline"))
         self.saved = data
 
     def _roll_back(self) -> None:
@@ -210,11 +236,8 @@ class TableSession:
         data = self.saved
         assert data is not None, "a table is saved when it is created or loaded"
         self.options = TableOptions.from_dict(data.settings)
-        now = self.clock.now()
         for seat, stored in zip(self.seats, data.seats, strict=True):
-            back = Seat.from_store(seat.index, stored, now)
-            back.connections, back.away_since = seat.connections, seat.away_since
-            self.seats[seat.index] = back
+            self.seats[seat.index] = seat.as_stored(stored)
         self.load(data)
         self.on_rolled_back()
 
@@ -253,9 +276,8 @@ class TableSession:
         ``turn_only``: the change only added an answer to the turn's log (a card chosen, the turn
         not yet complete), so the state is the saved one with a new ``current``, the only column
         written. Every other change commits itself, so the saved state is the rest of the table's
-        state (``test_a_turn_only_save_holds_the_whole_state``). Skipping the rest of
-        :meth:`to_store` and the comparison saves about 2% of a move's CPU in the load test
-        (docs/performance.md, "Web server")."""
+        state (``test_a_turn_only_save_holds_the_whole_state``), and a card chosen, the most common
+        change, skips building the rest of :meth:`to_store` and comparing it."""
         saved = self.saved
         if turn_only and saved is not None:
             data = saved.with_current(self._current())
@@ -317,7 +339,7 @@ class TableSession:
         seat in this deal (for the game's record). Returns whether any seat changed hands."""
         changed = reseat(self.seats, self.options.fill_bot, self.clock.now())
         if changed:
-            self.steps.make_bots()
+            self.scheduler.make_bots()
         self.deal_players.append(
             [{"name": s.name, "kind": "human" if s.person else "bot", "bot": None if s.person else s.bot,
               **({"program": True} if s.program else {})}  # a bot program (docs/bot-api.md) holds a "human" seat
@@ -333,8 +355,8 @@ class TableSession:
         self.turn_log = []
         self.deal_players = []
         reseated = self._reseat()  # who is waiting to take a seat over sits down now
-        self.steps.make_bots()
-        self.steps.new_step(self.options.timer)
+        self.scheduler.make_bots()
+        self.scheduler.new_step(self.options.timer)
         await self.commit()
         return Change(list(self.game.events), reseated=reseated)
 
@@ -353,23 +375,21 @@ class TableSession:
             raise TableError(f"at most {MAX_ANSWERS_PER_SEAT} answers a turn", "too-many-answers",
                              limit=MAX_ANSWERS_PER_SEAT)
         # a change of mind in a simultaneous turn (one card a turn: the seat's card is replaced)
-        changed_mind = game.phase is Phase.PLAY and game.chosen[seat] is not None and game.decision_for(seat) is None
+        changed_mind = game.has_chosen(seat)
         events = game.act(seat, value)  # raises IllegalMoveError and changes nothing if illegal
         self.last_active = self.clock.now()
         reseated = any(isinstance(e, DealStarted) for e in events) and self._reseat()
         if changed_mind:  # the new card replaces the old one: the log keeps one choice per seat
             self.turn_log = [a for a in self.turn_log if a.seat != seat]
         self.turn_log.append(TurnAnswer(seat, value))
-        if game.phase in (Phase.DRAFT, Phase.OVER) or (
-            game.phase is Phase.PLAY and all(c is None for c in game.chosen)
-        ):
+        if game.turn_complete:
             self.turn_log.clear()  # the turn is complete: the record now holds it
         if game.is_over:
             self.status = "finished"
-            self.steps.finish()
+            self.scheduler.finish()
             await self._archive_game(game)
         else:
-            self.steps.new_step(self.options.timer)
+            self.scheduler.new_step(self.options.timer)
             await self.commit(turn_only=not reseated and all(type(e) is CardChosen for e in events))
         return Change(events, actor=seat, reseated=reseated)
 

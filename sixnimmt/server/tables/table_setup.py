@@ -13,6 +13,7 @@ from confusable_homoglyphs import confusables
 
 from ...core import Rules, RulesError
 from ...seats import LEVELS, available
+from ..refusal import Refusal
 
 NAME_LIMIT = 24
 BOT_LEVELS = LEVELS  # the registry's list, weakest first
@@ -28,19 +29,11 @@ REACTIONS = ("👍", "👏", "😂", "😮", "😢", "🐮")
 BOT_NAMES = ("Bella", "Otto", "Luna", "Max", "Ivy", "Finn", "Nora", "Leo", "Mia", "Hugo")
 
 
-class TableError(ValueError):
-    """A request about a table that cannot be met (full, unknown, bad options); safe to show.
-
-    ``code`` names the reason for the client to translate, ``params`` fill its text in; the
-    English ``str(error)`` stays readable for scripts and logs."""
+class TableError(Refusal):
+    """A request about a table that cannot be met (full, unknown, bad options); safe to show."""
 
     def __init__(self, message: str, code: str = "table", **params: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
-
-    def to_message(self) -> dict[str, Any]:
-        return {"type": "error", "code": self.code, "params": self.params, "message": str(self)}
+        super().__init__(message, code, **params)
 
 
 class StoreFailedError(TableError):
@@ -120,108 +113,6 @@ def bot_label(index: int, taken: set[str]) -> str:
     return f"Bot {index + 1}"
 
 
-@dataclass(slots=True)
-class Seat:
-    """One place at the table.
-
-    ``kind`` is "human" (held by the token whose hash is ``token_hash``), "bot", "open" (waiting for
-    anyone with the table's link) or "invited" (kept for the friend holding ``invite_hash``, named
-    ``name``). While a game runs, every seat that is not "human" is played by a bot (its ``bot``
-    level). Seat changes asked for during a game wait for the next deal: ``leaving`` (the host
-    released the seat) and ``joining`` (a person who takes the seat over, with ``joining_hash``)."""
-
-    index: int
-    kind: str
-    name: str
-    bot: str | None = None  # level, for seats a bot plays
-    token_hash: str | None = None
-    invite_hash: str | None = None
-    leaving: bool = False
-    joining: str | None = None
-    joining_hash: str | None = None
-    #: The account a signed-in player sits under (its seat token is derived from the account).
-    account: int | None = None
-    #: A bot program playing over the Bot API (docs/bot-api.md) holds this "human" seat: it is
-    #: shown as a bot, has its own time per decision and grace, and is played for as a person is.
-    program: bool = False
-    #: The account of the person taking the seat over at the next deal (``joining``), if signed in.
-    joining_account: int | None = None
-    # runtime only
-    connections: int = 0
-    away_since: float | None = None
-
-    @property
-    def person(self) -> bool:
-        return self.kind == "human"
-
-    def to_store(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind, "name": self.name, "bot": self.bot, "token_hash": self.token_hash,
-            "invite_hash": self.invite_hash, "leaving": self.leaving, "joining": self.joining,
-            "joining_hash": self.joining_hash, **({"account": self.account} if self.account is not None else {}),
-            **({"program": True} if self.program else {}),
-            **({"joining_account": self.joining_account} if self.joining_account is not None else {}),
-        }
-
-    @classmethod
-    def from_store(cls, index: int, data: dict[str, Any], now: float) -> Seat:
-        seat = cls(
-            index, data["kind"], data["name"], data.get("bot"), data.get("token_hash"), data.get("invite_hash"),
-            bool(data.get("leaving")), data.get("joining"), data.get("joining_hash"), data.get("account"),
-            bool(data.get("program")),
-            data.get("joining_account"),
-        )
-        if seat.kind == "human":
-            seat.away_since = now  # nobody is connected right after a load
-        return seat
-
-    def public(self) -> dict[str, Any]:
-        return {
-            "name": self.name, "kind": self.kind, "bot": self.bot, "connected": self.connections > 0,
-            "leaving": self.leaving, "joining": self.joining, **({"member": True} if self.account is not None else {}),
-            **({"program": True} if self.program else {}),
-        }
-
-    def become_human(self, name: str, token_hash: str, now: float, account: int | None = None) -> None:
-        self.kind, self.name, self.bot, self.token_hash, self.account = "human", name, None, token_hash, account
-        self.program = False
-        self.invite_hash, self.leaving, self.joining, self.joining_hash = None, False, None, None
-        self.joining_account, self.away_since = None, now
-
-    def become_open(self) -> None:
-        self.kind, self.name, self.token_hash, self.invite_hash, self.account = "open", "", None, None, None
-        self.program = False
-        self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
-        self.joining_account = None
-
-    def become_invited(self, name: str, invite_hash: str) -> None:
-        self.kind, self.name, self.token_hash, self.invite_hash, self.account = "invited", name, None, invite_hash, None
-        self.program = False
-        self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
-        self.joining_account = None
-
-
-def reseat(seats: list[Seat], fill_bot: str, now: float) -> bool:
-    """At a deal's start: apply the seat changes asked for during the last one (a bot of the seat's
-    level, else ``fill_bot``, takes a seat given up). Returns whether any seat changed hands."""
-    changed = False
-    for seat in seats:
-        if seat.joining is not None and seat.joining_hash is not None:
-            seat.become_human(seat.joining, seat.joining_hash, now, seat.joining_account)
-            changed = True
-        elif seat.leaving:
-            invite = seat.invite_hash
-            level = seat.bot or fill_bot
-            if invite is not None:
-                seat.become_invited(seat.name, invite)
-            else:
-                seat.become_open()
-                seat.name = bot_label(seat.index, {s.name for s in seats})
-            seat.bot = level
-            changed = True
-    return changed
-
-
 def check_bot_level(level: object, option: str) -> str:
     """``level`` if it is one of the server's bot levels, else a clear refusal naming ``option``."""
     if level not in BOT_LEVELS:
@@ -229,20 +120,6 @@ def check_bot_level(level: object, option: str) -> str:
                          "bad-option", option=option)
     assert isinstance(level, str)
     return level
-
-
-def names_clash(name: str, seats: list[Seat], besides: int | None = None) -> bool:
-    """Whether ``name`` is taken at the table, ignoring case and letters that look alike: by a
-    seat's name (bots' too) or a person about to take a seat over. Seat ``besides`` (the one being taken) does not count."""
-    looks = name_skeleton(name)
-    for seat in seats:
-        if seat.index == besides:
-            continue
-        if (seat.kind != "open" and name_skeleton(seat.name) == looks) or (
-            seat.joining is not None and name_skeleton(seat.joining) == looks
-        ):
-            return True
-    return False
 
 
 @dataclass(slots=True)

@@ -2,10 +2,9 @@
 
 Python's automatic collector runs whenever tracked objects have been allocated faster than freed,
 and each run scans every live object allocated since the last one. A busy server replaces the views,
-messages and turn state of its tables on every move, so those runs were large: at 1,000 tables of 4
-sockets, a young collection every 5 s or so scanned about 230,000 live objects and stopped the event
-loop for 150 to 250 ms, which was most of the round trips' tail (docs/performance.md,
-"Web server"). And in steady play they found nothing to free: every one of those objects is
+messages and turn state of its tables on every move, so those runs are large: at a thousand busy
+tables each stops the event loop long enough to make the round trips' tail (docs/performance.md,
+"Web server"). And in steady play they find nothing to free: every one of those objects is
 freed by its reference count as soon as it is replaced.
 
 What only the collector can free are reference cycles, and a server makes them rarely: a closed

@@ -13,7 +13,8 @@ import logging
 from typing import Any
 
 from ..config import Settings
-from ..store.database import Store, Writer
+from ..store.database import Store
+from ..store.writer import Writer
 
 log = logging.getLogger("sixnimmt.server")
 

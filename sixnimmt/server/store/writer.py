@@ -1,0 +1,142 @@
+"""The store as the event loop uses it (:class:`Writer`): the store's calls on one worker thread, in
+order, and table saves group-committed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from .database import Store
+from .rows import (
+    LeaseLostError,
+    TableData,
+)
+
+log = logging.getLogger("sixnimmt.server")
+
+T = TypeVar("T")
+
+
+#: SQLite: the write-ahead log is checkpointed after this many table saves (a few MB of log).
+CHECKPOINT_EVERY = 500
+
+
+class Writer:
+    """The store as the event loop uses it: every call runs on one worker thread, in order (SQLite
+    wants one writer, and each table's writes keep their order), and table saves are group-committed:
+    saves that arrive while a write is running go out together in the next transaction (only each
+    table's newest state), and every caller waits for the commit that holds its save.
+
+    On an SQLite file the group commits themselves run on the event loop, in order with the calls
+    on the thread: such a commit appends a few pages to the write-ahead log (tens of microseconds),
+    less than handing it to a thread and back costs; the log's checkpoints, which wait for the disk,
+    run in a thread. And a save that finds the writer idle (nothing queued, nothing being written,
+    no call on the thread) is committed then and there, inside :meth:`save`: waking the writer's
+    task and then the saver again would cost more CPU than the commit.
+    Saves still group while a write or a call on the thread is under way."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._saves_since_checkpoint = 0
+        self._checkpoint: asyncio.Task[None] | None = None
+        self._one_at_a_time = asyncio.Semaphore(1)
+        self._unsaved: dict[str, TableData] = {}
+        self._waiters: list[tuple[str, asyncio.Future[None]]] = []
+        self._committing: list[tuple[str, asyncio.Future[None]]] = []
+        self._wanted = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._writing = False  # a batch is being written (by the writer's task)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the worker thread, after the calls before it."""
+        async with self._one_at_a_time:
+            return await asyncio.to_thread(fn, *args)
+
+    async def run_here(self, fn: Callable[..., T], *args: Any) -> T:
+        """A short write (a row or two): on an SQLite file run on the event loop, in order with the
+        other calls (as a table's save is, :meth:`save`), rather than handing it to the thread and
+        back, which holds every save up meanwhile; elsewhere as :meth:`run`."""
+        if not self.store.local_file:
+            return await self.run(fn, *args)
+        async with self._one_at_a_time:
+            return fn(*args)
+
+    async def save(self, data: TableData) -> None:
+        """Persist a table's state; returns once it is committed."""
+        if self.store.local_file and not (self._unsaved or self._writing or self._one_at_a_time.locked()):
+            if data.code in self._save_here([data]):  # the writer is idle: commit now, on the loop
+                raise LeaseLostError(data.code)
+            return
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        waiting = self._unsaved.get(data.code)
+        if waiting is not None and data.changed is not None:
+            # the newer state replaces the one not yet written: it must write that one's columns too
+            data = replace(data, changed=None if waiting.changed is None else data.changed | waiting.changed)
+        self._unsaved[data.code] = data
+        self._waiters.append((data.code, done))
+        self._wanted.set()
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._write_behind())
+        await done
+
+    async def _write_behind(self) -> None:
+        while True:
+            await self._wanted.wait()
+            self._wanted.clear()
+            batch, waiters = self._unsaved, self._waiters
+            self._unsaved, self._waiters = {}, []
+            self._committing = waiters
+            self._writing = True
+            try:
+                refused = await self._save_batch(list(batch.values()))
+            except Exception as error:
+                for _, waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_exception(error)
+                continue
+            finally:
+                self._writing = False
+            for code, waiter in waiters:
+                if not waiter.done():
+                    if code in refused:
+                        waiter.set_exception(LeaseLostError(code))
+                    else:
+                        waiter.set_result(None)
+
+    async def _save_batch(self, batch: list[TableData]) -> set[str]:
+        if not self.store.local_file:
+            return await self.run(self.store.save_tables, batch)
+        async with self._one_at_a_time:
+            return self._save_here(batch)
+
+    def _save_here(self, batch: list[TableData]) -> set[str]:
+        """SQLite: write ``batch`` on the event loop (the caller holds the writer, or finds it
+        idle), and start a checkpoint of the log when enough saves have gone into it."""
+        refused = self.store.save_tables(batch)
+        self._saves_since_checkpoint += len(batch)
+        if self._saves_since_checkpoint >= CHECKPOINT_EVERY and (
+            self._checkpoint is None or self._checkpoint.done()
+        ):
+            self._saves_since_checkpoint = 0
+            self._checkpoint = asyncio.get_running_loop().create_task(self._checkpoint_log())
+        return refused
+
+    async def _checkpoint_log(self) -> None:
+        try:
+            await asyncio.to_thread(self.store.checkpoint)
+        except Exception:  # the next one catches up; the log only grows meanwhile
+            log.exception("the database's write-ahead log could not be checkpointed")
+
+    async def close(self) -> None:
+        """Let the last saves commit, then stop the writer."""
+        pending = [w for _, w in self._committing + self._waiters if not w.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=5)
+        if self._task is not None:
+            self._task.cancel()
+        if self._checkpoint is not None:
+            await asyncio.wait([self._checkpoint], timeout=5)
