@@ -11,7 +11,22 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core import PASS, Decision, DecisionKind, Phase, PlayerView
-from .render import card, cards_line, legend, level_name, option_chip, score_value, variant_name
+from .render import (
+    KEYS_CARD,
+    KEYS_CHANGE,
+    KEYS_DRAFT,
+    KEYS_REVEAL,
+    KEYS_ROW,
+    KEYS_WAIT,
+    Keys,
+    card,
+    cards_line,
+    legend,
+    level_name,
+    option_chip,
+    score_value,
+    variant_name,
+)
 from .session import GameSession, Preview
 
 
@@ -82,18 +97,44 @@ def status_text(session: GameSession, width: int) -> Text:
     return status
 
 
-def scores_line(session: GameSession, view: PlayerView) -> Text:
-    """The compact layout's scores: ``You 3  Ada 0✓  Bruno 5…`` (the side panel has the table)."""
+def table_keys(session: GameSession) -> Keys:
+    """What the keys do now, for the key bar: choose a card, take a row, skip the reveal, change
+    a card already chosen, or only wait."""
+    if session.animating:
+        return KEYS_REVEAL
+    decision = session.decision()
+    if decision is not None and decision.kind is DecisionKind.ROW:
+        return KEYS_ROW
+    if decision is not None and decision.kind is DecisionKind.DRAFT:
+        return KEYS_DRAFT
+    if decision is not None:
+        return KEYS_CARD
+    return KEYS_CHANGE if session.may_change() else KEYS_WAIT
+
+
+def scores_line(session: GameSession, view: PlayerView, width: int = 10_000) -> Text:
+    """The compact layout's scores: ``You 3  Ada 0✓  Bruno 5…`` (the side panel has the table),
+    over as many lines as ``width`` needs, a line breaking between players, never inside one."""
     count_down = session.config.count_down
     line = Text()
+    used = 0
     for seat, name in enumerate(view.seats):
-        line.append(name, style="bold" if seat == session.viewer else "")
-        line.append(f" {score_value(view.totals[seat], session.config.target, count_down)}")
+        entry = Text(name, style="bold" if seat == session.viewer else "")
+        entry.append(f" {score_value(view.totals[seat], session.config.target, count_down)}")
         deal = view.penalties[seat]
         if deal:
-            line.append(f"(-{deal})" if count_down else f"(+{deal})", style="red")
-        line.append_text(_mark(session, view, seat))
-        line.append("  ")
+            entry.append(f"(-{deal})" if count_down else f"(+{deal})", style="red")
+        entry.append_text(_mark(session, view, seat))
+        if used and used + entry.cell_len > width:
+            line.append("\n")
+            used = 0
+        elif used:
+            line.append("  ")
+            used += 2
+        line.append_text(entry)
+        used += entry.cell_len
+    line.no_wrap = True  # the lines are broken here, between players
+    line.overflow = "ellipsis"
     return line
 
 

@@ -248,7 +248,7 @@ class StartScreen(Screen[None]):
     def action_rules(self) -> None:
         variant = str(self.query_one("#variant", Select).value)
         lang = str(self.query_one("#lang", Select).value)
-        self.app.push_screen(HelpScreen(rules_text(lang, variant), keys_help(translator(lang))))
+        self.app.push_screen(HelpScreen(rules_text(lang, variant), keys_help(translator(lang)), translator(lang)))
 
     def changed(self) -> bool:
         """Whether the form differs from the settings it opened with."""
