@@ -149,3 +149,20 @@ async def test_ten_players_names_stay_with_their_scores_at_80_columns() -> None:
         assert len(lines) >= 2
         for seat in seats:
             assert any(re.search(re.escape(seat.name) + r" -?\d", line) for line in lines), (seat.name, lines)
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "is not in the open deck"), ("es", "no está en la baraja abierta"),
+                                             ("sv", "finns inte i den öppna leken")])  # fmt: skip
+async def test_a_number_not_in_the_open_deck_is_called_so(lang: str, words: str) -> None:
+    app = SixNimmtApp(three_seats(variant="logic", lang=lang), show_start=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(app)
+        await settle(pilot, lambda: screen.session.asking == 0)
+        await pilot.press("end", "enter")  # drafts the last card of the open deck
+        await settle(pilot, lambda: screen.session.asking == 0 and len(screen.session.view().hand) == 1)
+        [drafted] = screen.session.view().hand
+        await pilot.press(*str(drafted), "enter")  # in the hand now, no longer in the open deck
+        await pilot.pause()
+        prompt = text_of(app, "#prompt")
+        assert f"{drafted} {words}" in prompt
+        assert screen.session.view().hand == (drafted,)  # nothing more was drafted
