@@ -81,3 +81,16 @@ def test_play_prints_the_farewell_lines_whole(monkeypatch: pytest.MonkeyPatch, t
     result = CliRunner().invoke(cli, ["play", "--bots", "medium,medium", "--records", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert resume in result.output.splitlines()
+
+
+@pytest.mark.asyncio
+async def test_the_final_box_grows_to_show_the_whole_path(tmp_path: Path) -> None:
+    records = tmp_path / "records"
+    app = SixNimmtApp(one_deal(records), show_start=False, dealer=fixed_deal(HANDS, [50, 60, 70, 80]))
+    async with app.run_test(size=(200, 40)) as pilot:
+        await play_to_the_end(pilot, app)
+        await pilot.pause()
+        [saved] = records.glob("*.json")
+        widget = app.screen.query_one("#saved")
+        shown = ["".join(segment.text for segment in widget.render_line(y)).strip() for y in range(widget.region.height)]
+        assert shown[0].endswith(str(saved)) and shown[1].endswith(f"sixnimmt replay show {saved} --tui")
