@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
 from ..core import DealScored
-from .render import KEYS_HELP, KEYS_PASS, cards_line, key_bar, score_value
+from .render import KEYS_HELP, KEYS_PASS, KEYS_SUMMARY, Keys, cards_line, key_bar, score_value
 
 
 class PassScreen(ModalScreen[None]):
@@ -73,17 +73,20 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "close", "Close", show=False),
     ]
 
-    def __init__(self, rules_markdown: str, keys_markdown: str, tr: gettext.NullTranslations) -> None:
+    def __init__(self, rules_markdown: str, keys_markdown: str, tr: gettext.NullTranslations,
+                 keys: Keys = KEYS_HELP) -> None:  # fmt: skip
+        """``keys``: the key bar (Esc goes back to the game, or closes the rules elsewhere)."""
         super().__init__()
         self.rules_markdown = rules_markdown
         self.keys_markdown = keys_markdown
         self.tr = tr
+        self.keys = keys
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Markdown(self.keys_markdown, id="help-keys")
             yield Markdown(self.rules_markdown, id="help-rules")
-        yield Static(key_bar(self.tr, KEYS_HELP), id="keys")
+        yield Static(key_bar(self.tr, self.keys), id="keys")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -136,6 +139,7 @@ class DealSummaryScreen(ModalScreen[None]):
             yield Static(g("Deal {number} is over").format(number=self.event.deal + 1), id="summary-title")
             yield Static(table, id="summary-table")
             yield Static(g("Press Enter to continue"), classes="dim")
+        yield Static(key_bar(self.tr, KEYS_SUMMARY), id="keys")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -52,7 +52,10 @@ KEYS_CHANGE: Keys = (("u", N_("take back")), ("← →", N_("card")), ("Enter", 
 KEYS_REVEAL: Keys = ((N_("any key"), N_("skip the animation")), *_KEYS_ALWAYS)
 KEYS_WAIT: Keys = _KEYS_ALWAYS
 KEYS_HELP: Keys = (("↑ ↓", N_("scroll")), ("Esc", N_("back to the game")))
+KEYS_HELP_START: Keys = (("↑ ↓", N_("scroll")), ("Esc", N_("close")))  # the rules, from the start screen
+KEYS_SUMMARY: Keys = (("Enter", N_("continue")),)
 KEYS_PASS: Keys = (("Enter", N_("ready")), ("q", N_("quit")))
+KEYS_QUIT: Keys = (("q", N_("quit")),)  # the table hidden for a too small terminal: nothing else works
 
 
 def key_bar(tr: gettext.NullTranslations, keys: Keys) -> Text:

@@ -45,7 +45,7 @@ from .panels import (
     table_keys,
     too_small_text,
 )
-from .render import key_bar, keys_help, level_name
+from .render import KEYS_QUIT, key_bar, keys_help, level_name
 from .session import BotAnswer, BotJob, GameSession, Preview
 from .widgets import BOXED_CARD_WIDTH, CardLine, CardWidget, RowWidget, lines_of_cards
 
@@ -318,7 +318,7 @@ class TableScreen(Screen[None]):
                 preview=preview is not None and preview.row == widget.index,
                 placed=frozenset(session.placed) if session.animating else frozenset(),
             )
-        self.query_one("#revealed", Static).update(revealed_text(session, view))
+        self.query_one("#revealed", Static).update(revealed_text(session, view, self._play_width()))
         self.query_one("#prompt", Static).update(prompt_text(session, view, preview))
         selected = self._draw_hand(view)
         self.query_one("#open-hands", Static).update(open_hands_text(session, view))
@@ -328,7 +328,8 @@ class TableScreen(Screen[None]):
         for line in session.log[self._logged :]:
             log.write(line)
         self._logged = len(session.log)
-        self.query_one("#keys", Static).update(key_bar(self.tr, table_keys(session)))
+        keys = KEYS_QUIT if self.layout_name is Layout.TOO_SMALL else table_keys(session)
+        self.query_one("#keys", Static).update(key_bar(self.tr, keys))
         self.call_after_refresh(self._keep_in_sight, selected)
 
     def _preview(self, view: PlayerView) -> Preview | None:
@@ -356,12 +357,12 @@ class TableScreen(Screen[None]):
             width -= _SIDE_WIDTHS.get(self.layout_name, 0)
         return width
 
-    def _boxed(self, numbers: Sequence[int], label: str, width: int) -> bool:
+    def _boxed(self, numbers: Sequence[int], label: str | None, width: int) -> bool:
         """Boxed cards where they all fit on one line (else chips, wrapped as they need), and the
         layout has the height."""
         if self.layout_name is Layout.COMPACT:
             return False
-        label_width = Text(label).cell_len + 1
+        label_width = Text(label).cell_len + 1 if label is not None else 0
         return len(lines_of_cards([BOXED_CARD_WIDTH] * len(numbers), label_width, width)) <= 1
 
     def _draw_hand(self, view: PlayerView) -> int | None:
@@ -383,17 +384,17 @@ class TableScreen(Screen[None]):
         else:
             options_line.display = False
         hand_width = width - _HAND_FRAME
-        hand_label = g("Your hand:")
+        # The hand's name is its frame's title, so that its cards have the whole width.
+        hand_line.border_title = g("Your hand:").rstrip(" :")
         if session.viewer is None:
             hand_line.show((), boxed=False, label=g("(hands are hidden)"))
             return selected if label is not None else None
         if view.deal != session.shown_deal:
-            hand_line.show((), boxed=False, label=hand_label)  # the next deal's hand comes with its deal
+            hand_line.show((), boxed=False)  # the next deal's hand comes with its deal
             return selected if label is not None else None
         on_hand = label is None
-        hand_line.show(view.hand, boxed=self._boxed(view.hand, hand_label, hand_width), width=hand_width,
-                       selected=selected if on_hand else None, marked=view.my_choices,
-                       label=hand_label)  # fmt: skip
+        hand_line.show(view.hand, boxed=self._boxed(view.hand, None, hand_width), width=hand_width,
+                       selected=selected if on_hand else None, marked=view.my_choices)  # fmt: skip
         return selected
 
     def _keep_in_sight(self, selected: int | None) -> None:

@@ -108,6 +108,7 @@ async def test_keys_do_nothing_while_the_terminal_is_too_small() -> None:
         await settle(pilot, lambda: screen.layout_name is Layout.TOO_SMALL)
         await pilot.press("right", "right", "enter", "5", "enter", "h", "l", "question_mark")
         await pilot.pause()
+        assert "quit" in bar(app) and "play" not in bar(app)  # the key bar says what still works
         assert not screen.session.game.played and screen.session.cursor == 0 and not screen.session.typed
         assert app.screen is screen and not screen.side_open
         await pilot.resize_terminal(80, 24)
@@ -166,3 +167,44 @@ async def test_a_number_not_in_the_open_deck_is_called_so(lang: str, words: str)
         prompt = text_of(app, "#prompt")
         assert f"{drafted} {words}" in prompt
         assert screen.session.view().hand == (drafted,)  # nothing more was drafted
+
+
+async def test_the_cards_on_the_table_stay_with_their_players_names() -> None:
+    names = ["Ada", "Bruno", "Clara", "Diego", "Elsa", "Felix", "Greta", "Hugo", "Iris"]
+    seats = (Seat("You"), *(Seat(f"{name} {name}", "random") for name in names))
+    app = SixNimmtApp(three_seats(seats=seats, delay=60), show_start=False)  # a long reveal: it stays
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(app)
+        await settle(pilot, lambda: screen.session.asking == 0 and not screen.session.thinking)
+        await pilot.press("enter")
+        await settle(pilot, lambda: screen.session.revealed is not None)
+        await pilot.pause()
+        lines = lines_on_screen(screen.query_one("#revealed"))
+        assert len(lines) >= 2
+        for seat, number in screen.session.revealed or ():
+            name = seats[seat].name
+            assert any(re.search(re.escape(name) + rf" +{number}", line) for line in lines), (name, number, lines)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+async def test_the_deal_summary_and_the_start_screens_rules_say_their_keys(lang: str) -> None:
+    from sixnimmt.tui.dialogs import DealSummaryScreen
+    from sixnimmt.tui.start import StartScreen
+
+    g = translator(lang).gettext
+    app = SixNimmtApp(three_seats(lang=lang, deals=2), show_start=False, dealer=fixed_deal(HANDS, [50, 60, 70, 80]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(100):
+            await pilot.pause()
+            if isinstance(app.screen, DealSummaryScreen):
+                break
+            await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, DealSummaryScreen))
+        assert g("continue") in bar(app) and g("play") not in bar(app)
+    app = SixNimmtApp(three_seats(lang=lang), show_start=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, StartScreen))
+        await pilot.press("f1")
+        await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        assert g("close") in bar(app) and g("back to the game") not in bar(app)
