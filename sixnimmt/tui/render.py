@@ -48,7 +48,7 @@ _KEYS_ALWAYS: Keys = (("l", N_("log")), ("?", N_("help")), ("q", N_("quit")))
 KEYS_CARD: Keys = (("Enter", N_("play")), ("← →", N_("card")), ("h", N_("hint")), *_KEYS_ALWAYS)
 KEYS_DRAFT: Keys = (("Enter", N_("take the card")), ("← →", N_("card")), ("h", N_("hint")), *_KEYS_ALWAYS)
 KEYS_ROW: Keys = (("Enter", N_("take the row")), ("↑ ↓", N_("row")), ("h", N_("hint")), *_KEYS_ALWAYS)
-KEYS_CHANGE: Keys = (("u", N_("take back")), ("← →", N_("card")), ("Enter", N_("play it instead")), *_KEYS_ALWAYS)
+KEYS_CHANGE: Keys = (("u", N_("take back")), ("← →", N_("card")), ("Enter", N_("play")), *_KEYS_ALWAYS)
 KEYS_REVEAL: Keys = ((N_("any key"), N_("skip the animation")), *_KEYS_ALWAYS)
 KEYS_WAIT: Keys = _KEYS_ALWAYS
 KEYS_HELP: Keys = (("↑ ↓", N_("scroll")), ("Esc", N_("back to the game")))
@@ -63,7 +63,7 @@ def key_bar(tr: gettext.NullTranslations, keys: Keys) -> Text:
     bar = Text(no_wrap=True, overflow="ellipsis")
     for key, what in keys:
         bar.append(f" {tr.gettext(key)} ", style="bold reverse")
-        bar.append(f" {tr.gettext(what)}  ")
+        bar.append(f" {tr.gettext(what)} ")
     return bar
 
 

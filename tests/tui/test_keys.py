@@ -208,3 +208,4 @@ async def test_the_deal_summary_and_the_start_screens_rules_say_their_keys(lang:
         await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()
         assert g("close") in bar(app) and g("back to the game") not in bar(app)
+
