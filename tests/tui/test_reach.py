@@ -114,6 +114,23 @@ async def test_a_drafted_hand_comes_in_sight_with_the_open_hands(variant: str, s
         assert "Ada" in str(screen.query_one("#open-hands").render())
 
 
+@pytest.mark.asyncio
+async def test_the_compact_log_opened_hides_no_card() -> None:
+    """At 80x24 ``l`` opens the log along the bottom: the play area above it shrinks and scrolls,
+    so the open deck's cards still come in sight under the cursor."""
+    seats = (Seat("You"), *(Seat(name, "random") for name in NAMES[:5]))
+    app = SixNimmtApp(crowded("logic", seats=seats), show_start=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(app)
+        await our_decision(pilot, screen)
+        await pilot.press("l")
+        await pilot.pause()
+        assert screen.query_one("#side").display
+        decision = screen.session.decision()
+        assert decision is not None
+        assert await walk_the_cursor(pilot, screen) == list(decision.options)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
 @pytest.mark.asyncio
 async def test_the_hint_names_a_card_in_sight(size: tuple[int, int]) -> None:
