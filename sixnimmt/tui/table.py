@@ -406,7 +406,7 @@ class TableScreen(Screen[None]):
             key: object = ("row", self.session.row_cursor)
             target = list(self.query(RowWidget))[self.session.row_cursor]
         else:
-            key = ("card", selected)
+            key = ("card", selected, self.session.shown_deal, self.session.shown_turn)
             if selected is not None:
                 for line in self.query(CardLine):
                     target = target or (line.card(selected) if line.display else None)
