@@ -154,6 +154,9 @@ def play(
         config, show_start=not skip_start, resume=resumed, resumed_from=resume, friendly_errors=friendly
     )
     game_app.run()
+    # Where the games went, printed whole (never wrapped): a path or a command is copied as it is.
+    for line in game_app.farewell():
+        typer.echo(line, err=bool(game_app.return_code))
     if game_app.return_code:
         raise typer.Exit(game_app.return_code)
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..core import RecordError
 from ..core.record import load, replay
 from ..core.text import describe_game, printable
+
+if TYPE_CHECKING:
+    from ..bots.review import Review
 
 app = typer.Typer(help="Check or show a game record (docs/record-format.md).", no_args_is_help=True)
 
@@ -60,13 +63,20 @@ def show(
     except RecordError as error:
         _invalid("show", file, error)
         raise typer.Exit(1) from None
-    if review_seat is not None:
-        _review(data, review_seat, samples, as_json)
+    if tui and as_json:
+        typer.echo("sixnimmt replay show: --json and --tui do not go together", err=True)
+        raise typer.Exit(2)
+    if review_seat is not None and not tui:
+        from ..bots.review import describe_review
+
+        analysis = _review(data, review_seat, samples)
+        typer.echo(json.dumps(analysis.to_dict()) if as_json else describe_review(analysis))
         return
     if tui:
         from ..tui.replay import run_replay  # the Textual app is only loaded when asked for
 
-        run_replay(data)
+        # With --review the viewer shows the seat's analysed decisions at their turns.
+        run_replay(data, review=None if review_seat is None else _review(data, review_seat, samples))
         return
     typer.echo(describe_game(result.game))
 
@@ -76,13 +86,13 @@ def _invalid(command: str, file: Path, error: RecordError) -> None:
     typer.echo(f"sixnimmt replay {command}: invalid record {printable(str(file), 100)}: {error}", err=True)
 
 
-def _review(data: dict[str, object], seat: int, samples: int, as_json: bool) -> None:
+def _review(data: dict[str, object], seat: int, samples: int) -> Review:
+    """One seat's decisions analysed, or exit 1 with one line saying why they cannot be."""
     # The searcher's compiled kernels load only when a review is asked for.
-    from ..bots.review import describe_review, review
+    from ..bots.review import review
 
     try:
-        analysis = review(data, seat, samples=samples)
+        return review(data, seat, samples=samples)
     except RecordError as error:
         typer.echo(f"sixnimmt replay show: cannot review: {error}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(json.dumps(analysis.to_dict()) if as_json else describe_review(analysis))

@@ -10,7 +10,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
-from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -19,7 +18,8 @@ from textual.worker import WorkerFailed
 from ..core import Dealer, Game
 from ..i18n import translator
 from ..seats.warmup import needs_warm_up, warm_up
-from .config import GameConfig, default_records_dir, resume_command
+from .config import GameConfig, default_records_dir, resume_command, watch_command
+from .dialogs import PassScreen
 from .final import FinalScreen
 from .panels import MIN_HEIGHT, MIN_WIDTH
 from .preparing import PreparingScreen, Warm
@@ -83,6 +83,8 @@ class SixNimmtApp(App[None]):
         self.unfinished_saved_to: Path | None = None
         #: The line printed when the app exits (where the game was saved), if any.
         self.exit_message: str | None = None
+        #: The records of the games finished in this run, printed when the app closes.
+        self.records_saved: list[Path] = []
         self.warm = warm
         #: The rules whose kernels this process has run already (compiled or loaded once is enough).
         self.warmed: set[str] = set()
@@ -127,7 +129,21 @@ class SixNimmtApp(App[None]):
             self.exit()
             return
         self.exit_message = message
-        self.exit(message=Text(message))  # Text: a path is never read as markup
+        self.exit()
+
+    def farewell(self) -> list[str]:
+        """What the terminal keeps once the app has closed, a line each: where each game finished
+        in this run was saved and how to watch it, then how to resume a game left unfinished (or
+        the error that stopped the app). The caller prints them as they are: Textual's exit message
+        would wrap them at the window's width, breaking a path or a command a player copies."""
+        g = translator(self.config.lang).gettext
+        lines: list[str] = []
+        for path in self.records_saved:
+            lines.append(g("Record saved to {path}").format(path=path))
+            lines.append(g("Watch it again: {command}").format(command=watch_command(path)))
+        if self.exit_message is not None:
+            lines.append(self.exit_message)
+        return lines
 
     def on_resize(self, event: events.Resize) -> None:
         # The table says it itself, in place of the game (which stays hidden, hands included).
@@ -172,7 +188,7 @@ class SixNimmtApp(App[None]):
         if saved is not None and table is not None:
             line += f". Game saved: {resume_command(saved, table.config)}"
         self.exit_message = line
-        self.exit(return_code=1, message=Text(line))
+        self.exit(return_code=1)
 
     # The screens' requests (they post messages; none imports the app).
 
@@ -191,8 +207,13 @@ class SixNimmtApp(App[None]):
     def on_table_screen_quit_requested(self, _: TableScreen.QuitRequested) -> None:
         self.quit_saving()
 
+    def on_pass_screen_quit_requested(self, _: PassScreen.QuitRequested) -> None:
+        self.quit_saving()
+
     def on_table_screen_finished(self, message: TableScreen.Finished) -> None:
         session = message.session
+        if session.saved_to is not None:
+            self.records_saved.append(session.saved_to)
         self.switch_screen(FinalScreen(session.config, session.game, session.saved_to, session.save_error))
 
     def start_game(self, config: GameConfig) -> None:

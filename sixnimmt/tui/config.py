@@ -249,3 +249,8 @@ def resume_command(path: Path, config: GameConfig) -> str:
     if config.records_dir is not None and config.records_dir != default_records_dir():
         command += f" --records {shlex.quote(str(config.records_dir))}"
     return command
+
+
+def watch_command(path: Path) -> str:
+    """The command line that steps through the finished game saved in ``path``."""
+    return f"sixnimmt replay show {shlex.quote(str(path))} --tui"

@@ -8,25 +8,35 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
 from ..core import DealScored
-from .render import cards_line, score_value
+from .render import KEYS_HELP, KEYS_PASS, KEYS_SUMMARY, Keys, cards_line, key_bar, score_value
 
 
 class PassScreen(ModalScreen[None]):
-    """Hides the table while the keyboard changes hands in pass-and-play."""
+    """Hides the table while the keyboard changes hands in pass-and-play. ``q`` (or ``Esc``)
+    twice leaves the game, saving it, as at the table."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "ready", "Ready", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "ready", "Ready", show=False),
+        Binding("q,escape", "quit_game", "Quit", show=False),
+    ]
+
+    class QuitRequested(Message):
+        """``q`` ``q``: leave, saving the game under way (the app decides how)."""
 
     def __init__(self, name: str, tr: gettext.NullTranslations) -> None:
         super().__init__()
         self.player_name = name
         self.tr = tr
+        self._quit_armed = False
 
     def compose(self) -> ComposeResult:
         g = self.tr.gettext
@@ -38,9 +48,22 @@ class PassScreen(ModalScreen[None]):
                 ),
                 id="pass-text",
             )
+        yield Static(key_bar(self.tr, KEYS_PASS), id="keys")
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key not in ("q", "escape"):
+            self._quit_armed = False
 
     def action_ready(self) -> None:
         self.dismiss(None)
+
+    def action_quit_game(self) -> None:
+        # As at the table: a stray key must not throw a game away; the second press quits.
+        if self._quit_armed:
+            self.post_message(self.QuitRequested())
+            return
+        self._quit_armed = True
+        self.notify(self.tr.gettext("Press q again to quit this game."), timeout=3)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -50,15 +73,20 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "close", "Close", show=False),
     ]
 
-    def __init__(self, rules_markdown: str, keys_markdown: str) -> None:
+    def __init__(self, rules_markdown: str, keys_markdown: str, tr: gettext.NullTranslations,
+                 keys: Keys = KEYS_HELP) -> None:  # fmt: skip
+        """``keys``: the key bar (Esc goes back to the game, or closes the rules elsewhere)."""
         super().__init__()
         self.rules_markdown = rules_markdown
         self.keys_markdown = keys_markdown
+        self.tr = tr
+        self.keys = keys
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Markdown(self.keys_markdown, id="help-keys")
             yield Markdown(self.rules_markdown, id="help-rules")
+        yield Static(key_bar(self.tr, self.keys), id="keys")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -111,6 +139,7 @@ class DealSummaryScreen(ModalScreen[None]):
             yield Static(g("Deal {number} is over").format(number=self.event.deal + 1), id="summary-title")
             yield Static(table, id="summary-table")
             yield Static(g("Press Enter to continue"), classes="dim")
+        yield Static(key_bar(self.tr, KEYS_SUMMARY), id="keys")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,7 +16,7 @@ from textual.widgets import Static
 
 from ..core import Game
 from ..i18n import translator
-from .config import GameConfig
+from .config import GameConfig, watch_command
 from .render import score_value
 
 
@@ -74,9 +73,13 @@ class FinalScreen(Screen[None]):
                 str(score_value(game.totals[seat], game.rules.target, self.config.count_down)),
             )
         if self.saved_to is not None:
-            saved = Text(g("Record saved to {path}").format(path=self.saved_to), style="grey70")
-            command = f"sixnimmt replay show {shlex.quote(str(self.saved_to))} --tui"
-            saved.append("\n" + g("Watch it again: {command}").format(command=command), style="grey50")
+            # A line each, never wrapped: a path or a command broken across lines cannot be copied.
+            # The box grows with the window (sixnimmt.tcss: #final-box); where even that is too
+            # narrow, the line ends in an ellipsis, and the whole of it is printed on quitting.
+            saved = Text(style="grey70")
+            saved.append(g("Record saved to {path}").format(path=self.saved_to))
+            saved.append("\n" + g("Watch it again: {command}").format(command=watch_command(self.saved_to)))
+            saved.append("\n" + g("Both are printed on the terminal when you quit."), style="grey50")
         elif self.save_error is not None:
             saved = Text(self.save_error, style="red")
         else:

@@ -11,7 +11,22 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core import PASS, Decision, DecisionKind, Phase, PlayerView
-from .render import card, cards_line, legend, level_name, option_chip, score_value, variant_name
+from .render import (
+    KEYS_CARD,
+    KEYS_CHANGE,
+    KEYS_DRAFT,
+    KEYS_REVEAL,
+    KEYS_ROW,
+    KEYS_WAIT,
+    Keys,
+    card,
+    cards_line,
+    legend,
+    level_name,
+    option_chip,
+    score_value,
+    variant_name,
+)
 from .session import GameSession, Preview
 
 
@@ -82,19 +97,59 @@ def status_text(session: GameSession, width: int) -> Text:
     return status
 
 
-def scores_line(session: GameSession, view: PlayerView) -> Text:
-    """The compact layout's scores: ``You 3  Ada 0✓  Bruno 5…`` (the side panel has the table)."""
-    count_down = session.config.count_down
+def table_keys(session: GameSession) -> Keys:
+    """What the keys do now, for the key bar: choose a card, take a row, skip the reveal, change
+    a card already chosen, or only wait."""
+    if session.animating:
+        return KEYS_REVEAL
+    decision = session.decision()
+    if decision is not None and decision.kind is DecisionKind.ROW:
+        return KEYS_ROW
+    if decision is not None and decision.kind is DecisionKind.DRAFT:
+        return KEYS_DRAFT
+    if decision is not None:
+        return KEYS_CARD
+    return KEYS_CHANGE if session.may_change() else KEYS_WAIT
+
+
+def pieces_line(pieces: list[Text], width: int, start: Text | None = None) -> Text:
+    """Pieces (a name and its score, a name and its card) two spaces apart, over as many lines as
+    ``width`` needs, a line breaking between pieces, never inside one."""
     line = Text()
+    used = 0
+    if start is not None:
+        line.append_text(start)
+        line.append(" ")
+        used = start.cell_len + 1
+    for index, piece in enumerate(pieces):
+        gap = 2 if index else 0
+        if used and used + gap + piece.cell_len > width:
+            line.append("\n")
+            used = 0
+        elif gap:
+            line.append(" " * gap)
+            used += gap
+        line.append_text(piece)
+        used += piece.cell_len
+    line.no_wrap = True  # the lines are broken here, between pieces
+    line.overflow = "ellipsis"
+    return line
+
+
+def scores_line(session: GameSession, view: PlayerView, width: int = 10_000) -> Text:
+    """The compact layout's scores: ``You 3  Ada 0✓  Bruno 5…`` (the side panel has the table),
+    a line breaking between players, never between a name and its score."""
+    count_down = session.config.count_down
+    entries: list[Text] = []
     for seat, name in enumerate(view.seats):
-        line.append(name, style="bold" if seat == session.viewer else "")
-        line.append(f" {score_value(view.totals[seat], session.config.target, count_down)}")
+        entry = Text(name, style="bold" if seat == session.viewer else "")
+        entry.append(f" {score_value(view.totals[seat], session.config.target, count_down)}")
         deal = view.penalties[seat]
         if deal:
-            line.append(f"(-{deal})" if count_down else f"(+{deal})", style="red")
-        line.append_text(_mark(session, view, seat))
-        line.append("  ")
-    return line
+            entry.append(f"(-{deal})" if count_down else f"(+{deal})", style="red")
+        entry.append_text(_mark(session, view, seat))
+        entries.append(entry)
+    return pieces_line(entries, width)
 
 
 #: The frames of the spinner a thinking bot shows next to its name (the screen turns it while any
@@ -140,25 +195,25 @@ def scores_table(session: GameSession, view: PlayerView) -> Table:
     return table
 
 
-def revealed_text(session: GameSession, view: PlayerView) -> Text:
-    """The cards of this turn: Open's face-up cards so far, or the reveal being placed."""
+def revealed_text(session: GameSession, view: PlayerView, width: int = 10_000) -> Text:
+    """The cards of this turn: Open's face-up cards so far, or the reveal being placed; a line
+    breaks between players, never between a name and its card."""
     g = session.tr.gettext
     seats = session.game.seats
-    text = Text()
-    if session.revealed is None and view.face_up is not None and any(c is not None for c in view.face_up):
-        text.append(g("Face up:") + " ", style="bold")
-        for seat, number in enumerate(view.face_up):
-            if number is not None:
-                text.append(f"{seats[seat]} ")
-                text.append_text(card(number))
-                text.append("  ")
+
+    def piece(seat: int, number: int, dim: bool = False) -> Text:
+        text = Text(f"{seats[seat]} ")
+        text.append_text(card(number, dim=dim))
+        return text
+
     if session.revealed is not None:
-        text.append(g("On the table:") + " ", style="bold")
-        for seat, number in sorted(session.revealed, key=lambda p: p[1]):
-            text.append(f"{seats[seat]} ")
-            text.append_text(card(number, dim=number in session.placed))
-            text.append("  ")
-    return text
+        pieces = [piece(seat, number, number in session.placed)
+                  for seat, number in sorted(session.revealed, key=lambda p: p[1])]  # fmt: skip
+        return pieces_line(pieces, width, Text(g("On the table:"), style="bold"))
+    if view.face_up is not None and any(c is not None for c in view.face_up):
+        pieces = [piece(seat, number) for seat, number in enumerate(view.face_up) if number is not None]
+        return pieces_line(pieces, width, Text(g("Face up:"), style="bold"))
+    return Text()
 
 
 def prompt_text(session: GameSession, view: PlayerView, preview: Preview | None = None) -> Text:

@@ -41,23 +41,29 @@ def variant_name(variant: str, tr: gettext.NullTranslations) -> str:
     return tr.gettext(variant_spec(variant).title)
 
 
-#: The key bar at the bottom of the table (our own, so that it is translated): key -> what it does.
-KEYS_TABLE: tuple[tuple[str, str], ...] = (
-    ("Enter", N_("play")),
-    ("← →", N_("card")),
-    ("h", N_("hint")),
-    ("l", N_("log")),
-    ("?", N_("rules")),
-    ("q", N_("quit")),
-)
+#: The key bars (our own, so that they are translated): key -> what it does now. The table's bar
+#: follows the moment (panels.table_keys): a card to choose, a row to take, the reveal, waiting.
+Keys = tuple[tuple[str, str], ...]
+_KEYS_ALWAYS: Keys = (("l", N_("log")), ("?", N_("help")), ("q", N_("quit")))
+KEYS_CARD: Keys = (("Enter", N_("play")), ("← →", N_("card")), ("h", N_("hint")), *_KEYS_ALWAYS)
+KEYS_DRAFT: Keys = (("Enter", N_("take the card")), ("← →", N_("card")), ("h", N_("hint")), *_KEYS_ALWAYS)
+KEYS_ROW: Keys = (("Enter", N_("take the row")), ("↑ ↓", N_("row")), ("h", N_("hint")), *_KEYS_ALWAYS)
+KEYS_CHANGE: Keys = (("u", N_("take back")), ("← →", N_("card")), ("Enter", N_("play")), *_KEYS_ALWAYS)
+KEYS_REVEAL: Keys = ((N_("any key"), N_("skip the animation")), *_KEYS_ALWAYS)
+KEYS_WAIT: Keys = _KEYS_ALWAYS
+KEYS_HELP: Keys = (("↑ ↓", N_("scroll")), ("Esc", N_("back to the game")))
+KEYS_HELP_START: Keys = (("↑ ↓", N_("scroll")), ("Esc", N_("close")))  # the rules, from the start screen
+KEYS_SUMMARY: Keys = (("Enter", N_("continue")),)
+KEYS_PASS: Keys = (("Enter", N_("ready")), ("q", N_("quit")))
+KEYS_QUIT: Keys = (("q", N_("quit")),)  # the table hidden for a too small terminal: nothing else works
 
 
-def key_bar(tr: gettext.NullTranslations, keys: tuple[tuple[str, str], ...]) -> Text:
+def key_bar(tr: gettext.NullTranslations, keys: Keys) -> Text:
     """``Enter play  h hint  ...`` in the player's language."""
-    bar = Text()
+    bar = Text(no_wrap=True, overflow="ellipsis")
     for key, what in keys:
-        bar.append(f" {key} ", style="bold reverse")
-        bar.append(f" {tr.gettext(what)}  ")
+        bar.append(f" {tr.gettext(key)} ", style="bold reverse")
+        bar.append(f" {tr.gettext(what)} ")
     return bar
 
 

@@ -440,7 +440,14 @@ class GameSession:
             self.error = self.not_in_hand(number)
 
     def not_in_hand(self, number: int) -> str:
-        return self.tr.gettext("{card} is not in your hand: type another number, or Backspace.").format(card=number)
+        """Why a typed number plays nothing: the card is not among those to choose from (the open
+        deck's in a draft, else the hand's)."""
+        decision = self.decision()
+        if decision is not None and decision.kind is DecisionKind.DRAFT:
+            message = self.tr.gettext("{card} is not in the open deck: type another number, or Backspace.")
+        else:
+            message = self.tr.gettext("{card} is not in your hand: type another number, or Backspace.")
+        return message.format(card=number)
 
     def move(self, step: int) -> None:
         options = self.card_options()

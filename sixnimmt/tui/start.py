@@ -27,7 +27,7 @@ from .config import (
     is_external,
 )
 from .dialogs import HelpScreen
-from .render import key_bar, keys_help, level_name, variant_name
+from .render import KEYS_HELP_START, key_bar, keys_help, level_name, variant_name
 
 KEYS_START = (("Tab", N_("next field")), ("Ctrl+S", N_("start the game")), ("F1", N_("rules")), ("Esc", N_("quit")))
 
@@ -248,7 +248,7 @@ class StartScreen(Screen[None]):
     def action_rules(self) -> None:
         variant = str(self.query_one("#variant", Select).value)
         lang = str(self.query_one("#lang", Select).value)
-        self.app.push_screen(HelpScreen(rules_text(lang, variant), keys_help(translator(lang))))
+        self.app.push_screen(HelpScreen(rules_text(lang, variant), keys_help(translator(lang)), translator(lang), KEYS_HELP_START))
 
     def changed(self) -> bool:
         """Whether the form differs from the settings it opened with."""

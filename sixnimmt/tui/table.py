@@ -11,9 +11,11 @@ on resize: compact at 80x24 (the scores and the log behind ``l``), normal from 1
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -21,9 +23,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import RichLog, Static
 
-from ..core import CardsRevealed, Dealer, DealScored, DecisionKind, Game, PlayerView
+from ..core import PASS, CardsRevealed, Dealer, DealScored, DecisionKind, Game, PlayerView
 from ..i18n import rules_text
 from ..seats.advise import Advice, advise
 from .config import HINT_BOT, GameConfig
@@ -39,17 +42,17 @@ from .panels import (
     scores_line,
     scores_table,
     status_text,
+    table_keys,
     too_small_text,
 )
-from .render import KEYS_TABLE, key_bar, keys_help, level_name
+from .render import KEYS_QUIT, key_bar, keys_help, level_name
 from .session import BotAnswer, BotJob, GameSession, Preview
-from .widgets import CardLine, CardWidget, RowWidget
+from .widgets import BOXED_CARD_WIDTH, CardLine, CardWidget, RowWidget, lines_of_cards
 
 #: Keys that work during the reveal without skipping it.
 _KEYS_THAT_KEEP_THE_REVEAL = frozenset({"q", "question_mark", "f1", "l", "h", "ctrl+q", "ctrl+c"})
-#: A boxed card's columns, its margin included, and room for the line's label ("Your hand:").
-_BOXED_CARD_WIDTH = 8
-_LABEL_WIDTH = 14
+#: The columns the hand's frame takes from its cards: its border and padding (sixnimmt.tcss: #hand).
+_HAND_FRAME = 4
 #: The side panel's width by layout, as in sixnimmt.tcss (#side), where it takes room from the play area.
 _SIDE_WIDTHS = {Layout.NORMAL: 41, Layout.ROOMY: 65}
 #: Seconds per turn of the spinner a thinking bot shows.
@@ -119,6 +122,7 @@ class TableScreen(Screen[None]):
         self._quit_armed = False
         self._overlay_open = False
         self._logged = 0  # log lines already written to the log widget
+        self._in_sight: object = None  # what the play area was last scrolled to (the cursor's card or row)
 
     # ------------------------------------------------------------------ layout
 
@@ -140,7 +144,7 @@ class TableScreen(Screen[None]):
             with Vertical(id="side"):
                 yield Static(id="scores")
                 yield GameLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
-        yield Static(key_bar(self.tr, KEYS_TABLE), id="keys")
+        yield Static(key_bar(self.tr, table_keys(self.session)), id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#scores", Static).styles.height = self.session.game.players + 1
@@ -158,6 +162,12 @@ class TableScreen(Screen[None]):
         self.layout_name = layout
         self.set_class(self.side_open, "-side-open")
         self.query_one("#too-small", Static).update(too_small_text(self.session, width, height))
+        self._in_sight = None  # the lines of cards wrap anew: scroll to the cursor again
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # While the table is hidden (the terminal too small), no key may play what nobody saw;
+        # leaving still works.
+        return self.layout_name is not Layout.TOO_SMALL or action == "quit_game"
 
     def action_toggle_side(self) -> None:
         """``l``: the scores and the log. The compact layout hides them until asked; the others
@@ -198,7 +208,7 @@ class TableScreen(Screen[None]):
         session.spinner += 1
         if self.is_mounted:
             view = session.shown_view()
-            self.query_one("#scoreline", Static).update(scores_line(session, view))
+            self.query_one("#scoreline", Static).update(scores_line(session, view, self._play_width()))
             self.query_one("#scores", Static).update(scores_table(session, view))
 
     def _passed(self, seat: int) -> None:
@@ -295,7 +305,7 @@ class TableScreen(Screen[None]):
         # (the status line is as wide as the play area: beside the side panel but in the compact layout)
         status_width = width - 2 - (0 if layout is Layout.COMPACT else _SIDE_WIDTHS.get(layout, 0))
         self.query_one("#status", Static).update(status_text(session, status_width))
-        self.query_one("#scoreline", Static).update(scores_line(session, view))
+        self.query_one("#scoreline", Static).update(scores_line(session, view, self._play_width()))
         preview = self._preview(view)
         choosing_row = decision is not None and decision.kind is DecisionKind.ROW
         boxed_rows = layout is Layout.ROOMY
@@ -308,9 +318,9 @@ class TableScreen(Screen[None]):
                 preview=preview is not None and preview.row == widget.index,
                 placed=frozenset(session.placed) if session.animating else frozenset(),
             )
-        self.query_one("#revealed", Static).update(revealed_text(session, view))
+        self.query_one("#revealed", Static).update(revealed_text(session, view, self._play_width()))
         self.query_one("#prompt", Static).update(prompt_text(session, view, preview))
-        self._draw_hand(view)
+        selected = self._draw_hand(view)
         self.query_one("#open-hands", Static).update(open_hands_text(session, view))
         self.query_one("#hint", Static).update(hint_text(session))
         self.query_one("#scores", Static).update(scores_table(session, view))
@@ -318,26 +328,45 @@ class TableScreen(Screen[None]):
         for line in session.log[self._logged :]:
             log.write(line)
         self._logged = len(session.log)
+        keys = KEYS_QUIT if self.layout_name is Layout.TOO_SMALL else table_keys(session)
+        self.query_one("#keys", Static).update(key_bar(self.tr, keys))
+        self.call_after_refresh(self._keep_in_sight, selected)
 
     def _preview(self, view: PlayerView) -> Preview | None:
-        if self.hovered is None or self.session.viewer is None:
+        """Where the card under the pointer would go, else the card under the keyboard's cursor."""
+        session = self.session
+        if session.viewer is None:
             return None
-        if self.hovered not in view.hand and self.hovered not in self.session.card_options():
+        number = self.hovered
+        if number is None:
+            options = session.card_options()
+            decision = session.decision()
+            if not options or decision is None or decision.kind is not DecisionKind.CARD or session.error:
+                return None
+            number = session.confirming or options[min(session.cursor, len(options) - 1)]
+        if number == PASS or (number not in view.hand and number not in session.card_options()):
             return None
-        return self.session.preview(self.hovered)
+        return session.preview(number)
 
-    def _boxed(self, count: int) -> bool:
-        """Boxed cards where a line of them fits (else chips), and the layout has the height."""
+    def _play_width(self) -> int:
+        """The columns inside the play area. From the terminal's width (not the play area's,
+        unknown until the layout has run, so that the first drawing would depend on timing): less
+        the side panel where it stands beside the play area, the padding, and a scrollbar's column."""
+        width = self.app.size.width - 3
+        if self.layout_name is not Layout.COMPACT and not self.side_open:
+            width -= _SIDE_WIDTHS.get(self.layout_name, 0)
+        return width
+
+    def _boxed(self, numbers: Sequence[int], label: str | None, width: int) -> bool:
+        """Boxed cards where they all fit on one line (else chips, wrapped as they need), and the
+        layout has the height."""
         if self.layout_name is Layout.COMPACT:
             return False
-        # From the terminal's width (not the play area's, unknown until the layout has run, so
-        # that the first drawing would depend on timing): less the side panel where it is shown.
-        play_width = self.app.size.width - 4
-        if not self.side_open:
-            play_width -= _SIDE_WIDTHS.get(self.layout_name, 0)
-        return _LABEL_WIDTH + count * _BOXED_CARD_WIDTH <= play_width
+        label_width = Text(label).cell_len + 1 if label is not None else 0
+        return len(lines_of_cards([BOXED_CARD_WIDTH] * len(numbers), label_width, width)) <= 1
 
-    def _draw_hand(self, view: PlayerView) -> None:
+    def _draw_hand(self, view: PlayerView) -> int | None:
+        """Draw the options and the hand; returns the card under the cursor, if one is shown."""
         session = self.session
         g = self.tr.gettext
         options_line = self.query_one("#options", CardLine)
@@ -347,25 +376,52 @@ class TableScreen(Screen[None]):
         selected = options[min(session.cursor, len(options) - 1)] if options else None
         if session.confirming is not None:
             selected = session.confirming
+        width = self._play_width()
         if label is not None and options:
             options_line.display = True
-            options_line.show(options, boxed=self._boxed(len(options)), selected=selected, label=label)
+            options_line.show(options, boxed=self._boxed(options, label, width), width=width,
+                              selected=selected, label=label)  # fmt: skip
         else:
             options_line.display = False
+        hand_width = width - _HAND_FRAME
+        # The hand's name is its frame's title, so that its cards have the whole width.
+        hand_line.border_title = g("Your hand:").rstrip(" :")
         if session.viewer is None:
             hand_line.show((), boxed=False, label=g("(hands are hidden)"))
-            return
+            return selected if label is not None else None
         if view.deal != session.shown_deal:
-            hand_line.show((), boxed=False, label=g("Your hand:"))  # the next deal's hand comes with its deal
-            return
+            hand_line.show((), boxed=False)  # the next deal's hand comes with its deal
+            return selected if label is not None else None
         on_hand = label is None
-        hand_line.show(view.hand, boxed=self._boxed(len(view.hand)),
-                       selected=selected if on_hand else None, marked=view.my_choices,
-                       label=g("Your hand:"))  # fmt: skip
+        hand_line.show(view.hand, boxed=self._boxed(view.hand, None, hand_width), width=hand_width,
+                       selected=selected if on_hand else None, marked=view.my_choices)  # fmt: skip
+        return selected
+
+    def _keep_in_sight(self, selected: int | None) -> None:
+        """Scroll the play area to the card under the cursor (or the row, when choosing one) when
+        the cursor has moved or the layout changed: what the cursor is on is always in sight."""
+        decision = self.session.decision()
+        target: Widget | None = None
+        if decision is not None and decision.kind is DecisionKind.ROW:
+            key: object = ("row", self.session.row_cursor)
+            target = list(self.query(RowWidget))[self.session.row_cursor]
+        else:
+            key = ("card", selected, self.session.shown_deal, self.session.shown_turn)
+            if selected is not None:
+                for line in self.query(CardLine):
+                    target = target or (line.card(selected) if line.display else None)
+        if target is None or key == self._in_sight:
+            return
+        self._in_sight = key
+        target.scroll_visible(animate=False, immediate=False)
 
     # ------------------------------------------------------------------ keys and the mouse
 
     def on_key(self, event: events.Key) -> None:
+        if self.layout_name is Layout.TOO_SMALL and event.key not in ("q", "ctrl+q", "ctrl+c"):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key != "q":
             self._quit_armed = False
         if self.session.animating and event.key not in _KEYS_THAT_KEEP_THE_REVEAL:
@@ -457,7 +513,7 @@ class TableScreen(Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(
-            HelpScreen(rules_text(self.config.lang, self.session.game.rules.variant.value), keys_help(self.tr))
+            HelpScreen(rules_text(self.config.lang, self.session.game.rules.variant.value), keys_help(self.tr), self.tr)
         )
 
     def action_quit_game(self) -> None:

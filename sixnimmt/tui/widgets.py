@@ -11,7 +11,7 @@ from itertools import groupby
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Static
 
@@ -78,34 +78,82 @@ class CardWidget(Static):
         self.post_message(self.Hovered(None))
 
 
-class CardLine(Horizontal):
-    """A line of cards (the hand, the open deck, the options): rebuilt only when its cards change."""
+#: The columns a boxed card takes in a line of cards, its margin included (sixnimmt.tcss: .card.-boxed).
+BOXED_CARD_WIDTH = 8
+
+
+def card_width(number: int, tr: gettext.NullTranslations, *, boxed: bool, chosen: bool = False) -> int:
+    """The columns a card takes in a line of cards (:class:`CardLine`), its margin included."""
+    if boxed:
+        return BOXED_CARD_WIDTH
+    padding = 2 if number == PASS else 0  # the "pass" chip is padded (sixnimmt.tcss: .heads-pass)
+    return card_face(number, 1, False, tr, chosen).cell_len + padding + 1
+
+
+def lines_of_cards(widths: Sequence[int], first: int, width: int) -> list[int]:
+    """How many cards go on each line when cards of ``widths`` wrap in ``width`` columns, the
+    first line starting ``first`` columns in (the label), the next ones indented as much, so that
+    the cards stand in columns. Every line holds at least one card: none is ever left out."""
+    room = max(width - first, 1)
+    counts: list[int] = []
+    used = 0
+    for card in widths:
+        if counts and used + card <= room:
+            counts[-1] += 1
+            used += card
+        else:
+            counts.append(1)
+            used = card
+    return counts
+
+
+class CardLine(Vertical):
+    """A line of cards (the hand, the open deck, the options), wrapped onto as many lines as it
+    needs, so that no card is ever out of sight: rebuilt only when its cards or their lines change."""
 
     def __init__(self, tr: gettext.NullTranslations, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.tr = tr
-        self.shown: tuple[tuple[int, ...], bool] | None = None
+        self.shown: tuple[object, ...] | None = None
 
-    def show(self, numbers: Sequence[int], *, boxed: bool, selected: int | None = None,
+    def show(self, numbers: Sequence[int], *, boxed: bool, width: int = 10_000, selected: int | None = None,
              marked: Sequence[int] = (), label: str | None = None) -> None:  # fmt: skip
-        key = (tuple(numbers), boxed)
-        if key != self.shown or (label is not None) != bool(self.query(".card-label")):
-            self.shown = key
-            self.remove_children()
-            widgets: list[Static] = []
+        """``width``: the columns the line has (the cards wrap there)."""
+        label_width = Text(label).cell_len + 1 if label is not None else 0  # its padding-right
+        widths = [card_width(n, self.tr, boxed=boxed, chosen=n in marked) for n in numbers]
+        counts = lines_of_cards(widths, label_width, width)
+        key = (tuple(numbers), boxed, tuple(counts), tuple(n for n in numbers if n in marked), label)
+        if key == self.shown:
+            self._mark(selected, tuple(marked))
+            return
+        self.shown = key
+        self.remove_children()
+        lines: list[Horizontal] = []
+        cards = iter(numbers)
+        for index, count in enumerate(counts or [0]):
+            parts: list[Static] = []
             if label is not None:
-                widgets.append(Static(Text(label, style="bold"), classes="card-label"))
-            for number in numbers:
+                # The label on the first line; blank space as wide on the next ones (a grid).
+                text = Text(label, style="bold") if index == 0 else Text(" " * (label_width - 1))
+                parts.append(Static(text, classes="card-label"))
+            for _ in range(count):
+                number = next(cards)
                 widget = CardWidget(number, self.tr, boxed=boxed)
                 widget.mark(selected=number == selected, chosen=number in marked)  # drawn marked at once
-                widgets.append(widget)
-            self.mount_all(widgets)
-        else:
-            self._mark(selected, tuple(marked))
+                parts.append(widget)
+            lines.append(Horizontal(*parts, classes="card-row"))
+        self.mount_all(lines)
 
     def _mark(self, selected: int | None, marked: tuple[int, ...]) -> None:
         for widget in self.query(CardWidget):
             widget.mark(selected=widget.number == selected, chosen=widget.number in marked)
+
+    def card(self, number: int) -> CardWidget | None:
+        """The widget showing ``number``, if this line shows it."""
+        for widget in self.query(CardWidget):
+            if widget.number == number:
+                return widget
+        return None
 
 
 class RowWidget(Horizontal):

@@ -208,7 +208,7 @@ async def test_replay_viewer_shows_seat_names_as_text_not_markup() -> None:
     viewer = ReplayApp(game, "en")
     async with viewer.run_test(size=SIZE) as pilot:
         await pilot.press("right", "right")
-        scores = viewer.query_one("#scores").content
+        scores = viewer.query_one("#hands").content
         assert isinstance(scores, RichTable)
         names = [plain(cell).strip() for cell in scores.columns[0].cells]
         assert names[:2] == ["[/]", "[bold]Ben"]

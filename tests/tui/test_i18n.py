@@ -170,3 +170,14 @@ def test_every_variant_the_terminal_plays_has_its_rules_in_every_language() -> N
         for lang in LANGUAGES:
             assert rules_text(lang, variant).startswith("# 6 nimmt!")
 
+
+@pytest.mark.parametrize("lang", sorted(LANGUAGES))
+def test_every_key_bar_fits_80_columns(lang: str) -> None:
+    from sixnimmt.tui import render
+    from sixnimmt.tui.replay import KEYS_REPLAY
+    from sixnimmt.tui.start import KEYS_START
+
+    bars = [getattr(render, name) for name in dir(render) if name.startswith("KEYS_")]
+    assert len(bars) >= 10
+    for keys in [*bars, KEYS_REPLAY, KEYS_START]:
+        assert render.key_bar(i18n.translator(lang), keys).cell_len <= 80, keys

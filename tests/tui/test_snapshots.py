@@ -135,3 +135,35 @@ def test_table_at_each_size(snap_compare: Compare, name: str) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZES[name], run_before=played_a_turn)
+
+
+# Logic's open deck as a grid, every card in sight (docs/terminal.md shows these).
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
+def test_logic_open_deck(snap_compare: Compare, size: tuple[int, int]) -> None:
+    four = (Seat("You"), Seat("Ada", "random"), Seat("Bruno", "random"), Seat("Clara", "random"))
+    app = SixNimmtApp(config(seats=four, variant="logic"), show_start=False)
+
+    async def a_few_cards_drafted(pilot: Pilot[None]) -> None:
+        for _ in range(2):
+            await until_asked(pilot)
+            await pilot.press("right", "right", "enter")
+        await until_asked(pilot)
+        await pilot.press("right", "right", "right")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=a_few_cards_drafted)
+
+
+def test_compact_without_colour(snap_compare: Compare, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NO_COLOR: the card under the cursor is underlined, as no other card is."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    four = (Seat("You"), Seat("Ada", "random"), Seat("Bruno", "random"), Seat("Clara", "random"))
+    hands = [*HANDS, [11, 13, 14, 16, 17, 18, 19, 20, 23, 24]]
+    app = SixNimmtApp(config(seats=four), show_start=False, dealer=fixed_deal(hands, ROWS))
+
+    async def cursor_moved(pilot: Pilot[None]) -> None:
+        await until_asked(pilot)
+        await pilot.press("right", "right", "right", "right")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=cursor_moved)

@@ -69,12 +69,19 @@ def pane() -> Iterator[Pane]:
 
 
 def hand_of(text: str) -> list[int]:
-    line = next(line for line in text.splitlines() if "Your hand:" in line)
-    return [int(n) for n in re.findall(r"(\d+)[⁰¹²³⁴⁵⁶⁷⁸⁹]", line.split("Your hand:")[1])]
+    """The cards in the hand's frame (titled "Your hand"), on as many lines as it has."""
+    lines = text.splitlines()
+    top = next(index for index, line in enumerate(lines) if "Your hand" in line)
+    inside = []
+    for line in lines[top + 1 :]:
+        if "╰" in line:
+            break
+        inside.append(line)
+    return [int(n) for n in re.findall(r"(\d+)[⁰¹²³⁴⁵⁶⁷⁸⁹]", " ".join(inside))]
 
 
 def test_the_game_in_an_80x24_terminal_shows_the_rows_and_hand_and_plays(pane: Pane) -> None:
-    text = pane.until(lambda t: "Your hand:" in t and "choose a card" in t)
+    text = pane.until(lambda t: "Your hand" in t and "choose a card" in t and bool(hand_of(t)))
     lines = text.splitlines()
     assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
     for number in range(1, 5):
@@ -97,6 +104,6 @@ def test_the_game_in_an_80x24_terminal_shows_the_rows_and_hand_and_plays(pane: P
     pane.keys(*["BSpace"] * len(str(missing)))
     pane.until(lambda t: "not in your hand" not in t)
     pane.keys("Enter")
-    text = pane.until(lambda t: "Your hand:" in t and len(hand_of(t)) == 9)
+    text = pane.until(lambda t: "Your hand" in t and len(hand_of(t)) == 9)
     assert hand[0] not in hand_of(text)
     pane.keys("q", "q")
