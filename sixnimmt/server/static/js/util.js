@@ -3,7 +3,7 @@
 let strings = {};
 let fallback = {};
 export let lang = "en";
-export const LANGS = ["en", "es", "sv"];
+export const LANGS = ["en", "de", "es", "fr", "sv"]; // as index.html's menu and sixnimmt.i18n.LANGUAGES
 
 export async function loadLanguage(code) {
   lang = LANGS.includes(code) ? code : "en";
