@@ -71,6 +71,8 @@ async function start() {
   await initCards();
   window.addEventListener("hashchange", route);
   route();
+  // The installable app's worker (sw.js): it keeps the shell for opening without a network.
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 }
 
 start();
