@@ -11,7 +11,8 @@ issue a page can fix on its own, numbered as there.
 12. on a 1366 px desktop, the final score sheet of a full table fits without scrolling sideways;
 13. the Your-move list's button is not named like the Play now button;
 14. the review explains its ⇅ marks, labels each deal on its timeline, and speaks Swedish;
-15. the keyboard reaches Create table in fewer steps, and the hand with none after Start.
+15. the keyboard reaches Create table in fewer steps, and the hand with none after Start;
+and the game's home languages: a German and a French table without a word of English.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .test_table_tools import english_left
 from .test_table_ux import PHONE, errors_of, finish_game, until_row_choice
 from .test_web_game import FAST, READY, create_table, play_until_over
 
@@ -52,7 +54,7 @@ def test_1_the_account_menu_reaches_profile_settings_my_bots_and_sign_out(browse
     page.click("#account-link")
     assert page.get_attribute("#account-link", "aria-expanded") == "true"
     assert page.locator(f"{menu} a, {menu} button").all_inner_texts() == ["Profile", "Settings", "My bots", "Sign out"]
-    shots(page, "web-account-menu")
+    shots(page, "account-menu")
     page.keyboard.press("Escape")  # closes, and the focus goes back to the name
     assert not page.is_visible(menu) and page.evaluate("() => document.activeElement.id") == "account-link"
     page.click("#account-link")
@@ -181,7 +183,7 @@ def test_11_phone_top_bar_is_one_line_and_the_players_are_whole(browser: Any, se
     assert names[0]["text"] == "Tapio Virtanen" and all(n["whole"] for n in names), names
     badges = page.locator("#table .player .badge.bot:visible").all_inner_texts()
     assert badges == ["easy", "hard", "expert"]
-    shots(page, "web-phone-top-bar")
+    shots(page, "phone-top-bar")
     assert not errors
 
 
@@ -257,3 +259,31 @@ def test_15_the_keyboard_reaches_create_table_and_the_hand_sooner(browser: Any, 
     page.wait_for_selector("#hand button.card:not([disabled])")
     assert page.evaluate("() => document.activeElement.matches('#hand button.card')")
     assert not errors
+
+
+# ---------------------------------------------------------------- German and French
+
+
+def test_german_and_french_tables_have_no_english(browser: Any, server: str, shots: Any) -> None:
+    for locale, lang, name in (("de-DE", "de", "Jürgen"), ("fr-FR", "fr", "Aurélie")):
+        page = browser.new_context(locale=locale, viewport={"width": 1280, "height": 900}).new_page()
+        errors = errors_of(page)
+        page.goto(server + FAST + "#/")
+        page.wait_for_selector("#create")
+        assert page.input_value("#lang") == lang  # the browser's language by default
+        assert english_left(page, lang) == set()
+        create_table(page, server, name, ["bot:easy", "bot:medium", "bot:hard"])
+        page.wait_for_selector("#hand button.card:not([disabled])")
+        page.click("#log summary")
+        assert english_left(page, lang) == set()
+        page.click("#hand button.card:not([disabled]) >> nth=0")
+        page.wait_for_function(READY, timeout=30_000)
+        assert english_left(page, lang) == set()
+        bulls = page.get_attribute("#hand button.card >> nth=0", "aria-label") or ""
+        assert ("Hornochse" if lang == "de" else "tête") in bulls
+        if lang == "de":
+            shots(page, "de-table")
+        page.goto(server + FAST + "#/rules/standard")
+        page.wait_for_selector("#rules-text h1")
+        assert ("Hornochsen" if lang == "de" else "têtes de bœuf") in page.inner_text("#rules-text")
+        assert not errors
