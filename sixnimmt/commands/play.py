@@ -13,7 +13,7 @@ import typer
 
 from ..core import Game, RecordError, RulesError
 from ..core.record import MAX_SEAT_NAME
-from ..i18n import resolve_language, translator
+from ..i18n import LANGUAGES, resolve_language, translator
 from ..seats import LEVELS, UnknownBotError
 from ..tui.config import DEFAULT_NAME
 
@@ -83,7 +83,7 @@ def play(
     ] = None,
     name: Annotated[str, typer.Option(help="Your name at the table.")] = "You",
     lang: Annotated[
-        str | None, typer.Option(help="en, es or sv (default: from the locale).", show_default=False)
+        str | None, typer.Option(help=f"{', '.join(LANGUAGES)} (default: from the locale).", show_default=False)
     ] = None,
     delay: Annotated[float, typer.Option(help="Seconds per card placed in the reveal (0: instant).")] = 0.6,
     records: Annotated[

@@ -1,8 +1,8 @@
 """Translations shared by the terminal and web games: the rules texts and the gettext catalogs.
 
 The rules of each variant (those of the starting texts, :data:`VARIANTS`, and :data:`MORE_VARIANTS`)
-live as Markdown in ``rules/{lang}/{variant}.md`` (English, Spanish,
-Swedish); the interface strings in standard gettext catalogs, ``locale/{lang}/LC_MESSAGES/sixnimmt.po``
+live as Markdown in ``rules/{lang}/{variant}.md`` (English, German, Spanish,
+French, Swedish); the interface strings in standard gettext catalogs, ``locale/{lang}/LC_MESSAGES/sixnimmt.po``
 with their compiled ``.mo`` next to them (``python -m sixnimmt.i18n.compile`` rebuilds them).
 
 >>> rules_text("en", "tactics").splitlines()[0]
@@ -22,7 +22,9 @@ from importlib import resources
 from ..core.variants import VARIANTS as _SPECS
 
 #: The languages every text exists in, with their own names (for menus).
-LANGUAGES: dict[str, str] = {"en": "English", "es": "Español", "sv": "Svenska"}
+LANGUAGES: dict[str, str] = {
+    "en": "English", "de": "Deutsch", "es": "Español", "fr": "Français", "sv": "Svenska",
+}
 #: The variants of the starting texts, with a rules text each (``rules/{lang}/{spec.i18n_key}.md``).
 VARIANTS: tuple[str, ...] = tuple(s.i18n_key for s in _SPECS.values() if s.in_starting_texts)
 #: Official variants beyond the starting texts that have a rules text too (the terminal game plays them).
@@ -68,6 +70,8 @@ def language_from_environment(environ: Mapping[str, str] | None = None) -> str:
     'sv'
     >>> language_from_environment({"LC_ALL": "C", "LANG": "es_ES.UTF-8"})
     'en'
+    >>> language_from_environment({"LANG": "fr_CA.UTF-8"})
+    'fr'
     """
     env = os.environ if environ is None else environ
     for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
@@ -80,7 +84,7 @@ def language_from_environment(environ: Mapping[str, str] | None = None) -> str:
             if code in LANGUAGES:
                 return code
         if name != "LANGUAGE":
-            return DEFAULT_LANGUAGE  # the locale that wins is one we have no text for ("C", "de_DE")
+            return DEFAULT_LANGUAGE  # the locale that wins is one we have no text for ("C", "fi_FI")
     return DEFAULT_LANGUAGE
 
 

@@ -73,7 +73,10 @@ def play_until_over(page: Any, shots: Any = None, prefix: str = "", keyboard: bo
         else:
             chosen = page.query_selector("#hand button.card.selected")
             if chosen:  # already chose: wait for the others
-                page.wait_for_function(f"() => JSON.stringify([...Object.values(document.querySelector('#table').dataset)]) !== '{before}' || !document.querySelector('#hand button.card.selected')", timeout=30_000)
+                page.wait_for_function(
+                    "(b) => { const d = document.querySelector('#table').dataset;"
+                    " return [d.deal, d.turn, d.phase, d.status].join() !== b.join() || !document.querySelector('#hand button.card.selected'); }",
+                    arg=list(before), timeout=30_000)
                 continue
             if keyboard and not play_by_keyboard(page, before):
                 continue  # the hand was redrawn under the key press: look again

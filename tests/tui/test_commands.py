@@ -30,7 +30,7 @@ runner = CliRunner()
         (["--bots", ",".join(["easy"] * 10)], "11 players"),
         (["--variant", "chess"], "unknown variant 'chess'"),
         (["--variant", "tournament", "--bots", "easy,easy,easy,easy,easy"], "tournament is played by 2 to 5"),
-        (["--lang", "de"], "unknown language 'de'"),
+        (["--lang", "fi"], "unknown language 'fi'"),
         (["--count", "sideways"], "unknown --count 'sideways'"),
         (["--end", "never"], "unknown end rule 'never'"),
         (["--target", "0"], "target must be at least 1"),

@@ -133,6 +133,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
+    @app.get("/sw.js", include_in_schema=False)
+    def service_worker() -> FileResponse:
+        # At the root: a service worker controls only the pages at and below its own address.
+        return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
     @app.get("/healthz", include_in_schema=False)
     async def health(request: Request) -> JSONResponse:
         """200 while the process serves; 503 while it has lost its database (several processes:

@@ -1,7 +1,7 @@
 // Accounts (optional), the leaderboard, profiles and "Play now". Every name is put in the page as
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
 import { myBotsPanel } from "./bots.js";
-import { api, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
+import { api, disclosure, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
 
 let me = undefined; // undefined: not asked yet; null: anonymous
 
@@ -14,16 +14,30 @@ export async function account(refresh = false) {
   return me;
 }
 
+/** The top bar's account corner: "Sign in", or the signed-in name opening the account menu
+ * (profile, settings, My bots, sign out), as on any site with accounts. */
 export function drawAccountLink() {
-  const link = document.getElementById("account-link");
-  if (!link) return;
-  if (me && me.user) {
-    link.textContent = me.user.name;
-    link.setAttribute("href", `#/u/${encodeURIComponent(me.user.name)}`);
-  } else {
-    link.textContent = t("account.signIn");
-    link.setAttribute("href", "#/account");
+  const corner = document.getElementById("account-menu");
+  if (!corner) return;
+  if (!(me && me.user)) {
+    corner.replaceChildren(h("a", { href: "#/account", id: "account-link" }, t("account.signIn")));
+    return;
   }
+  const name = me.user.name;
+  const button = h("button.account-btn", { type: "button", id: "account-link", "aria-controls": "account-items" }, name);
+  const items = h("ul.account-items", { id: "account-items", "aria-label": t("account.title") },
+    h("li", {}, h("a", { href: `#/u/${encodeURIComponent(name)}`, id: "menu-profile" }, t("menu.profile"))),
+    h("li", {}, h("a", { href: "#/account", id: "menu-settings" }, t("menu.settings"))),
+    h("li", {}, h("a", { href: "#/account/bots", id: "menu-bots" }, t("bots.title"))),
+    h("li", {}, h("button", { type: "button", id: "menu-signout", onclick: signOut }, t("account.signOut"))));
+  corner.replaceChildren(button, items);
+  disclosure(button, items);
+}
+
+async function signOut() {
+  await api("/account/signout", { method: "POST" });
+  await account(true);
+  location.hash = "#/";
 }
 
 const ratingText = (r) => (r ? `${r.rating}${r.provisional ? "?" : ""}` : "—");
@@ -36,9 +50,18 @@ function when(iso, withTime = false) {
 
 // ---------------------------------------------------------------- sign in, sign up, settings
 
-export async function showAccount(main) {
+export async function showAccount(main, part = null) {
   const state = await account(true);
-  if (state && state.user) { drawSettings(main, state.user); return; }
+  if (state && state.user) {
+    drawSettings(main, state.user);
+    if (part === "bots") { // from the account menu: My bots, in view and focused
+      const title = main.querySelector("#bots-title");
+      title.setAttribute("tabindex", "-1");
+      title.focus({ preventScroll: true });
+      title.scrollIntoView({ block: "start" });
+    }
+    return;
+  }
   main.append(h("h1", {}, t("account.title")), h("p.muted", {}, t("account.optional")));
   const form = (id, title, submit, help) => {
     const name = h("input", { id: `${id}-name`, name: "username", maxlength: "20", required: true, autocomplete: "username", autocapitalize: "none" });
@@ -91,11 +114,6 @@ function drawSettings(main, user) {
       await account(true);
       location.hash = "#/";
     } catch (e) { delError.textContent = e.message; }
-  }
-  async function signOut() {
-    await api("/account/signout", { method: "POST" });
-    await account(true);
-    location.hash = "#/";
   }
   main.append(
     h("h1", {}, t("account.title")),

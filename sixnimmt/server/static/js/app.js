@@ -1,5 +1,5 @@
 // The single-page app: a hash router over the lobby, a table, the history and the rules.
-import { loadLanguage, preferredLanguage } from "./util.js";
+import { disclosure, loadLanguage, preferredLanguage } from "./util.js";
 import { initCards } from "./cards.js";
 import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
@@ -27,7 +27,7 @@ const routes = [
   [/^#\/review\/(\d+)(?:\?(?:table=([A-Za-z0-9]{0,12}))?&?(?:seat=(\d))?)?$/, (view, m) => showReview(view, Number(m[1]), m[2] || null, m[3] == null ? null : Number(m[3]))],
   [/^#\/tutorial$/, (view) => showTutorial(view)],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
-  [/^#\/account$/, (view) => showAccount(view)],
+  [/^#\/account(?:\/(bots))?$/, (view, m) => showAccount(view, m[1] || null)],
   [/^#\/leaderboard(?:\/(\w+))?(\/provisional)?(?:\?page=(\d+))?$/,
     (view, m) => showLeaderboard(view, m[1] || "standard", !!m[2], Math.max(0, Number(m[3] || 1) - 1))],
   [/^#\/u\/([A-Za-z0-9_.%-]{1,64})$/, (view, m) => showProfile(view, decodeURIComponent(m[1]))],
@@ -52,6 +52,8 @@ async function route() {
     const current = target === "#/" ? hash === "#/" || hash.startsWith("#/t/") : hash.startsWith(target);
     if (current) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
   }
+  // A new screen starts the keyboard at its content, past the top bar (the skip link's target).
+  main.focus({ preventScroll: true });
   for (const [pattern, show] of routes) {
     const match = hash.match(pattern);
     if (match) {
@@ -67,10 +69,17 @@ async function start() {
   await loadLanguage(preferredLanguage());
   select.value = document.documentElement.lang;
   select.addEventListener("change", async () => { await loadLanguage(select.value); drawAccountLink(); route(); });
+  disclosure(document.getElementById("menu-btn"), document.getElementById("nav")); // the phone's menu
+  // What sticks under the top bar (the table's players on a phone, a tutorial's lesson) sits at
+  // its real height, whatever the language and the width make of it.
+  const bar = document.querySelector(".topbar");
+  new ResizeObserver(() => document.documentElement.style.setProperty("--topbar-h", `${bar.getBoundingClientRect().height}px`)).observe(bar);
   account();
   await initCards();
   window.addEventListener("hashchange", route);
   route();
+  // The installable app's worker (sw.js): it keeps the shell for opening without a network.
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 }
 
 start();

@@ -141,6 +141,12 @@ export async function showLobby(main) {
     joinError,
     h("button.btn", { type: "submit" }, t("lobby.joinBtn")));
 
+  // Signed in: the account's name is the name to play under, unless another was typed here.
+  account().then((me) => {
+    if (!me?.user) return;
+    for (const input of [name, joinName]) if (!input.value.trim()) input.value = me.user.name;
+  });
+
   const list = h("ul.tables", { id: "open-tables" });
   const side = h("div", {}, joinForm, h("section.panel", { style: "margin-top:1rem" }, h("h2", {}, t("lobby.open")), list));
   const yourMove = yourMoveBlock();
@@ -221,7 +227,8 @@ function yourMoveBlock() {
       f.table.status === "playing" && f.table.timer_left != null
         ? h("span.badge.time-left", { dataset: { left: Math.round(f.table.timer_left) } }, t("home.timeLeft", { time: timeLeftText(f.table.timer_left) }))
         : null,
-      h("a.btn.small" + (mine(f) ? ".primary" : ""), { href: `#/t/${f.code}` }, mine(f) ? t("home.play") : t("lobby.resume")))));
+      // not "Play now", the matchmaking button's name: this one goes to a table waiting for you
+      h("a.btn.small" + (mine(f) ? ".primary" : ""), { href: `#/t/${f.code}` }, mine(f) ? t("home.move") : t("lobby.resume")))));
   }
   return { node, refresh };
 }

@@ -55,12 +55,19 @@ export async function showReview(main, id, table = null, seat = null) {
   let at = Math.max(0, decisions.findIndex((d) => grade(d, threshold) === "mistake"));
   const buttons = decisions.map((d, i) => {
     const g = grade(d, threshold);
-    return h("li", {}, h(`button.mark.${g}`, { type: "button", dataset: { grade: g, index: i },
-      "aria-label": `${t("review.at", { d: d.deal, t: d.turn })}: ${t(`review.${g}`)}`, title: `${t("review.at", { d: d.deal, t: d.turn })}: ${t(`review.${g}`)}`,
+    const what = `${t("review.at", { d: d.deal, t: d.turn })}${d.kind === "row" ? ` (${t("review.rowChoice")})` : ""}: ${t(`review.${g}`)}`;
+    return h("li", {}, h(`button.mark.${g}`, { type: "button", dataset: { grade: g, index: i }, "aria-label": what, title: what,
       onclick: () => { at = i; draw(); } }, d.kind === "row" ? "⇅" : String(d.turn)));
   });
-  timeline.replaceChildren(...buttons);
-  const legend = h("p.legend", {}, ["good", "inaccuracy", "mistake"].map((g) => h(`span.mark-key.${g}`, {}, t(`review.${g}`))));
+  // each deal's decisions under its own label (the turns start again at 1 in every deal)
+  const marks = [];
+  decisions.forEach((d, i) => {
+    if (i === 0 || decisions[i - 1].deal !== d.deal) marks.push(h("li.deal-label", { dataset: { deal: d.deal } }, t("table.deal", { d: d.deal })));
+    marks.push(buttons[i]);
+  });
+  timeline.replaceChildren(...marks);
+  const legend = h("p.legend", {}, ["good", "inaccuracy", "mistake"].map((g) => h(`span.mark-key.${g}`, {}, t(`review.${g}`))),
+    h("span.mark-key.marks-meaning", { id: "review-marks-meaning" }, t("review.marksMeaning")));
   const prev = h("button.btn.small", { type: "button", id: "review-prev", onclick: () => { at = Math.max(0, at - 1); draw(); } }, "◀ ", t("review.prev"));
   const next = h("button.btn.small", { type: "button", id: "review-next", onclick: () => { at = Math.min(decisions.length - 1, at + 1); draw(); } }, t("review.next"), " ▶");
   const board = h("div.board.review-board", { id: "review-board" });

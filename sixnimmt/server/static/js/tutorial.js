@@ -54,6 +54,15 @@ export async function showTutorial(main) {
       type: "button", disabled: state.busy || c !== wanted ? true : null, onclick: () => play(c) } })));
   }
   function say(key, vars = {}, extra = []) { lesson.replaceChildren(h("p", {}, t(key, vars)), ...extra); }
+  /** Bring the card to play into view below the lesson, which sticks under the top bar. */
+  function showLessonAndCard() {
+    const card = handNode.querySelector(".hinted");
+    if (!card) return;
+    const box = card.getBoundingClientRect();
+    const covered = lesson.getBoundingClientRect().bottom + 8;
+    if (box.bottom > window.innerHeight) window.scrollBy(0, box.bottom - window.innerHeight + 12);
+    else if (box.top < covered) window.scrollBy(0, box.top - covered);
+  }
 
   function teach() {
     const turn = SCRIPT.turns[state.step];
@@ -66,7 +75,9 @@ export async function showTutorial(main) {
     drawBoard(null, row ?? null);
     reveal.replaceChildren();
     drawHand(turn.card);
-    handNode.querySelector(".hinted")?.focus();
+    // focus the card without scrolling to it: the lesson (sticky under the top bar) stays in sight
+    handNode.querySelector(".hinted")?.focus({ preventScroll: true });
+    showLessonAndCard();
   }
 
   async function play(card) {
@@ -95,7 +106,9 @@ export async function showTutorial(main) {
       } else if (p.sixth) {
         state.taken[seat] += sumHeads(state.rows[p.rows[0]]);
         state.rows[p.rows[0]] = [c];
-        say("tutorial.tookSixth", { name: names[seat], card: c, row: p.rows[0] + 1 });
+        // your own card says "your", never "You's" (a name would not fit every language's grammar)
+        if (seat === 0) say("tutorial.youTookSixth", { card: c, row: p.rows[0] + 1 });
+        else say("tutorial.tookSixth", { name: names[seat], card: c, row: p.rows[0] + 1 });
       } else state.rows[p.rows[0]].push(c);
       reveal.querySelector(`[data-card="${c}"]`)?.closest(".played")?.classList.add("gone");
       drawBoard();
@@ -111,7 +124,7 @@ export async function showTutorial(main) {
     screen.dataset.step = "done";
     drawBoard();
     handNode.replaceChildren();
-    say("tutorial.done", { n: state.taken[0] }, [h("p.actions", {}, h("a.btn.primary", { href: "#/", id: "tutorial-play" }, t("tutorial.playReal")),
+    say("tutorial.done", { n: state.taken[0] }, [h("p.tutorial-tip", { id: "tutorial-tip" }, t("tutorial.tip")), h("p.actions", {}, h("a.btn.primary", { href: "#/", id: "tutorial-play" }, t("tutorial.playReal")),
       " ", h("a.btn.ghost", { href: "#/rules" }, t("nav.rules")))]);
   }
 

@@ -3,7 +3,7 @@
 let strings = {};
 let fallback = {};
 export let lang = "en";
-export const LANGS = ["en", "es", "sv"];
+export const LANGS = ["en", "de", "es", "fr", "sv"]; // as index.html's menu and sixnimmt.i18n.LANGUAGES
 
 export async function loadLanguage(code) {
   lang = LANGS.includes(code) ? code : "en";
@@ -133,4 +133,32 @@ export function timeLeftText(seconds) {
   const left = Math.max(0, Math.ceil(seconds));
   if (left >= 3600) return `${Math.floor(left / 3600)} h ${Math.floor((left % 3600) / 60)} min`;
   return left >= 120 ? `${Math.ceil(left / 60)} min` : `${left} s`;
+}
+
+/** A button that shows and hides `panel` (a disclosure: the top bar's menus). The panel closes on
+ * Escape (focus back on the button), on a click elsewhere, and when the page moves to another
+ * screen; `data-open` on the panel says it is shown (the CSS hides it otherwise). */
+export function disclosure(button, panel) {
+  const set = (open) => {
+    button.setAttribute("aria-expanded", String(open));
+    if (open) panel.dataset.open = "1"; else delete panel.dataset.open;
+  };
+  set(false);
+  button.addEventListener("click", () => {
+    const open = button.getAttribute("aria-expanded") !== "true";
+    set(open);
+    if (open) panel.querySelector("a, button")?.focus();
+  });
+  panel.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") { set(false); button.focus(); }
+  });
+  panel.addEventListener("click", (event) => { if (event.target.closest("a")) set(false); });
+  // The page-wide listeners end with the button (a redrawn top bar makes a new one).
+  const page = new AbortController();
+  const alive = () => button.isConnected || (page.abort(), false);
+  document.addEventListener("click", (event) => {
+    if (alive() && !button.contains(event.target) && !panel.contains(event.target)) set(false);
+  }, { signal: page.signal });
+  window.addEventListener("hashchange", () => { if (alive()) set(false); }, { signal: page.signal });
+  return set;
 }

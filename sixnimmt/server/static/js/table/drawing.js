@@ -45,6 +45,7 @@ export function drawTable(s) {
       n.handWrap, n.lateJoin, n.tools, ...s.extraNodes);
   }
   const focusedCard = document.activeElement?.closest?.("#hand .card")?.dataset.card;
+  const focusedRow = document.activeElement?.closest?.("#board .row.pickable")?.dataset.row;
   s.preview = computePreview(s);
   drawBar(s);
   drawPlayers(s);
@@ -63,12 +64,26 @@ export function drawTable(s) {
     // a row to choose comes first, wherever the focus was: focus the first row without the
     // browser's own scroll (which puts it under the sticky bars), then bring the prompt and all
     // four rows into view below them, once per choice
+    // (and keep it on a row through the redraws that follow: a redrawn board is new nodes)
     const key = `${view.deal}.${view.turn}.${view.decision.card}`;
-    if (s.rowsShownFor !== key) n.board.querySelector(".row.pickable")?.focus({ preventScroll: true });
+    const again = focusedRow == null ? null : n.board.querySelector(`.row.pickable[data-row="${focusedRow}"]`);
+    const first = n.board.querySelector(".row.pickable");
+    const lost = focusLost();
+    if (again) again.focus({ preventScroll: true });
+    else if (first && (s.rowFocusedFor !== key || lost)) { first.focus({ preventScroll: true }); s.rowFocusedFor = key; }
     showRowsOnce(s, key);
   }
   else if (focusedCard) n.hand.querySelector(`[data-card="${focusedCard}"]`)?.focus();
   else if (view.decision?.kind === "order" || view.decision?.kind === "keep") n.prompt.querySelector("#choices button")?.focus();
+  // a card to play and the focus nowhere (the Start button gone, a new screen): on the hand
+  else if (focusLost()) n.hand.querySelector("button.card:not([disabled])")?.focus({ preventScroll: true });
+}
+
+/** Whether the keyboard's focus is on nothing in particular: the page, or the screen itself
+ * (where a new screen puts it), or an element a redraw removed. */
+function focusLost() {
+  const active = document.activeElement;
+  return !active || active === document.body || active.id === "main" || !active.isConnected;
 }
 
 /** Scroll once per row choice so that the prompt and the rows lie below the sticky top bar and

@@ -1,0 +1,76 @@
+// The service worker of the installable app (served at /sw.js, so its scope is the whole site).
+// It keeps a copy of the app shell (the page, its scripts, styles, string tables and icons) so the
+// app opens without a network, and always asks the network first, so a deploy is seen at once.
+// The API and the table sockets are never cached nor answered from a cache: a game's state only
+// ever comes from the server.
+const CACHE = "sixnimmt-shell-v1";
+const SHELL = [
+  "/",
+  "/static/manifest.json",
+  "/static/css/style.css",
+  "/static/css/account.css",
+  "/static/i18n/en.json",
+  "/static/i18n/de.json",
+  "/static/i18n/es.json",
+  "/static/i18n/fr.json",
+  "/static/i18n/sv.json",
+  "/static/icons/icon.svg",
+  "/static/icons/icon-192.png",
+  "/static/icons/icon-512.png",
+  "/static/js/app.js",
+  "/static/js/account.js",
+  "/static/js/bots.js",
+  "/static/js/cards.js",
+  "/static/js/history.js",
+  "/static/js/lobby.js",
+  "/static/js/review.js",
+  "/static/js/rules.js",
+  "/static/js/score.js",
+  "/static/js/table.js",
+  "/static/js/tutorial.js",
+  "/static/js/util.js",
+  "/static/js/table/animation.js",
+  "/static/js/table/chat.js",
+  "/static/js/table/dialogs.js",
+  "/static/js/table/drawing.js",
+  "/static/js/table/log.js",
+  "/static/js/table/plays.js",
+  "/static/js/table/seats.js",
+  "/static/js/table/signals.js",
+  "/static/js/table/socket.js",
+];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(caches.keys().then((names) => Promise.all(names.filter((n) => n !== CACHE).map((n) => caches.delete(n)))));
+});
+
+/** Whether the worker answers `request`: a GET of this site's shell, never the API nor a socket. */
+function isShell(request) {
+  if (request.method !== "GET") return false;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return false;
+  return url.pathname === "/" || url.pathname.startsWith("/static/");
+}
+
+self.addEventListener("fetch", (event) => {
+  if (!isShell(event.request)) return; // the browser fetches it as if there were no worker
+  event.respondWith((async () => {
+    try {
+      const response = await fetch(event.request);
+      if (response.ok) {
+        const copy = response.clone();
+        event.waitUntil(caches.open(CACHE).then((cache) => cache.put(event.request, copy)));
+      }
+      return response;
+    } catch (error) {
+      // Offline: the page's own address (with any #route) is the shell's "/".
+      const cached = await caches.match(event.request, { ignoreSearch: new URL(event.request.url).pathname === "/" });
+      if (cached) return cached;
+      throw error;
+    }
+  })());
+});
