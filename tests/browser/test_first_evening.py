@@ -69,7 +69,7 @@ def test_1_the_account_menu_reaches_profile_settings_my_bots_and_sign_out(browse
     page.wait_for_selector("#profile-name")
     page.click("#account-link")
     page.click("#menu-signout")
-    page.wait_for_function("() => document.querySelector('#account-link').textContent === 'Sign in'")
+    page.wait_for_function("() => document.querySelector('#account-link')?.textContent === 'Sign in'")
     assert page.get_attribute("#account-link", "href") == "#/account"
     assert not errors
 
@@ -227,7 +227,7 @@ def test_14_the_review_explains_its_marks_and_labels_the_deals(browser: Any, ser
         assert "row" in (rows.first.get_attribute("title") or "")
     page.select_option("#lang", "sv")
     page.wait_for_selector("#review-marks-meaning")
-    page.wait_for_function("() => /inexakthet/.test(document.querySelector('.legend').innerText)", timeout=120_000)
+    page.wait_for_function("() => /inexakthet/.test((document.querySelector('.legend')?.innerText ?? ''))", timeout=120_000)
     assert "osäk" not in page.inner_text("#review")
     assert "Giv" in page.inner_text("#review-timeline") or "giv" in page.inner_text("#review-timeline")
     page.select_option("#lang", "en")

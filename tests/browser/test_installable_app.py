@@ -69,10 +69,10 @@ def test_service_worker_registers_keeps_the_shell_and_opens_offline(browser: Any
     assert [url for url in cached if url.startswith("/api") or url.startswith("/ws")] == []
     assert not errors
     page.select_option("#lang", "de")
-    page.wait_for_function("() => document.querySelector('.nav a[href=\"#/\"]').textContent === 'Spielen'")
+    page.wait_for_function("() => document.querySelector('.nav a[href=\"#/\"]')?.textContent === 'Spielen'")
     context.set_offline(True)
     page.reload()
     # The page, its scripts and its German strings come from the cache (the API's answers do not).
-    page.wait_for_function("() => document.querySelector('.nav a[href=\"#/\"]').textContent === 'Spielen'")
+    page.wait_for_function("() => document.querySelector('.nav a[href=\"#/\"]')?.textContent === 'Spielen'")
     assert page.locator("#lang option").count() == 5
     context.close()
