@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -29,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...core import PlayerView
-from ...core.variants import VARIANTS
 from ...seats import make_bot
 from ..accounts.users import seat_token
 from ..calls import BotConnected, BotsOnline, InviteBot, Join, WithdrawInvitation
@@ -40,6 +38,18 @@ from ..limits import RateLimiter
 from ..refusal import Refusal
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, BotIdentity
+from .bot_wire import (
+    Accept,
+    CancelSeek,
+    Decline,
+    Hello,
+    Leave,
+    Move,
+    Seek,
+    decode,
+    decode_hello,
+    parse_json,
+)
 from .seat_links import BotError, SeatLink
 
 if TYPE_CHECKING:
@@ -237,10 +247,8 @@ class BotGateway:
 
     # ------------------------------------------------------------------ the program's messages
 
-    async def hello(self, session: BotSession, message: dict[str, Any]) -> None:
-        wanted = message.get("max_games", self.settings.program_max_games)
-        if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 1:
-            raise BotError("max_games is a whole number of games, 1 or more", "bad-message")
+    async def hello(self, session: BotSession, message: Hello) -> None:
+        wanted = self.settings.program_max_games if message.max_games is None else message.max_games
         session.max_games = min(wanted, self.settings.program_max_games)
         session.hello = True
         bot = session.identity.bot
@@ -270,13 +278,8 @@ class BotGateway:
             raise BotError(f"you play {busy} games already (limit {session.max_games}): "
                            "finish one first", "too-many-games", limit=session.max_games)
 
-    async def seek(self, session: BotSession, message: dict[str, Any]) -> None:
-        mode, players, variant = message.get("mode", "casual"), message.get("players"), message.get("variant",
-                                                                                                     "standard")
-        if mode not in ("casual", "rated") or variant not in {v.value for v in VARIANTS} or not (
-            players is None or (isinstance(players, int) and not isinstance(players, bool))
-        ):
-            raise BotError("a seek has mode casual or rated, players 2..10 or null, and a variant", "bad-message")
+    async def seek(self, session: BotSession, message: Seek) -> None:
+        mode, players, variant = message.mode, message.players, message.variant
         now = self.clock.now()
         if not session.seeks.allow(now):
             wait = session.seeks.retry_after(now)
@@ -306,8 +309,8 @@ class BotGateway:
             links[code] = SeatLink(self, bot_id, code, seat_token(bot.seat_key, code))
             await links[code].attach()
 
-    async def cancel_seek(self, session: BotSession, message: dict[str, Any]) -> None:
-        seek = str(message.get("seek"))
+    async def cancel_seek(self, session: BotSession, message: CancelSeek) -> None:
+        seek = message.seek
         link = self.links.get(session.identity.bot.id, {}).get(session.seeking.get(seek, ""))
         if link is None or link.started:
             raise BotError("no such seek waiting for its game", "unknown-seek")
@@ -317,11 +320,11 @@ class BotGateway:
         del session.seeking[seek]
         await self.finish(link)
 
-    async def leave(self, session: BotSession, message: dict[str, Any]) -> None:
-        await self.finish(self._link(session, message))
+    async def leave(self, session: BotSession, message: Leave) -> None:
+        await self.finish(self._link(session, message.game))
 
-    async def move(self, session: BotSession, message: dict[str, Any]) -> None:
-        await self._link(session, message).move(message.get("id"), message.get("move"), session.identity.bot.name)
+    async def move(self, session: BotSession, message: Move) -> None:
+        await self._link(session, message.game).move(message.id, message.move, session.identity.bot.name)
 
     def answers(self, session: BotSession, message: dict[str, Any]) -> bool:
         """Whether ``message`` is a move answering a decision the program was asked and has not answered."""
@@ -332,8 +335,7 @@ class BotGateway:
         asked = None if link is None else link.open
         return asked is not None and not asked.answered and message.get("id") == asked.id
 
-    def _link(self, session: BotSession, message: dict[str, Any]) -> SeatLink:
-        code = message.get("game")
+    def _link(self, session: BotSession, code: Any) -> SeatLink:
         link = self.links.get(session.identity.bot.id, {}).get(code if isinstance(code, str) else "")
         if link is None:
             raise BotError(f"you play no game {str(code)[:16]!r}", "unknown-game", game=str(code)[:16])
@@ -388,14 +390,13 @@ class BotGateway:
         except (LookupError, TableError) as error:
             log.info("an invitation to table %s could not be withdrawn: %s", invitation.code, error)
 
-    async def answer(self, session: BotSession, message: dict[str, Any], accept: bool) -> None:
+    async def answer(self, session: BotSession, message: Accept | Decline) -> None:
         bot = session.identity.bot
-        invitation = self.invitations.get(bot.id, {}).pop(str(message.get("invitation")), None)
+        invitation = self.invitations.get(bot.id, {}).pop(message.invitation, None)
         if invitation is None:
             raise BotError("no such invitation (expired, or answered)", "unknown-invitation")
-        if not accept:
-            reason = str(message.get("reason", ""))[:200]
-            log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, reason)
+        if isinstance(message, Decline):
+            log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, message.reason)
             await self._withdraw(invitation)
             return
         if invitation.timer is not None:
@@ -409,26 +410,14 @@ class BotGateway:
 
 
 #: The program's messages, by type.
-HANDLERS: dict[str, Callable[[BotGateway, BotSession, dict[str, Any]], Awaitable[None]]] = {
-    "seek": BotGateway.seek,
-    "cancel-seek": BotGateway.cancel_seek,
-    "accept": lambda g, s, m: g.answer(s, m, True),
-    "decline": lambda g, s, m: g.answer(s, m, False),
-    "move": BotGateway.move,
-    "leave": BotGateway.leave,
+HANDLERS: dict[type, Callable[[BotGateway, BotSession, Any], Awaitable[None]]] = {
+    Seek: BotGateway.seek,
+    CancelSeek: BotGateway.cancel_seek,
+    Accept: BotGateway.answer,
+    Decline: BotGateway.answer,
+    Move: BotGateway.move,
+    Leave: BotGateway.leave,
 }
-
-
-def _decode(gateway: BotGateway, text: str | None) -> dict[str, Any]:
-    if text is None or len(text) > gateway.settings.max_message_bytes:
-        raise BotError(f"send JSON text frames of at most {gateway.settings.max_message_bytes} bytes", "bad-message")
-    try:
-        message = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        raise BotError("not JSON", "bad-message") from None
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise BotError("a message is a JSON object with a type", "bad-message")
-    return message
 
 
 async def receive(gateway: BotGateway, session: BotSession, text: str | None) -> None:
@@ -436,25 +425,24 @@ async def receive(gateway: BotGateway, session: BotSession, text: str | None) ->
     is answered with an ``error`` and changes nothing."""
     now = gateway.clock.now()
     try:
-        message = _decode(gateway, text)
+        raw = parse_json(text, gateway.settings.max_message_bytes)
         # An answer to an open decision is paced by the game itself; every other message (a wrong
         # answer too) takes from the token's allowance.
-        if not gateway.answers(session, message) and not session.messages.allow(now):
+        if not gateway.answers(session, raw) and not session.messages.allow(now):
             wait = round(session.messages.retry_after(now), 1)
             raise BotError(f"too many messages: at most {gateway.settings.program_messages_per_second:g} "
                            f"a second (try again in {wait} s)", "rate-limited", limit="messages", retry_after=wait)
-        kind = message["type"]
+        kind = raw["type"]
         if kind == "ping":
             session.push({"type": "pong"})
         elif kind == "hello":
             if session.hello:
                 raise BotError("hello comes once, first", "bad-message")
-            await gateway.hello(session, message)
+            await gateway.hello(session, decode_hello(raw))
         elif not session.hello:
             raise BotError("say hello first", "bad-message")
-        elif kind in HANDLERS:
-            await HANDLERS[kind](gateway, session, message)
         else:
-            raise BotError(f"unknown message type {kind[:30]!r}", "bad-message")
+            message = decode(raw)
+            await HANDLERS[type(message)](gateway, session, message)
     except Refusal as error:  # (a table's refusal too, with its parameters)
         session.push(error.to_bot_message())

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..calls import Listing, RemoteCall, TableCall
+from ..calls import Listing, ProcessCall, RemoteCall, TableCall
 from ..tables.table_setup import TableError
 from ..wire import MOVED_CLOSE_CODE
 from .mail import Ask, Close, Frame, FromOwner, Gone, Mail, Open, Push, Refuse, Reply
@@ -35,6 +35,8 @@ CALL_TIMEOUT = 5.0
 #: A forwarded join is started only while at least this many seconds of its caller's wait are left
 #: (the rest covers the commit and the way back): a join whose caller has given up takes no seat.
 CALL_MARGIN = 1.0
+#: Seconds the lobby (and any question to every process) waits for the other processes' answers.
+LOBBY_TIMEOUT = 1.0
 #: How a table refuses a connection it has no room for.
 REFUSED_CLOSE_CODE = 4429
 
@@ -207,6 +209,34 @@ class Forwarding:
             raise TableError("the server driving this table does not answer: try again", "table-unavailable") from None
         finally:
             self._calls.pop(rid, None)
+
+    async def lobbies(self, processes: list[str], limit: int) -> list[dict[str, Any]]:
+        """The lobby listings of ``processes`` (each lists the tables it drives); a process that does
+        not answer in time is left out."""
+
+        async def ask(process: str) -> list[dict[str, Any]]:
+            try:
+                reply = await self.call(process, "", Listing(limit), timeout=LOBBY_TIMEOUT)
+            except TableError:
+                return []
+            listed: list[dict[str, Any]] = reply.get("result", [])
+            return listed
+
+        answers = await asyncio.gather(*(ask(process) for process in processes))
+        return [table for answer in answers for table in answer]
+
+    async def ask_all(self, processes: list[str], call: ProcessCall) -> list[dict[str, Any]]:
+        """Each of ``processes``' reply to ``call`` (one of ``Rooms.process_calls``); a process that
+        does not answer in time is left out."""
+
+        async def ask(process: str) -> dict[str, Any]:
+            try:
+                reply: dict[str, Any] = await self.call(process, "", call, timeout=LOBBY_TIMEOUT)
+                return reply
+            except TableError:
+                return {}
+
+        return list(await asyncio.gather(*(ask(process) for process in processes)))
 
     async def _answer(self, sender: str, ask: Ask) -> None:
         reply: dict[str, Any]

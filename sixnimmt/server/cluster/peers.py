@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import make_url
 
-from ..calls import Listing, ProcessCall, RemoteCall
+from ..calls import ProcessCall, RemoteCall
 from ..tables.table_setup import TableError
 from .balancing import Balancer
 from .bus import Bus
@@ -59,8 +59,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sixnimmt.server")
 
-#: Seconds the lobby waits for the other processes' listings.
-LOBBY_TIMEOUT = 1.0
 #: Reconnecting after the database was lost: the first wait, doubled after each failed try up to
 #: the last one (seconds, each with up to a quarter more at random, so that processes spread out).
 RECONNECT_FIRST = 0.1
@@ -430,36 +428,16 @@ class Cluster:
         await self.forwarding.deliver(sender, items)
 
     async def lobbies(self, limit: int) -> list[dict[str, Any]]:
-        """The lobby listings of the other live processes (each lists the tables it drives); a
-        process that does not answer in time is left out."""
+        """The lobby listings of the other live processes (:meth:`Forwarding.lobbies`)."""
         if not self.connected:
             raise unavailable()
-
-        async def ask(process: str) -> list[dict[str, Any]]:
-            try:
-                reply = await self.call(process, "", Listing(limit), timeout=LOBBY_TIMEOUT)
-            except TableError:
-                return []
-            listed: list[dict[str, Any]] = reply.get("result", [])
-            return listed
-
-        answers = await asyncio.gather(*(ask(process) for process in await self.others()))
-        return [table for answer in answers for table in answer]
+        return await self.forwarding.lobbies(await self.others(), limit)
 
     async def ask_all(self, call: ProcessCall) -> list[dict[str, Any]]:
-        """Every other live process's reply to ``call`` (one of ``Rooms.process_calls``); a process
-        that does not answer in time is left out."""
+        """Every other live process's reply to ``call`` (:meth:`Forwarding.ask_all`)."""
         if not self.connected:
             return []
-
-        async def ask(process: str) -> dict[str, Any]:
-            try:
-                reply: dict[str, Any] = await self.call(process, "", call, timeout=LOBBY_TIMEOUT)
-                return reply
-            except TableError:
-                return {}
-
-        return list(await asyncio.gather(*(ask(process) for process in await self.others())))
+        return await self.forwarding.ask_all(await self.others(), call)
 
 
 async def join_cluster(rooms: Rooms) -> Cluster:

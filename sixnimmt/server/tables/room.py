@@ -59,6 +59,8 @@ class Room:
         archive: Archive,
         handlers: Mapping[type, Handler],
         threads: BotThreads | None = None,
+        hints: HintDesk | None = None,
+        on_lost: Callable[[Room], None] | None = None,
     ) -> None:
         self.code = code
         self.handlers = handlers
@@ -66,12 +68,12 @@ class Room:
         self.clock = clock
         self.lock = asyncio.Lock()
         self.connections: set[Connection] = set()
+        #: What to call when another process has taken the table over (the registry drops the room).
+        self.on_lost = on_lost
         self.scheduler = Scheduler(self, settings, clock, threads)
         self.table = TableSession(code, options, seats, settings, clock, save, archive, self.scheduler,
                                   on_lost=lambda: self.on_lost(self) if self.on_lost is not None else None,
                                   on_rolled_back=self.enforce_seats)
-        #: What to call when another process has taken the table over (the registry drops the room).
-        self.on_lost: Callable[[Room], None] | None = None
         self.hinting: set[int | None] = set()  # the seats a hint is being made for
         self.allowances = Allowances(settings, clock.now)
         self._joiners: dict[Connection, int] = {}  # spectators who take a seat over at the next deal
@@ -82,7 +84,7 @@ class Room:
         self._holders: dict[Connection, str | None] = {}
         #: Where hints are made (the process's :class:`HintDesk`; None: in the bots' threads, as a
         #: table on its own in a test), and each admitted socket's client address (its budgets).
-        self.hints: HintDesk | None = None
+        self.hints = hints
         self._addresses: dict[Connection, str] = {}
         self.presence = Presence(self.table, settings, clock, lambda: self.connections)
 
@@ -96,10 +98,13 @@ class Room:
         archive: Archive,
         handlers: Mapping[type, Handler],
         threads: BotThreads | None = None,
+        hints: HintDesk | None = None,
+        on_lost: Callable[[Room], None] | None = None,
     ) -> Room:
         now = clock.now()
         seats = [Seat.from_store(i, s, now) for i, s in enumerate(data.seats)]
-        room = cls(data.code, TableOptions.from_dict(data.settings), seats, settings, clock, save, archive, handlers, threads)
+        room = cls(data.code, TableOptions.from_dict(data.settings), seats, settings, clock, save, archive, handlers,
+                   threads, hints, on_lost)
         room.table.load(data)
         return room
 

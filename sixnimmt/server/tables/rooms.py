@@ -104,7 +104,8 @@ class Rooms:
         return await self.db.run(self.store.finish_game, data, record, winners, players, after)
 
     def _room(self, code: str, options: TableOptions, seats: list[Seat]) -> Room:
-        return Room(code, options, seats, self.settings, self.clock, self.db.save, self._archive, HANDLERS, self.threads)
+        return Room(code, options, seats, self.settings, self.clock, self.db.save, self._archive, HANDLERS,
+                    self.threads, self.hints, self._lost)
 
     async def get(self, code: str) -> Room:
         """The room of ``code``, driven by this process (:class:`LookupError` if there is no such
@@ -143,14 +144,13 @@ class Rooms:
                 raise TableError("the server is reconnecting to its database: try again", "table-unavailable") from None
             if data is None:
                 raise missing
-            room = Room.from_store(data, self.settings, self.clock, self.db.save, self._archive, HANDLERS, self.threads)
+            room = Room.from_store(data, self.settings, self.clock, self.db.save, self._archive, HANDLERS,
+                    self.threads, self.hints, self._lost)
             self._adopt(room, epoch)
             return room
 
     def _adopt(self, room: Room, epoch: int | None) -> None:
         room.table.adopt(epoch, None if self.cluster is None else functools.partial(self.cluster.still_drives, room))
-        room.hints = self.hints
-        room.on_lost = self._lost
         self._rooms[room.code] = room
 
     def local(self, code: str) -> Room | None:

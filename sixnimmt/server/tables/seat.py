@@ -188,7 +188,7 @@ def names_clash(name: str, seats: list[Seat], besides: int | None = None) -> boo
     for seat in seats:
         if seat.index == besides:
             continue
-        if (seat.kind != "open" and name_skeleton(seat.name) == looks) or (
+        if (seat.kind != SeatKind.OPEN and name_skeleton(seat.name) == looks) or (
             seat.joining is not None and name_skeleton(seat.joining) == looks
         ):
             return True

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .seat import Seat, names_clash
+from .seat import Seat, SeatKind, names_clash
 from .table_setup import TableError, bot_label, clean_name, hash_token
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ async def take_seat(
         seat.take_over_later(name, hash_token(token), account)
     else:
         seat.become_human(name, hash_token(token), table.clock.now(), account, program)
-    if not later and not table.open_seats() and not any(s.kind == "invited" for s in table.seats):
+    if not later and not table.open_seats() and not any(s.kind == SeatKind.INVITED for s in table.seats):
         return Joined(seat.index, token, later, started=await table.start_game())
     await table.commit()
     return Joined(seat.index, token, later)
@@ -108,7 +108,7 @@ def _seat_to_take(table: TableSession, invite: str | None) -> Seat:
         return seat
     free = table.joinable_seats()
     if not free:
-        if table.status == "waiting" or not any(s.kind in ("open", "bot") for s in table.seats):
+        if table.status == "waiting" or not any(s.kind in (SeatKind.OPEN, SeatKind.BOT) for s in table.seats):
             raise TableError("this table is full: you can watch it", "table-full")
         raise TableError("every free seat is being taken over already: you can watch", "table-full")
     return table.seats[free[0]]
@@ -156,7 +156,7 @@ async def release(table: TableSession, by: int | None, index: int) -> None:
     if seat.person and seat.connections > 0:
         raise TableError(f"seat {seat.index + 1} is at the table: only a vanished player's seat can be freed",
                          "bad-seat", seat=seat.index + 1)
-    if seat.kind == "open" and seat.joining is None:
+    if seat.kind == SeatKind.OPEN and seat.joining is None:
         raise TableError(f"seat {seat.index + 1} is already free", "bad-seat", seat=seat.index + 1)
     if table.status == "waiting":
         seat.become_open()
@@ -169,7 +169,7 @@ async def withdraw_invitation(table: TableSession, invite: str) -> int | None:
     """A bot program declined the seat kept for it (or let the invitation expire): the seat opens
     again. Returns the seat, None if the invitation is no longer there (taken, or withdrawn)."""
     wanted = hash_token(invite)
-    seat = next((s for s in table.seats if s.kind == "invited" and s.invite_hash is not None
+    seat = next((s for s in table.seats if s.kind == SeatKind.INVITED and s.invite_hash is not None
                  and secrets.compare_digest(s.invite_hash, wanted)), None)
     if seat is None or table.status != "waiting":
         return None
@@ -203,9 +203,9 @@ async def start_with_bots(table: TableSession, by: int | None) -> Change:
         raise TableError("the game has already started", "already-started")
     level = table.options.fill_bot
     for seat in table.seats:
-        if seat.kind == "open":
+        if seat.kind == SeatKind.OPEN:
             taken = {s.name for s in table.seats}
             seat.become_bot(level, bot_label(seat.index, taken))
-        elif seat.kind == "invited" and seat.bot is None:
+        elif seat.kind == SeatKind.INVITED and seat.bot is None:
             seat.give_bot(level)
     return await table.start_game()

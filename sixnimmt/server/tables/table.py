@@ -22,7 +22,7 @@ from ...core.record import replay
 from ..clock import Clock
 from ..config import Settings
 from ..store.rows import LeaseLostError, TableData, changed_columns
-from .seat import Seat, reseat
+from .seat import Seat, SeatKind, reseat
 from .table_setup import (
     TURN_BASED,
     StoreFailedError,
@@ -312,14 +312,14 @@ class TableSession:
         return None, None
 
     def open_seats(self) -> list[int]:
-        return [s.index for s in self.seats if s.kind == "open"]
+        return [s.index for s in self.seats if s.kind == SeatKind.OPEN]
 
     def joinable_seats(self) -> list[int]:
         """Seats anyone with the link can take: open ones before the game; once it runs, open and bot
         seats that nobody is taking over yet (taken at the next deal)."""
         if self.status == "waiting":
             return self.open_seats()
-        return [s.index for s in self.seats if s.kind in ("open", "bot") and s.joining is None]
+        return [s.index for s in self.seats if s.kind in (SeatKind.OPEN, SeatKind.BOT) and s.joining is None]
 
     # ------------------------------------------------------------------ the game
 
