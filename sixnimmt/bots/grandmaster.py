@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import PlayerView
-from .rollout import CAUTIOUS, COUNT, RANDOM, SNUG
+from .models import POLICIES
+from .rollout import COUNT, RANDOM
 from .search import MonteCarloBot, SearchConfig
 
 Clock = Callable[[], float]
@@ -161,8 +162,6 @@ class GrandmasterBot(MonteCarloBot):
         return kept
 
 
-#: Rollout policies by the names a bot spec uses (``grandmaster:own=random``).
-POLICIES = {"random": RANDOM, "snug": SNUG, "count": COUNT, "cautious": CAUTIOUS}
 #: The objective by name: own penalty, or own penalty minus the others' mean (the duel objective).
 OBJECTIVES = {"own": 0.0, "duel": 1.0}
 

@@ -252,15 +252,18 @@ def medium_pick(
 ) -> int:  # pragma: no cover - compiled
     """Index in ``hand[:n]`` of the card ``medium`` plays: the lowest expected cost (to six decimals),
     the higher card on a tie. With ``searcher`` (the ``SEARCHLIKE`` policy, a hand-made imitation of
-    a searcher) a tie goes to the card that would be riskiest to keep (the highest ``card_danger``):
-    a searcher sheds the cards whose rows are filling up while they are still safe."""
+    a searcher) a tie goes to the snuggest card (the smallest gap to its row end): among equally
+    safe cards a searcher's rollouts favour the one least likely to be overtaken later."""
     best = 0
     best_score = 1e18
     best_tie = -1e18
     for i in range(n):
         card = hand[i]
         score = round(medium_cost(rows, lens, card, hand, n, cnt, bul, others, professional), 6)
-        tie = card_danger(rows, lens, card, professional) * 1000.0 + card if searcher else float(card)
+        tie = float(card)
+        if searcher:
+            _, gap = _row_for(rows, lens, card, professional)
+            tie = -gap * 1000.0 + card
         if score < best_score or (score == best_score and tie > best_tie):
             best, best_score, best_tie = i, score, tie
     return best
@@ -754,8 +757,8 @@ def play_likelihoods(
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """Sample ``deals`` guesses of the hidden hands and score each seat's earlier plays under each
     model: returns the deals (``int64[deals, pool]``, orderings of the unseen cards that
-    :func:`_deal_from` deals from) and ``float64[deals, players, models]``, the log-likelihood of
-    every earlier play of each seat in each deal under each model.
+    :func:`_deal_from` deals from) and ``float64[deals, turns, players, models]``, the log-likelihood
+    of each earlier play of each seat in each deal under each model (0 where not scored).
 
     Turn ``k`` of this deal (``plays[k, s]``: the card seat ``s`` played then) is scored where
     ``seen[k]`` (its rows, ``rows_seen[k]`` and ``lens_seen[k]``, are known). A deal fixes every
@@ -766,7 +769,7 @@ def play_likelihoods(
     turns = plays.shape[0]
     width = hands0.shape[1] + turns
     perms = np.empty((deals, pool.shape[0]), dtype=np.int64)
-    loglik = np.zeros((deals, players, models.shape[0]), dtype=np.float64)
+    loglik = np.zeros((deals, turns, players, models.shape[0]), dtype=np.float64)
     hands = np.zeros((players, width), dtype=np.int64)
     hlen = np.zeros(players, dtype=np.int64)
     scratch = _scratch(players)
@@ -800,7 +803,7 @@ def play_likelihoods(
                         rows_seen[k], lens_seen[k], hands, hlen, s, plays[k, s], models[m], professional, noise,
                         lapse, undealt, tail, cnt, bul,
                     )
-                    loglik[d, s, m] += math.log(p)
+                    loglik[d, k, s, m] = math.log(p)
     return perms, loglik
 
 

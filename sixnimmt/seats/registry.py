@@ -210,7 +210,7 @@ def parse_spec(spec: str) -> BotSpec:
     >>> parse_spec("hard:bogus=1")
     Traceback (most recent call last):
     ...
-    sixnimmt.seats.registry.UnknownBotError: bot 'hard:bogus=1': unknown option 'bogus'; hard takes samples=25, rollout=random, noise=1.0, relative=false, shared=true, halving=false
+    sixnimmt.seats.registry.UnknownBotError: bot 'hard:bogus=1': unknown option 'bogus'; hard takes samples=25, rollout=random, own=same, noise=1.0, relative=false, shared=true, halving=false
     """
     text = spec.strip()
     name, sep, rest = text.partition(":")
@@ -290,11 +290,15 @@ def starts_spec(piece: str) -> bool:
 _SEARCH = "sixnimmt.bots.search:searcher"
 
 
-def _search_options(samples: int, *, relative: bool = False, shared: bool = True, halving: bool = False) -> dict[str, Option]:
+def _search_options(samples: int, *, rollout: str = "random", own: str = "same", relative: bool = False,
+                    shared: bool = True, halving: bool = False) -> dict[str, Option]:
     """The searchers' keys, with this searcher's defaults."""
     return {
         "samples": Option(samples, "rollouts per option", low=1, high=1_000_000),
-        "rollout": Option("random", "rollout policy of every player", choices=("random", "snug")),
+        "rollout": Option(rollout, "rollout policy of the other players (model: each by the model its plays fit)",
+                          choices=("random", "snug", "medium", "model")),
+        "own": Option(own, "rollout policy of this seat's future turns (same: as rollout; medium when that is model)",
+                      choices=("same", "random", "snug", "medium", "count")),
         "noise": Option(1.0, "snug rollouts only: how far the policy strays from its best card", low=0.0),
         "relative": Option(relative, "score own penalty minus the others' mean (else own penalty)"),
         "shared": Option(shared, "every option on the same determinizations"),
@@ -337,8 +341,9 @@ register("expert-learned", "sixnimmt.rl.prior:searcher_with_prior",
 register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: Monte-Carlo search racing its options, 1000 rollouts per option, counted self-play (docs/bots.md)", {
     "samples": Option(1000, "rollouts per option at most (the budget; ignored when ms is set)", low=1, high=1_000_000),
     "ms": Option(0.0, "think at most this many milliseconds per decision; 0: use the rollout budget", low=0.0),
-    "own": Option("count", "rollout policy of this seat's future turns", choices=("count", "cautious", "snug", "random")),
-    "others": Option("random", "rollout policy of the other seats", choices=("random", "cautious", "snug", "count")),
+    "own": Option("count", "rollout policy of this seat's future turns", choices=("count", "medium", "cautious", "snug", "random")),
+    "others": Option("random", "rollout policy of the other seats (model: each by the model its plays fit)",
+                     choices=("random", "model", "medium", "cautious", "snug", "count")),
     "noise": Option(0.5, "count/cautious/snug rollouts: noise added to each card's estimate (bullheads)", low=0.0),
     "objective": Option("own", "own penalty, or duel: own minus the others' mean (measured worse with two players)", choices=("own", "duel")),
     "z": Option(3.0, "racing: drop an option this many standard errors worse than the best", low=0.0),

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
+from sixnimmt.bots.models import MODELLED
 from sixnimmt.bots.rollout import CAUTIOUS, COUNT, RANDOM, rollout_cards
 from sixnimmt.core import Game, PlayerView, Rules
 from sixnimmt.seats import make_bot
@@ -147,3 +148,11 @@ def test_a_decision_never_spends_more_than_the_cap() -> None:
     bot = GrandmasterBot(2, GrandmasterConfig(samples=1000, cap=3000, z=float("inf")))
     assert bot.decide(view) in view.decision.options  # type: ignore[union-attr]
     assert 2000 < bot.rollouts <= 3000
+
+
+def test_seeded_bot_with_opponent_models_is_repeatable() -> None:
+    """With the opponent models and inferred deals, the same seeds still play the same game."""
+    config = GrandmasterConfig(samples=12, others_policy=MODELLED)
+    first = play_game([GrandmasterBot(seat + 20, config) for seat in range(4)], seed=5)
+    again = play_game([GrandmasterBot(seat + 20, config) for seat in range(4)], seed=5)
+    assert first == again

@@ -11,9 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sixnimmt.bots.heuristics import CautiousBot
-from sixnimmt.bots.rollout import COUNTS, hidden_counts, medium_pick
+from sixnimmt.bots.models import MODELLED, PARAMETERS, Inference
+from sixnimmt.bots.rollout import COUNTS, MEDIUM, hidden_counts, medium_pick
+from sixnimmt.bots.search import MonteCarloBot, SearchConfig
 from sixnimmt.core import DecisionKind, Game, PlayerView, Rules, Variant
 from sixnimmt.core.fast import DOUBLE_ROW_WIDTH
+from sixnimmt.seats import make_bot
 
 #: The variants whose rollouts play ``medium`` compiled: one card each turn placed by the standard
 #: or Professional rules, hands hidden (standard, Tactics, Professional, Tournament), public (Logic)
@@ -75,3 +78,59 @@ def test_compiled_medium_chooses_as_medium(variant: Variant, players: int, seed:
     if view is None or view.decision is None:
         return
     assert compiled_medium(view) == CautiousBot(0).decide(view)
+
+
+def play_deal(specs: list[str], players: int, seed: int, watch: MonteCarloBot, seat: int) -> list[Inference]:
+    """One deal with ``watch`` in ``seat`` and ``specs`` in the others; every inference ``watch``
+    made at its card decisions, in order."""
+    bots = {s: make_bot(specs[s], seed + s) for s in range(players) if s != seat}
+    game = Game(Rules(players=players, deals=1), seed=seed)
+    seen: list[Inference] = []
+    while not game.is_over:
+        for decision in game.pending():
+            view = game.view(decision.seat)
+            if decision.seat != seat:
+                game.act(decision.seat, bots[decision.seat].decide(view))
+                continue
+            game.act(seat, watch.decide(view))
+            if decision.kind is DecisionKind.CARD and len(decision.options) > 1:
+                seen.append(watch.inference(view))
+    return seen
+
+
+def searcher_with_models(seed: int) -> MonteCarloBot:
+    return MonteCarloBot(seed, SearchConfig(samples=4, policy=MODELLED))
+
+
+def test_weights_move_toward_the_policy_that_plays_a_seat() -> None:
+    """Within one deal, a seat played by ``medium`` ends weighted to ``medium`` (above its prior, and
+    above every other model), and a seat played at random ends weighted away from ``medium``."""
+    medium = PARAMETERS.models.index(MEDIUM)
+    prior = PARAMETERS.prior(4)
+    for seed in (1, 2):
+        seen = play_deal(["", "medium", "random", "medium"], 4, seed, searcher_with_models(seed), 0)
+        first, last = seen[0].weights, seen[-1].weights
+        assert np.allclose(first[1], prior)  # nothing seen yet: the prior
+        for seat in (1, 3):
+            assert last[seat].argmax() == medium and last[seat, medium] > prior[medium]
+        assert last[2, medium] < prior[medium]
+
+
+def test_inference_favours_deals_consistent_with_the_plays() -> None:
+    """The resampled deals explain a ``medium`` seat's plays better than the uniform deals they were
+    drawn from (a higher mean likelihood under ``medium``)."""
+    medium = PARAMETERS.models.index(MEDIUM)
+    players, seed, seat = 6, 4, 2
+    bot = searcher_with_models(seed)
+    game = Game(Rules(players=players, deals=1), seed=seed)
+    bots = [make_bot("medium", s) for s in range(players)]
+    for _ in range(6):  # six turns of a medium table, the watching bot remembering every one
+        for decision in game.pending():
+            view = game.view(decision.seat)
+            if decision.seat == 0:
+                bot.memory.remember(view)
+            game.act(decision.seat, bots[decision.seat].decide(view))
+    view = game.view(0)
+    inference = bot.inference(view)
+    loglik = inference.loglik[:, :, seat, medium].sum(axis=1)
+    assert loglik[inference.kept].mean() > loglik.mean()
