@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import PlayerView
-from .models import POLICIES
-from .rollout import COUNT, RANDOM
+from .models import MODELLED, POLICIES
+from .rollout import COUNT
 from .search import MonteCarloBot, SearchConfig
 
 Clock = Callable[[], float]
@@ -49,7 +49,7 @@ class GrandmasterConfig:
     #: Time mode: think at most this many milliseconds per decision (then ``samples`` is ignored).
     ms: float | None = None
     own_policy: int = COUNT  # this seat's future turns in the rollouts
-    others_policy: int = RANDOM  # the other seats' turns in the rollouts
+    others_policy: int = MODELLED  # the other seats' turns in the rollouts: each by its model
     noise: float = 0.5  # COUNT/SNUG: uniform noise added to each card's estimate (bullheads)
     #: Objective: own penalty minus ``rival`` x the others' mean penalty (1: the duel objective).
     rival: float = 0.0
@@ -172,7 +172,7 @@ def grandmaster(
     samples: int = SAMPLES,
     ms: float = 0.0,
     own: str = "count",
-    others: str = "random",
+    others: str = "model",
     noise: float = 0.5,
     objective: str = "own",
     z: float = 3.0,

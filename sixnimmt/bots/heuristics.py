@@ -184,13 +184,21 @@ def after_row_choice(view: PlayerView, row: int) -> tuple[int, list[list[int]]]:
 
 
 class SnugBot(Bot):
-    """Fits cards snugly behind row ends; no card counting. The ``easy`` level."""
+    """Fits cards snugly behind row ends; no card counting. With ``slips`` above zero, that share of
+    its card decisions is a card of the hand at random: the ``easy`` level (docs/bots.md), whose
+    plain snug fit alone beats ``medium`` with two players."""
 
     name = "snug"
+
+    def __init__(self, seed: int | None = None, slips: float = 0.0) -> None:
+        super().__init__(seed)
+        self.slips = slips
 
     def decide(self, view: PlayerView) -> int:
         decision = view.decision
         assert decision is not None
+        if self.slips and decision.kind is DecisionKind.CARD and self.rng.random() < self.slips:
+            return self.rng.choice(decision.options)
         if decision.kind is DecisionKind.DRAFT:
             return draft_pick(view)
         if decision.kind is DecisionKind.KEEP:

@@ -258,15 +258,44 @@ def medium_pick(
     best_score = 1e18
     best_tie = -1e18
     for i in range(n):
-        card = hand[i]
-        score = round(medium_cost(rows, lens, card, hand, n, cnt, bul, others, professional), 6)
-        tie = float(card)
-        if searcher:
-            _, gap = _row_for(rows, lens, card, professional)
-            tie = -gap * 1000.0 + card
+        score = round(medium_cost(rows, lens, hand[i], hand, n, cnt, bul, others, professional), 6)
+        tie = _tie(rows, lens, hand[i], professional, searcher)
         if score < best_score or (score == best_score and tie > best_tie):
             best, best_score, best_tie = i, score, tie
     return best
+
+
+@njit(cache=True)
+def _tie(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool, searcher: bool) -> float:  # pragma: no cover
+    """How :func:`medium_pick` breaks a tie (the higher wins)."""
+    if not searcher:
+        return float(card)
+    _, gap = _row_for(rows, lens, card, professional)
+    return -gap * 1000.0 + card
+
+
+@njit(cache=True)
+def _both_picks(
+    rows: np.ndarray,
+    lens: np.ndarray,
+    hand: np.ndarray,
+    n: int,
+    cnt: np.ndarray,
+    bul: np.ndarray,
+    others: int,
+    professional: bool,
+) -> tuple[int, int]:  # pragma: no cover - compiled
+    """:func:`medium_pick` without and with ``searcher``, on one pass of the estimates."""
+    best = [0, 0]
+    best_score = [1e18, 1e18]
+    best_tie = [-1e18, -1e18]
+    for i in range(n):
+        score = round(medium_cost(rows, lens, hand[i], hand, n, cnt, bul, others, professional), 6)
+        for k in range(2):
+            tie = _tie(rows, lens, hand[i], professional, k == 1)
+            if score < best_score[k] or (score == best_score[k] and tie > best_tie[k]):
+                best[k], best_score[k], best_tie[k] = i, score, tie
+    return best[0], best[1]
 
 
 @njit(cache=True)
@@ -712,27 +741,31 @@ def _model_probability(
     tail: np.ndarray,
     cnt: np.ndarray,
     bul: np.ndarray,
+    scores: np.ndarray,
+    picks: tuple[int, int],
 ) -> float:  # pragma: no cover - compiled
     """The chance that seat ``s``, holding ``hands[s, :hlen[s]]``, plays ``played`` under ``policy``:
     ``lapse`` spread over the hand (any player errs), the rest on the policy's choice. ``MEDIUM`` and
     ``SEARCHLIKE`` choose one card; ``COUNT``, ``CAUTIOUS`` and ``SNUG`` any card within ``noise``
-    of their best estimate, uniformly (their rollout noise, read coarsely)."""
+    of their best estimate, uniformly (their rollout noise, read coarsely). ``scores``: scratch space
+    for the hand's estimates; ``picks``: the hand indices ``MEDIUM`` and ``SEARCHLIKE`` choose
+    (:func:`_both_picks`, made once for every model)."""
     n = int(hlen[s])
     if policy == RANDOM or n == 1:
         return 1.0 / n
     if policy == MEDIUM or policy == SEARCHLIKE:
-        i = medium_pick(rows, lens, hands[s], n, cnt, bul, hands.shape[0] - 1, professional, policy == SEARCHLIKE)
+        i = picks[0] if policy == MEDIUM else picks[1]
         return lapse / n + (1.0 - lapse if hands[s, i] == played else 0.0)
     best = 1e18
     mine = 0.0
     for i in range(n):
-        danger = _danger(rows, lens, hands, hlen, s, i, policy, professional, undealt, tail)
-        best = min(best, danger)
+        scores[i] = _danger(rows, lens, hands, hlen, s, i, policy, professional, undealt, tail)
+        best = min(best, scores[i])
         if hands[s, i] == played:
-            mine = danger
+            mine = scores[i]
     near = 0
     for i in range(n):
-        if _danger(rows, lens, hands, hlen, s, i, policy, professional, undealt, tail) <= best + noise:
+        if scores[i] <= best + noise:
             near += 1
     return lapse / n + ((1.0 - lapse) / near if mine <= best + noise else 0.0)
 
@@ -774,6 +807,7 @@ def play_likelihoods(
     hlen = np.zeros(players, dtype=np.int64)
     scratch = _scratch(players)
     tail, cnt, bul = scratch[3], scratch[4], scratch[5]
+    scores = np.zeros(width, dtype=np.float64)
     dealt = _dealt(hlen0, known)
     for d in range(deals):
         np.random.shuffle(pool)
@@ -798,10 +832,11 @@ def play_likelihoods(
             for s in range(players):
                 if s == me:
                     continue
+                picks = _both_picks(rows_seen[k], lens_seen[k], hands[s], hlen[s], cnt, bul, players - 1, professional)
                 for m in range(models.shape[0]):
                     p = _model_probability(
                         rows_seen[k], lens_seen[k], hands, hlen, s, plays[k, s], models[m], professional, noise,
-                        lapse, undealt, tail, cnt, bul,
+                        lapse, undealt, tail, cnt, bul, scores, picks,
                     )
                     loglik[d, k, s, m] = math.log(p)
     return perms, loglik

@@ -210,7 +210,7 @@ def parse_spec(spec: str) -> BotSpec:
     >>> parse_spec("hard:bogus=1")
     Traceback (most recent call last):
     ...
-    sixnimmt.seats.registry.UnknownBotError: bot 'hard:bogus=1': unknown option 'bogus'; hard takes samples=25, rollout=random, own=same, noise=1.0, relative=false, shared=true, halving=false
+    sixnimmt.seats.registry.UnknownBotError: bot 'hard:bogus=1': unknown option 'bogus'; hard takes samples=25, rollout=model, own=same, noise=1.0, relative=false, shared=true, halving=false
     """
     text = spec.strip()
     name, sep, rest = text.partition(":")
@@ -326,10 +326,13 @@ register("learned", "sixnimmt.rl.bot:LearnedBot", "trained by reinforcement lear
 register("mcs100", _SEARCH, "benchmark: flat Monte-Carlo, 100 random rollouts per card", _search_options(100, relative=True, shared=False))
 register("mcs", _SEARCH, "flat Monte-Carlo, 100 shared random rollouts per card, own penalty", _search_options(100))
 # Difficulty levels for people.
-register("easy", "sixnimmt.bots.heuristics:SnugBot", "difficulty level: easy (the snug heuristic)")
+register("easy", "sixnimmt.bots.heuristics:SnugBot", "difficulty level: easy (the snug heuristic, slipping now and then)",
+         {"slips": Option(0.3, "the share of card decisions played at random", low=0.0, high=1.0)})
 register("medium", "sixnimmt.bots.heuristics:CautiousBot", "difficulty level: medium (the cautious heuristic)")
-register("hard", _SEARCH, "difficulty level: hard (Monte-Carlo search, 25 rollouts per option)", _search_options(25))
-register("expert", _SEARCH, "difficulty level: expert (the strongest search)", _search_options(100, halving=True))
+register("hard", _SEARCH, "difficulty level: hard (Monte-Carlo search, 25 rollouts per option, opponent models)",
+         _search_options(25, rollout="model"))
+register("expert", _SEARCH, "difficulty level: expert (Monte-Carlo search, 100 rollouts per option, opponent models)",
+         _search_options(100, rollout="model", halving=True))
 # Learning inside search: expert's search over the learned policy's best options only.
 register("expert-learned", "sixnimmt.rl.prior:searcher_with_prior",
          "expert searching only the learned policy's best options (docs/bots.md)", {
@@ -338,11 +341,11 @@ register("expert-learned", "sixnimmt.rl.prior:searcher_with_prior",
                               check=_policy_file),
              "keep": Option(4, "search only the policy's best this many options", low=1, high=104),
          })
-register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: Monte-Carlo search racing its options, 1000 rollouts per option, counted self-play (docs/bots.md)", {
+register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: Monte-Carlo search racing its options, 1000 rollouts per option, counted self-play, opponent models (docs/bots.md)", {
     "samples": Option(1000, "rollouts per option at most (the budget; ignored when ms is set)", low=1, high=1_000_000),
     "ms": Option(0.0, "think at most this many milliseconds per decision; 0: use the rollout budget", low=0.0),
     "own": Option("count", "rollout policy of this seat's future turns", choices=("count", "medium", "cautious", "snug", "random")),
-    "others": Option("random", "rollout policy of the other seats (model: each by the model its plays fit)",
+    "others": Option("model", "rollout policy of the other seats (model: each by the model its plays fit)",
                      choices=("random", "model", "medium", "cautious", "snug", "count")),
     "noise": Option(0.5, "count/cautious/snug rollouts: noise added to each card's estimate (bullheads)", low=0.0),
     "objective": Option("own", "own penalty, or duel: own minus the others' mean (measured worse with two players)", choices=("own", "duel")),

@@ -56,7 +56,7 @@ def test_a_bad_option_is_one_line_naming_the_valid_keys(spec: str, problem: str)
         parse_spec(spec)
     message = str(caught.value)
     assert problem in message and "\n" not in message and len(message) < 300
-    assert message.endswith("expert takes samples=100, rollout=random, own=same, noise=1.0, relative=false, shared=true, halving=true")
+    assert message.endswith("expert takes samples=100, rollout=model, own=same, noise=1.0, relative=false, shared=true, halving=true")
 
 
 def test_a_bot_without_options_says_so_and_unknown_names_list_the_bots() -> None:
@@ -163,4 +163,4 @@ def test_the_terminal_game_takes_specs_and_names_the_valid_keys() -> None:
     assert [s.bot for s in parse_opponents("expert:samples=400,human,hard")] == [None, "expert:samples=400", None, "hard"]
     with pytest.raises(UnknownBotError) as caught:
         parse_opponents("hard,expert:bogus=1")
-    assert str(caught.value).endswith("expert takes samples=100, rollout=random, own=same, noise=1.0, relative=false, shared=true, halving=true")
+    assert str(caught.value).endswith("expert takes samples=100, rollout=model, own=same, noise=1.0, relative=false, shared=true, halving=true")
