@@ -52,6 +52,7 @@ from ..core.fast import (
     nb_row_for,
     nb_slots_pro,
 )
+from .heuristics import SNUG_TIES_UP_TO
 
 RANDOM = 0
 SNUG = 1
@@ -251,24 +252,26 @@ def medium_pick(
     searcher: bool,
 ) -> int:  # pragma: no cover - compiled
     """Index in ``hand[:n]`` of the card ``medium`` plays: the lowest expected cost (to six decimals),
-    the higher card on a tie. With ``searcher`` (the ``SEARCHLIKE`` policy, a hand-made imitation of
+    on a tie the higher card, or with one opponent the snuggest (``SNUG_TIES_UP_TO``). With ``searcher`` (the ``SEARCHLIKE`` policy, a hand-made imitation of
     a searcher) a tie goes to the snuggest card (the smallest gap to its row end): among equally
     safe cards a searcher's rollouts favour the one least likely to be overtaken later."""
     best = 0
     best_score = 1e18
     best_tie = -1e18
+    snug = searcher or others < SNUG_TIES_UP_TO
     for i in range(n):
         score = round(medium_cost(rows, lens, hand[i], hand, n, cnt, bul, others, professional), 6)
-        tie = _tie(rows, lens, hand[i], professional, searcher)
+        tie = _tie(rows, lens, hand[i], professional, snug)
         if score < best_score or (score == best_score and tie > best_tie):
             best, best_score, best_tie = i, score, tie
     return best
 
 
 @njit(cache=True)
-def _tie(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool, searcher: bool) -> float:  # pragma: no cover
-    """How :func:`medium_pick` breaks a tie (the higher wins)."""
-    if not searcher:
+def _tie(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool, snug: bool) -> float:  # pragma: no cover
+    """How :func:`medium_pick` breaks a tie (the higher wins): the higher card, or the snuggest fit
+    then the higher card."""
+    if not snug:
         return float(card)
     _, gap = _row_for(rows, lens, card, professional)
     return -gap * 1000.0 + card
@@ -292,7 +295,7 @@ def _both_picks(
     for i in range(n):
         score = round(medium_cost(rows, lens, hand[i], hand, n, cnt, bul, others, professional), 6)
         for k in range(2):
-            tie = _tie(rows, lens, hand[i], professional, k == 1)
+            tie = _tie(rows, lens, hand[i], professional, k == 1 or others < SNUG_TIES_UP_TO)
             if score < best_score[k] or (score == best_score[k] and tie > best_tie[k]):
                 best[k], best_score[k], best_tie[k] = i, score, tie
     return best[0], best[1]
