@@ -336,7 +336,8 @@ register("expert", _SEARCH, "difficulty level: expert (Monte-Carlo search, 100 r
 # Learning inside search: expert's search over the learned policy's best options only.
 register("expert-learned", "sixnimmt.rl.prior:searcher_with_prior",
          "expert searching only the learned policy's best options (docs/bots.md)", {
-             **_search_options(100, halving=True),
+             # The prior's searcher takes every searcher key but ``own`` (its own turns: as ``rollout``).
+             **{key: option for key, option in _search_options(100, halving=True).items() if key != "own"},
              "policy": Option("shipped", "the policy that ranks the options: a policy file (.npz), or the shipped one",
                               check=_policy_file),
              "keep": Option(4, "search only the policy's best this many options", low=1, high=104),
