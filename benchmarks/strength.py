@@ -46,8 +46,9 @@ SEED = 46
 PLAYERS = (2, 4, 6, 10)
 LEVELS = ("easy", "medium", "hard", "expert", "grandmaster")
 EXPERT_FIELD_BOTS = (*LEVELS, "learned")
-#: Deals per cell by table size, for a cell whose bots search (most of the cost) or not.
-DEALS = {2: 400, 4: 300, 6: 200, 10: 100}
+#: Deals per cell by table size. A field of searchers is the cost (at 10 players nine of them each
+#: decision): 50 ten-player deals of an ``expert`` field are about 1,700 CPU seconds.
+DEALS = {2: 300, 4: 200, 6: 100, 10: 50}
 #: ``expert``'s rollouts per option that take about the grandmaster's time per decision at 4
 #: players (``sixnimmt bench bots --players 4``).
 EQUAL_SAMPLES = 1000
