@@ -115,20 +115,26 @@ def head_to_head(a: str, b: str, players: int, deals: int, jobs: int) -> dict[st
             "a_minus_b": mean_ci(paired_differences(report.per_set_penalty[0], report.per_set_penalty[1])).to_dict()}
 
 
-def plan(sections: list[str], players: list[int]) -> list[tuple[str, Any]]:
-    """Every cell of the chosen sections: (key, how to play it with a number of deals and jobs)."""
-    cells: list[tuple[str, Any]] = []
+def field_key(field: str, players: int, bot: str) -> str:
+    """The key of a field cell in the results: ``field/FIELD/P/BOT``."""
+    return f"field/{field}/{players}/{bot}"
+
+
+def plan(sections: list[str], players: list[int]) -> list[tuple[str, int, Any]]:
+    """Every cell of the chosen sections: (key, players, how to play it with a number of deals and jobs)."""
+    cells: list[tuple[str, int, Any]] = []
     for p in players:
+        wanted: list[tuple[str, str]] = []  # (bot, field); the ladder's top rung is an expert-field cell
         if "expert-field" in sections:
-            for bot in EXPERT_FIELD_BOTS:
-                cells.append((f"expert-field/{p}/{bot}", lambda d, j, bot=bot, p=p: field_cell(bot, "expert", p, d, j)))
+            wanted += [(bot, "expert") for bot in EXPERT_FIELD_BOTS]
         if "ladder" in sections:
-            for below, above in itertools.pairwise(LEVELS):
-                cells.append((f"ladder/{p}/{above}", lambda d, j, a=above, b=below, p=p: field_cell(a, b, p, d, j)))
+            wanted += [(above, below) for below, above in itertools.pairwise(LEVELS)]
+        for bot, field in dict.fromkeys(wanted):
+            cells.append((field_key(field, p, bot), p, lambda d, j, b=bot, f=field, p=p: field_cell(b, f, p, d, j)))
         if "mixed" in sections and p >= 4:
-            cells.append((f"mixed/{p}", lambda d, j, p=p: mixed_cell(p, d, j)))
+            cells.append((f"mixed/{p}", p, lambda d, j, p=p: mixed_cell(p, d, j)))
     if "equal-time" in sections and 4 in players:
-        cells.append(("equal-time/4", lambda d, j: head_to_head("grandmaster", f"expert:samples={EQUAL_SAMPLES}", 4, d, j)))
+        cells.append(("equal-time/4", 4, lambda d, j: head_to_head("grandmaster", f"expert:samples={EQUAL_SAMPLES}", 4, d, j)))
     return cells
 
 
@@ -145,7 +151,7 @@ def expert_field_table(cells: dict[str, dict[str, Any]]) -> str:
     for p in PLAYERS:
         rows = []
         for bot in EXPERT_FIELD_BOTS:
-            cell = cells.get(f"expert-field/{p}/{bot}")
+            cell = cells.get(field_key("expert", p, bot))
             if cell is None:
                 continue
             d = cell["minus_field"]
@@ -161,11 +167,12 @@ def ladder_table(cells: dict[str, dict[str, Any]]) -> str:
     rows = []
     for p in PLAYERS:
         for below, above in itertools.pairwise(LEVELS):
-            cell = cells.get(f"ladder/{p}/{above}")
+            cell = cells.get(field_key(below, p, above))
             if cell is None:
                 continue
             d = cell["minus_field"]
-            rows.append(f"| {p} | `{above}` vs a `{below}` field | {_ci(cell['penalty_per_deal'])} | {_ci(d, sign=True)} | "
+            article = "an" if below[0] in "aeiou" else "a"
+            rows.append(f"| {p} | `{above}` vs {article} `{below}` field | {_ci(cell['penalty_per_deal'])} | {_ci(d, sign=True)} | "
                         f"{_verdict(d, f'{above} better', f'{below} better')} | {cell['deals']:,} | {cell['seed']} |")
     head = ("| players | match | penalty per deal, 95% CI | level − field, 95% CI | verdict | deals | seed |\n"
             "| ---: | --- | ---: | ---: | --- | ---: | ---: |\n")
@@ -222,10 +229,9 @@ def main() -> None:
     parser.add_argument("--again", action="store_true", help="play cells whose result is already kept")
     args = parser.parse_args()
     if not args.table:
-        for key, play in plan(args.sections, args.players):
+        for key, players, play in plan(args.sections, args.players):
             if key in kept() and not args.again:
                 continue
-            players = int(key.split("/")[1])
             cell = play(args.deals or DEALS[players], args.jobs)
             keep(key, cell)
             print(f"{time.strftime('%H:%M:%S')} {key}: {cell['deals']} deals, {cell['seconds']:.0f} s", flush=True)
