@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core import DecisionKind, PlayerView, Variant
+from ..core import DecisionKind, PlayerView
 from .rollout import CAUTIOUS, COUNT, MEDIUM, RANDOM, SEARCHLIKE, SNUG, play_likelihoods
 
 #: The rollout policy code that stands for "each seat by its model" in a searcher's settings.
@@ -80,10 +80,6 @@ class ModelParameters:
 
 
 PARAMETERS = ModelParameters()
-
-#: Variants whose card decisions the modelled rollouts search: one card a turn, placed by the
-#: standard or Professional rules, no card face up before the reveal, no twins.
-MODELLED_VARIANTS = frozenset({Variant.STANDARD, Variant.TACTICS, Variant.LOGIC, Variant.PROFESSIONAL, Variant.TOURNAMENT})
 
 
 @dataclass(slots=True)

@@ -38,7 +38,6 @@ from .base import Bot
 from .heuristics import SIMULTANEOUS_SINGLE, CautiousBot, draft_pick
 from .models import (
     MODELLED,
-    MODELLED_VARIANTS,
     PARAMETERS,
     POLICIES,
     Inference,
@@ -61,6 +60,10 @@ _SEARCHED = frozenset({DecisionKind.CARD, DecisionKind.ROW})
 #: Variants the rollouts model exactly: one card per player and turn, placed in ascending order by
 #: the standard, Professional or Double rules (Open's face-up cards are conditioned on).
 SEARCHED_VARIANTS = SIMULTANEOUS_SINGLE | {Variant.OPEN, Variant.DOUBLE}
+#: Variants whose card decisions the modelled rollouts (opponent models, inferred deals) search:
+#: one card a turn, placed by the standard or Professional rules, no card face up before the
+#: reveal, no twins. The others play each seat by its likeliest model.
+MODELLED_VARIANTS = frozenset({Variant.STANDARD, Variant.TACTICS, Variant.LOGIC, Variant.PROFESSIONAL, Variant.TOURNAMENT})
 _TIE_MODES = {ProTie.CHOOSE: TIE_CHOOSE, ProTie.LEFT: TIE_LEFT, ProTie.RIGHT: TIE_RIGHT}
 #: ``prior(view, options) -> options``: the options ranked best first by something cheaper than the
 #: search (a learned policy: ``sixnimmt.rl.prior.searcher_with_prior``), for pruning before the rollouts.
