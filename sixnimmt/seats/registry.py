@@ -358,7 +358,8 @@ register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest:
 #: this one.
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "grandmaster", "random")
 #: The level hints ask (the web game's and the terminal game's hint, ``sixnimmt advise`` by
-#: default): the strongest, since it also fits a hint's latency. With its rollout budget it decides
-#: in about 15 ms of CPU at the median and 120 ms at the slowest (docs/bots.md), so a hint comes
-#: back well inside the half second a person waits for it without noticing much.
+#: default): the strongest, since it also fits a hint's latency. With its rollout budget and the
+#: opponent models it decides in about 40 ms of CPU at the median and 360 ms at the slowest with 4
+#: players, 89 and 980 ms with 10 (docs/bots.md): a hint mostly comes back inside the half second a
+#: person waits for it without noticing much.
 HINT_LEVEL = "grandmaster"
