@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import PlayerView
-from .rollout import CAUTIOUS, COUNT, RANDOM, SNUG
+from .models import MODELLED, POLICIES
+from .rollout import COUNT
 from .search import MonteCarloBot, SearchConfig
 
 Clock = Callable[[], float]
@@ -48,7 +49,7 @@ class GrandmasterConfig:
     #: Time mode: think at most this many milliseconds per decision (then ``samples`` is ignored).
     ms: float | None = None
     own_policy: int = COUNT  # this seat's future turns in the rollouts
-    others_policy: int = RANDOM  # the other seats' turns in the rollouts
+    others_policy: int = MODELLED  # the other seats' turns in the rollouts: each by its model
     noise: float = 0.5  # COUNT/SNUG: uniform noise added to each card's estimate (bullheads)
     #: Objective: own penalty minus ``rival`` x the others' mean penalty (1: the duel objective).
     rival: float = 0.0
@@ -161,8 +162,6 @@ class GrandmasterBot(MonteCarloBot):
         return kept
 
 
-#: Rollout policies by the names a bot spec uses (``grandmaster:own=random``).
-POLICIES = {"random": RANDOM, "snug": SNUG, "count": COUNT, "cautious": CAUTIOUS}
 #: The objective by name: own penalty, or own penalty minus the others' mean (the duel objective).
 OBJECTIVES = {"own": 0.0, "duel": 1.0}
 
@@ -173,7 +172,7 @@ def grandmaster(
     samples: int = SAMPLES,
     ms: float = 0.0,
     own: str = "count",
-    others: str = "random",
+    others: str = "model",
     noise: float = 0.5,
     objective: str = "own",
     z: float = 3.0,

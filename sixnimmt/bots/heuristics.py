@@ -35,6 +35,11 @@ SIMULTANEOUS_SINGLE = frozenset(
 #: Hand variant: keep taken cards in hand only while the hand is smaller than this (cards left in
 #: hand at the end score double, so a small hand is the safe side).
 KEEP_BELOW = 8
+#: ``cautious`` plays cards of equal risk highest first (keeping the low cards, which can take a
+#: cheap row later on purpose) above this many players, and snuggest first up to it: with one
+#: opponent nearly every card is safe, so "highest first" plays the hand from the top down and
+#: leaves low cards that must take rows at the end (docs/bots.md, the levels at two players).
+SNUG_TIES_UP_TO = 2
 
 
 def draft_pick(view: PlayerView) -> int:
@@ -113,6 +118,15 @@ def _target(rows: Rows, card: int, professional: bool, stack: bool = False) -> i
     return slots[0].row if slots else None
 
 
+def _fit(view: PlayerView, card: int) -> int:
+    """How far ``card`` lands from the row end it joins (a too-low card: farther than any)."""
+    r = _target(view.rows, card, view.rules.professional, view.rules.variant is Variant.DOUBLE)
+    if r is None:
+        return 1 << 30
+    row = view.rows[r]
+    return card - row[-1] if card >= row[-1] else row[0] - card
+
+
 def _gap(row: Sequence[int], card: int) -> tuple[int, int]:
     """The open interval of card values that land in ``row`` in front of ``card``: (low, high)."""
     if card > row[-1]:
@@ -184,13 +198,21 @@ def after_row_choice(view: PlayerView, row: int) -> tuple[int, list[list[int]]]:
 
 
 class SnugBot(Bot):
-    """Fits cards snugly behind row ends; no card counting. The ``easy`` level."""
+    """Fits cards snugly behind row ends; no card counting. With ``slips`` above zero, that share of
+    its card decisions is a card of the hand at random: the ``easy`` level (docs/bots.md), whose
+    plain snug fit alone beats ``medium`` with two players."""
 
     name = "snug"
+
+    def __init__(self, seed: int | None = None, slips: float = 0.0) -> None:
+        super().__init__(seed)
+        self.slips = slips
 
     def decide(self, view: PlayerView) -> int:
         decision = view.decision
         assert decision is not None
+        if self.slips and decision.kind is DecisionKind.CARD and self.rng.random() < self.slips:
+            return self.rng.choice(decision.options)
         if decision.kind is DecisionKind.DRAFT:
             return draft_pick(view)
         if decision.kind is DecisionKind.KEEP:
@@ -263,8 +285,10 @@ class CautiousBot(Bot):
             # Hand's optional second card: shed one only when that is (nearly) free.
             safest = min(cards, key=lambda c: scores[c])
             return (safest if scores[safest] < 0.1 else PASS), scores
-        # Equal risk (often zero): keep the low cards, which can take a cheap row later on purpose.
-        return min(scores, key=lambda c: (round(scores[c], 6), -c)), scores
+        # Equal risk (often zero): keep the low cards, which can take a cheap row later on purpose;
+        # at a table of two, the snuggest fit first (see SNUG_TIES_UP_TO).
+        snug = view.players <= SNUG_TIES_UP_TO
+        return min(scores, key=lambda c: (round(scores[c], 6), _fit(view, c) if snug else 0, -c)), scores
 
     def decide(self, view: PlayerView) -> int:
         return self.explain(view)[0]

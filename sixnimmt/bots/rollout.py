@@ -33,9 +33,12 @@ models its opponents.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
+from ..core import BULLHEADS
 from ..core.fast import (
     nb_charge_double,
     nb_cheapest_row,
@@ -49,11 +52,14 @@ from ..core.fast import (
     nb_row_for,
     nb_slots_pro,
 )
+from .heuristics import SNUG_TIES_UP_TO
 
 RANDOM = 0
 SNUG = 1
 COUNT = 2
 CAUTIOUS = 3
+MEDIUM = 4
+SEARCHLIKE = 5
 #: Mean bullheads of a card (171 in 104 cards): what each card landing in front of ours adds to the row.
 _MEAN_BULL = 171 / 104
 
@@ -150,6 +156,151 @@ def _counted_danger(
     return float(tail[need] * (cost + need * _MEAN_BULL))
 
 
+#: Bullheads per card value, for the compiled card counting.
+_BULL = np.array(BULLHEADS, dtype=np.int64)
+#: Binomial coefficients C(n, k) as floats, n and k below 20 (the card counting's binomial tail).
+_COMB = np.array([[math.comb(n, k) for k in range(20)] for n in range(20)], dtype=np.float64)
+#: Size of the hidden-card counts (card values 0..104).
+COUNTS = 105
+
+
+@njit(cache=True)
+def hidden_counts(
+    hands: np.ndarray, hlen: np.ndarray, undealt: np.ndarray, cnt: np.ndarray, bul: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """``cnt[c]``, ``bul[c]``: how many cards of value at most ``c`` are hidden from the table (in a
+    hand, or dealt to nobody), and their bullheads. Every seat's unseen cards are these less its own
+    hand, so one count per turn serves every seat's card counting."""
+    cnt[:] = 0
+    bul[:] = 0
+    for s in range(hands.shape[0]):
+        for j in range(hlen[s]):
+            c = hands[s, j]
+            cnt[c] += 1
+            bul[c] += _BULL[c]
+    for c in undealt:
+        cnt[c] += 1
+        bul[c] += _BULL[c]
+    for c in range(1, cnt.shape[0]):
+        cnt[c] += cnt[c - 1]
+        bul[c] += bul[c - 1]
+
+
+@njit(cache=True)
+def medium_cost(
+    rows: np.ndarray,
+    lens: np.ndarray,
+    card: int,
+    hand: np.ndarray,
+    n: int,
+    cnt: np.ndarray,
+    bul: np.ndarray,
+    others: int,
+    professional: bool,
+) -> float:  # pragma: no cover - compiled
+    """``medium``'s expected cost of ``card`` (:func:`sixnimmt.bots.heuristics.expected_cost`),
+    compiled: the same estimate in the same arithmetic. The unseen cards are the hidden ones
+    (``cnt``, ``bul``: :func:`hidden_counts`) less the seat's hand (``hand[:n]``); ``others`` is how
+    many cards the other players play this turn. A Professional tie counts as its lower row, as
+    ``best_slots``'s first slot does."""
+    if professional:
+        right_row, left_row, _ = nb_slots_pro(rows, lens, card)
+        r = min(right_row, left_row) if right_row >= 0 and left_row >= 0 else max(right_row, left_row)
+    else:
+        r, _ = nb_row_for(rows, lens, card)
+    if r < 0:
+        cheapest = 1 << 30
+        for k in range(4):
+            cheapest = min(cheapest, nb_row_cost(rows, lens, k))
+        return cheapest + 0.5
+    cost = nb_row_cost(rows, lens, r)
+    need = 5 - lens[r]
+    if need <= 0:
+        return float(cost)
+    end = rows[r, lens[r] - 1]
+    if card > end:
+        low, high = end, card
+    else:  # Professional: the left end
+        low, high = card, rows[r, 0]
+    between = cnt[high - 1] - cnt[low]
+    landing = bul[high - 1] - bul[low]
+    for j in range(n):
+        h = hand[j]
+        if low < h < high:
+            between -= 1
+            landing -= _BULL[h]
+    unseen = cnt[COUNTS - 1] - n
+    if unseen == 0 or between == 0 or need > others:
+        return 0.0
+    q = between / unseen
+    p = 0.0
+    for k in range(need, others + 1):
+        p += _COMB[others, k] * q**k * (1 - q) ** (others - k)
+    return float(p * (cost + need * (landing / between)))
+
+
+@njit(cache=True)
+def medium_pick(
+    rows: np.ndarray,
+    lens: np.ndarray,
+    hand: np.ndarray,
+    n: int,
+    cnt: np.ndarray,
+    bul: np.ndarray,
+    others: int,
+    professional: bool,
+    searcher: bool,
+) -> int:  # pragma: no cover - compiled
+    """Index in ``hand[:n]`` of the card ``medium`` plays: the lowest expected cost (to six decimals),
+    on a tie the higher card, or with one opponent the snuggest (``SNUG_TIES_UP_TO``). With ``searcher`` (the ``SEARCHLIKE`` policy, a hand-made imitation of
+    a searcher) a tie goes to the snuggest card (the smallest gap to its row end): among equally
+    safe cards a searcher's rollouts favour the one least likely to be overtaken later."""
+    best = 0
+    best_score = 1e18
+    best_tie = -1e18
+    snug = searcher or others < SNUG_TIES_UP_TO
+    for i in range(n):
+        score = round(medium_cost(rows, lens, hand[i], hand, n, cnt, bul, others, professional), 6)
+        tie = _tie(rows, lens, hand[i], professional, snug)
+        if score < best_score or (score == best_score and tie > best_tie):
+            best, best_score, best_tie = i, score, tie
+    return best
+
+
+@njit(cache=True)
+def _tie(rows: np.ndarray, lens: np.ndarray, card: int, professional: bool, snug: bool) -> float:  # pragma: no cover
+    """How :func:`medium_pick` breaks a tie (the higher wins): the higher card, or the snuggest fit
+    then the higher card."""
+    if not snug:
+        return float(card)
+    _, gap = _row_for(rows, lens, card, professional)
+    return -gap * 1000.0 + card
+
+
+@njit(cache=True)
+def _both_picks(
+    rows: np.ndarray,
+    lens: np.ndarray,
+    hand: np.ndarray,
+    n: int,
+    cnt: np.ndarray,
+    bul: np.ndarray,
+    others: int,
+    professional: bool,
+) -> tuple[int, int]:  # pragma: no cover - compiled
+    """:func:`medium_pick` without and with ``searcher``, on one pass of the estimates."""
+    best = [0, 0]
+    best_score = [1e18, 1e18]
+    best_tie = [-1e18, -1e18]
+    for i in range(n):
+        score = round(medium_cost(rows, lens, hand[i], hand, n, cnt, bul, others, professional), 6)
+        for k in range(2):
+            tie = _tie(rows, lens, hand[i], professional, k == 1 or others < SNUG_TIES_UP_TO)
+            if score < best_score[k] or (score == best_score[k] and tie > best_tie[k]):
+                best[k], best_score[k], best_tie[k] = i, score, tie
+    return best[0], best[1]
+
+
 @njit(cache=True)
 def _choose(
     rows: np.ndarray,
@@ -162,32 +313,60 @@ def _choose(
     noise: float,
     undealt: np.ndarray,
     tail: np.ndarray,
+    cnt: np.ndarray,
+    bul: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
     """Index in ``hands[s, :hlen[s]]`` of the card seat ``s`` plays in a rollout (``undealt``: the
     cards of this determinization in nobody's hand, for ``CAUTIOUS``; ``tail``: scratch space for
-    :func:`_counted_danger`)."""
+    :func:`_counted_danger`; ``cnt``, ``bul``: this turn's :func:`hidden_counts`, for ``MEDIUM``
+    and ``SEARCHLIKE``)."""
     n = int(hlen[s])
     if policy == RANDOM or n == 1:
         return n - 1  # hands are shuffled when dealt
+    if policy == MEDIUM or policy == SEARCHLIKE:
+        return medium_pick(rows, lens, hands[s], n, cnt, bul, hands.shape[0] - 1, professional, policy == SEARCHLIKE)
     best = 0
     best_score = 1e18
     for i in range(n):
-        if policy == COUNT or policy == CAUTIOUS:
-            danger = _counted_danger(
-                rows, lens, hands, hlen, s, hands[s, i], professional, undealt, policy == CAUTIOUS, tail
-            )
-        else:
-            danger = card_danger(rows, lens, hands[s, i], professional)
-        score = danger + noise * np.random.random()
+        score = _danger(rows, lens, hands, hlen, s, i, policy, professional, undealt, tail) + noise * np.random.random()
         if score < best_score:
             best, best_score = i, score
     return best
 
 
+@njit(cache=True)
+def _danger(
+    rows: np.ndarray,
+    lens: np.ndarray,
+    hands: np.ndarray,
+    hlen: np.ndarray,
+    s: int,
+    i: int,
+    policy: int,
+    professional: bool,
+    undealt: np.ndarray,
+    tail: np.ndarray,
+) -> float:  # pragma: no cover - compiled
+    """The noiseless estimate of ``COUNT``, ``CAUTIOUS`` or ``SNUG`` for seat ``s``'s card ``i``."""
+    if policy == COUNT or policy == CAUTIOUS:
+        return _counted_danger(rows, lens, hands, hlen, s, hands[s, i], professional, undealt, policy == CAUTIOUS, tail)
+    return card_danger(rows, lens, hands[s, i], professional)
+
+
+@njit(cache=True)
+def _needs_counts(policies: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Whether a policy of ``policies`` counts cards from :func:`hidden_counts`."""
+    for policy in policies:
+        if policy == MEDIUM or policy == SEARCHLIKE:
+            return True
+    return False
+
+
 #: Scratch arrays of one rollout call, reused by every rollout (allocating them per rollout or per
 #: turn cost a third of the time): cards played this turn and the hand index each seat chose (per
-#: seat), the seats in placement order, and the Poisson-binomial tail of ``_counted_danger``.
-_Scratch = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: seat), the seats in placement order, the Poisson-binomial tail of ``_counted_danger``, and the
+#: hidden cards' counts and bullheads (:func:`hidden_counts`).
+_Scratch = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 @njit(cache=True)
@@ -197,6 +376,8 @@ def _scratch(players: int) -> _Scratch:  # pragma: no cover - compiled
         np.zeros(players, dtype=np.int64),
         np.zeros(players, dtype=np.int64),
         np.zeros(8, dtype=np.float64),
+        np.zeros(COUNTS, dtype=np.int64),
+        np.zeros(COUNTS, dtype=np.int64),
     )
 
 
@@ -265,11 +446,14 @@ def _play_rest(
 ) -> None:  # pragma: no cover - compiled
     """Play every remaining turn of the deal (all hands hold the same number of cards)."""
     players = hands.shape[0]
-    cards, chosen, order, tail = scratch
+    cards, chosen, order, tail, cnt, bul = scratch
+    counting = _needs_counts(policies)
     while hlen[0] > 0:
+        if counting:
+            hidden_counts(hands, hlen, undealt, cnt, bul)
         # Every seat chooses from the same state before any card leaves a hand (simultaneous play).
         for s in range(players):
-            chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise, undealt, tail)
+            chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise, undealt, tail, cnt, bul)
         for s in range(players):
             _take(hands, hlen, s, chosen[s], cards)
         _resolve(rows, lens, cards, penalties, professional, tie_mode, double, order)
@@ -344,7 +528,8 @@ def rollout_cards(
     lens = np.zeros_like(lens0)
     penalties = np.zeros(players, dtype=np.int64)
     scratch = _scratch(players)
-    cards, chosen, order, tail = scratch
+    cards, chosen, order, tail, cnt, bul = scratch
+    counting = _needs_counts(policies)
     undealt = pool[_dealt(hlen0, known) :]  # a view: after each deal, the cards left in the pool
     for j in range(samples):
         for k in range(k_count):
@@ -355,6 +540,8 @@ def rollout_cards(
             rows[:] = rows0
             lens[:] = lens0
             penalties[:] = 0
+            if counting:
+                hidden_counts(hands, hlen, undealt, cnt, bul)
             for s in range(players):
                 if fixed[s] > 0:
                     chosen[s] = -1
@@ -364,7 +551,9 @@ def rollout_cards(
                         i += 1
                     chosen[s] = i
                 else:
-                    chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise, undealt, tail)
+                    chosen[s] = _choose(
+                        rows, lens, hands, hlen, s, policies[s], professional, noise, undealt, tail, cnt, bul
+                    )
             for s in range(players):
                 if chosen[s] < 0:
                     cards[s] = fixed[s]
@@ -514,6 +703,223 @@ def rollout_nifty(
                         _take_last_two(hands, hlen, s, cards)
                 first = False
                 nb_play_turn_nifty(rows, lens, cards, penalties)
+            for s in range(players):
+                out[k, j, s] = penalties[s]
+    return out
+
+
+# ------------------------------------------------------------------ opponent models and inference
+
+
+@njit(cache=True)
+def _deal_from(
+    out: np.ndarray, hands: np.ndarray, hlen: np.ndarray, known: np.ndarray, perm: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """Fill ``out`` as :func:`_determinize` does, from a given ordering ``perm`` of the unseen cards
+    (an inferred deal) instead of a fresh shuffle; every hand is then shuffled (its random play order)."""
+    taken = 0
+    for s in range(hands.shape[0]):
+        for j in range(hlen[s]):
+            if known[s]:
+                out[s, j] = hands[s, j]
+            else:
+                out[s, j] = perm[taken]
+                taken += 1
+        np.random.shuffle(out[s, : hlen[s]])
+
+
+@njit(cache=True)
+def _model_probability(
+    rows: np.ndarray,
+    lens: np.ndarray,
+    hands: np.ndarray,
+    hlen: np.ndarray,
+    s: int,
+    played: int,
+    policy: int,
+    professional: bool,
+    noise: float,
+    lapse: float,
+    undealt: np.ndarray,
+    tail: np.ndarray,
+    cnt: np.ndarray,
+    bul: np.ndarray,
+    scores: np.ndarray,
+    picks: tuple[int, int],
+) -> float:  # pragma: no cover - compiled
+    """The chance that seat ``s``, holding ``hands[s, :hlen[s]]``, plays ``played`` under ``policy``:
+    ``lapse`` spread over the hand (any player errs), the rest on the policy's choice. ``MEDIUM`` and
+    ``SEARCHLIKE`` choose one card; ``COUNT``, ``CAUTIOUS`` and ``SNUG`` any card within ``noise``
+    of their best estimate, uniformly (their rollout noise, read coarsely). ``scores``: scratch space
+    for the hand's estimates; ``picks``: the hand indices ``MEDIUM`` and ``SEARCHLIKE`` choose
+    (:func:`_both_picks`, made once for every model)."""
+    n = int(hlen[s])
+    if policy == RANDOM or n == 1:
+        return 1.0 / n
+    if policy == MEDIUM or policy == SEARCHLIKE:
+        i = picks[0] if policy == MEDIUM else picks[1]
+        return lapse / n + (1.0 - lapse if hands[s, i] == played else 0.0)
+    best = 1e18
+    mine = 0.0
+    for i in range(n):
+        scores[i] = _danger(rows, lens, hands, hlen, s, i, policy, professional, undealt, tail)
+        best = min(best, scores[i])
+        if hands[s, i] == played:
+            mine = scores[i]
+    near = 0
+    for i in range(n):
+        if scores[i] <= best + noise:
+            near += 1
+    return lapse / n + ((1.0 - lapse) / near if mine <= best + noise else 0.0)
+
+
+@njit(cache=True, nogil=True)
+def play_likelihoods(
+    rows_seen: np.ndarray,
+    lens_seen: np.ndarray,
+    plays: np.ndarray,
+    seen: np.ndarray,
+    hands0: np.ndarray,
+    hlen0: np.ndarray,
+    known: np.ndarray,
+    pool: np.ndarray,
+    me: int,
+    deals: int,
+    models: np.ndarray,
+    professional: bool,
+    noise: float,
+    lapse: float,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Sample ``deals`` guesses of the hidden hands and score each seat's earlier plays under each
+    model: returns the deals (``int64[deals, pool]``, orderings of the unseen cards that
+    :func:`_deal_from` deals from) and ``float64[deals, turns, players, models]``, the log-likelihood
+    of each earlier play of each seat in each deal under each model (0 where not scored).
+
+    Turn ``k`` of this deal (``plays[k, s]``: the card seat ``s`` played then) is scored where
+    ``seen[k]`` (its rows, ``rows_seen[k]`` and ``lens_seen[k]``, are known). A deal fixes every
+    hand at every earlier turn (each seat's hand now plus the cards it played since), so each
+    model's choice there is computed exactly as in a rollout."""
+    np.random.seed(seed)
+    players = hands0.shape[0]
+    turns = plays.shape[0]
+    width = hands0.shape[1] + turns
+    perms = np.empty((deals, pool.shape[0]), dtype=np.int64)
+    loglik = np.zeros((deals, turns, players, models.shape[0]), dtype=np.float64)
+    hands = np.zeros((players, width), dtype=np.int64)
+    hlen = np.zeros(players, dtype=np.int64)
+    scratch = _scratch(players)
+    tail, cnt, bul = scratch[3], scratch[4], scratch[5]
+    scores = np.zeros(width, dtype=np.float64)
+    dealt = _dealt(hlen0, known)
+    for d in range(deals):
+        np.random.shuffle(pool)
+        perms[d] = pool
+        taken = 0
+        for s in range(players):
+            hlen[s] = hlen0[s]
+            for j in range(hlen0[s]):
+                if known[s]:
+                    hands[s, j] = hands0[s, j]
+                else:
+                    hands[s, j] = pool[taken]
+                    taken += 1
+        undealt = pool[dealt:]
+        for k in range(turns - 1, -1, -1):  # back through the deal: each turn's card returns to its hand
+            for s in range(players):
+                hands[s, hlen[s]] = plays[k, s]
+                hlen[s] += 1
+            if not seen[k]:
+                continue
+            hidden_counts(hands, hlen, undealt, cnt, bul)
+            for s in range(players):
+                if s == me:
+                    continue
+                picks = _both_picks(rows_seen[k], lens_seen[k], hands[s], hlen[s], cnt, bul, players - 1, professional)
+                for m in range(models.shape[0]):
+                    p = _model_probability(
+                        rows_seen[k], lens_seen[k], hands, hlen, s, plays[k, s], models[m], professional, noise,
+                        lapse, undealt, tail, cnt, bul, scores, picks,
+                    )
+                    loglik[d, k, s, m] = math.log(p)
+    return perms, loglik
+
+
+@njit(cache=True, nogil=True)
+def rollout_models(
+    rows0: np.ndarray,
+    lens0: np.ndarray,
+    hands0: np.ndarray,
+    hlen0: np.ndarray,
+    known: np.ndarray,
+    perms: np.ndarray,
+    mixture: np.ndarray,
+    models: np.ndarray,
+    me: int,
+    own_policy: int,
+    candidates: np.ndarray,
+    samples: int,
+    professional: bool,
+    tie_mode: int,
+    noise: float,
+    seed: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`rollout_cards` on inferred deals with modelled opponents: rollout ``j`` deals the
+    hidden hands from ``perms[j % deals]`` (hands shuffled afresh) and plays each other seat ``s``
+    by a model drawn from ``mixture[j % deals, s]`` (cumulative chances over ``models``); this seat
+    plays ``own_policy`` after this turn. Every candidate is tried on the same deal and the same
+    models (common random numbers)."""
+    np.random.seed(seed)
+    players = hands0.shape[0]
+    k_count = candidates.shape[0]
+    deals = perms.shape[0]
+    out = np.zeros((k_count, samples, players), dtype=np.float64)
+    sample = np.zeros_like(hands0)
+    hands = np.zeros_like(hands0)
+    hlen = np.zeros_like(hlen0)
+    rows = np.zeros_like(rows0)
+    lens = np.zeros_like(lens0)
+    penalties = np.zeros(players, dtype=np.int64)
+    policies = np.zeros(players, dtype=np.int64)
+    scratch = _scratch(players)
+    cards, chosen, order, tail, cnt, bul = scratch
+    dealt = _dealt(hlen0, known)
+    for j in range(samples):
+        d = j % deals
+        _deal_from(sample, hands0, hlen0, known, perms[d])
+        undealt = perms[d, dealt:]
+        for s in range(players):
+            if s == me:
+                policies[s] = own_policy
+                continue
+            u = np.random.random()
+            m = 0
+            while m < models.shape[0] - 1 and mixture[d, s, m] < u:
+                m += 1
+            policies[s] = models[m]
+        counting = _needs_counts(policies)
+        for k in range(k_count):
+            hands[:] = sample
+            hlen[:] = hlen0
+            rows[:] = rows0
+            lens[:] = lens0
+            penalties[:] = 0
+            if counting:
+                hidden_counts(hands, hlen, undealt, cnt, bul)
+            for s in range(players):
+                if s == me:
+                    i = 0
+                    while hands[s, i] != candidates[k]:
+                        i += 1
+                    chosen[s] = i
+                else:
+                    chosen[s] = _choose(
+                        rows, lens, hands, hlen, s, policies[s], professional, noise, undealt, tail, cnt, bul
+                    )
+            for s in range(players):
+                _take(hands, hlen, s, chosen[s], cards)
+            _resolve(rows, lens, cards, penalties, professional, tie_mode, False, order)
+            _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, False, undealt, scratch)
             for s in range(players):
                 out[k, j, s] = penalties[s]
     return out

@@ -36,12 +36,34 @@ from ..core import HAND_SIZE, DecisionKind, PlayerView, ProTie, Variant
 from ..core.fast import DOUBLE_ROW_WIDTH, TIE_CHOOSE, TIE_LEFT, TIE_RIGHT
 from .base import Bot
 from .heuristics import SIMULTANEOUS_SINGLE, CautiousBot, draft_pick
-from .rollout import RANDOM, SNUG, rollout_cards, rollout_nifty, rollout_rows
+from .models import (
+    MODELLED,
+    PARAMETERS,
+    POLICIES,
+    Inference,
+    TurnMemory,
+    infer,
+    likeliest,
+)
+from .rollout import (
+    CAUTIOUS,
+    MEDIUM,
+    RANDOM,
+    SEARCHLIKE,
+    rollout_cards,
+    rollout_models,
+    rollout_nifty,
+    rollout_rows,
+)
 
 _SEARCHED = frozenset({DecisionKind.CARD, DecisionKind.ROW})
 #: Variants the rollouts model exactly: one card per player and turn, placed in ascending order by
 #: the standard, Professional or Double rules (Open's face-up cards are conditioned on).
 SEARCHED_VARIANTS = SIMULTANEOUS_SINGLE | {Variant.OPEN, Variant.DOUBLE}
+#: Variants whose card decisions the modelled rollouts (opponent models, inferred deals) search:
+#: one card a turn, placed by the standard or Professional rules, no card face up before the
+#: reveal, no twins. The others play each seat by its likeliest model.
+MODELLED_VARIANTS = frozenset({Variant.STANDARD, Variant.TACTICS, Variant.LOGIC, Variant.PROFESSIONAL, Variant.TOURNAMENT})
 _TIE_MODES = {ProTie.CHOOSE: TIE_CHOOSE, ProTie.LEFT: TIE_LEFT, ProTie.RIGHT: TIE_RIGHT}
 #: ``prior(view, options) -> options``: the options ranked best first by something cheaper than the
 #: search (a learned policy: ``sixnimmt.rl.prior.searcher_with_prior``), for pruning before the rollouts.
@@ -53,7 +75,11 @@ class SearchConfig:
     """A searcher's budget and character."""
 
     samples: int  # rollouts per option (per candidate card or row): the budget is samples x options
-    policy: int = RANDOM  # rollout policy for every player: RANDOM or SNUG
+    #: Rollout policy of the other players: RANDOM, SNUG, or MODELLED (each by its inferred model,
+    #: on hidden hands inferred from the plays: :mod:`~sixnimmt.bots.models`).
+    policy: int = RANDOM
+    #: Rollout policy of this seat's own future turns (None: ``policy``, or MEDIUM when that is MODELLED).
+    own: int | None = None
     noise: float = 1.0  # SNUG only: how far the policy strays from its own argmin (bullheads)
     relative: bool = False  # score own penalty minus the others' mean (else own penalty)
     shared: bool = True  # every option on the same determinizations (common random numbers)
@@ -126,6 +152,10 @@ class MonteCarloBot(Bot):
         self.rollouts = 0
         #: Nifty: ((deal, turn, seat, hand), planned pair, card scores) from this turn's first decision.
         self._nifty_plan: tuple[tuple[object, ...], tuple[int, ...], dict[int, float]] | None = None
+        #: The rows of this deal's turns (what the opponent models are fitted on), and the last
+        #: decision's inference with the decision it was made for.
+        self.memory = TurnMemory()
+        self._inference: tuple[tuple[object, ...], Inference] | None = None
 
     def simulate(
         self, view: PlayerView, options: tuple[int, ...], samples: int, a: _Arrays | None = None
@@ -141,6 +171,18 @@ class MonteCarloBot(Bot):
         tie_mode = _TIE_MODES[view.rules.pro_tie]
         self.rollouts += len(options) * samples
         policies = self.policies(view)
+        if MODELLED in policies:
+            own = int(policies[view.seat])
+            if decision.kind is DecisionKind.CARD and view.rules.variant in MODELLED_VARIANTS and not a.fixed.any():
+                inference = self.inference(view, a)
+                return rollout_models(
+                    a.rows, a.lens, a.hands, a.hlen, a.known, inference.perms, inference.mixture,
+                    np.array(PARAMETERS.models, dtype=np.int64), view.seat, own,
+                    np.array(options, dtype=np.int64), samples, professional, tie_mode, cfg.noise, seed,
+                )  # fmt: skip
+            policies = self._likeliest(view, own)
+        if double:  # the compiled medium counts distinct cards: Double's twins get the older estimate
+            policies[(policies == MEDIUM) | (policies == SEARCHLIKE)] = CAUTIOUS
         if decision.kind is DecisionKind.CARD:
             return rollout_cards(
                 a.rows, a.lens, a.hands, a.hlen, a.known, a.pool, view.seat,
@@ -158,8 +200,39 @@ class MonteCarloBot(Bot):
         )  # fmt: skip
 
     def policies(self, view: PlayerView) -> np.ndarray:
-        """The rollout policy of each seat: ``config.policy`` for everyone."""
-        return np.full(view.players, self.config.policy, dtype=np.int64)
+        """The rollout policy of each seat: ``config.policy`` for the others, ``config.own`` for
+        this seat."""
+        assert view.seat is not None
+        policies = np.full(view.players, self.config.policy, dtype=np.int64)
+        own = self.config.own
+        if own is None:
+            own = MEDIUM if self.config.policy == MODELLED else self.config.policy
+        policies[view.seat] = own
+        return policies
+
+    def inference(self, view: PlayerView, a: _Arrays | None = None) -> Inference:
+        """The opponent models' inference at this decision (made once per decision: every round of
+        the search rolls out on the same inferred deals)."""
+        assert view.seat is not None
+        key = (view.deal, len(view.played_by), view.seat, view.hand, view.rows)
+        if self._inference is not None and self._inference[0] == key:
+            return self._inference[1]
+        self.memory.remember(view)
+        a = a or _arrays(view)
+        result = infer(view, self.memory, a.hands, a.hlen, a.known, a.pool, self.rng.getrandbits(31))
+        self._inference = (key, result)
+        return result
+
+    def _likeliest(self, view: PlayerView, own: int) -> np.ndarray:
+        """One policy per seat where the modelled rollouts do not apply (row choices, Open, Double):
+        each seat's likeliest model by this deal's last inference (the prior's before any)."""
+        assert view.seat is not None
+        last = self._inference
+        if last is not None and last[0][0] == view.deal and last[1].weights.shape[0] == view.players:
+            weights = last[1].weights
+        else:
+            weights = np.tile(PARAMETERS.prior(view.players), (view.players, 1))
+        return likeliest(weights, view.seat, own)
 
     def objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
         """Per rollout: own penalty, or own minus the others' mean (``relative``)."""
@@ -173,6 +246,7 @@ class MonteCarloBot(Bot):
         """The best option and, per option, this seat's expected penalty for the whole deal."""
         decision = view.decision
         assert decision is not None and view.seat is not None
+        self.memory.remember(view)
         if decision.kind is DecisionKind.DRAFT:
             return draft_pick(view), {}
         if view.rules.variant is Variant.NIFTY and decision.kind is DecisionKind.CARD:
@@ -288,6 +362,7 @@ class MonteCarloBot(Bot):
     def decide(self, view: PlayerView) -> int:
         decision = view.decision
         assert decision is not None
+        self.memory.remember(view)
         if len(decision.options) == 1:
             return decision.options[0]
         return self.explain(view)[0]
@@ -302,6 +377,7 @@ def searcher(
     *,
     samples: int,
     rollout: str = "random",
+    own: str = "same",
     noise: float = 1.0,
     relative: bool = False,
     shared: bool = True,
@@ -311,7 +387,8 @@ def searcher(
     :class:`SearchConfig` from a spec's options (their defaults are the registry's)."""
     config = SearchConfig(
         samples=samples,
-        policy=SNUG if rollout == "snug" else RANDOM,
+        policy=POLICIES[rollout],
+        own=None if own == "same" else POLICIES[own],
         noise=noise,
         relative=relative,
         shared=shared,

@@ -210,7 +210,7 @@ def parse_spec(spec: str) -> BotSpec:
     >>> parse_spec("hard:bogus=1")
     Traceback (most recent call last):
     ...
-    sixnimmt.seats.registry.UnknownBotError: bot 'hard:bogus=1': unknown option 'bogus'; hard takes samples=25, rollout=random, noise=1.0, relative=false, shared=true, halving=false
+    sixnimmt.seats.registry.UnknownBotError: bot 'hard:bogus=1': unknown option 'bogus'; hard takes samples=25, rollout=model, own=same, noise=1.0, relative=false, shared=true, halving=false
     """
     text = spec.strip()
     name, sep, rest = text.partition(":")
@@ -290,11 +290,15 @@ def starts_spec(piece: str) -> bool:
 _SEARCH = "sixnimmt.bots.search:searcher"
 
 
-def _search_options(samples: int, *, relative: bool = False, shared: bool = True, halving: bool = False) -> dict[str, Option]:
+def _search_options(samples: int, *, rollout: str = "random", own: str = "same", relative: bool = False,
+                    shared: bool = True, halving: bool = False) -> dict[str, Option]:
     """The searchers' keys, with this searcher's defaults."""
     return {
         "samples": Option(samples, "rollouts per option", low=1, high=1_000_000),
-        "rollout": Option("random", "rollout policy of every player", choices=("random", "snug")),
+        "rollout": Option(rollout, "rollout policy of the other players (model: each by the model its plays fit)",
+                          choices=("random", "snug", "medium", "model")),
+        "own": Option(own, "rollout policy of this seat's future turns (same: as rollout; medium when that is model)",
+                      choices=("same", "random", "snug", "medium", "count")),
         "noise": Option(1.0, "snug rollouts only: how far the policy strays from its best card", low=0.0),
         "relative": Option(relative, "score own penalty minus the others' mean (else own penalty)"),
         "shared": Option(shared, "every option on the same determinizations"),
@@ -322,23 +326,28 @@ register("learned", "sixnimmt.rl.bot:LearnedBot", "trained by reinforcement lear
 register("mcs100", _SEARCH, "benchmark: flat Monte-Carlo, 100 random rollouts per card", _search_options(100, relative=True, shared=False))
 register("mcs", _SEARCH, "flat Monte-Carlo, 100 shared random rollouts per card, own penalty", _search_options(100))
 # Difficulty levels for people.
-register("easy", "sixnimmt.bots.heuristics:SnugBot", "difficulty level: easy (the snug heuristic)")
+register("easy", "sixnimmt.bots.heuristics:SnugBot", "difficulty level: easy (the snug heuristic, slipping now and then)",
+         {"slips": Option(0.3, "the share of card decisions played at random", low=0.0, high=1.0)})
 register("medium", "sixnimmt.bots.heuristics:CautiousBot", "difficulty level: medium (the cautious heuristic)")
-register("hard", _SEARCH, "difficulty level: hard (Monte-Carlo search, 25 rollouts per option)", _search_options(25))
-register("expert", _SEARCH, "difficulty level: expert (the strongest search)", _search_options(100, halving=True))
+register("hard", _SEARCH, "difficulty level: hard (Monte-Carlo search, 25 rollouts per option, opponent models)",
+         _search_options(25, rollout="model"))
+register("expert", _SEARCH, "difficulty level: expert (Monte-Carlo search, 100 rollouts per option, opponent models)",
+         _search_options(100, rollout="model", halving=True))
 # Learning inside search: expert's search over the learned policy's best options only.
 register("expert-learned", "sixnimmt.rl.prior:searcher_with_prior",
          "expert searching only the learned policy's best options (docs/bots.md)", {
-             **_search_options(100, halving=True),
+             # The prior's searcher takes every searcher key but ``own`` (its own turns: as ``rollout``).
+             **{key: option for key, option in _search_options(100, halving=True).items() if key != "own"},
              "policy": Option("shipped", "the policy that ranks the options: a policy file (.npz), or the shipped one",
                               check=_policy_file),
              "keep": Option(4, "search only the policy's best this many options", low=1, high=104),
          })
-register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: Monte-Carlo search racing its options, 1000 rollouts per option, counted self-play (docs/bots.md)", {
+register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: Monte-Carlo search racing its options, 1000 rollouts per option, counted self-play, opponent models (docs/bots.md)", {
     "samples": Option(1000, "rollouts per option at most (the budget; ignored when ms is set)", low=1, high=1_000_000),
     "ms": Option(0.0, "think at most this many milliseconds per decision; 0: use the rollout budget", low=0.0),
-    "own": Option("count", "rollout policy of this seat's future turns", choices=("count", "cautious", "snug", "random")),
-    "others": Option("random", "rollout policy of the other seats", choices=("random", "cautious", "snug", "count")),
+    "own": Option("count", "rollout policy of this seat's future turns", choices=("count", "medium", "cautious", "snug", "random")),
+    "others": Option("model", "rollout policy of the other seats (model: each by the model its plays fit)",
+                     choices=("random", "model", "medium", "cautious", "snug", "count")),
     "noise": Option(0.5, "count/cautious/snug rollouts: noise added to each card's estimate (bullheads)", low=0.0),
     "objective": Option("own", "own penalty, or duel: own minus the others' mean (measured worse with two players)", choices=("own", "duel")),
     "z": Option(3.0, "racing: drop an option this many standard errors worse than the best", low=0.0),
@@ -349,7 +358,8 @@ register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest:
 #: this one.
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert", "grandmaster", "random")
 #: The level hints ask (the web game's and the terminal game's hint, ``sixnimmt advise`` by
-#: default): the strongest, since it also fits a hint's latency. With its rollout budget it decides
-#: in about 15 ms of CPU at the median and 120 ms at the slowest (docs/bots.md), so a hint comes
-#: back well inside the half second a person waits for it without noticing much.
+#: default): the strongest, since it also fits a hint's latency. With its rollout budget and the
+#: opponent models it decides in about 40 ms of CPU at the median and 360 ms at the slowest with 4
+#: players, 89 and 980 ms with 10 (docs/bots.md): a hint mostly comes back inside the half second a
+#: person waits for it without noticing much.
 HINT_LEVEL = "grandmaster"

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
+from ..bots.models import MODELLED
 from ..bots.search import MonteCarloBot, SearchConfig
 from ..core import DecisionKind, Game, Rules
 from .registry import make_bot
@@ -40,7 +41,8 @@ def warm_up(rules: Rules) -> set[DecisionKind]:
     searched (card and row, unless the variant's searchers fall back to a heuristic)."""
     searched: set[DecisionKind] = set()
     players = rules.players
-    bots = [MonteCarloBot(seed, SearchConfig(samples=1)) for seed in range(players)]
+    # With opponent models, as the levels search: the kernels they run (inference, modelled rollouts).
+    bots = [MonteCarloBot(seed, SearchConfig(samples=1, policy=MODELLED)) for seed in range(players)]
     for deal in range(_MAX_DEALS):
         game = Game(rules, [f"p{seat}" for seat in range(players)], seed=deal)
         while not game.is_over and game.deal_index == 0:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
-from sixnimmt.bots.rollout import CAUTIOUS, COUNT, RANDOM, rollout_cards
+from sixnimmt.bots.models import MODELLED
+from sixnimmt.bots.rollout import CAUTIOUS, COUNT, MEDIUM, RANDOM, rollout_cards
 from sixnimmt.core import Game, PlayerView, Rules
 from sixnimmt.seats import make_bot
 
@@ -97,9 +98,9 @@ def test_objective_is_own_penalty_unless_the_duel_is_asked_for() -> None:
     assert make_bot("grandmaster:objective=duel", 1).settings.rival == 1.0  # type: ignore[attr-defined]
 
 
-def test_own_turns_are_played_by_counting_and_the_others_at_random() -> None:
+def test_own_turns_are_played_by_counting_and_the_others_by_their_models() -> None:
     view = Game(Rules(players=4), seed=2).view(1)
-    assert list(GrandmasterBot(1).policies(view)) == [RANDOM, COUNT, RANDOM, RANDOM]
+    assert list(GrandmasterBot(1).policies(view)) == [MODELLED, COUNT, MODELLED, MODELLED]
     everyone = GrandmasterBot(1, GrandmasterConfig(others_policy=COUNT))
     assert list(everyone.policies(view)) == [COUNT] * 4
 
@@ -116,7 +117,7 @@ def test_counting_rollouts_avoid_a_sure_sixth_card() -> None:
     hands[1, :2] = [15, 51]
     args = (rows, lens, hands, np.array([2, 2]), np.array([True, True]), np.zeros(0, dtype=np.int64), 0,
             np.array([16]), 200)  # fmt: skip
-    for policy, seat1_takes_the_row in ((COUNT, False), (CAUTIOUS, False), (RANDOM, True)):
+    for policy, seat1_takes_the_row in ((COUNT, False), (CAUTIOUS, False), (MEDIUM, False), (RANDOM, True)):
         policies = np.array([RANDOM, policy])
         out = rollout_cards(*args, policies, False, 0, 0.5, True, 7, np.zeros(2, dtype=np.int64), False)
         assert bool((out[0, :, 1] == 11).any()) is seat1_takes_the_row
@@ -147,3 +148,11 @@ def test_a_decision_never_spends_more_than_the_cap() -> None:
     bot = GrandmasterBot(2, GrandmasterConfig(samples=1000, cap=3000, z=float("inf")))
     assert bot.decide(view) in view.decision.options  # type: ignore[union-attr]
     assert 2000 < bot.rollouts <= 3000
+
+
+def test_seeded_bot_with_opponent_models_is_repeatable() -> None:
+    """With the opponent models and inferred deals, the same seeds still play the same game."""
+    config = GrandmasterConfig(samples=12, others_policy=MODELLED)
+    first = play_game([GrandmasterBot(seat + 20, config) for seat in range(4)], seed=5)
+    again = play_game([GrandmasterBot(seat + 20, config) for seat in range(4)], seed=5)
+    assert first == again

@@ -112,3 +112,27 @@ def test_logic_uses_the_public_hands() -> None:
         pytest.skip("this seed pauses on a row choice")
     out = MonteCarloBot(1, SearchConfig(samples=5)).simulate(view, view.decision.options, 5)
     assert np.all(out == out[:, :1, :])  # every sample the same: nothing was hidden
+
+
+@pytest.mark.parametrize(("players", "card"), [(2, 11), (4, 39)])
+def test_medium_breaks_ties_snuggest_first_only_with_one_opponent(players: int, card: int) -> None:
+    """11 and 39 are both safe (every row has room for more cards than the others play). With one
+    opponent medium plays the snuggest (11, right after 10); at a bigger table the highest, keeping
+    the low card for a cheap row later."""
+    rows = [[10], [20], [30], [40]]
+    hands = [[11, 39], *[[80 + 2 * s, 81 + 2 * s] for s in range(players - 1)]]
+    view = Game.from_position(Rules(players=players), hands, rows, seed=1).view(0)
+    assert make_bot("medium", 1).decide(view) == card
+
+
+def test_easy_slips_where_snug_does_not() -> None:
+    """easy is snug that plays a random card now and then: over a deal's worth of positions it
+    leaves snug's card sometimes, and the same seed slips the same way."""
+    differ = 0
+    for seed in range(30):
+        view = Game(Rules(players=4), seed=seed).view(0)
+        snug = make_bot("snug", seed).decide(view)
+        easy = make_bot("easy", seed).decide(view)
+        assert make_bot("easy", seed).decide(view) == easy
+        differ += easy != snug
+    assert 0 < differ < 30

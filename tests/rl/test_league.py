@@ -26,7 +26,7 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (rng.random(masks.shape) * masks).argmax(axis=-1)
 
 
-@pytest.mark.parametrize("spec", ["mcs100:samples=6", "mcs:samples=5", "expert:samples=4"])
+@pytest.mark.parametrize("spec", ["mcs100:samples=6", "mcs:samples=5", "expert:samples=4:rollout=random"])
 def test_a_league_searcher_answers_as_the_bot_does_from_the_seats_view(spec: str) -> None:
     """Same seed, same answer: the arrays built from the batch's state are the ones the bot builds
     from the view (hand, rows, hand sizes, the unseen cards in the same order), card decisions and

@@ -22,7 +22,7 @@ def test_options_are_typed_and_defaults_filled_in() -> None:
     spec = parse_spec("mcs100:samples=1000:relative=false")
     assert spec.name == "mcs100" and not spec.is_prefix
     assert dict(spec.options) == {
-        "samples": 1000, "rollout": "random", "noise": 1.0, "relative": False, "shared": False, "halving": False,
+        "samples": 1000, "rollout": "random", "own": "same", "noise": 1.0, "relative": False, "shared": False, "halving": False,
     }
     assert parse_spec("expert").options == {key: o.default for key, o in entries()["expert"].options.items()}
 
@@ -47,7 +47,7 @@ def test_a_spec_builds_the_bot_it_says() -> None:
         ("expert:samples=4:samples=5", "option 'samples' is given twice"),
         ("expert:relative=maybe", "relative is true or false, not 'maybe'"),
         ("expert:noise=nan", "noise is a finite number"),
-        ("expert:rollout=smart", "rollout is one of random, snug, not 'smart'"),
+        ("expert:rollout=smart", "rollout is one of random, snug, medium, model, not 'smart'"),
         ("expert:", "an empty option"),
     ],
 )
@@ -56,7 +56,7 @@ def test_a_bad_option_is_one_line_naming_the_valid_keys(spec: str, problem: str)
         parse_spec(spec)
     message = str(caught.value)
     assert problem in message and "\n" not in message and len(message) < 300
-    assert message.endswith("expert takes samples=100, rollout=random, noise=1.0, relative=false, shared=true, halving=true")
+    assert message.endswith("expert takes samples=100, rollout=model, own=same, noise=1.0, relative=false, shared=true, halving=true")
 
 
 def test_a_bot_without_options_says_so_and_unknown_names_list_the_bots() -> None:
@@ -163,4 +163,4 @@ def test_the_terminal_game_takes_specs_and_names_the_valid_keys() -> None:
     assert [s.bot for s in parse_opponents("expert:samples=400,human,hard")] == [None, "expert:samples=400", None, "hard"]
     with pytest.raises(UnknownBotError) as caught:
         parse_opponents("hard,expert:bogus=1")
-    assert str(caught.value).endswith("expert takes samples=100, rollout=random, noise=1.0, relative=false, shared=true, halving=true")
+    assert str(caught.value).endswith("expert takes samples=100, rollout=model, own=same, noise=1.0, relative=false, shared=true, halving=true")
