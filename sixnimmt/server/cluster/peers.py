@@ -69,6 +69,8 @@ RECONNECT_MAX = 2.0
 CONNECT_TIMEOUT = 5
 #: Milliseconds a statement of the cluster's waits for a row lock before it fails.
 LOCK_TIMEOUT_MS = 5000
+#: How many due tables one heartbeat takes at most (the rest wait for the next one, or another process).
+DUE_BATCH = 20
 #: Every this many heartbeats a process looks at the balance of tables between processes
 #: (:mod:`.balancing`).
 BALANCE_EVERY = 5
@@ -350,6 +352,7 @@ class Cluster:
         async with self._renewing:
             await self._renew()
         await self._watch_owners()
+        await self.take_due()
         await self.forwarding.forget_dead(self._alive)
         self._ticks += 1
         if self.balance_every and self._ticks % self.balance_every == 0 and (
@@ -389,6 +392,35 @@ class Cluster:
             for (code,) in await cursor.fetchall():
                 self.rooms.drop(code)
         self._lease_until = sent + self.lease
+
+    async def take_due(self) -> list[str]:
+        """Take the tables whose time runs out with nobody at them (``tables.due_at``, a turn-based
+        game's deadline) within the next two heartbeats and that no live process has in hand: their
+        owner died, or it is this process, which does not hold them in memory. Each is claimed (the
+        epoch's compare-and-swap: of several processes one wins) and loaded, which schedules it, so
+        its stand-in plays on time whichever process lives. Rows a transaction holds (a save under
+        way) are skipped. Returns the codes this process took."""
+        if not self.holds_lease():
+            return []
+        rows = await self._sql(
+            "SELECT t.code FROM tables t LEFT JOIN server_processes p ON p.id = t.owner AND p.lease_until > now() "
+            "WHERE t.due_at <= %s AND t.status = 'playing' AND (p.id IS NULL OR t.owner = %s) "
+            "ORDER BY t.due_at LIMIT %s FOR UPDATE OF t SKIP LOCKED",
+            (self.rooms.clock.wall() + 2 * self.heartbeat, self.me, DUE_BATCH),
+        )
+        taken: list[str] = []
+        for (code,) in rows:
+            if self.rooms.local(code) is not None:
+                continue
+            try:
+                room = await self.rooms.locate(code)
+            except (LookupError, TableError) as error:
+                log.warning("process %s: due table %s not taken: %s", self.me, code, error)
+                continue
+            if not isinstance(room, str):
+                log.info("process %s took due table %s", self.me, code)
+                taken.append(code)
+        return taken
 
     async def _watch_owners(self) -> None:
         """Tables this process forwards to: if the owner died, take over; if it changed, follow."""

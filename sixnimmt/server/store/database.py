@@ -132,6 +132,7 @@ class Store:
                     chat=data.chat,
                     owner=data.owner,
                     owner_epoch=data.epoch or 0,
+                    due_at=data.due_at,
                 )
             )
 
@@ -164,6 +165,7 @@ class Store:
         row.record = data.record
         row.current = data.current
         row.chat = data.chat
+        row.due_at = data.due_at
         row.updated_at = utc_now()
 
     def save_tables(self, batch: list[TableData]) -> set[str]:
@@ -328,9 +330,11 @@ def _file_lock(path: Path | None) -> Iterator[None]:
 
 
 def _columns(data: TableData) -> tuple[str, ...]:
-    """The state columns a save of ``data`` writes, in :data:`STATE_COLUMNS` order."""
+    """The state columns a save of ``data`` writes, in :data:`STATE_COLUMNS` order, and the due time
+    (derived from ``current`` and the status, :attr:`TableData.due_at`) whenever either is written."""
     changed = data.changed
-    return STATE_COLUMNS if changed is None else tuple(c for c in STATE_COLUMNS if c in changed)
+    columns = STATE_COLUMNS if changed is None else tuple(c for c in STATE_COLUMNS if c in changed)
+    return (*columns, "due_at") if "current" in columns or "status" in columns else columns
 
 
 @functools.cache
