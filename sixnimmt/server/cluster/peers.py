@@ -39,8 +39,8 @@ import random
 import socket
 import time
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy.engine import make_url
 
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from ..tables.rooms import Rooms
 
 log = logging.getLogger("sixnimmt.server")
+T = TypeVar("T")
 
 #: Seconds the lobby waits for the other processes' listings.
 LOBBY_TIMEOUT = 1.0
@@ -67,8 +68,14 @@ RECONNECT_FIRST = 0.1
 RECONNECT_MAX = 2.0
 #: Seconds a connection attempt may take before it counts as failed.
 CONNECT_TIMEOUT = 5
-#: Milliseconds a statement of the cluster's waits for a row lock before it fails.
-LOCK_TIMEOUT_MS = 5000
+#: Milliseconds a statement of the cluster's waits for a row lock, and runs at all, before the
+#: database ends it (it is tried again; the heartbeat and the messages behind it go on).
+LOCK_TIMEOUT_MS = 1000
+STATEMENT_TIMEOUT_MS = 1500
+#: Seconds this process waits for a statement's answer before it counts the connection as hung (a
+#: database that does not answer at all cannot end the statement itself: its backend is stopped, or
+#: the network dropped every packet): the connection is treated as lost, as a failed one is.
+ANSWER_TIMEOUT = 2.5
 #: How many due tables one heartbeat takes at most (the rest wait for the next one, or another process).
 DUE_BATCH = 20
 #: Every this many heartbeats a process looks at the balance of tables between processes
@@ -110,6 +117,8 @@ class Cluster:
         self.down_since: float | None = None
         #: Tables dropped when the database was lost, with their epochs: given up once it is back.
         self._dropped: dict[str, int] = {}
+        #: When (:attr:`clock`) the renewal under way was sent (None: none is): see :meth:`_fence`.
+        self._renewing_since: float | None = None
         self._renewing = asyncio.Lock()  # one renewal at a time (the heartbeat's, or a check's)
         self._balancing: asyncio.Task[list[str]] | None = None  # a hand-over of tables under way
         #: Heartbeats between two looks at the balance (0: never by itself; the tests call it).
@@ -139,7 +148,7 @@ class Cluster:
                 # rather than stopping the heartbeat or the messages behind it)
                 opened.append(await psycopg.AsyncConnection.connect(
                     self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
-                    options=f"-c lock_timeout={LOCK_TIMEOUT_MS}"))
+                    options=f"-c lock_timeout={LOCK_TIMEOUT_MS} -c statement_timeout={STATEMENT_TIMEOUT_MS}"))
             # the lease has a connection of its own, so renewing it never waits behind the messages
             self._listen, self._query, self._beat_conn = opened
             await self.bus.listen(self._listen)
@@ -158,7 +167,8 @@ class Cluster:
                 await conn.close()
             raise
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self.bus.read(self._listen)), loop.create_task(self._beat())]
+        self._tasks = [loop.create_task(self.bus.read(self._listen)), loop.create_task(self._beat()),
+                       loop.create_task(self._fence())]
         self.connected, self.down_since = True, None
 
     async def _supervise(self) -> None:
@@ -242,14 +252,33 @@ class Cluster:
 
         if not self.connected or self._query is None:
             raise unavailable()
+        query_conn = self._query
+
+        async def run() -> list[tuple[Any, ...]]:
+            cursor = await query_conn.execute(query, params)
+            return await cursor.fetchall() if cursor.description else []
+
         async with self._query_lock:
             try:
-                cursor = await self._query.execute(query, params)
-                return await cursor.fetchall() if cursor.description else []
+                return await self._answered(run())
             except (psycopg.OperationalError, psycopg.InterfaceError) as error:
                 if self._query.closed:
                     self._broken.set()
                 raise unavailable() from error  # (or a lock waited on too long: try again)
+
+    async def _answered(self, statement: Coroutine[Any, Any, T]) -> T:
+        """``statement``'s result, if the database answers within :data:`ANSWER_TIMEOUT`; else the
+        connections count as lost (the supervisor drops the tables and connects again) and the caller
+        gets a "try again" refusal. The statement is not cancelled and waited for (cancelling it
+        waits for the hung backend); closing its connection ends it."""
+        task = asyncio.ensure_future(statement)
+        done, _ = await asyncio.wait({task}, timeout=ANSWER_TIMEOUT)
+        if task in done:
+            return task.result()
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (its error is expected)
+        log.warning("process %s: the database did not answer in %.1f s: dropping its tables", self.me, ANSWER_TIMEOUT)
+        self._broken.set()
+        raise unavailable()
 
     # ------------------------------------------------------------------ the lease
 
@@ -367,18 +396,25 @@ class Cluster:
         """Extend this process's lease. If it had run out (a long pause, a slow database), other
         processes may have taken some of its tables over: those are dropped here (any write to them
         would be refused by the epoch anyway); the others are still this process's."""
-        assert self._beat_conn is not None
-        sent = self.clock()
-        cursor = await self._beat_conn.execute(
-            "SELECT lease_until > now() FROM server_processes WHERE id = %s", (self.me,)
-        )
-        row = await cursor.fetchone()
-        await self._beat_conn.execute(
-            "INSERT INTO server_processes (id, host, pid, started_at, lease_until) "
-            "VALUES (%s, %s, %s, now(), now() + make_interval(secs => %s)) "
-            "ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until",
-            (self.me, socket.gethostname()[:255], os.getpid(), self.lease),
-        )
+        beat = self._beat_conn
+        assert beat is not None
+        sent = self._renewing_since = self.clock()
+
+        async def renew() -> tuple[Any, ...] | None:
+            cursor = await beat.execute("SELECT lease_until > now() FROM server_processes WHERE id = %s", (self.me,))
+            row = await cursor.fetchone()
+            await beat.execute(
+                "INSERT INTO server_processes (id, host, pid, started_at, lease_until) "
+                "VALUES (%s, %s, %s, now(), now() + make_interval(secs => %s)) "
+                "ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until",
+                (self.me, socket.gethostname()[:255], os.getpid(), self.lease),
+            )
+            return row
+
+        try:
+            row = await self._answered(renew())
+        finally:
+            self._renewing_since = None
         # (a lease that had run out counts from when the tables taken over meanwhile are dropped)
         if row is None or row[0]:  # (None: the first time)
             self._lease_until = sent + self.lease
@@ -386,10 +422,13 @@ class Cluster:
         log.warning("process %s: its lease had run out; checking which tables it still drives", self.me)
         mine = self.rooms.loaded_codes()
         if mine:
-            cursor = await self._beat_conn.execute(
-                "SELECT code FROM tables WHERE code = ANY(%s) AND owner IS DISTINCT FROM %s", (mine, self.me)
-            )
-            for (code,) in await cursor.fetchall():
+            async def taken() -> list[tuple[Any, ...]]:
+                cursor = await beat.execute(
+                    "SELECT code FROM tables WHERE code = ANY(%s) AND owner IS DISTINCT FROM %s", (mine, self.me)
+                )
+                return await cursor.fetchall()
+
+            for (code,) in await self._answered(taken()):
                 self.rooms.drop(code)
         self._lease_until = sent + self.lease
 
@@ -421,6 +460,19 @@ class Cluster:
                 log.info("process %s took due table %s", self.me, code)
                 taken.append(code)
         return taken
+
+    async def _fence(self) -> None:
+        """Ends (and the supervisor drops every table, closing their sockets with the reconnect
+        code) when a renewal of the lease is under way and this process's lease runs out, by its own
+        clock, in less than half a heartbeat: the database may be about to let another process take
+        the tables over, and this one must have let go of them first (docs/scaling.md, "An owner
+        fences itself"). A renewal that finished, however late, never fences: a process whose event
+        loop stalled renews and checks its tables instead (:meth:`still_drives`)."""
+        while True:
+            await asyncio.sleep(self.heartbeat / 10)
+            if self._renewing_since is not None and self.clock() >= self._lease_until - self.heartbeat / 2:
+                log.warning("process %s could not renew its lease in time: dropping its tables", self.me)
+                return
 
     async def _watch_owners(self) -> None:
         """Tables this process forwards to: if the owner died, take over; if it changed, follow."""

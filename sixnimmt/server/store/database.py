@@ -30,7 +30,7 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import Dialect, Engine
+from sqlalchemy.engine import Dialect, Engine, make_url
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.dml import Update
 
@@ -58,6 +58,13 @@ MIGRATION_LOCK_KEY = 0x366E696D6D742100
 Table_: Table = TableRow.__table__  # type: ignore[assignment]
 
 
+#: Every PostgreSQL connection of the store gives up connecting after a few seconds, waiting for a
+#: row lock after a few more, and running one statement after ten: a database that hangs makes a
+#: call fail (the table goes back to its saved state, the page tries again) rather than wait for
+#: ever. (A backend that cannot answer at all is the cluster's to notice: docs/scaling.md.)
+POSTGRES_TIMEOUTS = {"connect_timeout": 5, "options": "-c lock_timeout=5000 -c statement_timeout=10000"}
+
+
 class Store:
     """The database. Methods are synchronous; the server runs them through a :class:`~.writer.Writer`."""
 
@@ -68,7 +75,8 @@ class Store:
         self.engine: Engine = create_engine(
             # orjson, as the messages: serializing the record is the largest part of the store's
             # work per move.
-            url, future=True, json_serializer=to_json, json_deserializer=orjson.loads
+            url, future=True, json_serializer=to_json, json_deserializer=orjson.loads,
+            connect_args=POSTGRES_TIMEOUTS if make_url(url).get_backend_name() == "postgresql" else {},
         )
         #: An SQLite file: a commit appends to its write-ahead log, quick enough to run on the event
         #: loop (see :class:`~.writer.Writer`); the log's checkpoints, which write the file and sync it to
