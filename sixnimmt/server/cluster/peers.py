@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy.engine import make_url
 
 from ..calls import Listing, ProcessCall, RemoteCall
+from ..limits import BUDGET_SHARE
 from ..tables.table_setup import TableError
 from .balancing import Balancer
 from .bus import Bus
@@ -133,6 +134,7 @@ class Cluster:
         """Join the cluster (a database that cannot be reached here fails the start, as before)."""
         self._sender_task = asyncio.get_running_loop().create_task(self.bus.send_forever())
         await self._connect()
+        await self._share_budgets()
         self._supervisor = asyncio.get_running_loop().create_task(self._supervise())
         log.info("process %s (pid %d) joined the cluster", self.me, os.getpid())
 
@@ -244,6 +246,7 @@ class Cluster:
         except Exception:  # the database may be gone already: the lease simply runs out
             log.warning("could not remove process %s's lease", self.me)
         await self._close_connections()
+        BUDGET_SHARE.processes = 1
 
     async def _sql(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run one statement on the query connection. While the database is out of reach, and when
@@ -380,6 +383,7 @@ class Cluster:
     async def _tick(self) -> None:
         async with self._renewing:
             await self._renew()
+        await self._share_budgets()
         await self._watch_owners()
         await self.take_due()
         await self.forwarding.forget_dead(self._alive)
@@ -460,6 +464,11 @@ class Cluster:
                 log.info("process %s took due table %s", self.me, code)
                 taken.append(code)
         return taken
+
+    async def _share_budgets(self) -> None:
+        """Grant this process's share of every per-address budget: one over the live processes."""
+        live = await self._sql("SELECT count(*) FROM server_processes WHERE lease_until > now()")
+        BUDGET_SHARE.processes = max(1, int(live[0][0]))
 
     async def _fence(self) -> None:
         """Ends (and the supervisor drops every table, closing their sockets with the reconnect
