@@ -24,6 +24,12 @@ connections to the database, its lease and the heartbeat that renews it.
   and ``/readyz``. It then connects again with backoff (:data:`RECONNECT_FIRST` doubling to
   :data:`RECONNECT_MAX`), LISTENs again, renews its lease, gives up the tables it dropped (so that
   any process may take them at once) and starts reading messages again.
+- **Deadlines**: a turn-based table's deadline is in its row (``tables.due_at``); every heartbeat
+  each process takes the due tables whose owner is dead (:meth:`Cluster.take_due`), so a game moves
+  on time whichever process lives.
+- **Fencing itself**: every statement has a timeout, and a process whose renewal hangs drops every
+  table (sockets closed with 1012) half a heartbeat before its lease could run out in the database
+  (:meth:`Cluster._fence`; the timing argument is in docs/scaling.md).
 - **Fencing**: a process acts for a table only while its lease is current by its own clock (a
   process paused past its lease does nothing with what it queued meanwhile), every write carries
   the epoch (refused if another process took the table over), and every message from an owner to a
