@@ -5,8 +5,10 @@ A PostgreSQL server of its own is started from the installed binaries (its own d
 port; as root it runs as ``postgres``), and two ``serve`` processes on it. ``--tables`` tables of
 four are played over and over (a new game when one ends): two people, whose sockets are on
 different processes (the host on the process that created the table, the friend on the other), and
-two ``random`` bots. Meanwhile the database is restarted (``pg_ctl restart -m fast``) twice and one
-process is paused (SIGSTOP) past its lease once, then resumed (SIGCONT).
+two ``random`` bots. Meanwhile the database is restarted (``pg_ctl restart -m fast``) twice, one
+process is paused (SIGSTOP) past its lease once, then resumed (SIGCONT), and the other's database
+connections hang as long (their backends stopped with SIGSTOP, as a network partition leaves them:
+the process must fence itself, docs/scaling.md), then go on.
 
 Each player is a page: it reconnects when its socket is closed, answers after a short random think,
 answers each view it is sent once, and after a refusal or a reconnect answers a turn with a
@@ -240,7 +242,9 @@ async def soak(args: argparse.Namespace) -> None:
     logs = Path(args.logs)
     logs.mkdir(parents=True, exist_ok=True)
     ports = [free_port(), free_port()]
-    servers = [start_server(database.url, port, logs / f"server-{n}.log") for n, port in enumerate(ports)]
+    # (each process names its connections, so that the hang below stops only the second one's)
+    servers = [start_server(f"{database.url}?application_name=soak-{n}", port, logs / f"server-{n}.log")
+               for n, port in enumerate(ports)]
     addresses = [f"127.0.0.1:{port}" for port in ports]
     totals = Totals()
     rng = random.Random(args.seed)
@@ -254,7 +258,7 @@ async def soak(args: argparse.Namespace) -> None:
             players += await start_table(n, a, b, totals, rng)
         tasks = [asyncio.create_task(player.run()) for player in players]
         began = time.monotonic()
-        plan = [(0.3, "restart"), (0.5, "pause"), (0.7, "restart")]
+        plan = [(0.2, "restart"), (0.4, "pause"), (0.6, "hang"), (0.8, "restart")]
         for share, what in plan:
             await asyncio.sleep(max(0.0, began + share * args.seconds - time.monotonic()))
             print(f"tables driven by each process before the {what}: {await owners(database.url)}", flush=True)
@@ -266,6 +270,15 @@ async def soak(args: argparse.Namespace) -> None:
                 await asyncio.to_thread(database.restart)
                 end = time.monotonic()
                 back = max(await asyncio.gather(*(wait_ready(address) for address in addresses))) + end
+            elif what == "hang":  # the second process's database stops answering (its backends stopped)
+                stopped = await asyncio.to_thread(backends, database.url, "soak-1")
+                for pid in stopped:
+                    os.kill(pid, signal.SIGSTOP)
+                await asyncio.sleep(args.pause)
+                for pid in stopped:
+                    os.kill(pid, signal.SIGCONT)
+                end = time.monotonic()
+                back = await wait_ready(addresses[1]) + end
             else:
                 servers[0].send_signal(signal.SIGSTOP)
                 await asyncio.sleep(args.pause)
@@ -296,6 +309,17 @@ async def soak(args: argparse.Namespace) -> None:
             except subprocess.TimeoutExpired:
                 server.kill()
         database.destroy()
+
+
+def backends(url: str, application: str) -> list[int]:
+    """The server processes (PostgreSQL's backends) of the connections named ``application``."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return [pid for (pid,) in connection.execute(
+                sa.text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"), {"name": application})]
+    finally:
+        engine.dispose()
 
 
 async def owners(url: str) -> list[int]:
@@ -392,7 +416,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=300)
-    parser.add_argument("--pause", type=float, default=6.0, help="seconds the process is stopped (lease: 3)")
+    parser.add_argument("--pause", type=float, default=6.0, help="seconds the process, and then the other's database backends, are stopped (lease: 3)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-faults", dest="faults", action="store_false",
                         help="a control run: no restart, no pause (the same windows are left out)")

@@ -8,7 +8,9 @@ are played, and every statement the store runs, every NOTIFY and every outbox ro
 Then, in one plain process (SQLite), many all-bot tables are loaded to measure memory per table.
 
     SIXNIMMT_TEST_POSTGRES_URL=postgresql+psycopg://postgres@127.0.0.1:54331/postgres \\
-        .venv/bin/python benchmarks/cluster_traffic.py --games 3 --tables 300
+        .venv/bin/python benchmarks/cluster_traffic.py --games 3 --tables 300 --notify-senders 1 4 16
+
+The WAL bytes are the server's (every database): give the benchmark a PostgreSQL server of its own.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import random
 import sys
 import tempfile
+import time
 import tracemalloc
 import uuid
 from collections import Counter
@@ -33,11 +36,11 @@ from sqlalchemy import event
 from sixnimmt.core import Rules
 from sixnimmt.server.cluster.bus import Bus
 from sixnimmt.server.cluster.mail import Mail, encode_batch
-from sixnimmt.server.cluster.peers import join_cluster
+from sixnimmt.server.cluster.peers import Cluster, join_cluster
 from sixnimmt.server.config import Settings
 from sixnimmt.server.store.database import Store
-from sixnimmt.server.tables.room import Room
 from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.table import TableSession
 from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.wire import ChooseRow, Play
 
@@ -67,7 +70,15 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
     url = fresh_database(server_url)
     counts: Counter[str] = Counter()
     sizes: Counter[str] = Counter()
+    commit_seconds: list[float] = []
     processes = []
+    cluster_sql = Cluster._sql
+
+    async def counted_sql(self: Cluster, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        counts["cluster statement"] += 1  # (autocommit: a transaction each; NOTIFYs and outbox included)
+        return await cluster_sql(self, query, params)
+
+    Cluster._sql = counted_sql  # type: ignore[method-assign]
     for _ in range(2):
         store = Store(url)
         store.migrate()
@@ -80,7 +91,11 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
 
         def counted_save(batch: list[Any], save: Any = save_tables) -> set[str]:
             counts["store UPDATE"] += len(batch)  # (run by the driver: one UPDATE a table, no SQLAlchemy event)
-            return set(save(batch))
+            counts["store commit"] += 1  # (one transaction per group commit)
+            started = time.perf_counter()
+            refused = set(save(batch))
+            commit_seconds.append(time.perf_counter() - started)
+            return refused
 
         store.save_tables = counted_save  # type: ignore[method-assign]
         rooms = Rooms(store, Settings(database_url=url, bot_delay=0.0, fallback_bot="random", lease_seconds=30.0))
@@ -89,6 +104,7 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
     a, b = processes
     assert a.cluster is not None and b.cluster is not None
     send = Bus.send
+    wal = sa.create_engine(url, isolation_level="AUTOCOMMIT")
 
     async def counted_send(self: Bus, process: str, items: list[Mail]) -> None:
         text = encode_batch(self.me, items)
@@ -100,19 +116,20 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
         await send(self, process, items)
 
     Bus.send = counted_send  # type: ignore[method-assign]
-    act = Room.act
+    act = TableSession.act
     moves = Counter[str]()
 
-    async def counted_act(self: Room, seat: int, value: int, stand_in: str | None = None) -> None:
-        moves["moves"] += 1
-        await act(self, seat, value, stand_in)
+    async def counted_act(self: TableSession, seat: int, value: int) -> Any:
+        moves["moves"] += 1  # (every accepted answer, a person's or a bot's, is one act of the table)
+        change = await act(self, seat, value)
         data = self.saved  # what this move's save wrote: its changed columns only
         assert data is not None
         written = [getattr(data, column) for column in ("record", "current", "seats", "settings")
                    if data.changed is None or column in data.changed]
         sizes["table row json bytes"] += len(json.dumps(written))
+        return change
 
-    Room.act = counted_act  # type: ignore[method-assign]
+    TableSession.act = counted_act  # type: ignore[method-assign]
     rng = random.Random(1)
     baseline: Counter[str] = Counter()
     for _ in range(games):
@@ -134,6 +151,7 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
         remote_friend = next(c for c in a.cluster.remote.values() if c.seat == 1)
         baseline = counts.copy()
         moves_before = moves["moves"]
+        wal_before = wal_position(wal)
         while room.table.game is not None and not room.table.game.is_over:
             pending = [d for d in room.table.game.pending() if d.seat in (0, 1)]
             if not pending:
@@ -146,14 +164,19 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
             await room.handle(conn, message)
         await asyncio.sleep(0.5)  # the last messages on their way (counted, not timed)
         sizes["spectator messages"] += spectator.received
-        for key in ("store UPDATE", "store INSERT", "notify", "notify items", "notify compressed or outbox"):
+        sizes["wal bytes"] += wal_position(wal) - wal_before
+        for key in ("store UPDATE", "store INSERT", "notify", "notify items", "notify compressed or outbox",
+                    "store commit", "cluster statement", "store SELECT"):
             sizes["per game " + key] += counts[key] - baseline[key]
         sizes["game moves"] += moves["moves"] - moves_before
     for rooms in processes:
         await rooms.close()
     Bus.send = send  # type: ignore[method-assign]
-    Room.act = act  # type: ignore[method-assign]
+    TableSession.act = act  # type: ignore[method-assign]
+    Cluster._sql = cluster_sql  # type: ignore[method-assign]
+    wal.dispose()
     total_moves = sizes["game moves"]
+    commit_seconds.sort()
     return {
         "games": games,
         "moves (accepted answers, bots included)": total_moves,
@@ -166,13 +189,30 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
             round(sizes["per game notify compressed or outbox"] / max(1, sizes["per game notify"]), 3),
         "table row bytes written per move (JSON: the columns a save writes: record, chosen cards, seats, settings)":
             round(sizes["table row json bytes"] / total_moves),
+        "store transactions (group commits) per move": round(sizes["per game store commit"] / total_moves, 2),
+        "store SELECTs per move (loads, finished games)": round(sizes["per game store SELECT"] / total_moves, 3),
+        "cluster statements per move (NOTIFY, outbox, heartbeat's watch; a transaction each)":
+            round(sizes["per game cluster statement"] / total_moves, 2),
+        "WAL bytes per move (the whole server: saves, NOTIFYs, heartbeats, autovacuum)":
+            round(sizes["wal bytes"] / total_moves),
+        "group commit time, median and p90 (ms, on this loaded machine)":
+            (round(1000 * commit_seconds[len(commit_seconds) // 2], 2),
+             round(1000 * commit_seconds[int(len(commit_seconds) * 0.9)], 2)),
     }
 
 
-async def notify_rate(server_url: str, seconds: float, listeners: int) -> dict[str, Any]:
+def wal_position(engine: sa.Engine) -> int:
+    """The server's write-ahead log position, in bytes (all of its databases: use a server of the
+    benchmark's own, so that nothing else writes to it)."""
+    with engine.connect() as connection:
+        return int(connection.execute(sa.text("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")).scalar_one())
+
+
+async def notify_rate(server_url: str, seconds: float, listeners: int, senders: int = 1) -> dict[str, Any]:
     """NOTIFYs per second one PostgreSQL carries with a 2,000-byte payload (the size measured per
-    move above), sent one at a time in autocommit from one connection, each read by its listener
-    (``listeners`` processes, each on its own channel, as the cluster does)."""
+    move above), sent one at a time in autocommit from each of ``senders`` connections at once,
+    each read by its listener (``listeners`` processes, each on its own channel, as the cluster
+    does)."""
     import psycopg
 
     from sixnimmt.server.cluster.peers import psycopg_dsn
@@ -189,14 +229,19 @@ async def notify_rate(server_url: str, seconds: float, listeners: int) -> dict[s
             received[n] += 1
 
     tasks = [asyncio.create_task(listen(n, conn)) for n, conn in enumerate(conns)]
-    sender = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+    sending = [await psycopg.AsyncConnection.connect(dsn, autocommit=True) for _ in range(senders)]
     loop = asyncio.get_running_loop()
     start = loop.time()
-    sent = 0
-    while loop.time() - start < seconds:
-        await sender.execute("SELECT pg_notify(%s, %s)", (f"bench_{sent % listeners}", payload))
-        sent += 1
+    counted = Counter[int]()
+
+    async def send(n: int, sender: Any) -> None:
+        while loop.time() - start < seconds:
+            await sender.execute("SELECT pg_notify(%s, %s)", (f"bench_{counted[n] % listeners}", payload))
+            counted[n] += 1
+
+    await asyncio.gather(*(send(n, sender) for n, sender in enumerate(sending)))
     elapsed = loop.time() - start
+    sent = sum(counted.values())
     for _ in range(500):
         if sum(received.values()) >= sent:
             break
@@ -204,10 +249,48 @@ async def notify_rate(server_url: str, seconds: float, listeners: int) -> dict[s
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    for conn in (*conns, sender):
+    for conn in (*conns, *sending):
         await conn.close()
-    return {f"NOTIFY/s, 2,000 bytes, one sender, {listeners} listeners": round(sent / elapsed),
+    return {f"NOTIFY/s, 2,000 bytes, {senders} senders, {listeners} listeners": round(sent / elapsed),
             "NOTIFYs received of those sent": f"{sum(received.values())} of {sent}"}
+
+
+async def update_rate(server_url: str, seconds: float, writers: int, batch: int) -> dict[str, Any]:
+    """Table saves per second one PostgreSQL commits: ``writers`` connections at once (processes),
+    each committing ``batch`` saves per transaction (a group commit) of a 1,200-byte ``current``
+    (the bytes a move writes, measured above) to rows of their own, through the server's own
+    statement (:class:`~sixnimmt.server.store.database.Store` writes a fresh database's ``tables``)."""
+    import psycopg
+
+    from sixnimmt.server.cluster.peers import psycopg_dsn
+
+    url = fresh_database(server_url)
+    Store(url).migrate()
+    dsn = psycopg_dsn(url)
+    conns = [await psycopg.AsyncConnection.connect(dsn) for _ in range(writers)]
+    async with conns[0].transaction():
+        for n in range(writers * batch):
+            await conns[0].execute(
+                "INSERT INTO tables (code, status, created_at, updated_at, settings, seats, game_number, owner_epoch) "
+                "VALUES (%s, 'playing', now(), now(), '{}', '[]', 1, 1)", (f"B{n:05d}",))
+    current = json.dumps({"log": [[seat, 40 + seat] for seat in range(4)], "pad": "x" * 1100})
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    saved = Counter[int]()
+
+    async def write(n: int, conn: Any) -> None:
+        while loop.time() - start < seconds:
+            async with conn.transaction():
+                for row in range(batch):
+                    await conn.execute("UPDATE tables SET current = %s, updated_at = now() "
+                                       "WHERE code = %s AND owner_epoch = 1", (current, f"B{n * batch + row:05d}"))
+            saved[n] += batch
+
+    await asyncio.gather(*(write(n, conn) for n, conn in enumerate(conns)))
+    elapsed = loop.time() - start
+    for conn in conns:
+        await conn.close()
+    return {f"table saves/s, {writers} writers, {batch} per commit": round(sum(saved.values()) / elapsed)}
 
 
 async def memory(tables: int) -> dict[str, Any]:
@@ -237,12 +320,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--tables", type=int, default=300)
     parser.add_argument("--notify-seconds", type=float, default=5.0)
+    parser.add_argument("--notify-senders", type=int, nargs="+", default=[1],
+                        help="measure the NOTIFY rate with each of these numbers of connections sending at once")
     args = parser.parse_args()
     server = os.environ.get("SIXNIMMT_TEST_POSTGRES_URL")
     results: dict[str, Any] = {}
     if server:
         results.update(asyncio.run(traffic(server, args.games)))
-        results.update(asyncio.run(notify_rate(server, args.notify_seconds, 2)))
+        for writers, batch in ((1, 1), (4, 1), (4, 10)):
+            results.update(asyncio.run(update_rate(server, args.notify_seconds, writers, batch)))
+        for senders in args.notify_senders:
+            results.update(asyncio.run(notify_rate(server, args.notify_seconds, 2, senders)))
     else:
         print("SIXNIMMT_TEST_POSTGRES_URL not set: database traffic not measured", file=sys.stderr)
     results.update(asyncio.run(memory(args.tables)))

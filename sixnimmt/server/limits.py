@@ -24,6 +24,27 @@ def too_many(retry_after: float, what: str) -> Refusal:
                    status=429, headers={"Retry-After": str(seconds)}, retry_after=seconds)
 
 
+class BudgetShare:
+    """How many live processes share every per-address budget (1: a process on its own). With
+    several processes on one database each grants ``1 / processes`` of each budget (its rate, its
+    burst and its count of open sockets, at least one of each), so a client whose requests and
+    sockets are spread over the processes gets the documented budget once, not once per process
+    (docs/scaling.md, "Per-address budgets"). The cluster sets it at each heartbeat."""
+
+    def __init__(self) -> None:
+        self.processes = 1
+
+    def rate(self, rate: float) -> float:
+        return rate / self.processes
+
+    def count(self, count: int) -> int:
+        return max(1, count // self.processes)
+
+
+#: This process's share of every per-address budget.
+BUDGET_SHARE = BudgetShare()
+
+
 class RateLimiter:
     """A token bucket: ``rate`` messages per second on average, bursts up to ``burst``."""
 
@@ -72,7 +93,7 @@ class RateLimits:
         if bucket is None:
             if len(self._buckets) >= self.most:
                 self._buckets = {k: b for k, b in self._buckets.items() if not b.full(now)}
-            bucket = self._buckets[key] = RateLimiter(self.rate, self.burst, now)
+            bucket = self._buckets[key] = RateLimiter(BUDGET_SHARE.rate(self.rate), BUDGET_SHARE.count(self.burst), now)
         if bucket.allow(now):
             return 0.0
         return bucket.retry_after(now)
@@ -197,7 +218,7 @@ class AddressCount:
         self._open: Counter[str] = Counter()
 
     def acquire(self, address: str) -> bool:
-        if self._open[address] >= self.limit:
+        if self._open[address] >= BUDGET_SHARE.count(self.limit):
             return False
         self._open[address] += 1
         return True

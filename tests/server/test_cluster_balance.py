@@ -143,3 +143,26 @@ async def test_the_heartbeat_looks_at_the_balance_by_itself() -> None:
     for rooms in (a, b):
         await rooms.close()
         rooms.store.close()
+
+
+async def test_only_games_in_play_count_and_finished_tables_are_never_handed_over() -> None:
+    """A drives six tables whose games are over, each watched from B: nothing to balance (they
+    cost nothing to drive), so nothing is handed over and no socket is made to reconnect."""
+    url = fresh_postgres_url()
+    a, b = await process(url), await process(url)
+    assert a.cluster is not None and b.cluster is not None
+    a.cluster.balance_every = b.cluster.balance_every = 0
+    watchers = []
+    for _ in range(6):
+        room, _ = await a.create(TableOptions(RULES), "Host", [{"kind": "open"}, {"kind": "bot", "bot": "random"}])
+        _, token, _ = await room.join("Friend")
+        watcher = Socket()
+        b.cluster.link(room.code, a.cluster.me, watcher, token)
+        watchers.append(watcher)
+        await finish_for(room, (0, 1))
+        assert room.table.status == "finished"
+    assert await a.cluster.balance() == []
+    assert set(owners(a).values()) == {a.cluster.me} and all(w.closed is None for w in watchers)
+    for rooms in (a, b):
+        await rooms.close()
+        rooms.store.close()

@@ -32,7 +32,9 @@ class Balancer:
 
     async def balance(self) -> list[str]:
         """Hand tables over to the live process that drives the fewest, when this one drives at
-        least :data:`BALANCE_MARGIN` tables more than an even split; returns the codes handed over.
+        least :data:`BALANCE_MARGIN` games in play more than an even split (a table waiting for
+        players or whose game is over costs nothing to drive, and handing it over would only make
+        its sockets reconnect); returns the codes handed over.
 
         Only a table with a socket on that process is handed to it (someone there reconnects at
         once and the new owner loads it; a table watched by nobody stays, its timers with it). A
@@ -40,7 +42,8 @@ class Balancer:
         way, its owner and epoch are moved in one statement (fenced by the epoch), then this copy is
         dropped and its sockets reconnect, as after a takeover."""
         rows = await self._sql(
-            "SELECT p.id, count(t.code) FROM server_processes p LEFT JOIN tables t ON t.owner = p.id "
+            "SELECT p.id, count(t.code) FROM server_processes p "
+            "LEFT JOIN tables t ON t.owner = p.id AND t.status = 'playing' "
             "WHERE p.lease_until > now() GROUP BY p.id", ()
         )
         counts = {process: int(n) for process, n in rows}
@@ -56,7 +59,7 @@ class Balancer:
             if len(handed) >= min(BALANCE_STEP, int(room_for)):
                 break
             room = self.rooms.local(code)
-            if room is None or not any(isinstance(conn, RemoteConnection) and conn.process == target
+            if room is None or room.table.status != "playing" or not any(isinstance(conn, RemoteConnection) and conn.process == target
                                        for conn in room.connections):
                 continue
             if await self._hand_over(room, target):

@@ -24,6 +24,12 @@ connections to the database, its lease and the heartbeat that renews it.
   and ``/readyz``. It then connects again with backoff (:data:`RECONNECT_FIRST` doubling to
   :data:`RECONNECT_MAX`), LISTENs again, renews its lease, gives up the tables it dropped (so that
   any process may take them at once) and starts reading messages again.
+- **Deadlines**: a turn-based table's deadline is in its row (``tables.due_at``); every heartbeat
+  each process takes the due tables whose owner is dead (:meth:`Cluster.take_due`), so a game moves
+  on time whichever process lives.
+- **Fencing itself**: every statement has a timeout, and a process whose renewal hangs drops every
+  table (sockets closed with 1012) half a heartbeat before its lease could run out in the database
+  (:meth:`Cluster._fence`; the timing argument is in docs/scaling.md).
 - **Fencing**: a process acts for a table only while its lease is current by its own clock (a
   process paused past its lease does nothing with what it queued meanwhile), every write carries
   the epoch (refused if another process took the table over), and every message from an owner to a
@@ -39,12 +45,13 @@ import random
 import socket
 import time
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy.engine import make_url
 
 from ..calls import ProcessCall, RemoteCall
+from ..limits import BUDGET_SHARE
 from ..tables.table_setup import TableError
 from .balancing import Balancer
 from .bus import Bus
@@ -58,6 +65,7 @@ if TYPE_CHECKING:
     from ..tables.rooms import Rooms
 
 log = logging.getLogger("sixnimmt.server")
+T = TypeVar("T")
 
 #: Reconnecting after the database was lost: the first wait, doubled after each failed try up to
 #: the last one (seconds, each with up to a quarter more at random, so that processes spread out).
@@ -65,8 +73,16 @@ RECONNECT_FIRST = 0.1
 RECONNECT_MAX = 2.0
 #: Seconds a connection attempt may take before it counts as failed.
 CONNECT_TIMEOUT = 5
-#: Milliseconds a statement of the cluster's waits for a row lock before it fails.
-LOCK_TIMEOUT_MS = 5000
+#: Milliseconds a statement of the cluster's waits for a row lock, and runs at all, before the
+#: database ends it (it is tried again; the heartbeat and the messages behind it go on).
+LOCK_TIMEOUT_MS = 1000
+STATEMENT_TIMEOUT_MS = 1500
+#: Seconds this process waits for a statement's answer before it counts the connection as hung (a
+#: database that does not answer at all cannot end the statement itself: its backend is stopped, or
+#: the network dropped every packet): the connection is treated as lost, as a failed one is.
+ANSWER_TIMEOUT = 2.5
+#: How many due tables one heartbeat takes at most (the rest wait for the next one, or another process).
+DUE_BATCH = 20
 #: Every this many heartbeats a process looks at the balance of tables between processes
 #: (:mod:`.balancing`).
 BALANCE_EVERY = 5
@@ -106,6 +122,8 @@ class Cluster:
         self.down_since: float | None = None
         #: Tables dropped when the database was lost, with their epochs: given up once it is back.
         self._dropped: dict[str, int] = {}
+        #: When (:attr:`clock`) the renewal under way was sent (None: none is): see :meth:`_fence`.
+        self._renewing_since: float | None = None
         self._renewing = asyncio.Lock()  # one renewal at a time (the heartbeat's, or a check's)
         self._balancing: asyncio.Task[list[str]] | None = None  # a hand-over of tables under way
         #: Heartbeats between two looks at the balance (0: never by itself; the tests call it).
@@ -120,6 +138,7 @@ class Cluster:
         """Join the cluster (a database that cannot be reached here fails the start, as before)."""
         self._sender_task = asyncio.get_running_loop().create_task(self.bus.send_forever())
         await self._connect()
+        await self._share_budgets()
         self._supervisor = asyncio.get_running_loop().create_task(self._supervise())
         log.info("process %s (pid %d) joined the cluster", self.me, os.getpid())
 
@@ -135,7 +154,7 @@ class Cluster:
                 # rather than stopping the heartbeat or the messages behind it)
                 opened.append(await psycopg.AsyncConnection.connect(
                     self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
-                    options=f"-c lock_timeout={LOCK_TIMEOUT_MS}"))
+                    options=f"-c lock_timeout={LOCK_TIMEOUT_MS} -c statement_timeout={STATEMENT_TIMEOUT_MS}"))
             # the lease has a connection of its own, so renewing it never waits behind the messages
             self._listen, self._query, self._beat_conn = opened
             await self.bus.listen(self._listen)
@@ -154,7 +173,8 @@ class Cluster:
                 await conn.close()
             raise
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self.bus.read(self._listen)), loop.create_task(self._beat())]
+        self._tasks = [loop.create_task(self.bus.read(self._listen)), loop.create_task(self._beat()),
+                       loop.create_task(self._fence())]
         self.connected, self.down_since = True, None
 
     async def _supervise(self) -> None:
@@ -230,6 +250,7 @@ class Cluster:
         except Exception:  # the database may be gone already: the lease simply runs out
             log.warning("could not remove process %s's lease", self.me)
         await self._close_connections()
+        BUDGET_SHARE.processes = 1
 
     async def _sql(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run one statement on the query connection. While the database is out of reach, and when
@@ -238,14 +259,33 @@ class Cluster:
 
         if not self.connected or self._query is None:
             raise unavailable()
+        query_conn = self._query
+
+        async def run() -> list[tuple[Any, ...]]:
+            cursor = await query_conn.execute(query, params)
+            return await cursor.fetchall() if cursor.description else []
+
         async with self._query_lock:
             try:
-                cursor = await self._query.execute(query, params)
-                return await cursor.fetchall() if cursor.description else []
+                return await self._answered(run())
             except (psycopg.OperationalError, psycopg.InterfaceError) as error:
                 if self._query.closed:
                     self._broken.set()
                 raise unavailable() from error  # (or a lock waited on too long: try again)
+
+    async def _answered(self, statement: Coroutine[Any, Any, T]) -> T:
+        """``statement``'s result, if the database answers within :data:`ANSWER_TIMEOUT`; else the
+        connections count as lost (the supervisor drops the tables and connects again) and the caller
+        gets a "try again" refusal. The statement is not cancelled and waited for (cancelling it
+        waits for the hung backend); closing its connection ends it."""
+        task = asyncio.ensure_future(statement)
+        done, _ = await asyncio.wait({task}, timeout=ANSWER_TIMEOUT)
+        if task in done:
+            return task.result()
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (its error is expected)
+        log.warning("process %s: the database did not answer in %.1f s: dropping its tables", self.me, ANSWER_TIMEOUT)
+        self._broken.set()
+        raise unavailable()
 
     # ------------------------------------------------------------------ the lease
 
@@ -347,7 +387,9 @@ class Cluster:
     async def _tick(self) -> None:
         async with self._renewing:
             await self._renew()
+        await self._share_budgets()
         await self._watch_owners()
+        await self.take_due()
         await self.forwarding.forget_dead(self._alive)
         self._ticks += 1
         if self.balance_every and self._ticks % self.balance_every == 0 and (
@@ -362,18 +404,25 @@ class Cluster:
         """Extend this process's lease. If it had run out (a long pause, a slow database), other
         processes may have taken some of its tables over: those are dropped here (any write to them
         would be refused by the epoch anyway); the others are still this process's."""
-        assert self._beat_conn is not None
-        sent = self.clock()
-        cursor = await self._beat_conn.execute(
-            "SELECT lease_until > now() FROM server_processes WHERE id = %s", (self.me,)
-        )
-        row = await cursor.fetchone()
-        await self._beat_conn.execute(
-            "INSERT INTO server_processes (id, host, pid, started_at, lease_until) "
-            "VALUES (%s, %s, %s, now(), now() + make_interval(secs => %s)) "
-            "ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until",
-            (self.me, socket.gethostname()[:255], os.getpid(), self.lease),
-        )
+        beat = self._beat_conn
+        assert beat is not None
+        sent = self._renewing_since = self.clock()
+
+        async def renew() -> tuple[Any, ...] | None:
+            cursor = await beat.execute("SELECT lease_until > now() FROM server_processes WHERE id = %s", (self.me,))
+            row = await cursor.fetchone()
+            await beat.execute(
+                "INSERT INTO server_processes (id, host, pid, started_at, lease_until) "
+                "VALUES (%s, %s, %s, now(), now() + make_interval(secs => %s)) "
+                "ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until",
+                (self.me, socket.gethostname()[:255], os.getpid(), self.lease),
+            )
+            return row
+
+        try:
+            row = await self._answered(renew())
+        finally:
+            self._renewing_since = None
         # (a lease that had run out counts from when the tables taken over meanwhile are dropped)
         if row is None or row[0]:  # (None: the first time)
             self._lease_until = sent + self.lease
@@ -381,12 +430,62 @@ class Cluster:
         log.warning("process %s: its lease had run out; checking which tables it still drives", self.me)
         mine = self.rooms.loaded_codes()
         if mine:
-            cursor = await self._beat_conn.execute(
-                "SELECT code FROM tables WHERE code = ANY(%s) AND owner IS DISTINCT FROM %s", (mine, self.me)
-            )
-            for (code,) in await cursor.fetchall():
+            async def taken() -> list[tuple[Any, ...]]:
+                cursor = await beat.execute(
+                    "SELECT code FROM tables WHERE code = ANY(%s) AND owner IS DISTINCT FROM %s", (mine, self.me)
+                )
+                return await cursor.fetchall()
+
+            for (code,) in await self._answered(taken()):
                 self.rooms.drop(code)
         self._lease_until = sent + self.lease
+
+    async def take_due(self) -> list[str]:
+        """Take the tables whose time runs out with nobody at them (``tables.due_at``, a turn-based
+        game's deadline) within the next two heartbeats and that no live process has in hand: their
+        owner died, or it is this process, which does not hold them in memory. Each is claimed (the
+        epoch's compare-and-swap: of several processes one wins) and loaded, which schedules it, so
+        its stand-in plays on time whichever process lives. Rows a transaction holds (a save under
+        way) are skipped. Returns the codes this process took."""
+        if not self.holds_lease():
+            return []
+        rows = await self._sql(
+            "SELECT t.code FROM tables t LEFT JOIN server_processes p ON p.id = t.owner AND p.lease_until > now() "
+            "WHERE t.due_at <= %s AND t.status = 'playing' AND (p.id IS NULL OR t.owner = %s) "
+            "ORDER BY t.due_at LIMIT %s FOR UPDATE OF t SKIP LOCKED",
+            (self.rooms.clock.wall() + 2 * self.heartbeat, self.me, DUE_BATCH),
+        )
+        taken: list[str] = []
+        for (code,) in rows:
+            if self.rooms.local(code) is not None:
+                continue
+            try:
+                room = await self.rooms.locate(code)
+            except (LookupError, TableError) as error:
+                log.warning("process %s: due table %s not taken: %s", self.me, code, error)
+                continue
+            if not isinstance(room, str):
+                log.info("process %s took due table %s", self.me, code)
+                taken.append(code)
+        return taken
+
+    async def _share_budgets(self) -> None:
+        """Grant this process's share of every per-address budget: one over the live processes."""
+        live = await self._sql("SELECT count(*) FROM server_processes WHERE lease_until > now()")
+        BUDGET_SHARE.processes = max(1, int(live[0][0]))
+
+    async def _fence(self) -> None:
+        """Ends (and the supervisor drops every table, closing their sockets with the reconnect
+        code) when a renewal of the lease is under way and this process's lease runs out, by its own
+        clock, in less than half a heartbeat: the database may be about to let another process take
+        the tables over, and this one must have let go of them first (docs/scaling.md, "An owner
+        fences itself"). A renewal that finished, however late, never fences: a process whose event
+        loop stalled renews and checks its tables instead (:meth:`still_drives`)."""
+        while True:
+            await asyncio.sleep(self.heartbeat / 10)
+            if self._renewing_since is not None and self.clock() >= self._lease_until - self.heartbeat / 2:
+                log.warning("process %s could not renew its lease in time: dropping its tables", self.me)
+                return
 
     async def _watch_owners(self) -> None:
         """Tables this process forwards to: if the owner died, take over; if it changed, follow."""

@@ -30,7 +30,7 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import Dialect, Engine
+from sqlalchemy.engine import Dialect, Engine, make_url
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.dml import Update
 
@@ -58,6 +58,13 @@ MIGRATION_LOCK_KEY = 0x366E696D6D742100
 Table_: Table = TableRow.__table__  # type: ignore[assignment]
 
 
+#: Every PostgreSQL connection of the store gives up connecting after a few seconds, waiting for a
+#: row lock after a few more, and running one statement after ten: a database that hangs makes a
+#: call fail (the table goes back to its saved state, the page tries again) rather than wait for
+#: ever. (A backend that cannot answer at all is the cluster's to notice: docs/scaling.md.)
+POSTGRES_TIMEOUTS = {"connect_timeout": 5, "options": "-c lock_timeout=5000 -c statement_timeout=10000"}
+
+
 class Store:
     """The database. Methods are synchronous; the server runs them through a :class:`~.writer.Writer`."""
 
@@ -68,7 +75,8 @@ class Store:
         self.engine: Engine = create_engine(
             # orjson, as the messages: serializing the record is the largest part of the store's
             # work per move.
-            url, future=True, json_serializer=to_json, json_deserializer=orjson.loads
+            url, future=True, json_serializer=to_json, json_deserializer=orjson.loads,
+            connect_args=POSTGRES_TIMEOUTS if make_url(url).get_backend_name() == "postgresql" else {},
         )
         #: An SQLite file: a commit appends to its write-ahead log, quick enough to run on the event
         #: loop (see :class:`~.writer.Writer`); the log's checkpoints, which write the file and sync it to
@@ -132,6 +140,7 @@ class Store:
                     chat=data.chat,
                     owner=data.owner,
                     owner_epoch=data.epoch or 0,
+                    due_at=data.due_at,
                 )
             )
 
@@ -164,6 +173,7 @@ class Store:
         row.record = data.record
         row.current = data.current
         row.chat = data.chat
+        row.due_at = data.due_at
         row.updated_at = utc_now()
 
     def save_tables(self, batch: list[TableData]) -> set[str]:
@@ -328,9 +338,11 @@ def _file_lock(path: Path | None) -> Iterator[None]:
 
 
 def _columns(data: TableData) -> tuple[str, ...]:
-    """The state columns a save of ``data`` writes, in :data:`STATE_COLUMNS` order."""
+    """The state columns a save of ``data`` writes, in :data:`STATE_COLUMNS` order, and the due time
+    (derived from ``current`` and the status, :attr:`TableData.due_at`) whenever either is written."""
     changed = data.changed
-    return STATE_COLUMNS if changed is None else tuple(c for c in STATE_COLUMNS if c in changed)
+    columns = STATE_COLUMNS if changed is None else tuple(c for c in STATE_COLUMNS if c in changed)
+    return (*columns, "due_at") if "current" in columns or "status" in columns else columns
 
 
 @functools.cache

@@ -14,6 +14,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     Integer,
     String,
     Text,
@@ -50,6 +51,9 @@ class TableRow(Base):
     #: fencing epoch its writes must carry (raised by each takeover). Unused by a single process.
     owner: Mapped[str | None] = mapped_column(String(32), nullable=True)
     owner_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: When the current decision runs out with nobody at the table (calendar seconds; None: no
+    #: such timer): what any live process of a cluster takes due tables by (:attr:`TableData.due_at`).
+    due_at: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
 
 
 class ProcessRow(Base):
@@ -126,6 +130,15 @@ class TableData:
     #: The columns of :data:`STATE_COLUMNS` a save must write: those that differ from what the
     #: store holds (the others are left as they are). None: all of them.
     changed: frozenset[str] | None = None
+
+    @property
+    def due_at(self) -> float | None:
+        """When the current decision runs out with nobody at the table, as calendar seconds (a
+        turn-based game's deadline, kept in ``current``); None: nothing is due without a player."""
+        if self.status != "playing" or not self.current:
+            return None
+        deadline = self.current.get("deadline")
+        return None if deadline is None else float(deadline)
 
     def with_current(self, current: dict[str, Any]) -> TableData:
         """This state with ``current`` changed, as a save that writes only that column."""

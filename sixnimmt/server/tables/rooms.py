@@ -147,6 +147,9 @@ class Rooms:
             room = Room.from_store(data, self.settings, self.clock, self.db.save, self._archive, HANDLERS,
                     self.threads, self.hints, self._lost)
             self._adopt(room, epoch)
+            # loaded for whatever reason (a socket, a request, a due time): its bots and its timer
+            # run from now on (a turn-based deadline that passed meanwhile is due at once)
+            room.scheduler.schedule()
             return room
 
     def _adopt(self, room: Room, epoch: int | None) -> None:
@@ -306,8 +309,7 @@ class Rooms:
             except (LookupError, TableError) as error:
                 log.warning("turn-based table %s not loaded: %s", code, error)
                 continue
-            if isinstance(room, Room):
-                room.scheduler.schedule()  # its deadline is watched from now on (due at once if it passed)
+            if isinstance(room, Room):  # (scheduled as it was loaded)
                 taken += 1
         return taken
 
