@@ -38,7 +38,7 @@ async def test_two_processes_give_one_address_its_budget_once() -> None:
     assert lookups_allowed(alone, "203.0.113.7") == settings.lookup_burst  # one process: the whole budget
     b = await process(url)
     assert a.cluster is not None and b.cluster is not None
-    await a.cluster._share_budgets()  # (A's next heartbeat would)
+    await a.cluster.ownership.share_budgets()  # (A's next heartbeat would)
     both = [LookupBudget(settings.lookup_per_minute, settings.lookup_burst, settings.miss_per_minute,
                          settings.miss_burst) for _ in range(2)]
     assert lookups_allowed(both, "203.0.113.8") == settings.lookup_burst  # two processes: once, not twice

@@ -7,7 +7,14 @@ typed messages of :mod:`.mail`.
 **Privacy**: the owner computes every connection's messages as for its own sockets and addresses
 each to one connection id; the forwarding process hands it to that socket only. **Fencing**: every
 message from an owner to a forwarding process carries the owner's epoch, and a forwarding process
-ignores what comes from a process that no longer drives the table."""
+ignores what comes from a process that no longer drives the table.
+
+- **Failover**: a forwarding process checks, every heartbeat, that the owners of its sockets'
+  tables are alive; when one is not, it takes the table over from the store (the record, the cards
+  already chosen this turn) and its sockets are served locally from then on, each sent a fresh
+  state. Sockets that were on the dead process reconnect by themselves (the page retries) and land
+  wherever the proxy sends them.
+"""
 
 from __future__ import annotations
 

@@ -4,19 +4,6 @@ hosts sharing one URL). Any process accepts any request; each table is driven by
 (:mod:`.forwarding`, over the bus of :mod:`.bus`). This module is the process's part: its
 connections to the database, its lease and the heartbeat that renews it.
 
-- **Ownership** is a lease with a fencing epoch, kept in PostgreSQL. Each process has a row in
-  ``server_processes`` that it renews every ``heartbeat_seconds``; it is alive while that row's
-  ``lease_until`` (the database's clock) has not passed. A table's row names its owner and an epoch.
-  A process takes a table over when it has no owner or its owner is dead, by a compare-and-swap
-  that raises the epoch; every write of a table then carries the epoch, and the store refuses a
-  write with an older one (:class:`~sixnimmt.server.store.database.LeaseLostError`), so a process that was
-  paused or cut off and comes back can never overwrite the new owner's state. One lease row per
-  *process*, not per table, keeps the heartbeat at one small write per process per second.
-- **Failover**: a forwarding process checks, every heartbeat, that the owners of its sockets'
-  tables are alive; when one is not, it takes the table over from the store (the record, the cards
-  already chosen this turn) and its sockets are served locally from then on, each sent a fresh
-  state. Sockets that were on the dead process reconnect by themselves (the page retries) and land
-  wherever the proxy sends them.
 - **Losing the database**: every connection of the cluster is watched; when one fails (a database
   restart, a network cut) the process treats its leases as lost at once: it drops every table it
   drives (their sockets are closed with 1012 and reconnect, through the proxy, to a process that
@@ -24,16 +11,11 @@ connections to the database, its lease and the heartbeat that renews it.
   and ``/readyz``. It then connects again with backoff (:data:`RECONNECT_FIRST` doubling to
   :data:`RECONNECT_MAX`), LISTENs again, renews its lease, gives up the tables it dropped (so that
   any process may take them at once) and starts reading messages again.
-- **Deadlines**: a turn-based table's deadline is in its row (``tables.due_at``); every heartbeat
-  each process takes the due tables whose owner is dead (:meth:`Cluster.take_due`), so a game moves
-  on time whichever process lives.
 - **Fencing itself**: every statement has a timeout, and a process whose renewal hangs drops every
   table (sockets closed with 1012) half a heartbeat before its lease could run out in the database
   (:meth:`Cluster._fence`; the timing argument is in docs/scaling.md).
-- **Fencing**: a process acts for a table only while its lease is current by its own clock (a
-  process paused past its lease does nothing with what it queued meanwhile), every write carries
-  the epoch (refused if another process took the table over), and every message from an owner to a
-  forwarding process carries the owner's epoch (:mod:`.forwarding`).
+- **Ownership** (a lease with a fencing epoch per table), **deadlines** and **failover** are
+  described where they are done: :mod:`.ownership` and :mod:`.forwarding`.
 """
 
 from __future__ import annotations
@@ -52,11 +34,11 @@ from sqlalchemy.engine import make_url
 
 from ..calls import ProcessCall, RemoteCall
 from ..limits import BUDGET_SHARE
-from ..tables.table_setup import TableError
 from .balancing import Balancer
 from .bus import Bus
 from .forwarding import Client, Forwarding, Link, RemoteConnection, unavailable
 from .mail import Mail
+from .ownership import Ownership
 
 if TYPE_CHECKING:
     import psycopg
@@ -81,8 +63,6 @@ STATEMENT_TIMEOUT_MS = 1500
 #: database that does not answer at all cannot end the statement itself: its backend is stopped, or
 #: the network dropped every packet): the connection is treated as lost, as a failed one is.
 ANSWER_TIMEOUT = 2.5
-#: How many due tables one heartbeat takes at most (the rest wait for the next one, or another process).
-DUE_BATCH = 20
 #: Every this many heartbeats a process looks at the balance of tables between processes
 #: (:mod:`.balancing`).
 BALANCE_EVERY = 5
@@ -131,6 +111,7 @@ class Cluster:
         self.bus = Bus(self.me, self._sql, lambda: self.connected, lambda sender, items: self._on_items(sender, items))
         self.forwarding = Forwarding(self.me, rooms, self.bus.post, lambda: self.connected)
         self.balancer = Balancer(self.me, rooms, self._sql)
+        self.ownership = Ownership(self.me, rooms, self._sql, self.forwarding, heartbeat)
 
     # ------------------------------------------------------------------ start and stop
 
@@ -138,7 +119,7 @@ class Cluster:
         """Join the cluster (a database that cannot be reached here fails the start, as before)."""
         self._sender_task = asyncio.get_running_loop().create_task(self.bus.send_forever())
         await self._connect()
-        await self._share_budgets()
+        await self.ownership.share_budgets()
         self._supervisor = asyncio.get_running_loop().create_task(self._supervise())
         log.info("process %s (pid %d) joined the cluster", self.me, os.getpid())
 
@@ -149,9 +130,7 @@ class Cluster:
 
         opened: list[psycopg.AsyncConnection[Any]] = []
         try:
-            for _ in range(3):
-                # (a statement of the cluster's that waits on a row lock gives up and is tried again
-                # rather than stopping the heartbeat or the messages behind it)
+            for _ in range(3):  # (each statement's lock and run time bounded: see the constants)
                 opened.append(await psycopg.AsyncConnection.connect(
                     self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
                     options=f"-c lock_timeout={LOCK_TIMEOUT_MS} -c statement_timeout={STATEMENT_TIMEOUT_MS}"))
@@ -322,50 +301,8 @@ class Cluster:
         return {"database": "reconnecting", "down_seconds": round(self.clock() - since, 1)}
 
     async def claim(self, code: str) -> tuple[str, int]:
-        """Who drives ``code`` and with which epoch: this process's id (:attr:`me`) once it took the
-        table over (nobody alive drove it), else the live owner's id (its epoch kept for
-        :meth:`link`). Raises :class:`LookupError` if there is no such table."""
-        for _ in range(5):
-            rows = await self._sql(
-                "SELECT t.owner, t.owner_epoch, p.id IS NOT NULL FROM tables t LEFT JOIN server_processes p "
-                "ON p.id = t.owner AND p.lease_until > now() WHERE t.code = %s",
-                (code,),
-            )
-            if not rows:
-                raise LookupError(code)
-            owner, epoch, alive = rows[0]
-            if alive and owner != self.me:
-                self.forwarding.epochs[code] = epoch
-                return owner, epoch
-            won = await self._sql(
-                "UPDATE tables SET owner = %s, owner_epoch = owner_epoch + 1 WHERE code = %s AND owner_epoch = %s "
-                "RETURNING owner_epoch",
-                (self.me, code, epoch),
-            )
-            if won:
-                log.info("process %s drives table %s (epoch %d)", self.me, code, won[0][0])
-                return self.me, int(won[0][0])
-        raise TableError("the table is changing hands: try again", "table-unavailable")
-
-    async def _owners(self, codes: list[str]) -> dict[str, str | None]:
-        """The live owner of each table (None: nobody alive drives it)."""
-        rows = await self._sql(
-            "SELECT t.code, p.id FROM tables t LEFT JOIN server_processes p "
-            "ON p.id = t.owner AND p.lease_until > now() WHERE t.code = ANY(%s)",
-            (codes,),
-        )
-        return dict(rows)
-
-    async def _alive(self, processes: list[str]) -> set[str]:
-        rows = await self._sql(
-            "SELECT id FROM server_processes WHERE id = ANY(%s) AND lease_until > now()", (processes,)
-        )
-        return {row[0] for row in rows}
-
-    async def others(self) -> list[str]:
-        """The other live processes."""
-        rows = await self._sql("SELECT id FROM server_processes WHERE lease_until > now() AND id <> %s", (self.me,))
-        return [row[0] for row in rows]
+        """Who drives ``code`` and with which epoch (:meth:`Ownership.claim`)."""
+        return await self.ownership.claim(code)
 
     # ------------------------------------------------------------------ the heartbeat
 
@@ -387,10 +324,11 @@ class Cluster:
     async def _tick(self) -> None:
         async with self._renewing:
             await self._renew()
-        await self._share_budgets()
+        await self.ownership.share_budgets()
         await self._watch_owners()
-        await self.take_due()
-        await self.forwarding.forget_dead(self._alive)
+        if self.holds_lease():
+            await self.ownership.take_due()
+        await self.forwarding.forget_dead(self.ownership.alive)
         self._ticks += 1
         if self.balance_every and self._ticks % self.balance_every == 0 and (
                 self._balancing is None or self._balancing.done()):
@@ -440,40 +378,6 @@ class Cluster:
                 self.rooms.drop(code)
         self._lease_until = sent + self.lease
 
-    async def take_due(self) -> list[str]:
-        """Take the tables whose time runs out with nobody at them (``tables.due_at``, a turn-based
-        game's deadline) within the next two heartbeats and that no live process has in hand: their
-        owner died, or it is this process, which does not hold them in memory. Each is claimed (the
-        epoch's compare-and-swap: of several processes one wins) and loaded, which schedules it, so
-        its stand-in plays on time whichever process lives. Rows a transaction holds (a save under
-        way) are skipped. Returns the codes this process took."""
-        if not self.holds_lease():
-            return []
-        rows = await self._sql(
-            "SELECT t.code FROM tables t LEFT JOIN server_processes p ON p.id = t.owner AND p.lease_until > now() "
-            "WHERE t.due_at <= %s AND t.status = 'playing' AND (p.id IS NULL OR t.owner = %s) "
-            "ORDER BY t.due_at LIMIT %s FOR UPDATE OF t SKIP LOCKED",
-            (self.rooms.clock.wall() + 2 * self.heartbeat, self.me, DUE_BATCH),
-        )
-        taken: list[str] = []
-        for (code,) in rows:
-            if self.rooms.local(code) is not None:
-                continue
-            try:
-                room = await self.rooms.locate(code)
-            except (LookupError, TableError) as error:
-                log.warning("process %s: due table %s not taken: %s", self.me, code, error)
-                continue
-            if not isinstance(room, str):
-                log.info("process %s took due table %s", self.me, code)
-                taken.append(code)
-        return taken
-
-    async def _share_budgets(self) -> None:
-        """Grant this process's share of every per-address budget: one over the live processes."""
-        live = await self._sql("SELECT count(*) FROM server_processes WHERE lease_until > now()")
-        BUDGET_SHARE.processes = max(1, int(live[0][0]))
-
     async def _fence(self) -> None:
         """Ends (and the supervisor drops every table, closing their sockets with the reconnect
         code) when a renewal of the lease is under way and this process's lease runs out, by its own
@@ -489,7 +393,7 @@ class Cluster:
 
     async def _watch_owners(self) -> None:
         """Tables this process forwards to: if the owner died, take over; if it changed, follow."""
-        await self.forwarding.follow_owners(self._owners)
+        await self.forwarding.follow_owners(self.ownership.owners)
 
     async def balance(self) -> list[str]:
         """Hand some tables over if this process drives clearly more than its share (:mod:`.balancing`)."""
@@ -500,13 +404,11 @@ class Cluster:
     # ------------------------------------------------------------------ what the others see
 
     @property
-    def links(self) -> dict[int, Link]:
-        """This process's sockets at tables it does not drive."""
+    def links(self) -> dict[int, Link]:  # this process's sockets at tables it does not drive
         return self.forwarding.links
 
     @property
-    def remote(self) -> dict[tuple[str, int], RemoteConnection]:
-        """The other processes' sockets at tables this one drives."""
+    def remote(self) -> dict[tuple[str, int], RemoteConnection]:  # others' sockets at its tables
         return self.forwarding.remote
 
     def link(self, code: str, owner: str, client: Client, token: str | None, address: str = "") -> Link:
@@ -530,13 +432,13 @@ class Cluster:
         """The lobby listings of the other live processes (:meth:`Forwarding.lobbies`)."""
         if not self.connected:
             raise unavailable()
-        return await self.forwarding.lobbies(await self.others(), limit)
+        return await self.forwarding.lobbies(await self.ownership.others(), limit)
 
     async def ask_all(self, call: ProcessCall) -> list[dict[str, Any]]:
         """Every other live process's reply to ``call`` (:meth:`Forwarding.ask_all`)."""
         if not self.connected:
             return []
-        return await self.forwarding.ask_all(await self.others(), call)
+        return await self.forwarding.ask_all(await self.ownership.others(), call)
 
 
 async def join_cluster(rooms: Rooms) -> Cluster:
