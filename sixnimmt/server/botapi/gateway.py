@@ -96,9 +96,13 @@ class BotGateway:
         self._sweep: Timer | None = None
 
     def spawn(self, work: Awaitable[Any]) -> None:
+        self._spawned(work)
+
+    def _spawned(self, work: Awaitable[Any]) -> asyncio.Future[Any]:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def start(self) -> None:
         self._sweep = self.clock.call_later(self.settings.program_token_check_seconds, self._check_tokens)
@@ -150,7 +154,12 @@ class BotGateway:
             old.close(CLOSE_REPLACED, "replaced")
 
     async def disconnect(self, session: BotSession) -> None:
-        """The program's connection closed: its seats stay, away (the grace runs), until it comes back."""
+        """The program's connection closed: its seats stay, away (the grace runs), until it comes back.
+        Done to the end even when the connection's task is cancelled (the client went at once, the
+        server stops): a seat left connected would never be away, and its game would never end."""
+        await asyncio.shield(self._spawned(self._disconnect(session)))
+
+    async def _disconnect(self, session: BotSession) -> None:
         bot_id = session.identity.bot.id
         if self.sessions.get(bot_id) is not session:
             return  # (replaced: the new connection holds the seats)
