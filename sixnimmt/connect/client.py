@@ -260,6 +260,9 @@ class BotClient:
             await self._invited(message)
         elif kind == "seeking":
             self._seek_id, self._seek_sent = message.get("seek"), False
+            if self.stopping:  # (it was on its way when Ctrl-C came)
+                seek, self._seek_id = self._seek_id, None
+                await self._send({"type": "cancel-seek", "seek": seek})
         elif kind == "invitation-withdrawn":  # it expired before its game started: room again
             self._accepted.pop(str(message.get("invitation")), None)
         elif kind == "error":
@@ -375,14 +378,19 @@ class BotClient:
             self.stopping = True
             self.state = "stopping"
             log.info("stopping: finishing %d game(s); Ctrl-C again to resign them", len(self.games))
-            if self._seek_id is not None:
-                self._spawn(self._send({"type": "cancel-seek", "seek": self._seek_id}))
-                self._seek_id = None
-            if not self.games:
-                self._finish()
+            seek, self._seek_id = self._seek_id, None
+            self._spawn(self._stop_seeking(seek, finish=not self.games))
             return
         log.info("leaving %d game(s)", len(self.games))
         self._spawn(self._leave_all())
+
+    async def _stop_seeking(self, seek: str | None, finish: bool) -> None:
+        """Cancel the open seek (its seat opens: no table waits for this bot), then, with no game in
+        progress, close the connection: the cancel goes out first."""
+        if seek is not None:
+            await self._send({"type": "cancel-seek", "seek": seek})
+        if finish:
+            self._finish()
 
     async def _leave_all(self) -> None:
         for game in list(self.games.values()):

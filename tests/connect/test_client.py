@@ -299,3 +299,15 @@ async def test_sigterm_resigns_and_exits_as_two_ctrl_c_do(server: FakeServer, tm
     process.send_signal(signal.SIGTERM)
     assert await process.wait() == 0
     assert server.left == ["G001"]
+
+
+async def test_ctrl_c_while_a_seek_waits_cancels_it_before_going(server: FakeServer) -> None:
+    """The seek's seat opens (the server gives it up): no table waits for a bot that went."""
+    server.seek_waits = True
+    client = client_for(server, "easy", seek=Seek("casual", 4, "standard"))
+    task = await online(client)
+    await until(lambda: any(m["type"] == "seek" for m in server.received), "the seek was sent")
+    await until(lambda: client._seek_id == "S1", "the seek is open")
+    client.interrupt()
+    await task
+    assert server.received[-1] == {"type": "cancel-seek", "seek": "S1"}

@@ -138,3 +138,22 @@ def test_programs_that_leave_a_table_of_their_own_are_played_to_the_end(web: Tes
         _until_disconnected(web, code)
     # (a room nobody uses is dropped from memory after idle_evict, 600 s: this one stays and ends)
     _finishes_within_grace_and_a_few_seconds_a_turn(web, code, grace=601.0)
+
+
+def test_a_program_gone_with_its_seek_open_leaves_no_table_waiting_for_it(web: TestClient) -> None:
+    """What Ctrl-C on ``sixnimmt bot connect`` does while its seek opened a table: the seek goes
+    with the connection, the seat opens, and Play now does not start the table with it."""
+    sign_up(web, "ctrl_owner")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Stopped"))) as ws:
+        code = _seek(BotProgram(ws), players=4)
+    _until_disconnected(web, code)
+    _advance(web, 6.0)  # past Play now's wait
+    app: Any = web.app
+    rooms = app.state.bot_gateway.rooms
+
+    async def seats() -> list[str]:
+        data = await rooms.db.run(rooms.store.load_table, code)
+        return [str(seat["kind"]) for seat in data.seats]
+
+    assert web.portal is not None
+    assert _table(web, code)[0] == "waiting" and web.portal.call(seats) == ["open"] * 4

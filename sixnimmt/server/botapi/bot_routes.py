@@ -26,7 +26,8 @@ from ..refusal import Refusal
 from ..sockets import SocketClient, pump
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, shown_token
-from .gateway import BotGateway, BotSession, receive
+from .gateway import BotGateway, BotSession
+from .inbox import receive
 from .seat_links import BotError
 
 log = logging.getLogger("sixnimmt.server")

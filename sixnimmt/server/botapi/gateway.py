@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -31,13 +30,12 @@ from typing import TYPE_CHECKING, Any
 from ...core import PlayerView
 from ...core.variants import VARIANTS
 from ...seats import make_bot
-from ..accounts.users import seat_token
+from ..accounts.users import User, seat_token
 from ..calls import BotConnected, BotsOnline, InviteBot, Join, WithdrawInvitation
 from ..clock import Clock, Timer
 from ..cluster.peers import Cluster
 from ..config import Settings
 from ..limits import RateLimiter
-from ..refusal import Refusal
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, BotIdentity
 from .seat_links import BotError, SeatLink
@@ -164,7 +162,12 @@ class BotGateway:
         if self.sessions.get(bot_id) is not session:
             return  # (replaced: the new connection holds the seats)
         del self.sessions[bot_id]
-        for link in list(self.links.get(bot_id, {}).values()):
+        links = self.links.get(bot_id, {})
+        for code in session.seeking.values():  # a seek lasts as long as its connection
+            link = links.get(code)
+            if link is not None and not link.started:
+                await self.finish(link)
+        for link in list(links.values()):
             await link.detach()
         for invitation in self.invitations.pop(bot_id, {}).values():
             await self._withdraw(invitation)
@@ -280,6 +283,11 @@ class BotGateway:
                            "finish one first", "too-many-games", limit=session.max_games)
 
     async def seek(self, session: BotSession, message: dict[str, Any]) -> None:
+        """Play now as a bot. Done to the end even if the connection goes meanwhile (its task
+        cancelled): a seat taken is always followed, or given up again."""
+        await asyncio.shield(self._spawned(self._seek(session, message)))
+
+    async def _seek(self, session: BotSession, message: dict[str, Any]) -> None:
         mode, players, variant = message.get("mode", "casual"), message.get("players"), message.get("variant",
                                                                                                      "standard")
         if mode not in ("casual", "rated") or variant not in {v.value for v in VARIANTS} or not (
@@ -301,14 +309,19 @@ class BotGateway:
         seek = secrets.token_urlsafe(6)
         session.seeking[seek] = seated["code"]
         session.push({"type": "seeking", "seek": seek, "game": seated["code"]})
-        await self.seat(bot.id, seated["code"])
+        await self.seat(bot.id, seated["code"], bot)
+        link = self.links.get(bot.id, {}).get(seated["code"])
+        if self.sessions.get(bot.id) is not session and link is not None and not link.started:
+            await self.finish(link)  # the connection went meanwhile, and its seek with it
 
-    async def seat(self, bot_id: int, code: str) -> None:
-        """The program sits at table ``code`` (its seat is taken): follow it."""
+    async def seat(self, bot_id: int, code: str, bot: User | None = None) -> None:
+        """The program sits at table ``code`` (its seat is taken): follow it (``bot``: even when its
+        connection has gone meanwhile)."""
         session = self.sessions.get(bot_id)
-        if session is None:
+        if session is not None:
+            bot = session.identity.bot
+        if bot is None:
             return
-        bot = session.identity.bot
         await asyncio.to_thread(self.bots.add_game, bot_id, code)
         links = self.links.setdefault(bot_id, {})
         if code not in links:
@@ -320,11 +333,9 @@ class BotGateway:
         link = self.links.get(session.identity.bot.id, {}).get(session.seeking.get(seek, ""))
         if link is None or link.started:
             raise BotError("no such seek waiting for its game", "unknown-seek")
-        if link.seat == 0:  # (the table this seek opened: its game starts when Play now fills it)
-            raise BotError("this seek opened its table, which waits for its players: "
-                           "the game starts when they come, or Play now's bots fill it", "seek-opened-table", seek=seek)
         del session.seeking[seek]
-        await self.finish(link)
+        await self.finish(link)  # (the seat opens; a table the seek opened and nobody else took never starts)
+        session.push({"type": "seek-cancelled", "seek": seek, "game": link.code})
 
     async def leave(self, session: BotSession, message: dict[str, Any]) -> None:
         await self.finish(self._link(session, message))
@@ -415,55 +426,3 @@ class BotGateway:
         except (LookupError, TableError) as error:
             raise BotError(f"the seat is no longer kept for you: {error}", "invitation-gone") from None
         await self.seat(bot.id, invitation.code)
-
-
-#: The program's messages, by type.
-HANDLERS: dict[str, Callable[[BotGateway, BotSession, dict[str, Any]], Awaitable[None]]] = {
-    "seek": BotGateway.seek,
-    "cancel-seek": BotGateway.cancel_seek,
-    "accept": lambda g, s, m: g.answer(s, m, True),
-    "decline": lambda g, s, m: g.answer(s, m, False),
-    "move": BotGateway.move,
-    "leave": BotGateway.leave,
-}
-
-
-def _decode(gateway: BotGateway, text: str | None) -> dict[str, Any]:
-    if text is None or len(text) > gateway.settings.max_message_bytes:
-        raise BotError(f"send JSON text frames of at most {gateway.settings.max_message_bytes} bytes", "bad-message")
-    try:
-        message = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        raise BotError("not JSON", "bad-message") from None
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise BotError("a message is a JSON object with a type", "bad-message")
-    return message
-
-
-async def receive(gateway: BotGateway, session: BotSession, text: str | None) -> None:
-    """One frame from a program: its allowance, then its message (``hello`` first); anything refused
-    is answered with an ``error`` and changes nothing."""
-    now = gateway.clock.now()
-    try:
-        message = _decode(gateway, text)
-        # An answer to an open decision is paced by the game itself; every other message (a wrong
-        # answer too) takes from the token's allowance.
-        if not gateway.answers(session, message) and not session.messages.allow(now):
-            wait = round(session.messages.retry_after(now), 1)
-            raise BotError(f"too many messages: at most {gateway.settings.program_messages_per_second:g} "
-                           f"a second (try again in {wait} s)", "rate-limited", limit="messages", retry_after=wait)
-        kind = message["type"]
-        if kind == "ping":
-            session.push({"type": "pong"})
-        elif kind == "hello":
-            if session.hello:
-                raise BotError("hello comes once, first", "bad-message")
-            await gateway.hello(session, message)
-        elif not session.hello:
-            raise BotError("say hello first", "bad-message")
-        elif kind in HANDLERS:
-            await HANDLERS[kind](gateway, session, message)
-        else:
-            raise BotError(f"unknown message type {kind[:30]!r}", "bad-message")
-    except Refusal as error:  # (a table's refusal too, with its parameters)
-        session.push(error.to_bot_message())
