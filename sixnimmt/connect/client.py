@@ -267,7 +267,7 @@ class BotClient:
             self._accepted.pop(str(message.get("invitation")), None)
         elif kind == "error":
             await self._error(message)
-        elif kind == "game-start" and isinstance(game, str) and game not in self.games:
+        elif kind in ("game-start", "game-state") and isinstance(game, str) and game not in self.games:
             self._start_game(game, message)
         elif isinstance(game, str) and game in self._inbox:
             self._inbox[game].put_nowait(message)

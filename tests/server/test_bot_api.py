@@ -261,16 +261,33 @@ def test_a_bot_cut_off_mid_game_reconnects_and_finishes_without_a_fault(
         with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as again:
             back = BotProgram(again)
             assert back.hello()["games"] == [code]
-            resumed = back.until(lambda m: m["type"] == "decide")
+            resumed = back.until(lambda m: m["type"] == "decide", answer=False)
             assert resumed["id"] == asked["id"]  # the same decision again, the same id
             assert resumed["view"]["decision"] == asked["view"]["decision"]
             kinds = [m["type"] for m in back.messages]
-            assert kinds[1:3] == ["game-start", "deal-start"]
+            assert kinds[1:3] == ["game-state", "decide"]  # one whole state, then the open decision
+            state = back.messages[1]["view"]
+            assert state["rows"] == server_rows(web, code) and state["hand"] == resumed["view"]["hand"]
+            assert state["deal"] == asked["view"]["deal"] and state["turn"] == asked["view"]["turn"] > 0
+            back.ws.send_json({"type": "move", "game": code, "id": resumed["id"],
+                               "move": resumed["view"]["decision"]["options"][0]})
             back.play_games()
             thread.join(60)
             assert not thread.is_alive()
             assert back.ended[code]["totals"] == steady.ended[code]["totals"]
     assert "fault" not in caplog.text
+
+
+def server_rows(web: TestClient, code: str) -> list[list[int]]:
+    """The rows of the game at ``code`` as the server has them now."""
+    app: Any = web.app
+
+    async def rows() -> list[list[int]]:
+        room = app.state.bot_gateway.rooms.local(code)
+        return [list(row) for row in room.table.game.rows]
+
+    assert web.portal is not None
+    return web.portal.call(rows)
 
 
 def _connections(web: TestClient, names: tuple[str, str]) -> tuple[Any, ...]:
@@ -459,7 +476,7 @@ def test_after_the_grace_the_stand_in_plays_a_dropped_bot_to_the_end(
         assert back.hello()["games"] == [code]
         end = back.until(lambda m: m["type"] == "game-end")
         assert end["game"] == code and end["totals"] == stayer.ended[code]["totals"]
-        assert [m["type"] for m in back.messages][1:3] == ["game-start", "deal-start"]
+        assert [m["type"] for m in back.messages][1:3] == ["game-state", "game-end"]
 
 
 def test_a_token_revoked_by_another_process_closes_within_the_check(web: TestClient) -> None:

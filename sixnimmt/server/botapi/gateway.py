@@ -264,9 +264,8 @@ class BotGateway:
             link = links.get(code)
             if link is None:
                 link = links[code] = SeatLink(self, bot.id, code, seat_token(bot.seat_key, code))
-            else:
-                for resent in link.resend():
-                    session.push(resent)
+            # each game once, whole (``game-state``), then its open decision with the id it had
+            link.resync = link.ask_again = True
             try:
                 if link.attached:  # (the older connection was replaced before it dropped: the seat
                     await link.send({"type": "sync"})  # stays connected; its state comes again)
@@ -338,7 +337,9 @@ class BotGateway:
         session.push({"type": "seek-cancelled", "seek": seek, "game": link.code})
 
     async def leave(self, session: BotSession, message: dict[str, Any]) -> None:
-        await self.finish(self._link(session, message))
+        link = self._link(session, message)
+        await self.finish(link)
+        session.push({"type": "left", "game": link.code})  # (the last message about that game)
 
     async def move(self, session: BotSession, message: dict[str, Any]) -> None:
         await self._link(session, message).move(message.get("id"), message.get("move"), session.identity.bot.name)

@@ -6,11 +6,72 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..refusal import Refusal
 from .gateway import BotGateway, BotSession
 from .seat_links import BotError
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One field of a message: its name, the JSON it holds (``integer``, ``string``, ``integer or
+    null``, ``any``), whether it must be there, and what it means."""
+
+    name: str
+    json: str
+    required: bool
+    about: str
+
+    def fits(self, value: Any) -> bool:
+        if self.json == "any":
+            return True
+        if value is None:
+            return "null" in self.json
+        if self.json.startswith("integer"):
+            return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, str)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message type a program sends: its fields and what it does."""
+
+    type: str
+    fields: tuple[Field, ...]
+    does: str
+
+    def check(self, message: dict[str, Any]) -> None:
+        """A ``bad-message`` naming what is missing or of the wrong kind; nothing else is checked here."""
+        wrong = [f"{f.name} ({f.json})" for f in self.fields
+                 if (f.name in message and not f.fits(message[f.name])) or (f.required and f.name not in message)]
+        if wrong:
+            raise BotError(f"{self.type} needs {', '.join(wrong)}", "bad-message", fields=[w.split()[0] for w in wrong])
+
+
+#: Every message a program sends, with its fields (docs/bot-api.md's reference is made from these).
+FROM_BOT: dict[str, Message] = {m.type: m for m in (
+    Message("hello", (Field("protocol", "integer", False, "2"), Field("client", "string", False, "the client's name/version"),
+                      Field("max_games", "integer", False, "games at once, 1 or more (capped by the server)")),
+            "first, once: answered by `welcome`"),
+    Message("ping", (), "answered by `pong`"),
+    Message("seek", (Field("mode", "string", False, "`casual` (the default) or `rated`"),
+                     Field("players", "integer or null", False, "2..10, null for any"),
+                     Field("variant", "string", False, "a variant, `standard` by default")),
+            "Play now as a bot: answered by `seeking`, the game by `game-start` once its table is full"),
+    Message("cancel-seek", (Field("seek", "string", True, "the seek's id"),), "answered by `seek-cancelled`"),
+    Message("accept", (Field("invitation", "string", True, "the invitation's id"),),
+            "takes the seat an invitation keeps; the game comes as `game-start`"),
+    Message("decline", (Field("invitation", "string", True, "the invitation's id"),
+                        Field("reason", "string", False, "a standard reason (see Challenges) or any text")),
+            "the seat opens again (the inviter is told the reason)"),
+    Message("move", (Field("game", "string", True, "the game"), Field("id", "integer", True, "the `decide` answered"),
+                     Field("move", "any", True, "one of `view.decision.options`")),
+            "answers `decide` `id`"),
+    Message("leave", (Field("game", "string", True, "the game"),),
+            "resigns: answered by `left`; the stand-in plays the seat to the end"),
+)}
 
 #: The program's messages, by type.
 HANDLERS: dict[str, Callable[[BotGateway, BotSession, dict[str, Any]], Awaitable[None]]] = {
@@ -48,14 +109,16 @@ async def receive(gateway: BotGateway, session: BotSession, text: str | None) ->
             raise BotError(f"too many messages: at most {gateway.settings.program_messages_per_second:g} "
                            f"a second (try again in {wait} s)", "rate-limited", limit="messages", retry_after=wait)
         kind = message["type"]
-        if kind == "ping":
-            session.push({"type": "pong"})
-        elif kind == "hello":
+        if kind in FROM_BOT:
+            FROM_BOT[kind].check(message)
+        if kind == "hello":
             if session.hello:
                 raise BotError("hello comes once, first", "bad-message")
             await gateway.hello(session, message)
         elif not session.hello:
             raise BotError("say hello first", "bad-message")
+        elif kind == "ping":
+            session.push({"type": "pong"})
         elif kind in HANDLERS:
             await HANDLERS[kind](gateway, session, message)
         else:
