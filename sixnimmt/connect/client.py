@@ -151,6 +151,7 @@ class BotClient:
         self._accepted: dict[str, str] = {}  # invitation -> its game, accepted and not started yet
         self._seek_id: str | None = None
         self._seek_sent = False  # a seek is on its way (no ``seeking`` answer yet)
+        self._resuming: set[str] = set()  # games ``welcome`` listed that have not come again yet
         self._done = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()  # tasks started from callbacks, kept till done
 
@@ -222,6 +223,8 @@ class BotClient:
             self._inbox[game.id].put_nowait({"type": "gone"})
         self._seek_id, self._seek_sent = None, False  # a seek lasts as long as its connection
         self._accepted.clear()
+        # (the games the server still seats this bot in count toward its limit before they come again)
+        self._resuming = seated - set(self.games)
         await self._maybe_seek()
         if self._done.is_set():
             await ws.close()
@@ -268,6 +271,7 @@ class BotClient:
         elif kind == "error":
             await self._error(message)
         elif kind in ("game-start", "game-state") and isinstance(game, str) and game not in self.games:
+            self._resuming.discard(game)
             self._start_game(game, message)
         elif isinstance(game, str) and game in self._inbox:
             self._inbox[game].put_nowait(message)
@@ -299,6 +303,9 @@ class BotClient:
         game = message.get("game")
         if code == "unknown-game" and isinstance(game, str) and game in self._inbox:  # the seat is no longer ours
             self._inbox[game].put_nowait({"type": "gone"})
+        if code == "unknown-game" and isinstance(game, str) and game in self._resuming:
+            self._resuming.discard(game)
+            self._spawn(self._maybe_seek())
         if self._seek_sent and message.get("game") is None:  # the seek on its way was refused
             self._seek_sent = False
             if code == "rate-limited":  # try again when the server says; other refusals, once a game ends
@@ -316,7 +323,7 @@ class BotClient:
 
     def _taken(self) -> int:
         """Games in progress and invitations accepted whose game has not started."""
-        return len(self.games) + len(self._accepted)
+        return len(self.games) + len(self._accepted) + len(self._resuming - set(self.games))
 
     # ------------------------------------------------------------------ games
 

@@ -15,6 +15,7 @@ from sixnimmt.server.clock import ManualClock
 
 from .bot_clients import BotProgram
 from .conftest import make_client
+from .helpers import create_table
 from .test_accounts import sign_up, signed
 from .test_bot_api import CONNECT, _advance, _connections, bearer, make_bot
 
@@ -109,3 +110,59 @@ def test_hello_comes_first_even_before_a_ping(web: TestClient) -> None:
         BotProgram(ws).hello()
         ws.send_json({"type": "ping"})
         assert ws.receive_json() == {"type": "pong"}
+
+
+def test_game_start_says_who_is_who(web: TestClient) -> None:
+    sign_up(web, "who_owner")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Curious"))) as ws:
+        program = BotProgram(ws)
+        program.hello()
+        ws.send_json({"type": "seek", "mode": "casual", "players": 3})
+        program.until(lambda m: m["type"] == "seeking")
+        _advance(web, 6.0)  # past Play now's wait: its bots fill the table
+        start = program.until(lambda m: m["type"] == "game-start", answer=False)
+    mine, *others = start["players"]
+    assert mine == {"name": "Curious", "kind": "program", "account": "Curious"}
+    assert [p["name"] for p in others] == start["seats"][1:]
+    assert all(p["kind"] == "server-bot" and p["level"] and p["account"] is None for p in others)
+
+
+def test_an_invitation_says_who_is_who_and_marks_open_seats(web: TestClient) -> None:
+    sign_up(web, "host_person")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Invitee"))) as ws:
+        program = BotProgram(ws)
+        program.hello()
+        create_table(web, [{"kind": "program", "name": "Invitee"}, {"kind": "open"}])
+        invitation = program.until(lambda m: m["type"] == "invitation")
+    assert invitation["players"] == [
+        {"name": "host_person", "kind": "person", "account": "host_person"},
+        {"name": "Invitee", "kind": "invited", "account": None},
+        {"name": None, "kind": "open", "account": None},
+    ]
+
+
+def test_pending_invitations_do_not_count_toward_the_game_limit(web: TestClient) -> None:
+    sign_up(web, "limit_host")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "One_game"))) as ws:
+        program = BotProgram(ws)
+        program.hello(max_games=1)
+        create_table(web, [{"kind": "program", "name": "One_game"}])
+        program.until(lambda m: m["type"] == "invitation")
+        ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+        assert program.until(lambda m: m["type"] in ("seeking", "error"))["type"] == "seeking"
+
+
+def test_a_bots_profile_counts_its_casual_games(web: TestClient) -> None:
+    sign_up(web, "count_owner")
+    one_ws, two_ws = _seated_pair(web, ("Counted_A", "Counted_B"))
+    with one_ws as one, two_ws as two:
+        programs = (BotProgram(one), BotProgram(two))
+        code = _seek_both(programs)
+        threads = [program.in_thread() for program in programs]
+        for thread in threads:
+            thread.join(60)
+        assert all(code in program.ended for program in programs)
+    for name in ("Counted_A", "Counted_B"):
+        profile = web.get(f"/api/users/{name}").json()
+        # (counted; not listed: Play now's tables are reached by link only)
+        assert profile["games_total"] == 1 and profile["games"] == [], name

@@ -276,7 +276,7 @@ class BotGateway:
 
     def _room_for_games(self, session: BotSession) -> None:
         bot_id = session.identity.bot.id
-        busy = len(self.links.get(bot_id, {})) + len(self.invitations.get(bot_id, {}))
+        busy = len(self.links.get(bot_id, {}))  # (the games it sits at; invitations pending do not count)
         if busy >= session.max_games:
             raise BotError(f"you play {busy} games already (limit {session.max_games}): "
                            "finish one first", "too-many-games", limit=session.max_games)
@@ -421,6 +421,11 @@ class BotGateway:
             return
         if invitation.timer is not None:
             invitation.timer.cancel()
+        try:
+            self._room_for_games(session)
+        except BotError:
+            await self._withdraw(invitation)
+            raise
         join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True)
         try:
             await self.rooms.call(invitation.code, join)

@@ -40,6 +40,26 @@ REATTACH_SECONDS = 0.5
 QUIET = frozenset({"presence", "seats", "chat", "thinking", "pong", "hint", "invite"})
 
 
+def players(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Who sits in each seat, for a bot (docs/bot-api.md), from the table's public seats: ``kind`` is
+    ``person``, ``server-bot`` (with its ``level``), ``program`` (a bot program over this API),
+    ``invited`` (kept for someone) or ``open``; ``account`` is the account it plays under (a signed-in
+    person's, a program's), else null."""
+    out: list[dict[str, Any]] = []
+    for seat in seats:
+        kind = str(seat.get("kind"))
+        if kind == "human":
+            kind = "program" if seat.get("program") else "person"
+        elif kind == "bot":
+            kind = "server-bot"
+        who: dict[str, Any] = {"name": seat.get("name") or None, "kind": kind,
+                               "account": seat.get("name") if kind == "program" or seat.get("member") else None}
+        if kind == "server-bot":
+            who["level"] = seat.get("bot")
+        out.append(who)
+    return out
+
+
 class BotError(Refusal):
     """A program's message that cannot be followed (it is told why; nothing changes)."""
 
@@ -91,6 +111,7 @@ class SeatLink:
         self.open: OpenDecision | None = None
         self.ask_again = False  # the program reconnected: the open decision is asked again
         self.resync = False  # the program reconnected: the next view comes whole, as ``game-state``
+        self.players: list[dict[str, Any]] = []  # who sits where (:func:`players`), as last told
         # (decide ids: unique in a game; a fresh link, as on another process, starts far from 0)
         self._next_id = secrets.randbelow(1 << 30) * 1000
 
@@ -151,9 +172,17 @@ class SeatLink:
     def push(self, message: dict[str, Any]) -> None:
         """What the table sends this seat, for the program."""
         kind = message.get("type")
-        if kind in QUIET or self.finished:
+        if self.finished:
             return
         out: list[dict[str, Any]] = []
+        seats = message.get("seats") if kind == "seats" else (message.get("table") or {}).get("seats")
+        if isinstance(seats, list) and players(seats) != self.players:
+            self.players = players(seats)
+            if self.started:  # (seats change hands at a deal's start: the bot hears who plays now)
+                out.append({"type": "players", "players": self.players})
+        if kind in QUIET:
+            self.gateway.tell(self.bot_id, [{**m, "game": self.code} for m in out])
+            return
         if kind == "error":
             out.append({"type": "error", "code": message.get("code", "table"), "message": message.get("message", ""),
                         "game": self.code})
@@ -188,10 +217,11 @@ class SeatLink:
         if not self.started:
             self.started = True
             started = self.narrator.start(PlayerView.from_dict(view))
+            started[0]["players"] = self.players  # (game-start: who is who)
             out += [] if self.resync else started
         if self.resync:  # (one whole state instead of the events missed, which may or may not match)
             self.resync = False
-            out.append({"type": "game-state", "view": view})
+            out.append({"type": "game-state", "players": self.players, "view": view})
             events = []
         for event in events:
             out += self.narrator.event(event)
