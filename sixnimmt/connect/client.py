@@ -124,6 +124,7 @@ class BotClient:
         *,
         accept: AcceptPolicy = AcceptPolicy("people"),
         seek: Seek | None = None,
+        challenge: tuple[str, Seek] | None = None,
         max_games: int = 4,
         seed: int | None = None,
         sleep: Sleep = asyncio.sleep,
@@ -134,6 +135,7 @@ class BotClient:
         self.spec = spec
         self.accept = accept
         self.seek = seek
+        self.challenge = challenge  # a bot to challenge by name once online, and the game asked for
         self.max_games = max_games
         self.seed = seed
         self._sleep = sleep
@@ -226,6 +228,9 @@ class BotClient:
         # (the games the server still seats this bot in count toward its limit before they come again)
         self._resuming = seated - set(self.games)
         await self._maybe_seek()
+        if self.challenge is not None and not self.stopping and self._taken() < self.max_games:
+            (name, wanted), self.challenge = self.challenge, None  # (once: its table outlives a drop)
+            await self._send({**wanted.message(), "type": "challenge", "bot": name})
         if self._done.is_set():
             await ws.close()
         async for raw in ws:
@@ -268,6 +273,10 @@ class BotClient:
                 await self._send({"type": "cancel-seek", "seek": seek})
         elif kind == "invitation-withdrawn":  # it expired before its game started: room again
             self._accepted.pop(str(message.get("invitation")), None)
+        elif kind == "challenging":
+            log.info("challenged %s: game %s", message.get("bot"), game)
+        elif kind == "challenge-declined":
+            log.warning("game %s: the challenge was declined (%s)", game, message.get("reason"))
         elif kind == "error":
             await self._error(message)
         elif kind in ("game-start", "game-state") and isinstance(game, str) and game not in self.games:
@@ -281,12 +290,13 @@ class BotClient:
     async def _invited(self, message: dict[str, Any]) -> None:
         invitation, sender = message.get("invitation"), str(message.get("from", ""))
         reason = None
+        # (the standard reasons of docs/bot-api.md, which the inviter or challenger is told)
         if self.stopping:
-            reason = "going offline"
+            reason = "going-offline"
         elif not self.accept.accepts(sender, bool(message.get("from_bot"))):
-            reason = "not accepted by this bot's policy"
+            reason = "not-bots" if message.get("from_bot") else "generic"
         elif self._taken() + (self._seek_id is not None or self._seek_sent) >= self.max_games:
-            reason = f"busy: playing {len(self.games)} games"  # (a seek's seat counts: the server holds it)
+            reason = "too-many-games"  # (a seek's seat counts: the server holds it)
         if reason is None:
             self._accepted[str(invitation)] = str(message.get("game"))
             await self._send({"type": "accept", "invitation": invitation})

@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sixnimmt.server")
 
+#: The standard reasons to decline an invitation or a challenge (any other text is ``generic``).
+DECLINE_REASONS = ("generic", "later", "variant", "players", "rated", "casual", "too-many-games", "not-bots",
+                   "going-offline")
+
 #: Close codes of a bot program's WebSocket.
 CLOSE_BAD_TOKEN = 4401
 CLOSE_REPLACED = 4409
@@ -90,6 +94,8 @@ class BotGateway:
         self.links: dict[int, dict[str, SeatLink]] = {}
         self.invitations: dict[int, dict[str, Invitation]] = {}
         self._invites_received: dict[int, RateLimiter] = {}
+        #: The tables a bot opened to challenge another by name: table code -> the challenger's id.
+        self.challengers: dict[str, int] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sweep: Timer | None = None
 
@@ -170,7 +176,7 @@ class BotGateway:
         for link in list(links.values()):
             await link.detach()
         for invitation in self.invitations.pop(bot_id, {}).values():
-            await self._withdraw(invitation)
+            await self._withdraw(invitation, "going-offline")
 
     def is_online(self, bot_id: int) -> bool:
         session = self.sessions.get(bot_id)
@@ -274,7 +280,7 @@ class BotGateway:
             except (LookupError, TableError):  # the table is gone
                 await self.finish(link)
 
-    def _room_for_games(self, session: BotSession) -> None:
+    def room_for_games(self, session: BotSession) -> None:
         bot_id = session.identity.bot.id
         busy = len(self.links.get(bot_id, {}))  # (the games it sits at; invitations pending do not count)
         if busy >= session.max_games:
@@ -298,7 +304,7 @@ class BotGateway:
             wait = session.seeks.retry_after(now)
             raise BotError(f"too many seeks: at most {self.settings.program_seeks_per_minute} a "
                            f"minute (try again in {wait:.1f} s)", "rate-limited", limit="seeks", retry_after=round(wait, 1))
-        self._room_for_games(session)
+        self.room_for_games(session)
         bot = session.identity.bot
         try:
             seated = await self.play_now.play(mode, variant, players, bot.name, bot, program=True,
@@ -386,7 +392,7 @@ class BotGateway:
             wait = limiter.retry_after(self.clock.now())
             raise BotError(f"this bot gets at most {self.settings.program_invitations_per_minute} "
                            "invitations a minute", "rate-limited", limit="invitations", retry_after=round(wait, 1))
-        self._room_for_games(session)
+        self.room_for_games(session)
         invitation = Invitation(secrets.token_urlsafe(6), code, token)
         self.invitations.setdefault(bot_id, {})[invitation.id] = invitation
         seconds = self.settings.program_invitation_seconds
@@ -399,15 +405,24 @@ class BotGateway:
         invitation = self.invitations.get(bot_id, {}).pop(invitation_id, None)
         if invitation is not None:
             self.tell(bot_id, [{"type": "invitation-withdrawn", "invitation": invitation_id, "reason": "expired"}])
-            await self._withdraw(invitation)
+            await self._withdraw(invitation, "later")
 
-    async def _withdraw(self, invitation: Invitation) -> None:
+    async def _withdraw(self, invitation: Invitation, reason: str = "later", text: str = "") -> None:
+        """The seat kept for the bot opens again; a bot that challenged it is told why (``reason``, a
+        standard one: :data:`DECLINE_REASONS`), and its table is given up."""
         if invitation.timer is not None:
             invitation.timer.cancel()
         try:
             await self.rooms.call(invitation.code, WithdrawInvitation(invitation.token))
         except (LookupError, TableError) as error:
             log.info("an invitation to table %s could not be withdrawn: %s", invitation.code, error)
+        challenger = self.challengers.pop(invitation.code, None)
+        if challenger is not None:
+            link = self.links.get(challenger, {}).get(invitation.code)
+            if link is not None:
+                await self.finish(link)
+            self.tell(challenger, [{"type": "challenge-declined", "game": invitation.code, "reason": reason,
+                                    "message": text}])
 
     async def answer(self, session: BotSession, message: dict[str, Any], accept: bool) -> None:
         bot = session.identity.bot
@@ -415,16 +430,16 @@ class BotGateway:
         if invitation is None:
             raise BotError("no such invitation (expired, or answered)", "unknown-invitation")
         if not accept:
-            reason = str(message.get("reason", ""))[:200]
-            log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, reason)
-            await self._withdraw(invitation)
+            text = str(message.get("reason", ""))[:200]
+            log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, text)
+            await self._withdraw(invitation, text if text in DECLINE_REASONS else "generic", text)
             return
         if invitation.timer is not None:
             invitation.timer.cancel()
         try:
-            self._room_for_games(session)
+            self.room_for_games(session)
         except BotError:
-            await self._withdraw(invitation)
+            await self._withdraw(invitation, "too-many-games")
             raise
         join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True)
         try:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..refusal import Refusal
+from .challenges import challenge
 from .gateway import BotGateway, BotSession
 from .seat_links import BotError
 
@@ -69,6 +70,11 @@ FROM_BOT: dict[str, Message] = {m.type: m for m in (
     Message("move", (Field("game", "string", True, "the game"), Field("id", "integer", True, "the `decide` answered"),
                      Field("move", "any", True, "one of `view.decision.options`")),
             "answers `decide` `id`"),
+    Message("challenge", (Field("bot", "string", True, "the bot challenged, by name"),
+                          Field("mode", "string", False, "`casual` (the default) or `rated`"),
+                          Field("players", "integer or null", False, "2..10, 2 by default: server bots take the other seats"),
+                          Field("variant", "string", False, "a variant, `standard` by default")),
+            "challenges a bot by name: answered by `challenging`, then `game-start` or `challenge-declined`"),
     Message("leave", (Field("game", "string", True, "the game"),),
             "resigns: answered by `left`; the stand-in plays the seat to the end"),
 )}
@@ -81,6 +87,7 @@ HANDLERS: dict[str, Callable[[BotGateway, BotSession, dict[str, Any]], Awaitable
     "decline": lambda g, s, m: g.answer(s, m, False),
     "move": BotGateway.move,
     "leave": BotGateway.leave,
+    "challenge": challenge,
 }
 
 
