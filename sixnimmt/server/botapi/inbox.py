@@ -32,7 +32,7 @@ class Field:
             return "null" in self.json
         if self.json.startswith("integer"):
             return isinstance(value, int) and not isinstance(value, bool)
-        return isinstance(value, str)
+        return isinstance(value, str) if self.json == "string" else True
 
 
 @dataclass(frozen=True, slots=True)
