@@ -34,11 +34,14 @@ def play(ws, seek):
     ws.send(json.dumps({"type": "hello", "protocol": 2, "client": "online_bot.py/1", "max_games": 4}))
     welcome = json.loads(ws.recv())
     print(f"online as {welcome['bot']}, seated in {len(welcome['games'])} games", file=sys.stderr)
-    if seek:
+    games, limit = set(welcome["games"]), welcome["limits"]["games"]  # the games seated in count
+    if seek and len(games) < limit:
         ws.send(json.dumps({"type": "seek", "mode": seek, "players": None, "variant": "standard"}))
     for raw in ws:
         message = json.loads(raw)
         kind = message.get("type")
+        if kind in ("game-start", "game-state"):
+            games.add(message["game"])
         if kind == "invitation":
             answer = "decline" if message["from_bot"] else "accept"
             ws.send(json.dumps({"type": answer, "invitation": message["invitation"], "reason": "people only"}))
@@ -48,7 +51,8 @@ def play(ws, seek):
             ws.send(json.dumps({"type": "move", "game": message["game"], "id": message["id"], "move": move}))
         elif kind == "game-end":
             print(f"game {message['game']} over: {message['totals']}", file=sys.stderr)
-            if seek:  # look for the next one
+            games.discard(message["game"])
+            if seek and len(games) < limit:  # look for the next one
                 ws.send(json.dumps({"type": "seek", "mode": seek, "players": None, "variant": "standard"}))
         elif kind == "error":
             print(f"server: {message['code']}: {message.get('message', '')}", file=sys.stderr)

@@ -59,6 +59,11 @@ def connect(
         int | None, typer.Option(min=2, max=10, help="Players of the games sought (default: any).", show_default=False)
     ] = None,
     variant: Annotated[str, typer.Option(help=f"Variant of the games sought: {', '.join(VARIANT_NAMES)}.")] = "standard",
+    challenge: Annotated[
+        str | None,
+        typer.Option(metavar="NAME", help="Challenge the bot NAME once online (casual, unless --seek rated; "
+                     "--players and --variant say the game).", show_default=False),
+    ] = None,
     max_games: Annotated[int, typer.Option(min=1, max=64, help="Games played at once at most.")] = 4,
     seed: Annotated[
         int | None, typer.Option(help="Seed the bot (repeatable play); default: random.", show_default=False)
@@ -85,6 +90,8 @@ def connect(
         client = BotClient(
             url, token, bot, accept=policy, max_games=max_games, seed=seed,
             seek=Seek(seek.value, players, variant) if seek is not None else None,
+            challenge=None if challenge is None else (
+                challenge, Seek(seek.value if seek is not None else "casual", players or 2, variant)),
         )
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="URL") from None

@@ -46,6 +46,10 @@ def serve(
     absent_grace: Annotated[
         float, typer.Option(min=1, max=3600, help="Seconds before a disconnected player's move is made for them.")
     ] = 20.0,
+    program_grace: Annotated[
+        float, typer.Option(min=1, max=3600, help="Seconds a bot program that dropped keeps its seats "
+                            "before the stand-in plays them (docs/bot-api.md).")
+    ] = 60.0,
     log_level: Annotated[LogLevel, typer.Option(help="How much the server logs.")] = LogLevel.INFO,
     compress: Annotated[
         bool,
@@ -84,7 +88,8 @@ def serve(
         raise typer.Exit(2) from None
     from ..server.store.database import Store
 
-    settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace, quiet_gc=True)
+    settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace,
+                        program_grace=program_grace, quiet_gc=True)
     if workers > 1 and not settings.clustered():
         typer.echo(f"sixnimmt serve: --workers {workers} needs PostgreSQL (--database-url postgresql+psycopg://...): "
                    "an SQLite database is served by one process", err=True)

@@ -124,6 +124,7 @@ class BotClient:
         *,
         accept: AcceptPolicy = AcceptPolicy("people"),
         seek: Seek | None = None,
+        challenge: tuple[str, Seek] | None = None,
         max_games: int = 4,
         seed: int | None = None,
         sleep: Sleep = asyncio.sleep,
@@ -134,6 +135,7 @@ class BotClient:
         self.spec = spec
         self.accept = accept
         self.seek = seek
+        self.challenge = challenge  # a bot to challenge by name once online, and the game asked for
         self.max_games = max_games
         self.seed = seed
         self._sleep = sleep
@@ -151,6 +153,7 @@ class BotClient:
         self._accepted: dict[str, str] = {}  # invitation -> its game, accepted and not started yet
         self._seek_id: str | None = None
         self._seek_sent = False  # a seek is on its way (no ``seeking`` answer yet)
+        self._resuming: set[str] = set()  # games ``welcome`` listed that have not come again yet
         self._done = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()  # tasks started from callbacks, kept till done
 
@@ -222,7 +225,12 @@ class BotClient:
             self._inbox[game.id].put_nowait({"type": "gone"})
         self._seek_id, self._seek_sent = None, False  # a seek lasts as long as its connection
         self._accepted.clear()
+        # (the games the server still seats this bot in count toward its limit before they come again)
+        self._resuming = seated - set(self.games)
         await self._maybe_seek()
+        if self.challenge is not None and not self.stopping and self._taken() < self.max_games:
+            (name, wanted), self.challenge = self.challenge, None  # (once: its table outlives a drop)
+            await self._send({**wanted.message(), "type": "challenge", "bot": name})
         if self._done.is_set():
             await ws.close()
         async for raw in ws:
@@ -260,11 +268,19 @@ class BotClient:
             await self._invited(message)
         elif kind == "seeking":
             self._seek_id, self._seek_sent = message.get("seek"), False
+            if self.stopping:  # (it was on its way when Ctrl-C came)
+                seek, self._seek_id = self._seek_id, None
+                await self._send({"type": "cancel-seek", "seek": seek})
         elif kind == "invitation-withdrawn":  # it expired before its game started: room again
             self._accepted.pop(str(message.get("invitation")), None)
+        elif kind == "challenging":
+            log.info("challenged %s: game %s", message.get("bot"), game)
+        elif kind == "challenge-declined":
+            log.warning("game %s: the challenge was declined (%s)", game, message.get("reason"))
         elif kind == "error":
             await self._error(message)
-        elif kind == "game-start" and isinstance(game, str) and game not in self.games:
+        elif kind in ("game-start", "game-state") and isinstance(game, str) and game not in self.games:
+            self._resuming.discard(game)
             self._start_game(game, message)
         elif isinstance(game, str) and game in self._inbox:
             self._inbox[game].put_nowait(message)
@@ -274,12 +290,13 @@ class BotClient:
     async def _invited(self, message: dict[str, Any]) -> None:
         invitation, sender = message.get("invitation"), str(message.get("from", ""))
         reason = None
+        # (the standard reasons of docs/bot-api.md, which the inviter or challenger is told)
         if self.stopping:
-            reason = "going offline"
+            reason = "going-offline"
         elif not self.accept.accepts(sender, bool(message.get("from_bot"))):
-            reason = "not accepted by this bot's policy"
+            reason = "not-bots" if message.get("from_bot") else "generic"
         elif self._taken() + (self._seek_id is not None or self._seek_sent) >= self.max_games:
-            reason = f"busy: playing {len(self.games)} games"  # (a seek's seat counts: the server holds it)
+            reason = "too-many-games"  # (a seek's seat counts: the server holds it)
         if reason is None:
             self._accepted[str(invitation)] = str(message.get("game"))
             await self._send({"type": "accept", "invitation": invitation})
@@ -296,6 +313,9 @@ class BotClient:
         game = message.get("game")
         if code == "unknown-game" and isinstance(game, str) and game in self._inbox:  # the seat is no longer ours
             self._inbox[game].put_nowait({"type": "gone"})
+        if code == "unknown-game" and isinstance(game, str) and game in self._resuming:
+            self._resuming.discard(game)
+            self._spawn(self._maybe_seek())
         if self._seek_sent and message.get("game") is None:  # the seek on its way was refused
             self._seek_sent = False
             if code == "rate-limited":  # try again when the server says; other refusals, once a game ends
@@ -313,7 +333,7 @@ class BotClient:
 
     def _taken(self) -> int:
         """Games in progress and invitations accepted whose game has not started."""
-        return len(self.games) + len(self._accepted)
+        return len(self.games) + len(self._accepted) + len(self._resuming - set(self.games))
 
     # ------------------------------------------------------------------ games
 
@@ -375,14 +395,19 @@ class BotClient:
             self.stopping = True
             self.state = "stopping"
             log.info("stopping: finishing %d game(s); Ctrl-C again to resign them", len(self.games))
-            if self._seek_id is not None:
-                self._spawn(self._send({"type": "cancel-seek", "seek": self._seek_id}))
-                self._seek_id = None
-            if not self.games:
-                self._finish()
+            seek, self._seek_id = self._seek_id, None
+            self._spawn(self._stop_seeking(seek, finish=not self.games))
             return
         log.info("leaving %d game(s)", len(self.games))
         self._spawn(self._leave_all())
+
+    async def _stop_seeking(self, seek: str | None, finish: bool) -> None:
+        """Cancel the open seek (its seat opens: no table waits for this bot), then, with no game in
+        progress, close the connection: the cancel goes out first."""
+        if seek is not None:
+            await self._send({"type": "cancel-seek", "seek": seek})
+        if finish:
+            self._finish()
 
     async def _leave_all(self) -> None:
         for game in list(self.games.values()):

@@ -71,6 +71,16 @@ class RemoteGame:
             self.status.seat = message.get("seat")
             self.status.rules = Rules.from_dict(message["rules"])
             self._start = message
+        elif kind == "game-state":  # after a reconnect: the game whole, as it is now
+            view = PlayerView.from_dict(message["view"])
+            self.status.seats, self.status.seat, self.status.rules = tuple(view.seats), view.seat, view.rules
+            self.status.deal, self.status.turn = view.deal, view.turn
+            if self._view is None:
+                self.seat.prepare(view)
+            self._view = view
+        elif kind == "stand-in":
+            log.info("game %s: the stand-in played %s for decision %s (%s)", self.id, message.get("move"),
+                     message.get("id"), message.get("reason"))
         elif kind == "deal-start":
             self.status.deal = int(message["deal"])
             if self._view is None and self._start is not None and self.seat.wants_events:

@@ -46,6 +46,7 @@ class FakeServer:
         self._answers: dict[str, asyncio.Future[dict[str, Any]]] = {}  # invitation -> accept or decline
         self._codes = (f"G{n:03d}" for n in itertools.count(1))
         self.drop_on_move: int | None = None  # lose the answer to this decide id and cut the connection
+        self.seek_waits = False  # a seek opens a table that waits for players (no game starts)
         self.url = ""
 
     async def start(self) -> str:
@@ -115,8 +116,9 @@ class FakeServer:
         if kind in ("accept", "decline"):
             self._answers[message["invitation"]].set_result(message)
         elif kind == "seek":
-            await self._send({"type": "seeking", "seek": "S1"})
-            self.start_game()
+            await self._send({"type": "seeking", "seek": "S1", "game": "G100"})
+            if not self.seek_waits:
+                self.start_game()
         elif kind == "move":
             if message["id"] == self.drop_on_move:  # the answer is lost with the connection
                 self.drop_on_move = None

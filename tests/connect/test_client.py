@@ -94,7 +94,7 @@ async def test_invitations_follow_the_policy_and_the_game_limit(server: FakeServ
     client = client_for(server, "easy", accept=AcceptPolicy.parse("people"), max_games=1)
     task = await online(client)
     declined = await server.invite("otherbot", from_bot=True)
-    assert declined["type"] == "decline" and "policy" in declined["reason"]
+    assert declined["type"] == "decline" and declined["reason"] == "not-bots"
     assert (await server.invite("ada"))["type"] == "accept"
     busy = await server.invite("bob")  # the one game allowed is in progress (or just ended)
     assert busy["type"] == "decline" or server.finished
@@ -156,7 +156,7 @@ async def test_the_first_ctrl_c_finishes_the_games_the_second_leaves_them(server
     await server.invite("ada")
     await until(lambda: client.games, "the game started")
     client.interrupt()
-    assert (await server.invite("bob"))["reason"] == "going offline"
+    assert (await server.invite("bob"))["reason"] == "going-offline"
     assert not task.done()
     client.interrupt()
     await task
@@ -299,3 +299,26 @@ async def test_sigterm_resigns_and_exits_as_two_ctrl_c_do(server: FakeServer, tm
     process.send_signal(signal.SIGTERM)
     assert await process.wait() == 0
     assert server.left == ["G001"]
+
+
+async def test_ctrl_c_while_a_seek_waits_cancels_it_before_going(server: FakeServer) -> None:
+    """The seek's seat opens (the server gives it up): no table waits for a bot that went."""
+    server.seek_waits = True
+    client = client_for(server, "easy", seek=Seek("casual", 4, "standard"))
+    task = await online(client)
+    await until(lambda: any(m["type"] == "seek" for m in server.received), "the seek was sent")
+    await until(lambda: client._seek_id == "S1", "the seek is open")
+    client.interrupt()
+    await task
+    assert server.received[-1] == {"type": "cancel-seek", "seek": "S1"}
+
+
+async def test_challenge_names_a_bot_once_online(server: FakeServer) -> None:
+    client = BotClient(server.url, TOKEN, "easy", sleep=no_wait, rng=random.Random(1),
+                       challenge=("Champion", Seek("rated", 3, "tactics")))
+    task = await online(client)
+    await until(lambda: any(m["type"] == "challenge" for m in server.received), "the challenge was sent")
+    assert [m for m in server.received if m["type"] == "challenge"] == [
+        {"type": "challenge", "bot": "Champion", "mode": "rated", "players": 3, "variant": "tactics"}]
+    client.interrupt()
+    await task

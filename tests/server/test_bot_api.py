@@ -261,16 +261,33 @@ def test_a_bot_cut_off_mid_game_reconnects_and_finishes_without_a_fault(
         with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as again:
             back = BotProgram(again)
             assert back.hello()["games"] == [code]
-            resumed = back.until(lambda m: m["type"] == "decide")
+            resumed = back.until(lambda m: m["type"] == "decide", answer=False)
             assert resumed["id"] == asked["id"]  # the same decision again, the same id
             assert resumed["view"]["decision"] == asked["view"]["decision"]
             kinds = [m["type"] for m in back.messages]
-            assert kinds[1:3] == ["game-start", "deal-start"]
+            assert kinds[1:3] == ["game-state", "decide"]  # one whole state, then the open decision
+            state = back.messages[1]["view"]
+            assert state["rows"] == server_rows(web, code) and state["hand"] == resumed["view"]["hand"]
+            assert state["deal"] == asked["view"]["deal"] and state["turn"] == asked["view"]["turn"] > 0
+            back.ws.send_json({"type": "move", "game": code, "id": resumed["id"],
+                               "move": resumed["view"]["decision"]["options"][0]})
             back.play_games()
             thread.join(60)
             assert not thread.is_alive()
             assert back.ended[code]["totals"] == steady.ended[code]["totals"]
     assert "fault" not in caplog.text
+
+
+def server_rows(web: TestClient, code: str) -> list[list[int]]:
+    """The rows of the game at ``code`` as the server has them now."""
+    app: Any = web.app
+
+    async def rows() -> list[list[int]]:
+        room = app.state.bot_gateway.rooms.local(code)
+        return [list(row) for row in room.table.game.rows]
+
+    assert web.portal is not None
+    return web.portal.call(rows)
 
 
 def _connections(web: TestClient, names: tuple[str, str]) -> tuple[Any, ...]:
@@ -459,7 +476,7 @@ def test_after_the_grace_the_stand_in_plays_a_dropped_bot_to_the_end(
         assert back.hello()["games"] == [code]
         end = back.until(lambda m: m["type"] == "game-end")
         assert end["game"] == code and end["totals"] == stayer.ended[code]["totals"]
-        assert [m["type"] for m in back.messages][1:3] == ["game-start", "deal-start"]
+        assert [m["type"] for m in back.messages][1:3] == ["game-state", "game-end"]
 
 
 def test_a_token_revoked_by_another_process_closes_within_the_check(web: TestClient) -> None:
@@ -554,6 +571,7 @@ def test_two_bots_play_every_variant(live: TestClient, variant: str) -> None:
 
 
 def test_a_seek_is_cancelled_while_its_table_waits(web: TestClient) -> None:
+    """Even the seek that opened the table: nobody is left waiting for a bot that went."""
     sign_up(web, "vic_owner")
     one_ws, two_ws = _connections(web, ("Opener", "Canceller"))
     with one_ws as one, two_ws as two:
@@ -565,16 +583,18 @@ def test_a_seek_is_cancelled_while_its_table_waits(web: TestClient) -> None:
             seeks.append(program.until(lambda m: m["type"] == "seeking"))
         code = seeks[0]["game"]
         assert seeks[1]["game"] == code
-        opener.ws.send_json({"type": "cancel-seek", "seek": seeks[0]["seek"]})
-        assert opener.until(lambda m: m["type"] == "error")["code"] == "seek-opened-table"
-        canceller.ws.send_json({"type": "cancel-seek", "seek": seeks[1]["seek"]})
-        for _ in range(200):  # (the seat opens once the table has the leave)
-            seat = web.get(f"/api/tables/{code}").json()["seats"][1]
-            if seat["kind"] == "open":
-                break
-        assert seat["kind"] == "open"
+        for program, seek in ((opener, seeks[0]), (canceller, seeks[1])):
+            program.ws.send_json({"type": "cancel-seek", "seek": seek["seek"]})
+            assert program.until(lambda m: m["type"] in ("seek-cancelled", "error")) == {
+                "type": "seek-cancelled", "seek": seek["seek"], "game": code}
+        assert [s["kind"] for s in web.get(f"/api/tables/{code}").json()["seats"]] == ["open"] * 3
         canceller.ws.send_json({"type": "cancel-seek", "seek": seeks[1]["seek"]})
         assert canceller.until(lambda m: m["type"] == "error")["code"] == "unknown-seek"
+        _advance(web, 6.0)  # past Play now's wait: a table nobody sits at does not start
+        assert web.get(f"/api/tables/{code}").json()["status"] == "waiting"
+        opener.ws.send_json({"type": "ping"})
+        opener.until(lambda m: m["type"] == "pong")
+        assert not any(m["type"] == "game-start" for m in opener.messages + canceller.messages)
 
 
 def test_a_connection_replaced_mid_game_resumes_it_and_the_seat_stays_one(live: TestClient) -> None:

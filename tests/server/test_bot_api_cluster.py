@@ -105,3 +105,57 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
         with pytest.raises(ConnectionClosed) as closed:
             north.recv(timeout=RECEIVE_TIMEOUT)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+
+
+def test_a_table_of_programs_on_two_processes_ends_when_both_go_for_good(tmp_path: Path) -> None:
+    """Each program connected to its own process, then gone: the process that drives the table has
+    the stand-in play both seats after the grace (1 s here), with nobody connected, to the end."""
+    import subprocess
+    import sys
+    import time
+
+    from .conftest import fresh_postgres_url
+    from .test_restart import free_port
+
+    url, started = fresh_postgres_url(), []
+    for n in range(2):
+        port = free_port()
+        started.append((subprocess.Popen(
+            [sys.executable, "-m", "sixnimmt.cli", "serve", "--port", str(port), "--database-url", url,
+             "--bot-delay", "0", "--program-grace", "1", "--log-level", "warning"],
+            stdout=(tmp_path / f"server-{n}.log").open("ab"), stderr=subprocess.STDOUT), f"127.0.0.1:{port}"))
+    try:
+        for _, address in started:
+            for _ in range(600):  # (up)
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"http://{address}/healthz", timeout=0.5).status_code == 200:
+                        break
+                time.sleep(0.1)
+        (_, first), (_, second) = started
+        web = httpx.Client(base_url=f"http://{first}", headers={"Origin": f"http://{first}"}, timeout=30)
+        assert web.post("/api/account/signup", json={"name": "gone_host", "password": "correct horse battery"}).status_code == 201
+        tokens = {}
+        for name in ("East_Gone", "West_Gone"):
+            assert web.post("/api/bots", json={"name": name, "description": "test"}).status_code == 201
+            tokens[name] = web.post(f"/api/bots/{name}/tokens", json={"label": "ci"}).json()["token"]
+        with contextlib.ExitStack() as stack:
+            sockets = [stack.enter_context(connect(f"ws://{address}/api/bot/v1/connect",
+                                                   additional_headers={"Authorization": f"Bearer {tokens[name]}"}))
+                       for name, address in (("East_Gone", first), ("West_Gone", second))]
+            programs = [BotProgram(JsonSocket(ws)) for ws in sockets]
+            for program in programs:
+                program.hello()
+                program.ws.send_json({"type": "seek", "mode": "casual", "players": 2})
+                code = program.until(lambda m: m["type"] == "seeking")["game"]
+            for program in programs:
+                program.until(lambda m: m["type"] == "decide", answer=False)
+        for _ in range(1200):  # (a bounded poll: the stand-in plays every decision once the grace is over)
+            status = web.get(f"/api/tables/{code}").json().get("status")
+            if status == "finished":
+                break
+            time.sleep(0.1)
+        assert status == "finished"
+    finally:
+        for process, _ in started:
+            process.terminate()
+            process.wait(timeout=20)

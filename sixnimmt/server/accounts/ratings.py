@@ -171,7 +171,9 @@ class Ratings:
                 query = query.where(RatingRow.variant == variant)
             return {r.variant: rating_public(r.mu, r.sigma, r.games) for r in session.scalars(query)}
 
-    def profile(self, user_id: int, games_limit: int, games_offset: int) -> dict[str, Any]:
+    def profile(self, user_id: int, games_limit: int, games_offset: int, every_game: bool = False) -> dict[str, Any]:
+        """The account's ratings and games. ``every_game``: a bot account's count includes its games
+        at tables reached by link only (Play now's), which its list still leaves out."""
         with Session(self.engine) as session:
             ratings = {r.variant: rating_public(r.mu, r.sigma, r.games)
                        for r in session.scalars(select(RatingRow).where(RatingRow.user_id == user_id))}
@@ -184,7 +186,8 @@ class Ratings:
             # (a profile is public: it lists the games of public tables, rated games included)
             played = session.scalar(select(func.count()).select_from(GamePlayerRow)
                                     .join(GameRow, GameRow.id == GamePlayerRow.game_id)
-                                    .where(GamePlayerRow.user_id == user_id, GameRow.public.is_(True))) or 0
+                                    .where(GamePlayerRow.user_id == user_id,
+                                           GameRow.public.is_(True) | every_game)) or 0
             rows = session.execute(
                 select(GamePlayerRow, GameRow).join(GameRow, GameRow.id == GamePlayerRow.game_id)
                 .where(GamePlayerRow.user_id == user_id, GameRow.public.is_(True))

@@ -26,8 +26,9 @@ from ..refusal import Refusal
 from ..sockets import SocketClient, pump
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, shown_token
-from .gateway import BotGateway, BotSession, receive
-from .seat_links import BotError
+from .gateway import BotGateway, BotSession
+from .inbox import receive
+from .seat_links import BotError, players
 
 log = logging.getLogger("sixnimmt.server")
 
@@ -151,7 +152,8 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
         raise error.with_status(409) from None
     host = summary["seats"][0]["name"]
     about = {"from": host, "from_bot": bool(summary["seats"][0].get("program")), "rated": bool(summary.get("rated")),
-             "rules": summary["rules"], "seats": [s["name"] for s in summary["seats"]]}
+             "rules": summary["rules"], "seats": [s["name"] for s in summary["seats"]],
+             "players": players(summary["seats"])}
     try:
         return await gateway.invite_anywhere(bot.id, code, token, about)
     except BotError as error:

@@ -73,8 +73,19 @@ class Leave:
     game: Any
 
 
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """Challenge the bot named ``bot`` to a game of ``players`` (None: two) in ``variant``."""
+
+    type: ClassVar[str] = "challenge"
+    bot: str
+    mode: str
+    players: int | None
+    variant: str
+
+
 #: The messages after ``hello`` (``ping`` is answered before any of them is read).
-BotMessage = Seek | CancelSeek | Accept | Decline | Move | Leave
+BotMessage = Seek | CancelSeek | Accept | Decline | Move | Leave | Challenge
 
 
 def parse_json(text: str | None, max_bytes: int) -> dict[str, Any]:
@@ -108,6 +119,15 @@ def _seek(raw: dict[str, Any]) -> Seek:
     return Seek(mode, players, variant)
 
 
+def _challenge(raw: dict[str, Any]) -> Challenge:
+    mode, players, variant = raw.get("mode", "casual"), raw.get("players"), raw.get("variant", "standard")
+    if mode not in ("casual", "rated"):
+        raise BotError("a challenge is casual or rated", "bad-message", fields=["mode"])
+    if variant not in VARIANT_NAMES:
+        raise BotError(f"no variant {str(variant)[:20]!r}", "bad-message", fields=["variant"])
+    return Challenge(str(raw.get("bot")), mode, players, variant)
+
+
 #: How each message type is read from its JSON object (``hello`` and ``ping`` come first, apart).
 DECODERS: dict[str, Callable[[dict[str, Any]], BotMessage]] = {
     "seek": _seek,
@@ -116,6 +136,7 @@ DECODERS: dict[str, Callable[[dict[str, Any]], BotMessage]] = {
     "decline": lambda raw: Decline(str(raw.get("invitation")), str(raw.get("reason", ""))[:200]),
     "move": lambda raw: Move(raw.get("game"), raw.get("id"), raw.get("move")),
     "leave": lambda raw: Leave(raw.get("game")),
+    "challenge": _challenge,
 }
 
 

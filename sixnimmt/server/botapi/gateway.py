@@ -29,27 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from ...core import PlayerView
 from ...seats import make_bot
-from ..accounts.users import seat_token
+from ..accounts.users import User, seat_token
 from ..calls import BotConnected, BotsOnline, InviteBot, Join, WithdrawInvitation
 from ..clock import Clock, Timer
 from ..cluster.peers import Cluster
 from ..config import Settings
 from ..limits import RateLimiter
-from ..refusal import Refusal
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, BotIdentity
-from .bot_wire import (
-    Accept,
-    CancelSeek,
-    Decline,
-    Hello,
-    Leave,
-    Move,
-    Seek,
-    decode,
-    decode_hello,
-    parse_json,
-)
+from .bot_wire import Accept, CancelSeek, Decline, Hello, Leave, Move, Seek
 from .seat_links import BotError, SeatLink
 
 if TYPE_CHECKING:
@@ -57,6 +45,10 @@ if TYPE_CHECKING:
     from ..tables.rooms import Rooms
 
 log = logging.getLogger("sixnimmt.server")
+
+#: The standard reasons to decline an invitation or a challenge (any other text is ``generic``).
+DECLINE_REASONS = ("generic", "later", "variant", "players", "rated", "casual", "too-many-games", "not-bots",
+                   "going-offline")
 
 #: Close codes of a bot program's WebSocket.
 CLOSE_BAD_TOKEN = 4401
@@ -102,13 +94,19 @@ class BotGateway:
         self.links: dict[int, dict[str, SeatLink]] = {}
         self.invitations: dict[int, dict[str, Invitation]] = {}
         self._invites_received: dict[int, RateLimiter] = {}
+        #: The tables a bot opened to challenge another by name: table code -> the challenger's id.
+        self.challengers: dict[str, int] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sweep: Timer | None = None
 
     def spawn(self, work: Awaitable[Any]) -> None:
+        self._spawned(work)
+
+    def _spawned(self, work: Awaitable[Any]) -> asyncio.Future[Any]:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def start(self) -> None:
         self._sweep = self.clock.call_later(self.settings.program_token_check_seconds, self._check_tokens)
@@ -160,15 +158,25 @@ class BotGateway:
             old.close(CLOSE_REPLACED, "replaced")
 
     async def disconnect(self, session: BotSession) -> None:
-        """The program's connection closed: its seats stay, away (the grace runs), until it comes back."""
+        """The program's connection closed: its seats stay, away (the grace runs), until it comes back.
+        Done to the end even when the connection's task is cancelled (the client went at once, the
+        server stops): a seat left connected would never be away, and its game would never end."""
+        await asyncio.shield(self._spawned(self._disconnect(session)))
+
+    async def _disconnect(self, session: BotSession) -> None:
         bot_id = session.identity.bot.id
         if self.sessions.get(bot_id) is not session:
             return  # (replaced: the new connection holds the seats)
         del self.sessions[bot_id]
-        for link in list(self.links.get(bot_id, {}).values()):
+        links = self.links.get(bot_id, {})
+        for code in session.seeking.values():  # a seek lasts as long as its connection
+            link = links.get(code)
+            if link is not None and not link.started:
+                await self.finish(link)
+        for link in list(links.values()):
             await link.detach()
         for invitation in self.invitations.pop(bot_id, {}).values():
-            await self._withdraw(invitation)
+            await self._withdraw(invitation, "going-offline")
 
     def is_online(self, bot_id: int) -> bool:
         session = self.sessions.get(bot_id)
@@ -260,9 +268,8 @@ class BotGateway:
             link = links.get(code)
             if link is None:
                 link = links[code] = SeatLink(self, bot.id, code, seat_token(bot.seat_key, code))
-            else:
-                for resent in link.resend():
-                    session.push(resent)
+            # each game once, whole (``game-state``), then its open decision with the id it had
+            link.resync = link.ask_again = True
             try:
                 if link.attached:  # (the older connection was replaced before it dropped: the seat
                     await link.send({"type": "sync"})  # stays connected; its state comes again)
@@ -271,21 +278,26 @@ class BotGateway:
             except (LookupError, TableError):  # the table is gone
                 await self.finish(link)
 
-    def _room_for_games(self, session: BotSession) -> None:
+    def room_for_games(self, session: BotSession) -> None:
         bot_id = session.identity.bot.id
-        busy = len(self.links.get(bot_id, {})) + len(self.invitations.get(bot_id, {}))
+        busy = len(self.links.get(bot_id, {}))  # (the games it sits at; invitations pending do not count)
         if busy >= session.max_games:
             raise BotError(f"you play {busy} games already (limit {session.max_games}): "
                            "finish one first", "too-many-games", limit=session.max_games)
 
     async def seek(self, session: BotSession, message: Seek) -> None:
+        """Play now as a bot. Done to the end even if the connection goes meanwhile (its task
+        cancelled): a seat taken is always followed, or given up again."""
+        await asyncio.shield(self._spawned(self._seek(session, message)))
+
+    async def _seek(self, session: BotSession, message: Seek) -> None:
         mode, players, variant = message.mode, message.players, message.variant
         now = self.clock.now()
         if not session.seeks.allow(now):
             wait = session.seeks.retry_after(now)
             raise BotError(f"too many seeks: at most {self.settings.program_seeks_per_minute} a "
                            f"minute (try again in {wait:.1f} s)", "rate-limited", limit="seeks", retry_after=round(wait, 1))
-        self._room_for_games(session)
+        self.room_for_games(session)
         bot = session.identity.bot
         try:
             seated = await self.play_now.play(mode, variant, players, bot.name, bot, program=True,
@@ -295,14 +307,19 @@ class BotGateway:
         seek = secrets.token_urlsafe(6)
         session.seeking[seek] = seated["code"]
         session.push({"type": "seeking", "seek": seek, "game": seated["code"]})
-        await self.seat(bot.id, seated["code"])
+        await self.seat(bot.id, seated["code"], bot)
+        link = self.links.get(bot.id, {}).get(seated["code"])
+        if self.sessions.get(bot.id) is not session and link is not None and not link.started:
+            await self.finish(link)  # the connection went meanwhile, and its seek with it
 
-    async def seat(self, bot_id: int, code: str) -> None:
-        """The program sits at table ``code`` (its seat is taken): follow it."""
+    async def seat(self, bot_id: int, code: str, bot: User | None = None) -> None:
+        """The program sits at table ``code`` (its seat is taken): follow it (``bot``: even when its
+        connection has gone meanwhile)."""
         session = self.sessions.get(bot_id)
-        if session is None:
+        if session is not None:
+            bot = session.identity.bot
+        if bot is None:
             return
-        bot = session.identity.bot
         await asyncio.to_thread(self.bots.add_game, bot_id, code)
         links = self.links.setdefault(bot_id, {})
         if code not in links:
@@ -314,14 +331,14 @@ class BotGateway:
         link = self.links.get(session.identity.bot.id, {}).get(session.seeking.get(seek, ""))
         if link is None or link.started:
             raise BotError("no such seek waiting for its game", "unknown-seek")
-        if link.seat == 0:  # (the table this seek opened: its game starts when Play now fills it)
-            raise BotError("this seek opened its table, which waits for its players: "
-                           "the game starts when they come, or Play now's bots fill it", "seek-opened-table", seek=seek)
         del session.seeking[seek]
-        await self.finish(link)
+        await self.finish(link)  # (the seat opens; a table the seek opened and nobody else took never starts)
+        session.push({"type": "seek-cancelled", "seek": seek, "game": link.code})
 
     async def leave(self, session: BotSession, message: Leave) -> None:
-        await self.finish(self._link(session, message.game))
+        link = self._link(session, message.game)
+        await self.finish(link)
+        session.push({"type": "left", "game": link.code})  # (the last message about that game)
 
     async def move(self, session: BotSession, message: Move) -> None:
         await self._link(session, message.game).move(message.id, message.move, session.identity.bot.name)
@@ -367,7 +384,7 @@ class BotGateway:
             wait = limiter.retry_after(self.clock.now())
             raise BotError(f"this bot gets at most {self.settings.program_invitations_per_minute} "
                            "invitations a minute", "rate-limited", limit="invitations", retry_after=round(wait, 1))
-        self._room_for_games(session)
+        self.room_for_games(session)
         invitation = Invitation(secrets.token_urlsafe(6), code, token)
         self.invitations.setdefault(bot_id, {})[invitation.id] = invitation
         seconds = self.settings.program_invitation_seconds
@@ -380,15 +397,24 @@ class BotGateway:
         invitation = self.invitations.get(bot_id, {}).pop(invitation_id, None)
         if invitation is not None:
             self.tell(bot_id, [{"type": "invitation-withdrawn", "invitation": invitation_id, "reason": "expired"}])
-            await self._withdraw(invitation)
+            await self._withdraw(invitation, "later")
 
-    async def _withdraw(self, invitation: Invitation) -> None:
+    async def _withdraw(self, invitation: Invitation, reason: str = "later", text: str = "") -> None:
+        """The seat kept for the bot opens again; a bot that challenged it is told why (``reason``, a
+        standard one: :data:`DECLINE_REASONS`), and its table is given up."""
         if invitation.timer is not None:
             invitation.timer.cancel()
         try:
             await self.rooms.call(invitation.code, WithdrawInvitation(invitation.token))
         except (LookupError, TableError) as error:
             log.info("an invitation to table %s could not be withdrawn: %s", invitation.code, error)
+        challenger = self.challengers.pop(invitation.code, None)
+        if challenger is not None:
+            link = self.links.get(challenger, {}).get(invitation.code)
+            if link is not None:
+                await self.finish(link)
+            self.tell(challenger, [{"type": "challenge-declined", "game": invitation.code, "reason": reason,
+                                    "message": text}])
 
     async def answer(self, session: BotSession, message: Accept | Decline) -> None:
         bot = session.identity.bot
@@ -396,53 +422,20 @@ class BotGateway:
         if invitation is None:
             raise BotError("no such invitation (expired, or answered)", "unknown-invitation")
         if isinstance(message, Decline):
-            log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, message.reason)
-            await self._withdraw(invitation)
+            text = message.reason
+            log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, text)
+            await self._withdraw(invitation, text if text in DECLINE_REASONS else "generic", text)
             return
         if invitation.timer is not None:
             invitation.timer.cancel()
+        try:
+            self.room_for_games(session)
+        except BotError:
+            await self._withdraw(invitation, "too-many-games")
+            raise
         join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True)
         try:
             await self.rooms.call(invitation.code, join)
         except (LookupError, TableError) as error:
             raise BotError(f"the seat is no longer kept for you: {error}", "invitation-gone") from None
         await self.seat(bot.id, invitation.code)
-
-
-#: The program's messages, by type.
-HANDLERS: dict[type, Callable[[BotGateway, BotSession, Any], Awaitable[None]]] = {
-    Seek: BotGateway.seek,
-    CancelSeek: BotGateway.cancel_seek,
-    Accept: BotGateway.answer,
-    Decline: BotGateway.answer,
-    Move: BotGateway.move,
-    Leave: BotGateway.leave,
-}
-
-
-async def receive(gateway: BotGateway, session: BotSession, text: str | None) -> None:
-    """One frame from a program: its allowance, then its message (``hello`` first); anything refused
-    is answered with an ``error`` and changes nothing."""
-    now = gateway.clock.now()
-    try:
-        raw = parse_json(text, gateway.settings.max_message_bytes)
-        # An answer to an open decision is paced by the game itself; every other message (a wrong
-        # answer too) takes from the token's allowance.
-        if not gateway.answers(session, raw) and not session.messages.allow(now):
-            wait = round(session.messages.retry_after(now), 1)
-            raise BotError(f"too many messages: at most {gateway.settings.program_messages_per_second:g} "
-                           f"a second (try again in {wait} s)", "rate-limited", limit="messages", retry_after=wait)
-        kind = raw["type"]
-        if kind == "ping":
-            session.push({"type": "pong"})
-        elif kind == "hello":
-            if session.hello:
-                raise BotError("hello comes once, first", "bad-message")
-            await gateway.hello(session, decode_hello(raw))
-        elif not session.hello:
-            raise BotError("say hello first", "bad-message")
-        else:
-            message = decode(raw)
-            await HANDLERS[type(message)](gateway, session, message)
-    except Refusal as error:  # (a table's refusal too, with its parameters)
-        session.push(error.to_bot_message())

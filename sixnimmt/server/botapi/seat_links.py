@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...core import PASS, PlayerView
-from ...protocol import messages
 from ...protocol.narration import Narrator
 from ..clock import Clock
 from ..cluster.forwarding import Link
@@ -39,6 +38,26 @@ REFUSED_CLOSE_CODE = 4429
 REATTACH_SECONDS = 0.5
 #: What a table sends a seat that the program does not need to hear.
 QUIET = frozenset({"presence", "seats", "chat", "thinking", "pong", "hint", "invite"})
+
+
+def players(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Who sits in each seat, for a bot (docs/bot-api.md), from the table's public seats: ``kind`` is
+    ``person``, ``server-bot`` (with its ``level``), ``program`` (a bot program over this API),
+    ``invited`` (kept for someone) or ``open``; ``account`` is the account it plays under (a signed-in
+    person's, a program's), else null."""
+    out: list[dict[str, Any]] = []
+    for seat in seats:
+        kind = str(seat.get("kind"))
+        if kind == "human":
+            kind = "program" if seat.get("program") else "person"
+        elif kind == "bot":
+            kind = "server-bot"
+        who: dict[str, Any] = {"name": seat.get("name") or None, "kind": kind,
+                               "account": seat.get("name") if kind == "program" or seat.get("member") else None}
+        if kind == "server-bot":
+            who["level"] = seat.get("bot")
+        out.append(who)
+    return out
 
 
 class BotError(Refusal):
@@ -91,6 +110,8 @@ class SeatLink:
         self.view: dict[str, Any] | None = None
         self.open: OpenDecision | None = None
         self.ask_again = False  # the program reconnected: the open decision is asked again
+        self.resync = False  # the program reconnected: the next view comes whole, as ``game-state``
+        self.players: list[dict[str, Any]] = []  # who sits where (:func:`players`), as last told
         # (decide ids: unique in a game; a fresh link, as on another process, starts far from 0)
         self._next_id = secrets.randbelow(1 << 30) * 1000
 
@@ -151,16 +172,26 @@ class SeatLink:
     def push(self, message: dict[str, Any]) -> None:
         """What the table sends this seat, for the program."""
         kind = message.get("type")
-        if kind in QUIET or self.finished:
+        if self.finished:
             return
         out: list[dict[str, Any]] = []
+        seats = message.get("seats") if kind == "seats" else (message.get("table") or {}).get("seats")
+        if isinstance(seats, list) and players(seats) != self.players:
+            self.players = players(seats)
+            if self.started:  # (seats change hands at a deal's start: the bot hears who plays now)
+                out.append({"type": "players", "players": self.players})
+        if kind in QUIET:
+            self.gateway.tell(self.bot_id, [{**m, "game": self.code} for m in out])
+            return
         if kind == "error":
             out.append({"type": "error", "code": message.get("code", "table"), "message": message.get("message", ""),
                         "game": self.code})
             self.ask_again = True  # the move was refused: the decision, if still open, is asked again
             if self.view is not None and message.get("code") == "rate-limited":
                 out += self._ask(self.view)  # (no fresh state follows this refusal)
-        elif kind in ("state", "update"):
+        if isinstance(message.get("played_for"), dict) and message["played_for"].get("seat") == self.seat:
+            out += self._stood_in(message)
+        if kind in ("state", "update"):
             table = message.get("table") or {}
             if table.get("you") is None:
                 self.finished = True  # the seat is no longer this program's
@@ -185,7 +216,13 @@ class SeatLink:
         self.view = view
         if not self.started:
             self.started = True
-            out += self.narrator.start(PlayerView.from_dict(view))
+            started = self.narrator.start(PlayerView.from_dict(view))
+            started[0]["players"] = self.players  # (game-start: who is who)
+            out += [] if self.resync else started
+        if self.resync:  # (one whole state instead of the events missed, which may or may not match)
+            self.resync = False
+            out.append({"type": "game-state", "players": self.players, "view": view})
+            events = []
         for event in events:
             out += self.narrator.event(event)
             if event.get("type") == "game-over":
@@ -215,15 +252,28 @@ class SeatLink:
         return [*self.narrator.before_decision(view["deal"], view["turn"]),
                 {"type": "decide", "id": self._next_id, "view": view}]
 
-    def resend(self) -> list[dict[str, Any]]:
-        """After the program reconnected: its game again; the open decision follows with the table's
-        state (with the id it had, if it is still open)."""
-        self.ask_again = True
-        if self.view is None:
+    def _stood_in(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        """The stand-in played the open decision for the program (its time ran out, or it is away):
+        it is told, with the move played."""
+        asked, self.open = self.open, None
+        if asked is None:
             return []
-        out = [messages.game_start(PlayerView.from_dict(self.view)),
-               {"type": "deal-start", "deal": self.view["deal"], "rows": self.view["rows"]}]
-        return [{**m, "game": self.code} for m in out]
+        reason = {"timer": "late", "away": "away"}.get(str(message["played_for"].get("reason")), "away")
+        return [{"type": "stand-in", "id": asked.id, "reason": reason, "move": self._played(message)}]
+
+    def _played(self, message: dict[str, Any]) -> int | None:
+        """The move this seat made, as ``message`` shows it (None if it does not)."""
+        own = message.get("own") or {}
+        if own.get("my_choice") is not None:
+            return int(own["my_choice"])
+        for event in message.get("events", []):
+            if event.get("type") == "cards-revealed":
+                played = dict(map(tuple, event.get("seat_cards") or []))
+                if self.seat in played:
+                    return int(played[self.seat])
+            elif event.get("seat") == self.seat and event.get("type") in ("row-taken", "card-placed"):
+                return int(event["row"]) if event["type"] == "row-taken" else int(event["card"])
+        return None
 
     # ------------------------------------------------------------------ the program's side
 
@@ -240,7 +290,8 @@ class SeatLink:
                         "plays %d", bot_name, self.code, json.dumps(move)[:40], decision["kind"],
                         decision["options"], fallback)
             self.gateway.tell(self.bot_id, [BotError(f"{json.dumps(move)[:40]} is not one of the options {decision['options']}: "
-                f"the stand-in played {fallback}", "illegal-move", game=self.code, id=asked.id).to_message()])
+                f"the stand-in played {fallback}", "illegal-move", game=self.code, id=asked.id).to_message(),
+                {"type": "stand-in", "id": asked.id, "reason": "illegal", "move": fallback, "game": self.code}])
             move = fallback
         kind, field_name = MOVE_MESSAGES[decision["kind"]]
         passes = move == PASS and decision["kind"] in ("card", "keep")  # (row 0 is a row, not a pass)

@@ -174,8 +174,9 @@ class Room:
 
     def idle(self, now: float, after: float) -> bool:
         """Nobody connected, no bot thinking, and nothing happened for ``after`` seconds. A turn-based
-        game under way stays in memory, so its time per move runs out with nobody at the table."""
-        if self.scheduler.turn_based and self.table.status == "playing":
+        game under way stays in memory, so its time per move runs out with nobody at the table; so
+        does a game of bot programs only, which the stand-in plays to its end when they are gone."""
+        if self.table.status == "playing" and (self.scheduler.turn_based or self.scheduler.plays_on_alone()):
             return False
         return not self.connections and not self.scheduler.busy and now - self.table.last_active > after
 

@@ -234,12 +234,12 @@ class Scheduler:
     def fallback_due(self, seat: Seat) -> tuple[float | None, str]:
         """When the fallback bot plays for ``seat``, and why ("timer" or "away"): timer expiry, or the
         end of the grace period when the player is away, but only while someone is at the table to
-        wait for them."""
+        wait for them, or nobody is (:meth:`plays_on_alone`)."""
         if seat.leaving and seat.token_hash is None and seat.away_since is not None:
             return seat.away_since, "away"  # the player left their seat: played for at once
         if self.turn_based:  # players are away between moves; only the time per move counts
             return (self.deadline, "timer") if self.deadline is not None else (None, "")
-        if not self.room.anyone_connected():
+        if not self.room.anyone_connected() and not self.plays_on_alone():
             return None, ""
         candidates: list[tuple[float, str]] = []
         if self.deadline is not None:
@@ -253,6 +253,12 @@ class Scheduler:
         if not candidates:
             return None, ""
         return min(candidates)
+
+    def plays_on_alone(self) -> bool:
+        """Whether the game goes on with nobody connected: every seat is a bot's, server bots' or bot
+        programs' (docs/bot-api.md), so nobody comes back to wait for, and a program away past its
+        grace is played for by the stand-in to the end of the game. A person's table pauses instead."""
+        return all(seat.program for seat in self.room.table.seats if seat.person)
 
     def _fallback_for(self, seat: int) -> GuardedSeat:
         if seat not in self._fallbacks:

@@ -186,7 +186,8 @@ async def leave(table: TableSession, by: int | None) -> None:
         raise TableError("only a player can leave a seat", "not-seated")
     seat = table.seats[by]
     if table.status == "waiting":
-        if seat.index == 0:
+        # (a bot program's host seat is its seek's, at a table Play now starts: it may give it up)
+        if seat.index == 0 and not seat.program:
             raise TableError("the host's seat cannot be left before the game", "not-host")
         seat.become_open()
     else:
