@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sixnimmt.server.botapi.bot_wire import DECODERS
 from sixnimmt.server.botapi.inbox import FROM_BOT, HANDLERS
 from sixnimmt.server.botapi.reference import reference
 
@@ -17,4 +18,4 @@ def test_the_docs_reference_is_the_generated_one() -> None:
 
 
 def test_every_message_a_bot_may_send_is_typed() -> None:
-    assert set(HANDLERS) | {"hello", "ping"} == set(FROM_BOT)
+    assert {kind.type for kind in HANDLERS} | {"hello", "ping"} == set(FROM_BOT) == set(DECODERS) | {"hello", "ping"}

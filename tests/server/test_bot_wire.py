@@ -17,7 +17,7 @@ from sixnimmt.server.botapi.bot_wire import (
     decode_hello,
     parse_json,
 )
-from sixnimmt.server.botapi.gateway import HANDLERS
+from sixnimmt.server.botapi.inbox import HANDLERS
 from sixnimmt.server.botapi.seat_links import BotError
 
 
