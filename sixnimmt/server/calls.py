@@ -31,6 +31,9 @@ class Join:
     resume_only: bool = False
     key: str | None = None
     program: bool = False
+    #: The accounts one person controls, the joiner among them (:meth:`~sixnimmt.server.botapi.
+    #: bot_accounts.BotAccounts.stable`): none of the others may sit at the same rated table.
+    stable: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,8 @@ class InviteProgram:
     host: str | None
     seat: int
     name: str
+    #: The bot's owner and the owner's bot programs, the bot among them (see :class:`Join`).
+    stable: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

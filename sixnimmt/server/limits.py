@@ -77,6 +77,11 @@ class RateLimits:
             return 0.0
         return bucket.retry_after(now)
 
+    def used(self, key: str, now: float) -> bool:
+        """Whether ``key`` has taken from its bucket lately (it is not saved up to the full burst)."""
+        bucket = self._buckets.get(key)
+        return bucket is not None and not bucket.full(now)
+
     def waiting(self, key: str, now: float) -> float:
         """Seconds until ``key`` may go on, taking nothing (0: it may now)."""
         bucket = self._buckets.get(key)

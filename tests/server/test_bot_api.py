@@ -200,8 +200,12 @@ def test_two_bots_seek_a_game_and_play_it_to_the_end(live: TestClient) -> None:
 
 def test_a_person_invites_two_bots_to_a_rated_table_and_ratings_change(live: TestClient) -> None:
     web = live
+    tokens = []
+    for owner, bot in (("ann_owner", "Rated_A"), ("bea_owner", "Rated_B")):  # (two bots of one owner never
+        maker = signed(TestClient(web.app))                                 # sit at one rated table)
+        sign_up(maker, owner)
+        tokens.append(make_bot(maker, bot))
     sign_up(web, "ivy_host")
-    tokens = [make_bot(web, "Rated_A"), make_bot(web, "Rated_B")]
     with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as one, \
             web.websocket_connect(CONNECT, headers=bearer(tokens[1])) as two:
         programs = [BotProgram(one), BotProgram(two)]
@@ -209,7 +213,7 @@ def test_a_person_invites_two_bots_to_a_rated_table_and_ratings_change(live: Tes
             program.hello()
         assert [b["name"] for b in web.get("/api/bots/online").json()] == ["Rated_A", "Rated_B"]
         made = create_table(web, [{"kind": "program", "name": "Rated_A"}, {"kind": "program", "name": "rated_b"}],
-                            rated=True, target=10)
+                            rated=True, deals=1)
         assert len(made["invitations"]) == 2
         for program in programs:
             invitation = program.until(lambda m: m["type"] == "invitation")

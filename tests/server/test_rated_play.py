@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from sixnimmt.server.clock import ManualClock
+
 from .conftest import make_client
 from .helpers import play_out, receive_until
-from .test_accounts import sign_up, signed
+from .test_accounts import PASSWORD, sign_up, signed
 
 #: A socket that waits for a message the server never sends fails the test instead of hanging it.
 pytestmark = pytest.mark.timeout(40)
@@ -55,3 +57,71 @@ def test_leaving_a_rated_game_does_not_escape_its_rating(tmp_path: Path) -> None
         fill = watcher.get("/api/users/bot-medium")
         assert fill.status_code == 404 or "standard" not in fill.json()["ratings"]
         assert watcher.get("/api/users/bot-easy").json()["ratings"]["standard"]["games"] == 1
+
+
+def test_a_rated_table_plays_the_variants_own_game_against_rated_bots(tmp_path: Path) -> None:
+    with make_client(f"sqlite:///{tmp_path / 'rules.db'}") as client:
+        sign_up(signed(client), "rita")
+        random_bot = _rated_table(client, [{"kind": "bot", "bot": "random"}])
+        assert random_bot.status_code == 422 and random_bot.json()["code"] == "rated-bot"
+        random_fill = _rated_table(client, [{"kind": "open"}], fill_bot="random")
+        assert random_fill.status_code == 422 and random_fill.json()["code"] == "rated-bot"
+        for made_up in ({"target": 1}, {"target": 200}, {"end": "above"}):
+            refused = _rated_table(client, [{"kind": "bot", "bot": "easy"}], **made_up)
+            assert refused.status_code == 422 and refused.json()["code"] == "rated-rules", made_up
+        # the same options at a casual table are the host's choice
+        casual = client.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "random"}],
+                                                  "target": 1, "deals": 1})
+        assert casual.status_code == 201
+        assert _rated_table(client, [{"kind": "bot", "bot": "easy"}]).status_code == 201
+
+
+def test_a_bot_program_never_sits_at_a_rated_table_with_its_owner_or_its_stablemates(tmp_path: Path) -> None:
+    with make_client(f"sqlite:///{tmp_path / 'farm.db'}") as owner:
+        other = signed(TestClient(owner.app))
+        sign_up(signed(owner), "nina")
+        for bot in ("ninabot", "ninabot2"):
+            assert owner.post("/api/bots", json={"name": bot}).status_code == 201
+        # on creation: with its owner, or with another bot of the same owner
+        mine = _rated_table(owner, [{"kind": "program", "name": "ninabot"}])
+        assert mine.status_code == 422 and mine.json()["code"] == "rated-same-owner"
+        sign_up(other, "oscar")
+        pair = _rated_table(other, [{"kind": "program", "name": "ninabot"}, {"kind": "program", "name": "ninabot2"}])
+        assert pair.status_code == 422 and pair.json()["code"] == "rated-same-owner"
+        # on invitation: the owner hosts a rated table and invites its own bot
+        made = _rated_table(owner, [{"kind": "open"}, {"kind": "bot", "bot": "easy"}])
+        assert made.status_code == 201, made.text
+        table = made.json()
+        invited = owner.post(f"/api/tables/{table['code']}/invite-bot",
+                             json={"seat": 1, "bot": "ninabot", "token": table["token"]})
+        assert invited.status_code == 409 and invited.json()["code"] == "rated-same-owner"
+        summary = owner.get(f"/api/tables/{table['code']}").json()
+        assert summary["seats"][1]["kind"] == "open"  # nothing kept for it
+
+
+# ---------------------------------------------------------------------- sign-in that cannot lock the owner out
+
+
+def test_strangers_wrong_guesses_never_lock_the_owner_out(tmp_path: Path) -> None:
+    clock = ManualClock()  # time stands still: no budget refills during the test
+    with make_client(f"sqlite:///{tmp_path / 'guess.db'}", clock) as owner:
+        sign_up(signed(owner), "alice")
+        wrong = {"name": "Alice", "password": "not the password at all"}
+        for i in range(50):  # fifty addresses, a guess each
+            guesser = signed(TestClient(owner.app, client=(f"10.0.0.{i + 1}", 4000)))
+            assert guesser.post("/api/account/signin", json=wrong).status_code == 401
+        # the owner, signed in already, changes the password: not charged to the name's budget
+        changed = owner.post("/api/account/password", json={"current": PASSWORD, "new": PASSWORD + " again"})
+        assert changed.status_code == 200, changed.text
+        # and from a device of theirs that has not been guessing, signs in with the right password
+        device = signed(TestClient(owner.app, client=("192.0.2.7", 4000)))
+        signed_in = device.post("/api/account/signin", json={"name": "alice", "password": PASSWORD + " again"})
+        assert signed_in.status_code == 200, signed_in.text
+        # guessing from one address is still limited, on this name and on a fresh one
+        attacker = signed(TestClient(owner.app, client=("198.51.100.9", 4000)))
+        answers = [attacker.post("/api/account/signin", json=wrong).status_code for _ in range(8)]
+        assert answers[0] == 401 and answers[-1] == 429
+        sign_up(signed(TestClient(owner.app, client=("192.0.2.8", 4000))), "bruno")
+        other = {"name": "bruno", "password": "not the password at all"}
+        answers = [attacker.post("/api/account/signin", json=other).status_code for _ in range(8)]
+        assert answers[:5] == [401] * 5 and answers[-1] == 429

@@ -75,7 +75,7 @@ def test_a_rated_table_seats_accounts_only_and_one_seat_each(tmp_path: Path) -> 
     with make_client(url) as host, make_client(url) as anonymous, make_client(url) as second:
         signed(host), signed(second)
         sign_up(host, "nina")
-        table = _rated_table(host, [{"kind": "open"}, {"kind": "bot", "bot": "random"}])
+        table = _rated_table(host, [{"kind": "open"}, {"kind": "bot", "bot": "easy"}])
         code = table["code"]
         # anonymous: refused a seat, may watch
         refused = anonymous.post(f"/api/tables/{code}/join", json={"name": "Anon"})
@@ -112,27 +112,27 @@ def test_anonymous_cannot_create_a_rated_table(web: TestClient) -> None:
 
 def test_a_rated_game_changes_every_seats_rating_once(web: TestClient) -> None:
     sign_up(web, "olga")
-    table = _rated_table(web, [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "easy"},
-                               {"kind": "bot", "bot": "random"}])
+    table = _rated_table(web, [{"kind": "bot", "bot": "medium"}, {"kind": "bot", "bot": "easy"},
+                               {"kind": "bot", "bot": "medium"}])
     with web.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
         last = play_out(ws, ws.receive_json())
     totals = last["view"]["totals"]
     profile = web.get("/api/users/olga").json()
     rating = profile["ratings"]["standard"]
     assert rating["games"] == 1 and rating["provisional"] is True
-    # the same numbers as OpenSkill's from the defaults: the two random seats are one account,
+    # the same numbers as OpenSkill's from the defaults: the two medium seats are one account,
     # ranked by their mean total
-    mean_random = (totals[1] + totals[3]) / 2
-    expected = rate([(25.0, 25 / 3)] * 3, [totals[0], totals[2], mean_random])
+    mean_medium = (totals[1] + totals[3]) / 2
+    expected = rate([(25.0, 25 / 3)] * 3, [totals[0], totals[2], mean_medium])
     assert rating["mu"] == pytest.approx(expected[0][0], abs=1e-3)
     assert rating["sigma"] == pytest.approx(expected[0][1], abs=1e-3)
     assert [p["game"] for p in profile["history"]["standard"]] == [profile["games"][0]["id"]]
     assert profile["games"][0]["rated"] is True and profile["games"][0]["seat"] == 0
-    for bot in ("bot-random", "bot-easy"):
+    for bot in ("bot-medium", "bot-easy"):
         assert web.get(f"/api/users/{bot}").json()["ratings"]["standard"]["games"] == 1
     board = web.get("/api/leaderboard", params={"variant": "standard", "provisional": True}).json()
     names = {row["name"]: row for row in board["rows"]}
-    assert set(names) == {"olga", "bot-random", "bot-easy"}
+    assert set(names) == {"olga", "bot-medium", "bot-easy"}
     assert names["olga"]["kind"] == "person" and names["bot-easy"]["kind"] == "bot"
     assert web.get("/api/leaderboard", params={"variant": "standard"}).json()["rows"] == []  # none settled
     # exactly once: the same game again changes nothing
@@ -152,13 +152,13 @@ def test_a_rated_game_changes_every_seats_rating_once(web: TestClient) -> None:
 
 def test_a_deleted_account_leaves_the_leaderboard_and_its_games_stay(web: TestClient) -> None:
     sign_up(web, "petra")
-    table = _rated_table(web, [{"kind": "bot", "bot": "random"}])
+    table = _rated_table(web, [{"kind": "bot", "bot": "easy"}])
     with web.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
         play_out(ws, ws.receive_json())
     game_id = web.get("/api/users/petra").json()["games"][0]["id"]
     assert web.post("/api/account/delete", json={"password": PASSWORD}).status_code == 200
     board = web.get("/api/leaderboard", params={"provisional": True}).json()
-    assert [row["name"] for row in board["rows"]] == ["bot-random"]
+    assert [row["name"] for row in board["rows"]] == ["bot-easy"]
     game = web.get(f"/api/games/{game_id}/events").json()
     assert game["seats"][0] == "Deleted player" and "petra" not in str(game)
     assert web.get(f"/api/games/{game_id}/record.json").status_code == 200

@@ -142,8 +142,9 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
     if found is None:
         raise Refusal("no such bot", "no-bot", status=404)
     bot, _owner_name = found
+    stable = await service(request).read(bots_of(request).stable, bot.id)
     try:
-        token = await gateway.rooms.call(code, InviteProgram(host_token, seat, bot.name))
+        token = await gateway.rooms.call(code, InviteProgram(host_token, seat, bot.name, stable))
         summary = await gateway.rooms.call(code, Summary())
     except LookupError as error:
         raise Refusal(str(error), "no-table", status=404, table=code[:8]) from None

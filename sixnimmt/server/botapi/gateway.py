@@ -400,7 +400,9 @@ class BotGateway:
             return
         if invitation.timer is not None:
             invitation.timer.cancel()
-        join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True)
+        stable = await asyncio.to_thread(self.bots.stable, bot.id)
+        join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True,
+                    stable=stable)
         try:
             await self.rooms.call(invitation.code, join)
         except (LookupError, TableError) as error:

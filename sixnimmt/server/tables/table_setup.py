@@ -122,6 +122,22 @@ def check_bot_level(level: object, option: str) -> str:
     return level
 
 
+#: Bot levels that never sit at a rated table: a bot that plays at random gives rating away.
+UNRATED_LEVELS = frozenset({"random"})
+
+
+def check_rated_rules(rules: Rules, levels: list[str]) -> None:
+    """A rated table plays to its variant's own target and end (a game to 1 point measures nothing;
+    a number of deals, the same for every seat, may shorten it) against bots of the rated levels
+    (``levels``: those of its seats and of its fill bot); else a clear refusal."""
+    own = Rules(players=rules.players, variant=rules.variant)
+    if (rules.target, rules.end) != (own.target, own.end):
+        raise TableError("a rated table plays to its variant's own target", "rated-rules")
+    for level in levels:
+        if level in UNRATED_LEVELS:
+            raise TableError(f"the {level!r} bot does not play rated games", "rated-bot", bot=level)
+
+
 @dataclass(slots=True)
 class TableOptions:
     """What the creator chose; validated here (rules through :class:`Rules`)."""
