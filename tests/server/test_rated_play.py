@@ -125,3 +125,33 @@ def test_strangers_wrong_guesses_never_lock_the_owner_out(tmp_path: Path) -> Non
         other = {"name": "bruno", "password": "not the password at all"}
         answers = [attacker.post("/api/account/signin", json=other).status_code for _ in range(8)]
         assert answers[:5] == [401] * 5 and answers[-1] == 429
+
+
+# ---------------------------------------------------------------------- every route that takes a table code
+
+
+def test_resume_and_invite_bot_answer_alike_for_live_and_dead_codes_within_the_lookup_budget(tmp_path: Path) -> None:
+    clock = ManualClock()
+    with make_client(f"sqlite:///{tmp_path / 'scan.db'}", clock, lookup_per_minute=60.0, lookup_burst=6,
+                     miss_per_minute=6.0, miss_burst=3) as host:
+        sign_up(signed(host), "vera")
+        assert host.post("/api/bots", json={"name": "vera_bot"}).status_code == 201
+        code = host.post("/api/tables", json={"name": "x", "seats": [{"kind": "open"}]}).json()["code"]
+        dead = "ZZZZZ" if code != "ZZZZZ" else "YYYYY"
+        stranger = signed(TestClient(host.app, client=("203.0.113.5", 4000)))
+        sign_up(stranger, "walt")
+        live_resume, dead_resume = (stranger.post(f"/api/tables/{c}/resume") for c in (code, dead))
+        assert live_resume.status_code == dead_resume.status_code == 404
+        assert live_resume.json() == dead_resume.json()
+        invite = {"seat": 1, "bot": "vera_bot", "token": "not the host's token"}
+        live_invite, dead_invite = (stranger.post(f"/api/tables/{c}/invite-bot", json=invite) for c in (code, dead))
+        assert live_invite.status_code == dead_invite.status_code == 404
+        assert live_invite.json() == dead_invite.json()
+        # a scan of codes through either route is held to the budget of misses (3 here)
+        for address, route, body in (("203.0.113.6", "resume", None), ("203.0.113.7", "invite-bot", invite)):
+            scanner = signed(TestClient(host.app, client=(address, 4000)))
+            if route == "resume":
+                sign_up(scanner, "xena")
+            answers = [scanner.post(f"/api/tables/{guess}/{route}", json=body).status_code
+                       for guess in ("AAAAA", "BBBBB", "CCCCC", "DDDDD", "EEEEE")]
+            assert answers == [404] * 3 + [429] * 2, route

@@ -376,12 +376,16 @@ async def resume_seat(code: str, request: Request) -> dict[str, Any]:
     svc = service(request)
     user = await signed_in(request, svc)
     join = Join(user.name, account=user.id, token=seat_token(user.seat_key, code.strip().upper()), resume_only=True)
+    # (a code that names no table and one where the account has no seat answer alike: a stranger
+    # learns nothing of which codes are live; a miss also spends the address's budget of misses)
+    no_seat = Refusal("you have no seat at this table", "no-seat", status=404)
     try:
         seat, token, _ = await svc.rooms.call(code, join)
-    except LookupError as error:
-        raise Refusal(str(error), "no-table", status=404, table=code[:8]) from None
+    except LookupError:
+        request.app.state.lookups.missed(client_address(request), svc.clock.now())
+        raise no_seat from None
     except TableError as error:
-        raise error.with_status(404 if error.code == "no-seat" else 409) from None
+        raise (no_seat if error.code == "no-seat" else error.with_status(409)) from None
     return {"code": code.strip().upper(), "seat": seat, "token": token}
 
 
