@@ -155,3 +155,24 @@ def test_resume_and_invite_bot_answer_alike_for_live_and_dead_codes_within_the_l
             answers = [scanner.post(f"/api/tables/{guess}/{route}", json=body).status_code
                        for guess in ("AAAAA", "BBBBB", "CCCCC", "DDDDD", "EEEEE")]
             assert answers == [404] * 3 + [429] * 2, route
+
+
+# ---------------------------------------------------------------------- hardening
+
+
+def test_a_name_with_a_combining_accent_does_not_sit_beside_its_plain_twin(tmp_path: Path) -> None:
+    with make_client(f"sqlite:///{tmp_path / 'names.db'}") as client:
+        code = client.post("/api/tables", json={"name": "Alice", "seats": [{"kind": "open"}, {"kind": "open"}]}
+                           ).json()["code"]
+        for twin in ("Alice\u0301", "A\u0301lice"):
+            taken = client.post(f"/api/tables/{code}/join", json={"name": twin})
+            assert taken.status_code == 409 and taken.json()["code"] == "name-taken", twin
+
+
+def test_an_origin_of_another_scheme_is_another_site(tmp_path: Path) -> None:
+    with make_client(f"sqlite:///{tmp_path / 'origin.db'}") as client:
+        made = client.post("/api/account/signup", json={"name": "hugo", "password": PASSWORD},
+                           headers={"Origin": "https://testserver"})
+        assert made.status_code == 403 and made.json()["code"] == "cross-site"
+        assert client.post("/api/account/signup", json={"name": "hugo", "password": PASSWORD},
+                           headers={"Origin": "http://testserver"}).status_code == 201

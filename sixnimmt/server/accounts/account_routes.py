@@ -151,12 +151,13 @@ def service(request: Request) -> AccountService:
 
 def check_same_site(request: Request) -> None:
     """A request that changes something on behalf of a signed-in player comes from this site's own
-    pages (403 otherwise): the ``Origin``, or lacking it the ``Referer``, names this server."""
+    pages (403 otherwise): the ``Origin``, or lacking it the ``Referer``, names this server, over the
+    scheme the request came by (an ``https`` page of another server on this host is another site)."""
     if request.method not in UNSAFE:
         return
     source = request.headers.get("origin") or request.headers.get("referer")
     host = request.headers.get("host")
-    if not source or not host or urlsplit(source).netloc != host:
+    if not source or not host or urlsplit(source).netloc != host or urlsplit(source).scheme != request.url.scheme:
         raise Refusal("refused: this request did not come from this site's pages", "cross-site", status=403)
 
 

@@ -92,10 +92,12 @@ def _looks_like(ch: str) -> str:
 
 def name_skeleton(name: str) -> str:
     """What a name looks like, for telling whether two names could be taken for each other: case
-    folded, and every letter that looks like a Latin one as that letter (a Cyrillic "Bob" looks like
+    folded, without combining marks (an "Alicé" whose accent is a mark of its own sits beside no
+    "Alice"), and every letter that looks like a Latin one as that letter (a Cyrillic "Bob" looks like
     the Latin one)."""
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
     # (capitals first: more of them have a Latin twin than small letters do, as the Cyrillic "B")
-    return "".join(_looks_like(ch) for ch in unicodedata.normalize("NFKC", name).upper()).casefold()
+    return "".join(_looks_like(ch) for ch in unicodedata.normalize("NFKC", bare).upper()).casefold()
 
 
 def bot_spec(level: str) -> str:
