@@ -37,3 +37,21 @@ def test_a_spoofed_forwarded_for_from_outside_the_proxy_changes_nothing(tmp_path
         # the proxy's forwarded addresses are believed: twelve clients
         proxy = trusted.split(",")[0].strip()
         assert creations(TestClient(behind, client=(proxy, 4000))) == [201] * 12
+
+
+def test_every_page_carries_the_security_headers(tmp_path: Path) -> None:
+    with make_client(f"sqlite:///{tmp_path / 'headers.db'}") as client:
+        code = client.post("/api/tables", json={"name": "x", "seats": [{"kind": "open"}]}).json()["code"]
+        answers = [client.get(path) for path in ("/", "/static/js/app.js", "/api/config", f"/api/tables/{code}",
+                                                 "/api/tables/NOPE9", "/healthz", "/no/such/page")]
+        answers.append(client.post("/api/tables", json={"name": "x"}))  # a refusal (422)
+        for answer in answers:
+            policy = answer.headers.get("content-security-policy", "")
+            directives = {d.strip().split(" ")[0]: d.strip() for d in policy.split(";") if d.strip()}
+            assert directives.get("frame-ancestors") == "frame-ancestors 'none'", answer.url
+            assert directives["script-src"] == "script-src 'self'"  # no inline script, nothing from elsewhere
+            assert answer.headers["x-content-type-options"] == "nosniff"
+            assert answer.headers["referrer-policy"] in ("same-origin", "no-referrer", "strict-origin")
+        # the page's own scripts are files, never inline
+        page = answers[0].text
+        assert "<script" in page and all('src="' in tag.split(">")[0] for tag in page.split("<script")[1:])
