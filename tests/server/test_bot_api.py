@@ -657,3 +657,23 @@ def test_the_history_marks_a_bot_programs_seat_and_a_server_bots_seat(live: Test
     after = web.get(f"/api/games/{game_id}/events").json()
     assert after["seats"][1] == "Deleted player" and after["bots"] == marks
     assert after["deal_players"][0][1]["name"] == "Deleted player"
+
+
+def test_pending_invitations_do_not_fill_a_bots_games(web: TestClient) -> None:
+    """(#53) Strangers' invitations waiting for an answer are not games: the bot still seeks, and
+    it is accepting one past its limit that is refused."""
+    sign_up(web, "pia_owner")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Popular"))) as ws:
+        program = BotProgram(ws)
+        program.hello(max_games=1)
+        for _ in range(3):  # three tables invite it, and it answers none yet
+            table = create_table(web, [{"kind": "open"}])
+            invited = web.post(f"/api/tables/{table['code']}/invite-bot",
+                               json={"seat": 1, "bot": "Popular", "token": table["token"]})
+            assert invited.status_code == 200, invited.text
+        invitations = [program.until(lambda m: m["type"] == "invitation") for _ in range(3)]
+        ws.send_json({"type": "seek", "mode": "casual", "players": 3})
+        assert program.until(lambda m: m["type"] in ("seeking", "error"))["type"] == "seeking"
+        ws.send_json({"type": "accept", "invitation": invitations[0]["invitation"]})
+        refused = program.until(lambda m: m["type"] == "error")
+        assert refused["code"] == "too-many-games"

@@ -264,8 +264,10 @@ class BotGateway:
                 await self.finish(link)
 
     def _room_for_games(self, session: BotSession) -> None:
+        """Refuses a game past the program's limit. Only the games it sits in count: invitations
+        waiting for its answer do not (anyone may send them), and accepting one is refused here."""
         bot_id = session.identity.bot.id
-        busy = len(self.links.get(bot_id, {})) + len(self.invitations.get(bot_id, {}))
+        busy = len(self.links.get(bot_id, {}))
         if busy >= session.max_games:
             raise BotError(f"you play {busy} games already (limit {session.max_games}): "
                            "finish one first", "too-many-games", limit=session.max_games)
@@ -398,6 +400,11 @@ class BotGateway:
             log.info("bot %r declined a seat at table %s: %r", bot.name, invitation.code, reason)
             await self._withdraw(invitation)
             return
+        try:
+            self._room_for_games(session)
+        except BotError:
+            await self._withdraw(invitation)
+            raise
         if invitation.timer is not None:
             invitation.timer.cancel()
         stable = await asyncio.to_thread(self.bots.stable, bot.id)
