@@ -677,3 +677,21 @@ def test_pending_invitations_do_not_fill_a_bots_games(web: TestClient) -> None:
         ws.send_json({"type": "accept", "invitation": invitations[0]["invitation"]})
         refused = program.until(lambda m: m["type"] == "error")
         assert refused["code"] == "too-many-games"
+
+
+def test_play_now_never_seats_a_person_with_their_own_bot_at_a_rated_table(web: TestClient) -> None:
+    """(#53) A bot's rated seek opens a table; its owner's rated Play now does not join it."""
+    sign_up(web, "quin_owner")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Quinbot"))) as ws:
+        program = BotProgram(ws)
+        program.hello()
+        ws.send_json({"type": "seek", "mode": "rated", "players": 2})
+        seeking = program.until(lambda m: m["type"] in ("seeking", "error"))
+        assert seeking["type"] == "seeking", seeking
+        mine = web.post("/api/play-now", json={"mode": "rated", "players": 2})
+        assert mine.status_code == 200, mine.text
+        assert mine.json()["code"] != seeking["game"] and mine.json()["opened"] is True
+        stranger = signed(TestClient(web.app))
+        sign_up(stranger, "rex_player")
+        theirs = stranger.post("/api/play-now", json={"mode": "rated", "players": 2})
+        assert theirs.status_code == 200 and theirs.json()["opened"] is False  # a stranger meets either

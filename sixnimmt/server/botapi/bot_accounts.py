@@ -155,18 +155,6 @@ class BotAccounts:
             session.execute(delete(BotGameRow).where(BotGameRow.bot_id == bot_id))
         return bot_id
 
-    def stable(self, user_id: int) -> tuple[int, ...]:
-        """The accounts one person controls, ``user_id`` among them: a person and their bot
-        programs, or a bot program, its owner and the owner's other bots. None of them may sit at a
-        rated table with another (docs/web.md, "Rated play")."""
-        with Session(self.engine) as session:
-            row = session.get(UserRow, user_id)
-            if row is None:
-                return (user_id,)
-            owner = row.owner_id if row.kind == "bot" and row.owner_id is not None else row.id
-            bots = session.scalars(select(UserRow.id).where(UserRow.owner_id == owner))
-            return tuple(sorted({user_id, owner, *bots}))
-
     def bot_named(self, name: str) -> tuple[User, str] | None:
         """A bot program's account by name (not a person's, not one of the server's levels), with
         its owner's name."""

@@ -142,7 +142,7 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
     if found is None:
         raise Refusal("no such bot", "no-bot", status=404)
     bot, _owner_name = found
-    stable = await service(request).read(bots_of(request).stable, bot.id)
+    stable = await service(request).read(service(request).accounts.stable, bot.id)
     # (a code that names no table and a host's token that is wrong answer alike: whoever does not hold
     # the host's seat learns nothing of which codes are live; a miss spends the budget of misses)
     not_yours = Refusal("no table with this code has you as its host", "no-table", status=404)

@@ -407,7 +407,7 @@ class BotGateway:
             raise
         if invitation.timer is not None:
             invitation.timer.cancel()
-        stable = await asyncio.to_thread(self.bots.stable, bot.id)
+        stable = await asyncio.to_thread(self.bots.accounts.stable, bot.id)
         join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True,
                     stable=stable)
         try:

@@ -177,13 +177,13 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
 async def _stables_apart(request: Request, host: int, programs: list[str]) -> None:
     """A rated table made with bot programs in its seats: refused if one is the host's, or two have
     one owner (each program is checked again when invited, and when it takes the seat)."""
-    read, bots = service(request).read, request.app.state.bot_accounts
-    seen = set(await read(bots.stable, host))
+    read, bots, accounts = service(request).read, request.app.state.bot_accounts, service(request).accounts
+    seen = set(await read(accounts.stable, host))
     for name in programs:
         found = await read(bots.bot_named, name)
         if found is None:
             continue  # (its invitation says "no such bot")
-        stable = set(await read(bots.stable, found[0].id))
+        stable = set(await read(accounts.stable, found[0].id))
         if seen & stable:
             raise TableError("a bot program does not sit at a rated table with its owner or another bot of "
                              "the same owner", "rated-same-owner")
@@ -230,7 +230,7 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
     if wait:
         raise too_many(wait, "joins")
     user, account_token = await request.app.state.accounts.seat_identity(request, code)
-    stable = () if user is None else await service(request).read(request.app.state.bot_accounts.stable, user.id)
+    stable = () if user is None else await service(request).read(service(request).accounts.stable, user.id)
     try:
         seat, token, later = await looked_up(request, rooms, code, Join(
             name=user.name if user else body.name, invite=body.invite, account=user.id if user else None,
