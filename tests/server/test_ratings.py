@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from sixnimmt.core import Game, Rules
 from sixnimmt.server.accounts.account_rows import GamePlayerRow, RatedGameRow, RatingRow, UserRow
 from sixnimmt.server.accounts.ratings import display, participants, ranks_of, rate, record_game
-from sixnimmt.server.accounts.users import Accounts
+from sixnimmt.server.accounts.users import Accounts, user_of
+from sixnimmt.server.botapi.bot_accounts import BotAccounts
 from sixnimmt.server.store.database import Store
 from sixnimmt.server.store.rows import GameRow, TableData
 
@@ -284,4 +285,26 @@ def test_an_account_deleted_during_a_rated_game_is_not_rated_nor_named(tmp_path:
     stored = store.get_game(game_id)
     assert stored is not None and stored["seats"][1] == "Deleted player"
     assert stored["record"]["seats"][1] == "Deleted player"
+    store.close()
+
+
+def test_a_game_with_a_person_and_their_own_bot_moves_no_rating(tmp_path: Path) -> None:
+    """(#53) The tables refuse it; should a game have them anyway, the rating refuses it too."""
+    store = Store(f"sqlite:///{tmp_path / 'farm.db'}")
+    store.migrate()
+    ids = _people(store, ["jana", "karl"])
+    bots = BotAccounts(Accounts(store))
+    with Session(store.engine) as session:
+        row = session.get(UserRow, ids[0])
+        assert row is not None
+        owner = user_of(row)
+    bots.create(owner, "janabot", "")
+    found = bots.bot_named("janabot")
+    assert found is not None
+    game = finished_game(3, seed=5)
+    data = _rated_table_row(store, "FARMS", [ids[0], found[0].id, ids[1]], game)
+    _archive(store, data, game)
+    assert _ratings(store) == {}
+    with Session(store.engine) as session:  # the game is in their histories, as unrated
+        assert {p.rated for p in session.scalars(select(GamePlayerRow))} == {False}
     store.close()
