@@ -145,7 +145,7 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
     stable = await service(request).read(service(request).accounts.stable, bot.id)
     # (a code that names no table and a host's token that is wrong answer alike: whoever does not hold
     # the host's seat learns nothing of which codes are live; a miss spends the budget of misses)
-    not_yours = Refusal("no table with this code has you as its host", "no-table", status=404)
+    not_yours = Refusal("only the host (seat 1) can do that", "not-host", status=403)
     try:
         token = await gateway.rooms.call(code, InviteProgram(host_token, seat, bot.name, stable))
         summary = await gateway.rooms.call(code, Summary())
