@@ -16,7 +16,7 @@ from .helpers import play_out, receive_until
 from .test_accounts import PASSWORD, sign_up, signed
 
 #: A socket that waits for a message the server never sends fails the test instead of hanging it.
-pytestmark = pytest.mark.timeout(40)
+pytestmark = pytest.mark.timeout(180)
 
 
 def _rated_table(client: TestClient, seats: list[dict[str, Any]], **options: Any) -> Any:
@@ -39,7 +39,7 @@ def test_leaving_a_rated_game_does_not_escape_its_rating(tmp_path: Path) -> None
         with host.websocket_connect(f"/ws/{code}?token={table['token']}") as ws:
             first = receive_until(ws, lambda m: m.get("type") in ("state", "update") and m.get("view") is not None)
             assert first["view"]["deal"] == 0
-            with leaver.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as oscar:
+            with host.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as oscar:  # (its own token)
                 receive_until(oscar, lambda m: m.get("type") == "state")
                 oscar.send_json({"type": "leave"})
                 receive_until(oscar, lambda m: m.get("type") == "error")
