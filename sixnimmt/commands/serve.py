@@ -79,6 +79,7 @@ def serve(
     from sqlalchemy.exc import ArgumentError
 
     from ..server.web.app import create_app
+    from ..server.web.slow_clients import MAX_HEAD_BYTES, TimedH11Protocol
 
     url = database_url or default_database_url()
     try:
@@ -128,6 +129,9 @@ def serve(
         "ws_per_message_deflate": compress,
         "proxy_headers": proxy_headers,
         "forwarded_allow_ips": forwarded_allow_ips,
+        # slow requests closed, and a request's head held to 16 KB (docs/deploy.md, "Slow clients")
+        "http": TimedH11Protocol,
+        "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
     }
     try:
         if workers > 1:  # uvicorn's supervisor: each worker builds the app from the settings passed on

@@ -31,6 +31,12 @@ class Join:
     resume_only: bool = False
     key: str | None = None
     program: bool = False
+    #: The accounts one person controls, the joiner among them (:meth:`~sixnimmt.server.accounts.
+    #: users.Accounts.stable`): none of the others may sit at the same rated table.
+    stable: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:  # (a tuple again after a trip through JSON)
+        object.__setattr__(self, "stable", tuple(self.stable))
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +47,11 @@ class InviteProgram:
     host: str | None
     seat: int
     name: str
+    #: The bot's owner and the owner's bot programs, the bot among them (see :class:`Join`).
+    stable: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:  # (a tuple again after a trip through JSON)
+        object.__setattr__(self, "stable", tuple(self.stable))
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,6 +98,11 @@ class RateLimits:
             return 0.0
         return bucket.retry_after(now)
 
+    def used(self, key: str, now: float) -> bool:
+        """Whether ``key`` has taken from its bucket lately (it is not saved up to the full burst)."""
+        bucket = self._buckets.get(key)
+        return bucket is not None and not bucket.full(now)
+
     def waiting(self, key: str, now: float) -> float:
         """Seconds until ``key`` may go on, taking nothing (0: it may now)."""
         bucket = self._buckets.get(key)
@@ -125,12 +130,12 @@ class LookupBudget:
 
 
 class LookupGate:
-    """ASGI middleware: every HTTP request that looks a table up by its code (``/api/tables/CODE``
-    and its ``/join``) takes from its address's :class:`LookupBudget` before anything else runs; past
+    """ASGI middleware: every HTTP request that looks a table up by its code (``/api/tables/CODE``,
+    its ``/join``, ``/resume`` and ``/invite-bot``) takes from its address's :class:`LookupBudget` before anything else runs; past
     the budget it is answered 429 here, so a scanner flooding the server costs it a bucket and a
     short answer, not a trip through the framework (``benchmarks/scan_web.py``)."""
 
-    PATH = re.compile(r"^/api/tables/[^/]+(?:/join)?/?$")
+    PATH = re.compile(r"^/api/tables/[^/]+(?:/join|/resume|/invite-bot)?/?$")
 
     def __init__(self, app: ASGIApp, budget: LookupBudget, now: Callable[[], float]) -> None:
         self.app = app

@@ -102,6 +102,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The real server on a free port with a fresh SQLite file."""
     port = free_port()
     process = start_server(port, tmp_path_factory.mktemp("web"))
+    # every browser test runs under the pages' content security policy (no inline script)
+    policy = httpx.get(f"http://127.0.0.1:{port}/", timeout=5).headers.get("content-security-policy", "")
+    assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy, policy
     yield f"http://127.0.0.1:{port}"
     process.terminate()
     process.wait(timeout=10)

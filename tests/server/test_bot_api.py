@@ -200,8 +200,12 @@ def test_two_bots_seek_a_game_and_play_it_to_the_end(live: TestClient) -> None:
 
 def test_a_person_invites_two_bots_to_a_rated_table_and_ratings_change(live: TestClient) -> None:
     web = live
+    tokens = []
+    for owner, bot in (("ann_owner", "Rated_A"), ("bea_owner", "Rated_B")):  # (two bots of one owner never
+        maker = signed(TestClient(web.app))                                 # sit at one rated table)
+        sign_up(maker, owner)
+        tokens.append(make_bot(maker, bot))
     sign_up(web, "ivy_host")
-    tokens = [make_bot(web, "Rated_A"), make_bot(web, "Rated_B")]
     with web.websocket_connect(CONNECT, headers=bearer(tokens[0])) as one, \
             web.websocket_connect(CONNECT, headers=bearer(tokens[1])) as two:
         programs = [BotProgram(one), BotProgram(two)]
@@ -209,7 +213,7 @@ def test_a_person_invites_two_bots_to_a_rated_table_and_ratings_change(live: Tes
             program.hello()
         assert [b["name"] for b in web.get("/api/bots/online").json()] == ["Rated_A", "Rated_B"]
         made = create_table(web, [{"kind": "program", "name": "Rated_A"}, {"kind": "program", "name": "rated_b"}],
-                            rated=True, target=10)
+                            rated=True, deals=1)
         assert len(made["invitations"]) == 2
         for program in programs:
             invitation = program.until(lambda m: m["type"] == "invitation")
@@ -673,3 +677,41 @@ def test_the_history_marks_a_bot_programs_seat_and_a_server_bots_seat(live: Test
     after = web.get(f"/api/games/{game_id}/events").json()
     assert after["seats"][1] == "Deleted player" and after["bots"] == marks
     assert after["deal_players"][0][1]["name"] == "Deleted player"
+
+
+def test_pending_invitations_do_not_fill_a_bots_games(web: TestClient) -> None:
+    """(#53) Strangers' invitations waiting for an answer are not games: the bot still seeks, and
+    it is accepting one past its limit that is refused."""
+    sign_up(web, "pia_owner")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Popular"))) as ws:
+        program = BotProgram(ws)
+        program.hello(max_games=1)
+        for _ in range(3):  # three tables invite it, and it answers none yet
+            table = create_table(web, [{"kind": "open"}])
+            invited = web.post(f"/api/tables/{table['code']}/invite-bot",
+                               json={"seat": 1, "bot": "Popular", "token": table["token"]})
+            assert invited.status_code == 200, invited.text
+        invitations = [program.until(lambda m: m["type"] == "invitation") for _ in range(3)]
+        ws.send_json({"type": "seek", "mode": "casual", "players": 3})
+        assert program.until(lambda m: m["type"] in ("seeking", "error"))["type"] == "seeking"
+        ws.send_json({"type": "accept", "invitation": invitations[0]["invitation"]})
+        refused = program.until(lambda m: m["type"] == "error")
+        assert refused["code"] == "too-many-games"
+
+
+def test_play_now_never_seats_a_person_with_their_own_bot_at_a_rated_table(web: TestClient) -> None:
+    """(#53) A bot's rated seek opens a table; its owner's rated Play now does not join it."""
+    sign_up(web, "quin_owner")
+    with web.websocket_connect(CONNECT, headers=bearer(make_bot(web, "Quinbot"))) as ws:
+        program = BotProgram(ws)
+        program.hello()
+        ws.send_json({"type": "seek", "mode": "rated", "players": 2})
+        seeking = program.until(lambda m: m["type"] in ("seeking", "error"))
+        assert seeking["type"] == "seeking", seeking
+        mine = web.post("/api/play-now", json={"mode": "rated", "players": 2})
+        assert mine.status_code == 200, mine.text
+        assert mine.json()["code"] != seeking["game"] and mine.json()["opened"] is True
+        stranger = signed(TestClient(web.app))
+        sign_up(stranger, "rex_player")
+        theirs = stranger.post("/api/play-now", json={"mode": "rated", "players": 2})
+        assert theirs.status_code == 200 and theirs.json()["opened"] is False  # a stranger meets either

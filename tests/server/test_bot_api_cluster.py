@@ -51,10 +51,14 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
     (_, first), (_, second) = servers
     web = httpx.Client(base_url=f"http://{first}", headers={"Origin": f"http://{first}"}, timeout=30)
     assert web.post("/api/account/signup", json={"name": "pia_host", "password": "correct horse battery"}).status_code == 201
-    tokens = {}
-    for name in ("North_Bot", "South_Bot"):
-        assert web.post("/api/bots", json={"name": name, "description": "test"}).status_code == 201
-        tokens[name] = web.post(f"/api/bots/{name}/tokens", json={"label": "ci"}).json()["token"]
+    tokens, owners = {}, {}
+    for name in ("North_Bot", "South_Bot"):  # each of its own owner: a rated table seats no stable-mates
+        owner = httpx.Client(base_url=f"http://{first}", headers={"Origin": f"http://{first}"}, timeout=30)
+        signed_up = owner.post("/api/account/signup", json={"name": f"own_{name}", "password": "correct horse battery"})
+        assert signed_up.status_code == 201
+        assert owner.post("/api/bots", json={"name": name, "description": "test"}).status_code == 201
+        tokens[name] = owner.post(f"/api/bots/{name}/tokens", json={"label": "ci"}).json()["token"]
+        owners[name] = owner
     with contextlib.ExitStack() as stack:
         sockets = [stack.enter_context(connect(f"ws://{address}/api/bot/v1/connect",
                                                additional_headers={"Authorization": f"Bearer {tokens[name]}"}))
@@ -64,7 +68,7 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
             program.hello()
         online = httpx.get(f"http://{second}/api/bots/online", timeout=30).json()
         assert [b["name"] for b in online] == ["North_Bot", "South_Bot"]  # (each process asks the other)
-        made = web.post("/api/tables", json={"name": "x", "rated": True, "target": 10, "seats": [
+        made = web.post("/api/tables", json={"name": "x", "rated": True, "deals": 1, "seats": [
             {"kind": "program", "name": "North_Bot"}, {"kind": "program", "name": "South_Bot"}]})
         assert made.status_code == 201, made.text
         code, token = made.json()["code"], made.json()["token"]
@@ -100,8 +104,8 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
     with connect(f"ws://{second}/api/bot/v1/connect", additional_headers={
             "Authorization": f"Bearer {tokens['North_Bot']}"}) as north:
         BotProgram(JsonSocket(north)).hello()
-        token_id = web.get("/api/bots/North_Bot/tokens").json()[0]["id"]
-        assert web.delete(f"/api/bots/North_Bot/tokens/{token_id}").status_code == 204  # (through the first)
+        token_id = owners["North_Bot"].get("/api/bots/North_Bot/tokens").json()[0]["id"]
+        assert owners["North_Bot"].delete(f"/api/bots/North_Bot/tokens/{token_id}").status_code == 204  # (the first)
         with pytest.raises(ConnectionClosed) as closed:
             north.recv(timeout=RECEIVE_TIMEOUT)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401

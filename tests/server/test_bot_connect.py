@@ -63,6 +63,12 @@ def two_servers(tmp_path: Path) -> Iterator[Servers]:
     stop([p for p, _ in started])
 
 
+def stranger_bot(host: Person, name: str, folder: Path) -> Path:
+    """A bot of an owner of its own on ``host``'s server: a rated table seats no bot with its owner
+    nor two bots of one owner."""
+    return Person(host.base.removeprefix("http://"), f"own_{name}").make_bot(name, folder)
+
+
 class Person:
     """A signed-up person over HTTP (the session cookie, the Origin the server checks)."""
 
@@ -144,11 +150,11 @@ def test_two_bots_connected_play_a_rated_game_with_a_person(one_server: Servers,
     """With them, the example that speaks the API itself (examples/bots/online_bot.py)."""
     (_, address), = one_server
     ada = Person(address, "ada_online")
-    bots = [bot_connect(address, ada.make_bot("moo_easy", tmp_path), "easy", tmp_path / "easy.log"),
-            bot_connect(address, ada.make_bot("moo_program", tmp_path), PYTHON_BOT, tmp_path / "program.log")]
+    bots = [bot_connect(address, stranger_bot(ada, "moo_easy", tmp_path), "easy", tmp_path / "easy.log"),
+            bot_connect(address, stranger_bot(ada, "moo_program", tmp_path), PYTHON_BOT, tmp_path / "program.log")]
     example = subprocess.Popen(
         [sys.executable, str(ROOT / "examples" / "bots" / "online_bot.py"), f"http://{address}",
-         str(ada.make_bot("moo_example", tmp_path))], stderr=(tmp_path / "example.log").open("wb"))
+         str(stranger_bot(ada, "moo_example", tmp_path))], stderr=(tmp_path / "example.log").open("wb"))
     try:
         ada.wait_online({"moo_easy", "moo_program", "moo_example"})
         assert ada.rating("moo_easy") is None
@@ -177,8 +183,8 @@ def test_two_bots_connected_play_a_rated_game_with_a_person(one_server: Servers,
 def test_the_same_on_postgresql_with_each_bot_on_its_own_worker(two_servers: Servers, tmp_path: Path) -> None:
     (_, a), (_, b) = two_servers
     ada = Person(a, "ada_cluster")
-    bots = [bot_connect(a, ada.make_bot("moo_on_a", tmp_path), "easy", tmp_path / "a.log"),
-            bot_connect(b, ada.make_bot("moo_on_b", tmp_path), PYTHON_BOT, tmp_path / "b.log")]
+    bots = [bot_connect(a, stranger_bot(ada, "moo_on_a", tmp_path), "easy", tmp_path / "a.log"),
+            bot_connect(b, stranger_bot(ada, "moo_on_b", tmp_path), PYTHON_BOT, tmp_path / "b.log")]
     try:
         ada.wait_online({"moo_on_a", "moo_on_b"})
         table = ada.rated_table_with(["moo_on_a", "moo_on_b"])
@@ -251,8 +257,8 @@ def test_a_cut_connection_is_made_again_and_the_game_finished_without_a_fault(
     proxy = CuttableProxy(address)
     ada = Person(address, "ada_cut")
     log = tmp_path / "cut.log"
-    bots = [bot_connect(proxy.address, ada.make_bot("moo_cut", tmp_path), "easy", log),
-            bot_connect(address, ada.make_bot("moo_steady", tmp_path), PYTHON_BOT, tmp_path / "steady.log")]
+    bots = [bot_connect(proxy.address, stranger_bot(ada, "moo_cut", tmp_path), "easy", log),
+            bot_connect(address, stranger_bot(ada, "moo_steady", tmp_path), PYTHON_BOT, tmp_path / "steady.log")]
     try:
         ada.wait_online({"moo_cut", "moo_steady"})
         table = ada.rated_table_with(["moo_cut", "moo_steady"])
@@ -277,8 +283,8 @@ def test_a_cut_connection_comes_back_through_the_other_worker_and_finishes(
     proxy = CuttableProxy(a, b)
     ada = Person(a, "ada_moves")
     log = tmp_path / "moved.log"
-    bots = [bot_connect(proxy.address, ada.make_bot("moo_moved", tmp_path), "easy", log),
-            bot_connect(b, ada.make_bot("moo_on_b", tmp_path), PYTHON_BOT, tmp_path / "on_b.log")]
+    bots = [bot_connect(proxy.address, stranger_bot(ada, "moo_moved", tmp_path), "easy", log),
+            bot_connect(b, stranger_bot(ada, "moo_on_b", tmp_path), PYTHON_BOT, tmp_path / "on_b.log")]
     try:
         ada.wait_online({"moo_moved", "moo_on_b"})
         table = ada.rated_table_with(["moo_moved", "moo_on_b"])

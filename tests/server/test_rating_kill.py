@@ -91,7 +91,7 @@ def test_killed_during_the_rating_update_nothing_is_lost_or_doubled(tmp_path: Pa
         wait_until_up(port, paused)
         http = httpx.Client(base_url=base, headers={"Origin": base}, timeout=60)
         assert http.post("/api/account/signup", json={"name": "rhea", "password": "long enough phrase"}).status_code == 201
-        made = http.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "random"}],
+        made = http.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "easy"}],
                                               "rated": True, "deals": 1})
         assert made.status_code == 201, made.text
         code, token = made.json()["code"], made.json()["token"]
@@ -117,7 +117,7 @@ def test_killed_during_the_rating_update_nothing_is_lost_or_doubled(tmp_path: Pa
         assert last["view"]["phase"] == "over"
         http = httpx.Client(base_url=base, headers={"Origin": base}, timeout=60)
         person = http.get("/api/users/rhea").json()
-        bot = http.get("/api/users/bot-random").json()
+        bot = http.get("/api/users/bot-easy").json()
         assert person["ratings"]["standard"]["games"] == 1 and bot["ratings"]["standard"]["games"] == 1
         assert len(person["history"]["standard"]) == 1 and person["games_total"] == 1
         assert len(http.get("/api/games").json()) == 1

@@ -74,7 +74,7 @@ def test_two_workers_end_two_rated_games_at_once_with_a_player_in_common(tmp_pat
         errors: list[BaseException] = []
 
         def table(client: httpx.Client) -> dict[str, Any]:
-            made = client.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "random"}],
+            made = client.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "easy"}],
                                                     "rated": True, "deals": 1})
             assert made.status_code == 201, made.text
             return dict(made.json())
@@ -108,8 +108,8 @@ def test_two_workers_end_two_rated_games_at_once_with_a_player_in_common(tmp_pat
     engine = sa.create_engine(url)
     with engine.connect() as db:
         assert db.execute(sa.text("SELECT count(*) FROM rated_games")).scalar() == 3
-        ids = dict(db.execute(sa.text("SELECT name, id FROM users WHERE name IN ('both', 'bot-random')")).all())
-        for name in ("both", "bot-random"):  # both are in both games
+        ids = dict(db.execute(sa.text("SELECT name, id FROM users WHERE name IN ('both', 'bot-easy')")).all())
+        for name in ("both", "bot-easy"):  # both are in both games
             games = db.execute(sa.text("SELECT games FROM ratings WHERE user_id = :u"), {"u": ids[name]}).scalar()
             assert games == 3, name
             history = db.execute(sa.text(

@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from sixnimmt.core import Game, Rules
 from sixnimmt.server.accounts.account_rows import GamePlayerRow, RatedGameRow, RatingRow, UserRow
 from sixnimmt.server.accounts.ratings import display, participants, ranks_of, rate, record_game
-from sixnimmt.server.accounts.users import Accounts
+from sixnimmt.server.accounts.users import Accounts, user_of
+from sixnimmt.server.botapi.bot_accounts import BotAccounts
 from sixnimmt.server.store.database import Store
 from sixnimmt.server.store.rows import GameRow, TableData
 
@@ -75,7 +76,7 @@ def test_a_rated_table_seats_accounts_only_and_one_seat_each(tmp_path: Path) -> 
     with make_client(url) as host, make_client(url) as anonymous, make_client(url) as second:
         signed(host), signed(second)
         sign_up(host, "nina")
-        table = _rated_table(host, [{"kind": "open"}, {"kind": "bot", "bot": "random"}])
+        table = _rated_table(host, [{"kind": "open"}, {"kind": "bot", "bot": "easy"}])
         code = table["code"]
         # anonymous: refused a seat, may watch
         refused = anonymous.post(f"/api/tables/{code}/join", json={"name": "Anon"})
@@ -112,27 +113,27 @@ def test_anonymous_cannot_create_a_rated_table(web: TestClient) -> None:
 
 def test_a_rated_game_changes_every_seats_rating_once(web: TestClient) -> None:
     sign_up(web, "olga")
-    table = _rated_table(web, [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "easy"},
-                               {"kind": "bot", "bot": "random"}])
+    table = _rated_table(web, [{"kind": "bot", "bot": "medium"}, {"kind": "bot", "bot": "easy"},
+                               {"kind": "bot", "bot": "medium"}])
     with web.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
         last = play_out(ws, ws.receive_json())
     totals = last["view"]["totals"]
     profile = web.get("/api/users/olga").json()
     rating = profile["ratings"]["standard"]
     assert rating["games"] == 1 and rating["provisional"] is True
-    # the same numbers as OpenSkill's from the defaults: the two random seats are one account,
+    # the same numbers as OpenSkill's from the defaults: the two medium seats are one account,
     # ranked by their mean total
-    mean_random = (totals[1] + totals[3]) / 2
-    expected = rate([(25.0, 25 / 3)] * 3, [totals[0], totals[2], mean_random])
+    mean_medium = (totals[1] + totals[3]) / 2
+    expected = rate([(25.0, 25 / 3)] * 3, [totals[0], totals[2], mean_medium])
     assert rating["mu"] == pytest.approx(expected[0][0], abs=1e-3)
     assert rating["sigma"] == pytest.approx(expected[0][1], abs=1e-3)
     assert [p["game"] for p in profile["history"]["standard"]] == [profile["games"][0]["id"]]
     assert profile["games"][0]["rated"] is True and profile["games"][0]["seat"] == 0
-    for bot in ("bot-random", "bot-easy"):
+    for bot in ("bot-medium", "bot-easy"):
         assert web.get(f"/api/users/{bot}").json()["ratings"]["standard"]["games"] == 1
     board = web.get("/api/leaderboard", params={"variant": "standard", "provisional": True}).json()
     names = {row["name"]: row for row in board["rows"]}
-    assert set(names) == {"olga", "bot-random", "bot-easy"}
+    assert set(names) == {"olga", "bot-medium", "bot-easy"}
     assert names["olga"]["kind"] == "person" and names["bot-easy"]["kind"] == "bot"
     assert web.get("/api/leaderboard", params={"variant": "standard"}).json()["rows"] == []  # none settled
     # exactly once: the same game again changes nothing
@@ -152,13 +153,13 @@ def test_a_rated_game_changes_every_seats_rating_once(web: TestClient) -> None:
 
 def test_a_deleted_account_leaves_the_leaderboard_and_its_games_stay(web: TestClient) -> None:
     sign_up(web, "petra")
-    table = _rated_table(web, [{"kind": "bot", "bot": "random"}])
+    table = _rated_table(web, [{"kind": "bot", "bot": "easy"}])
     with web.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
         play_out(ws, ws.receive_json())
     game_id = web.get("/api/users/petra").json()["games"][0]["id"]
     assert web.post("/api/account/delete", json={"password": PASSWORD}).status_code == 200
     board = web.get("/api/leaderboard", params={"provisional": True}).json()
-    assert [row["name"] for row in board["rows"]] == ["bot-random"]
+    assert [row["name"] for row in board["rows"]] == ["bot-easy"]
     game = web.get(f"/api/games/{game_id}/events").json()
     assert game["seats"][0] == "Deleted player" and "petra" not in str(game)
     assert web.get(f"/api/games/{game_id}/record.json").status_code == 200
@@ -284,4 +285,26 @@ def test_an_account_deleted_during_a_rated_game_is_not_rated_nor_named(tmp_path:
     stored = store.get_game(game_id)
     assert stored is not None and stored["seats"][1] == "Deleted player"
     assert stored["record"]["seats"][1] == "Deleted player"
+    store.close()
+
+
+def test_a_game_with_a_person_and_their_own_bot_moves_no_rating(tmp_path: Path) -> None:
+    """(#53) The tables refuse it; should a game have them anyway, the rating refuses it too."""
+    store = Store(f"sqlite:///{tmp_path / 'farm.db'}")
+    store.migrate()
+    ids = _people(store, ["jana", "karl"])
+    bots = BotAccounts(Accounts(store))
+    with Session(store.engine) as session:
+        row = session.get(UserRow, ids[0])
+        assert row is not None
+        owner = user_of(row)
+    bots.create(owner, "janabot", "")
+    found = bots.bot_named("janabot")
+    assert found is not None
+    game = finished_game(3, seed=5)
+    data = _rated_table_row(store, "FARMS", [ids[0], found[0].id, ids[1]], game)
+    _archive(store, data, game)
+    assert _ratings(store) == {}
+    with Session(store.engine) as session:  # the game is in their histories, as unrated
+        assert {p.rated for p in session.scalars(select(GamePlayerRow))} == {False}
     store.close()

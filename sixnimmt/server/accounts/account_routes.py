@@ -78,7 +78,13 @@ class AccountService:
         self.clock = clock
         self.hasher = Hasher(settings.hash_threads, settings.hash_niceness, most_waiting=settings.hash_queue)
         self.signin_address = RateLimits(settings.signin_per_minute / 60, settings.signin_burst)
+        # Wrong guesses (OWASP's authentication guidance): each (name, address) pair has a small
+        # budget, and a name under attack from many addresses slows down only the addresses that
+        # have guessed wrong on it, never the owner's right password from an address of their own.
         self.signin_name = RateLimits(settings.signin_name_per_minute / 60, settings.signin_name_burst)
+        self.signin_pair = RateLimits(settings.signin_name_per_minute / 60, settings.signin_name_burst)
+        #: A signed-in session's own password checks (to change it, or delete the account), by account.
+        self.password_checks = RateLimits(settings.signin_name_per_minute / 60, settings.signin_name_burst)
         self.signup_address = RateLimits(settings.signup_per_minute / 60, settings.signup_burst)
         self.play_now = PlayNow(rooms, self.accounts, self.ratings, settings, clock)
         self.bots: dict[str, int] = {}
@@ -145,12 +151,13 @@ def service(request: Request) -> AccountService:
 
 def check_same_site(request: Request) -> None:
     """A request that changes something on behalf of a signed-in player comes from this site's own
-    pages (403 otherwise): the ``Origin``, or lacking it the ``Referer``, names this server."""
+    pages (403 otherwise): the ``Origin``, or lacking it the ``Referer``, names this server, over the
+    scheme the request came by (an ``https`` page of another server on this host is another site)."""
     if request.method not in UNSAFE:
         return
     source = request.headers.get("origin") or request.headers.get("referer")
     host = request.headers.get("host")
-    if not source or not host or urlsplit(source).netloc != host:
+    if not source or not host or urlsplit(source).netloc != host or urlsplit(source).scheme != request.url.scheme:
         raise Refusal("refused: this request did not come from this site's pages", "cross-site", status=403)
 
 
@@ -254,7 +261,11 @@ async def sign_in(body: Credentials, request: Request, response: Response) -> di
     wait = svc.signin_address.retry_after(client_address(request), now)
     if wait:
         raise too_many(wait, "sign-ins")
-    wait = svc.signin_name.retry_after(body.name.strip().casefold()[:64], now)
+    name = body.name.strip().casefold()[:64]
+    pair = f"{name}\0{client_address(request)}"
+    wait = svc.signin_pair.waiting(pair, now)
+    if not wait and svc.signin_pair.used(pair, now):
+        wait = svc.signin_name.waiting(name, now)  # the name's slow-down: only for who guessed wrong on it
     if wait:
         raise too_many(wait, "sign-ins on this name")
     found = await svc.read(svc.accounts.credentials, body.name.strip()[:64])
@@ -263,6 +274,8 @@ async def sign_in(body: Credentials, request: Request, response: Response) -> di
     except HasherBusyError:
         raise busy() from None
     if found is None or not good:
+        svc.signin_pair.retry_after(pair, now)
+        svc.signin_name.retry_after(name, now)
         log.info("a sign-in was refused from %s", client_address(request))
         raise Refusal("wrong user name or password", "account-signin-failed", status=401)
     user, _, epoch = found
@@ -284,8 +297,9 @@ async def sign_out(request: Request, response: Response) -> dict[str, Any]:
 
 async def _check_password(svc: AccountService, user: User, password: str) -> None:
     """The signed-in ``user``'s own password again (to change it or delete the account), within
-    the name's budget of password checks (429 past it; 401 if it is wrong)."""
-    wait = svc.signin_name.retry_after(user.name.casefold(), svc.clock.now())
+    the session's account's own budget of password checks (429 past it; 401 if it is wrong): not the
+    name's, which strangers' wrong sign-ins spend."""
+    wait = svc.password_checks.retry_after(str(user.id), svc.clock.now())
     if wait:
         raise too_many(wait, "password checks on this name")
     stored = await svc.read(svc.accounts.password_of, user.id)
@@ -363,12 +377,16 @@ async def resume_seat(code: str, request: Request) -> dict[str, Any]:
     svc = service(request)
     user = await signed_in(request, svc)
     join = Join(user.name, account=user.id, token=seat_token(user.seat_key, code.strip().upper()), resume_only=True)
+    # (a code that names no table and one where the account has no seat answer alike: a stranger
+    # learns nothing of which codes are live; a miss also spends the address's budget of misses)
+    no_seat = Refusal("you have no seat at this table", "no-seat", status=404)
     try:
         seat, token, _ = await svc.rooms.call(code, join)
-    except LookupError as error:
-        raise Refusal(str(error), "no-table", status=404, table=code[:8]) from None
+    except LookupError:
+        request.app.state.lookups.missed(client_address(request), svc.clock.now())
+        raise no_seat from None
     except TableError as error:
-        raise error.with_status(404 if error.code == "no-seat" else 409) from None
+        raise (no_seat if error.code == "no-seat" else error.with_status(409)) from None
     return {"code": code.strip().upper(), "seat": seat, "token": token}
 
 

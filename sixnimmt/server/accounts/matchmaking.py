@@ -68,11 +68,13 @@ class PlayNow:
         mu = await self._mu(user, variant)
         since = now_utc() - dt.timedelta(seconds=self.settings.play_now_offer)
         codes = await self.rooms.db.run(self.accounts.play_now_candidates, mode, variant, players, since, mu)
+        # (at a rated table nobody meets their own bots: docs/web.md, "Rated play")
+        stable = await self.rooms.db.run(self.accounts.stable, user.id) if user is not None and codes else ()
         for code in codes:
             if code in besides:
                 continue
             join = Join(user.name if user else name) if user is None else Join(
-                user.name, account=user.id, token=seat_token(user.seat_key, code), program=program)
+                user.name, account=user.id, token=seat_token(user.seat_key, code), program=program, stable=stable)
             try:
                 seat, token, later = await self.rooms.call(code, join)
             except LookupError:

@@ -78,16 +78,27 @@ def participants(data: TableData, bots: dict[str, int]) -> Participant:
     return Participant(seats, rated)
 
 
+def _stablemates(session: Session, accounts: set[int]) -> bool:
+    """Whether two of ``accounts`` belong to one person (a person and their bot, or two bots of one
+    owner)."""
+    owners = [row.owner_id if row.kind == "bot" and row.owner_id is not None else row.id
+              for row in session.scalars(select(UserRow).where(UserRow.id.in_(accounts)))]
+    return len(set(owners)) < len(owners)
+
+
 def record_game(session: Session, game: GameRow, who: Participant) -> bool:
     """Inside the archive's transaction: the seats played under an account, and for a rated game every
     rating, its history and the game's ``rated_games`` row. Returns whether ratings changed (False
     when the game was rated already)."""
     if session.scalar(select(GamePlayerRow.id).where(GamePlayerRow.game_id == game.id).limit(1)) is not None:
         return False  # recorded already
+    # (the tables refuse a bot with its owner or its stable-mates; a game that had them anyway, by a
+    # path that forgot to ask, moves no rating: nobody's rating gains from their own bots)
+    rated = who.rated and not _stablemates(session, {a for a in who.seats if a is not None})
     for seat, account in enumerate(who.seats):
         if account is not None:
-            session.add(GamePlayerRow(game_id=game.id, seat=seat, user_id=account, rated=who.rated))
-    if not who.rated or any(a is None for a in who.seats):
+            session.add(GamePlayerRow(game_id=game.id, seat=seat, user_id=account, rated=rated))
+    if not rated or any(a is None for a in who.seats):
         return False
     known = session.scalar(select(RatedGameRow.game_id).where(
         (RatedGameRow.game_id == game.id)

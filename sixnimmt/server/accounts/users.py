@@ -141,6 +141,18 @@ class Accounts:
     def engine(self) -> Any:
         return self.store.engine
 
+    def stable(self, user_id: int) -> tuple[int, ...]:
+        """The accounts one person controls, ``user_id`` among them: a person and their bot
+        programs, or a bot program, its owner and the owner's other bots. None of them may sit at a
+        rated table with another (docs/web.md, "Rated play")."""
+        with Session(self.engine) as session:
+            row = session.get(UserRow, user_id)
+            if row is None:
+                return (user_id,)
+            owner = row.owner_id if row.kind == "bot" and row.owner_id is not None else row.id
+            bots = session.scalars(select(UserRow.id).where(UserRow.owner_id == owner))
+            return tuple(sorted({user_id, owner, *bots}))
+
     def ensure_bots(self) -> dict[str, int]:
         """An account for each bot level (made once; several processes may race: one wins)."""
         made = self.bot_ids()

@@ -21,7 +21,7 @@ from ..accounts.account_routes import service, signed_in
 from ..accounts.users import AccountError, User
 from ..calls import InviteProgram, Summary, WithdrawInvitation
 from ..config import Settings
-from ..limits import RateLimiter, RequestBody
+from ..limits import RateLimiter, RequestBody, client_address
 from ..refusal import Refusal
 from ..sockets import SocketClient, pump
 from ..tables.table_setup import TableError
@@ -143,13 +143,18 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
     if found is None:
         raise Refusal("no such bot", "no-bot", status=404)
     bot, _owner_name = found
+    stable = await service(request).read(service(request).accounts.stable, bot.id)
+    # (a code that names no table and a host's token that is wrong answer alike: whoever does not hold
+    # the host's seat learns nothing of which codes are live; a miss spends the budget of misses)
+    not_yours = Refusal("only the host (seat 1) can do that", "not-host", status=403)
     try:
-        token = await gateway.rooms.call(code, InviteProgram(host_token, seat, bot.name))
+        token = await gateway.rooms.call(code, InviteProgram(host_token, seat, bot.name, stable))
         summary = await gateway.rooms.call(code, Summary())
-    except LookupError as error:
-        raise Refusal(str(error), "no-table", status=404, table=code[:8]) from None
+    except LookupError:
+        request.app.state.lookups.missed(client_address(request), gateway.clock.now())
+        raise not_yours from None
     except TableError as error:
-        raise error.with_status(409) from None
+        raise (not_yours if error.code == "not-host" else error.with_status(409)) from None
     host = summary["seats"][0]["name"]
     about = {"from": host, "from_bot": bool(summary["seats"][0].get("program")), "rated": bool(summary.get("rated")),
              "rules": summary["rules"], "seats": [s["name"] for s in summary["seats"]],

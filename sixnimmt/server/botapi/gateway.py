@@ -279,8 +279,10 @@ class BotGateway:
                 await self.finish(link)
 
     def room_for_games(self, session: BotSession) -> None:
+        """Refuses a game past the program's limit. Only the games it sits in count: invitations
+        waiting for its answer do not (anyone may send them), and accepting one is refused here."""
         bot_id = session.identity.bot.id
-        busy = len(self.links.get(bot_id, {}))  # (the games it sits at; invitations pending do not count)
+        busy = len(self.links.get(bot_id, {}))
         if busy >= session.max_games:
             raise BotError(f"you play {busy} games already (limit {session.max_games}): "
                            "finish one first", "too-many-games", limit=session.max_games)
@@ -433,7 +435,9 @@ class BotGateway:
         except BotError:
             await self._withdraw(invitation, "too-many-games")
             raise
-        join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True)
+        stable = await asyncio.to_thread(self.bots.accounts.stable, bot.id)
+        join = Join(bot.name, invitation.token, bot.id, seat_token(bot.seat_key, invitation.code), program=True,
+                    stable=stable)
         try:
             await self.rooms.call(invitation.code, join)
         except (LookupError, TableError) as error:

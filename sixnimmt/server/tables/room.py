@@ -153,13 +153,13 @@ class Room:
     async def join(
         self, name: str, invite: str | None = None, account: int | None = None, account_token: str | None = None,
         resume_only: bool = False, key: str | None = None, still_wanted: Callable[[], bool] | None = None,
-        program: bool = False,
+        program: bool = False, stable: tuple[int, ...] = (),
     ) -> tuple[int, str, bool]:
         """Take a seat (:func:`~sixnimmt.server.tables.seating.take_seat`). Returns the seat, its new token,
         and whether the taking over waits for the next deal."""
         async with self.lock:
             joined = await seating.take_seat(self.table, name, invite, account, account_token,
-                                             resume_only, key, still_wanted, program)
+                                             resume_only, key, still_wanted, program, stable)
             if joined.started is not None:
                 self.tell(joined.started)
             elif joined.changed:

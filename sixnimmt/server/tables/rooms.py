@@ -41,6 +41,7 @@ from .table_setup import (
     TableOptions,
     bot_label,
     check_bot_level,
+    check_rated_rules,
     clean_name,
     hash_token,
 )
@@ -188,7 +189,7 @@ class Rooms:
                 return room.summary()
             case Join():
                 return list(await room.join(call.name, call.invite, call.account, call.token, call.resume_only,
-                                            call.key, still_wanted, call.program))
+                                            call.key, still_wanted, call.program, tuple(call.stable)))
             case InviteProgram() | WithdrawInvitation():
                 return await self._invitation(room, call)
 
@@ -199,7 +200,8 @@ class Rooms:
         async with room.lock:
             if isinstance(call, InviteProgram):
                 by, _ = room.table.place_for_token(call.host)
-                token, _name = await seating.invite(room.table, by, call.seat, call.name, program=True)
+                token, _name = await seating.invite(room.table, by, call.seat, call.name, program=True,
+                                                    stable=tuple(call.stable))
                 result: Any = token
             else:
                 result = await seating.withdraw_invitation(room.table, call.invite)
@@ -269,6 +271,9 @@ class Rooms:
         host = clean_name(host_name)
         if options.rated and account is None:
             raise TableError("sign in to play at a rated table", "rated-sign-in")
+        if options.rated:
+            check_rated_rules(options.rules, [options.fill_bot, *(str(s.get("bot", "medium")) for s in seats
+                                                                  if s.get("kind") == "bot")])
         token = secrets.token_urlsafe(24)
         room_seats = [Seat(0, SeatKind.HUMAN, host, None, hash_token(token), account=account, program=program,
                            away_since=self.clock.now())]

@@ -55,6 +55,11 @@ class Seat:
     def person(self) -> bool:
         return self.kind == SeatKind.HUMAN
 
+    @property
+    def left(self) -> bool:
+        """The player gave the seat up during the game (its token no longer works)."""
+        return self.person and self.leaving and self.token_hash is None
+
     def to_store(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "name": self.name, "bot": self.bot, "token_hash": self.token_hash,
@@ -87,6 +92,7 @@ class Seat:
         return {
             "name": self.name, "kind": self.kind, "bot": self.bot, "connected": self.connections > 0,
             "leaving": self.leaving, "joining": self.joining, **({"member": True} if self.account is not None else {}),
+            **({"left": True} if self.left else {}),
             **({"program": True} if self.program else {}),
         }
 
@@ -159,11 +165,16 @@ class Seat:
             self.away_since = now
 
 
-def reseat(seats: list[Seat], fill_bot: str, now: float) -> bool:
+def reseat(seats: list[Seat], fill_bot: str, now: float, keep_leavers: bool = False) -> bool:
     """At a deal's start: apply the seat changes asked for during the last one (a bot of the seat's
-    level, else ``fill_bot``, takes a seat given up). Returns whether any seat changed hands."""
+    level, else ``fill_bot``, takes a seat given up). Returns whether any seat changed hands.
+
+    ``keep_leavers`` (a rated game under way): a seat its player left stays theirs, played by the
+    stand-in, to the game's end: whoever sits down rated is rated on the result whatever they do."""
     changed = False
     for seat in seats:
+        if keep_leavers and seat.left:
+            continue
         if seat.joining is not None and seat.joining_hash is not None:
             seat.become_human(seat.joining, seat.joining_hash, now, seat.joining_account)
             changed = True

@@ -43,7 +43,7 @@ class Joined:
 async def take_seat(
     table: TableSession, name: str, invite: str | None = None, account: int | None = None,
     account_token: str | None = None, resume_only: bool = False, key: str | None = None,
-    still_wanted: Callable[[], bool] | None = None, program: bool = False,
+    still_wanted: Callable[[], bool] | None = None, program: bool = False, stable: tuple[int, ...] = (),
 ) -> Joined:
     """Take a seat: the one ``invite`` keeps, else the first open one (once the game runs, an open or
     bot seat, taken over at the next deal). A signed-in player joins under ``account`` with the seat
@@ -54,7 +54,8 @@ async def take_seat(
     join that took a seat and whose answer was lost is answered again with the same seat and token.
     ``still_wanted``: whether the caller still waits (a join forwarded from another process whose
     caller has given up takes no seat). ``program``: a bot program (docs/bot-api.md) takes the seat; it
-    sits down before a game only."""
+    sits down before a game only. ``stable``: the accounts the joiner's owner controls
+    (:func:`refuse_stablemates`)."""
     name = clean_name(name)
     await table.check_lease()
     if still_wanted is not None and not still_wanted():
@@ -85,6 +86,7 @@ async def take_seat(
     else:
         token = secrets.token_urlsafe(24)
     seat = _seat_to_take(table, invite)
+    refuse_stablemates(table, stable, seat.index)
     if names_clash(name, table.seats, besides=seat.index):
         raise TableError(f"the name {name!r} is taken at this table", "name-taken", name=name)
     later = table.status != "waiting"
@@ -96,6 +98,19 @@ async def take_seat(
         return Joined(seat.index, token, later, started=await table.start_game())
     await table.commit()
     return Joined(seat.index, token, later)
+
+
+def refuse_stablemates(table: TableSession, stable: tuple[int, ...], besides: int) -> None:
+    """At a rated table, a bot program never sits with its owner nor with another bot of the same
+    owner (``stable``: the accounts of one person, their bot programs' included), so nobody's
+    rating can gain from games against their own bots. Seat ``besides`` (the one being taken) does
+    not count."""
+    if not table.options.rated or not stable:
+        return
+    for seat in table.seats:
+        if seat.index != besides and (seat.account in stable or seat.joining_account in stable):
+            raise TableError("a bot program does not sit at a rated table with its owner or another bot of "
+                             "the same owner", "rated-same-owner")
 
 
 def _seat_to_take(table: TableSession, invite: str | None) -> Seat:
@@ -126,12 +141,15 @@ def _host_only(table: TableSession, by: int | None, index: int, program: bool = 
     return table.seats[index]
 
 
-async def invite(table: TableSession, by: int | None, index: int, name: str, program: bool = False) -> tuple[str, str]:
+async def invite(table: TableSession, by: int | None, index: int, name: str, program: bool = False,
+                 stable: tuple[int, ...] = ()) -> tuple[str, str]:
     """The host keeps seat ``index`` for a named friend: before the game at once, once it runs from
     the next deal (the seat's bot, or the fallback for a vanished player, plays until then). Returns
     the invitation's token (the friend's link) and the name as kept. ``program``: the friend is a
-    bot program (docs/bot-api.md), invited before the game, at a rated table too."""
+    bot program (docs/bot-api.md), invited before the game, at a rated table too, where ``stable``
+    (the program's owner and their bots) may not sit with it (:func:`refuse_stablemates`)."""
     seat = _host_only(table, by, index, program)
+    refuse_stablemates(table, stable, index)
     name = clean_name(name)
     if seat.joining is not None or (seat.person and seat.connections > 0):
         raise TableError(f"seat {seat.index + 1} is taken", "bad-seat", seat=seat.index + 1)

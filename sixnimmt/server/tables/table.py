@@ -334,10 +334,12 @@ class TableSession:
             return []
         return sorted({d.seat for d in self.game.pending()})
 
-    def _reseat(self) -> bool:
+    def _reseat(self, new_game: bool = False) -> bool:
         """At a deal's start: the seat changes asked for during the last one, and who plays each
-        seat in this deal (for the game's record). Returns whether any seat changed hands."""
-        changed = reseat(self.seats, self.options.fill_bot, self.clock.now())
+        seat in this deal (for the game's record). Returns whether any seat changed hands. A rated
+        game's leavers keep their seats (and accounts) to its end, so that the result rates them."""
+        changed = reseat(self.seats, self.options.fill_bot, self.clock.now(),
+                         keep_leavers=self.options.rated and not new_game)
         if changed:
             self.scheduler.make_bots()
         self.deal_players.append(
@@ -354,7 +356,7 @@ class TableSession:
         self.status = "playing"
         self.turn_log = []
         self.deal_players = []
-        reseated = self._reseat()  # who is waiting to take a seat over sits down now
+        reseated = self._reseat(new_game=True)  # who is waiting to take a seat over sits down now
         self.scheduler.make_bots()
         self.scheduler.new_step(self.options.timer)
         await self.commit()

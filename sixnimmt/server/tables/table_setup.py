@@ -92,10 +92,12 @@ def _looks_like(ch: str) -> str:
 
 def name_skeleton(name: str) -> str:
     """What a name looks like, for telling whether two names could be taken for each other: case
-    folded, and every letter that looks like a Latin one as that letter (a Cyrillic "Bob" looks like
+    folded, without combining marks (an "Alicé" whose accent is a mark of its own sits beside no
+    "Alice"), and every letter that looks like a Latin one as that letter (a Cyrillic "Bob" looks like
     the Latin one)."""
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
     # (capitals first: more of them have a Latin twin than small letters do, as the Cyrillic "B")
-    return "".join(_looks_like(ch) for ch in unicodedata.normalize("NFKC", name).upper()).casefold()
+    return "".join(_looks_like(ch) for ch in unicodedata.normalize("NFKC", bare).upper()).casefold()
 
 
 def bot_spec(level: str) -> str:
@@ -120,6 +122,22 @@ def check_bot_level(level: object, option: str) -> str:
                          "bad-option", option=option)
     assert isinstance(level, str)
     return level
+
+
+#: Bot levels that never sit at a rated table: a bot that plays at random gives rating away.
+UNRATED_LEVELS = frozenset({"random"})
+
+
+def check_rated_rules(rules: Rules, levels: list[str]) -> None:
+    """A rated table plays to its variant's own target and end (a game to 1 point measures nothing;
+    a number of deals, the same for every seat, may shorten it) against bots of the rated levels
+    (``levels``: those of its seats and of its fill bot); else a clear refusal."""
+    own = Rules(players=rules.players, variant=rules.variant)
+    if (rules.target, rules.end) != (own.target, own.end):
+        raise TableError("a rated table plays to its variant's own target", "rated-rules")
+    for level in levels:
+        if level in UNRATED_LEVELS:
+            raise TableError(f"the {level!r} bot does not play rated games", "rated-bot", bot=level)
 
 
 @dataclass(slots=True)

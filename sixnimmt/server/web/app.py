@@ -41,6 +41,7 @@ from ..store.database import Store
 from ..tables.rooms import Rooms
 from .collector import QuietCollector
 from .game_routes import games_api
+from .headers import SecurityHeaders
 from .logs import redact_secrets_in_logs
 from .reviews import Reviews
 from .table_routes import api
@@ -99,6 +100,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.socket_opens = RateLimits(settings.socket_opens_per_minute / 60, settings.socket_open_burst)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     app.add_middleware(LookupGate, budget=app.state.lookups, now=clock.now)
+    app.add_middleware(SecurityHeaders)  # (the outermost: a 429 of the gates carries the headers too)
 
     @app.exception_handler(RequestValidationError)
     async def one_line_errors(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -19,6 +19,7 @@ from ...core import (
 from ...core.rules import DoubleDeck
 from ...core.variants import VARIANTS as SPECS
 from ...seats import available
+from ..accounts.account_routes import service
 from ..botapi.bot_routes import invite_program
 from ..calls import Join, Summary, TableCall
 from ..limits import (
@@ -159,6 +160,8 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
              "public": body.public, "rated": body.rated}
         )
         user, token_for = await request.app.state.accounts.seat_identity(request, None)
+        if options.rated and user is not None:
+            await _stables_apart(request, user.id, [s.name or "" for s in body.seats if s.kind == "program"])
         seats = [{"kind": "open"} if s.kind == "program" else s.model_dump() for s in body.seats]
         room, token = await rooms.create(options, user.name if user else body.name, seats,
                                          account=user.id if user else None, token_for=token_for)
@@ -169,6 +172,22 @@ async def create_table(body: CreateTable, rooms: RoomsDep, request: Request) -> 
     invitations = [await invite_program(request, room.code, token, index, spec.name or "")
                    for index, spec in enumerate(body.seats, start=1) if spec.kind == "program"]
     return {"code": room.code, "seat": 0, "token": token, **({"invitations": invitations} if invitations else {})}
+
+
+async def _stables_apart(request: Request, host: int, programs: list[str]) -> None:
+    """A rated table made with bot programs in its seats: refused if one is the host's, or two have
+    one owner (each program is checked again when invited, and when it takes the seat)."""
+    read, bots, accounts = service(request).read, request.app.state.bot_accounts, service(request).accounts
+    seen = set(await read(accounts.stable, host))
+    for name in programs:
+        found = await read(bots.bot_named, name)
+        if found is None:
+            continue  # (its invitation says "no such bot")
+        stable = set(await read(accounts.stable, found[0].id))
+        if seen & stable:
+            raise TableError("a bot program does not sit at a rated table with its owner or another bot of "
+                             "the same owner", "rated-same-owner")
+        seen |= stable
 
 
 @api.get("/tables")
@@ -211,10 +230,11 @@ async def join_table(code: str, body: JoinTable, rooms: RoomsDep, request: Reque
     if wait:
         raise too_many(wait, "joins")
     user, account_token = await request.app.state.accounts.seat_identity(request, code)
+    stable = () if user is None else await service(request).read(service(request).accounts.stable, user.id)
     try:
         seat, token, later = await looked_up(request, rooms, code, Join(
             name=user.name if user else body.name, invite=body.invite, account=user.id if user else None,
-            token=account_token, key=body.key))
+            token=account_token, key=body.key, stable=stable))
     except TableError as error:
         raise error.with_status(503 if error.code in UNAVAILABLE else 409) from None
     # ``from_next_deal``: the game runs; the seat is yours when the next deal starts (watch till then)
