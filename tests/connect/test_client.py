@@ -278,17 +278,23 @@ async def test_the_standalone_example_plays_through_the_api(server: FakeServer, 
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        await server.connected.wait()
-        assert server.hellos[0]["client"] == "online_bot.py/1"
-        declined = await server.invite("otherbot", from_bot=True)
-        assert declined["type"] == "decline"
-        assert (await server.invite("ada"))["type"] == "accept"
-        await server.wait_games()
-        assert server.finished == ["G002"] and server.illegal == 0
-        await read_until(process.stderr, "game G002 over")
+        async with asyncio.timeout(120):  # (a hang fails here, with its place, not at the suite's limit)
+            await standalone_game(server, process)
     finally:
         process.send_signal(signal.SIGINT)
         await process.wait()
+
+
+async def standalone_game(server: FakeServer, process: asyncio.subprocess.Process) -> None:
+    """The example declines a bot's invitation, accepts a person's, and plays the game to its end."""
+    await server.connected.wait()
+    assert server.hellos[0]["client"] == "online_bot.py/1"
+    declined = await server.invite("otherbot", from_bot=True)
+    assert declined["type"] == "decline"
+    assert (await server.invite("ada"))["type"] == "accept"
+    await server.wait_games()
+    assert server.finished == ["G002"] and server.illegal == 0
+    await read_until(process.stderr, "game G002 over")
 
 
 async def test_sigterm_resigns_and_exits_as_two_ctrl_c_do(server: FakeServer, tmp_path: Path) -> None:
