@@ -63,10 +63,12 @@ def two_servers(tmp_path: Path) -> Iterator[Servers]:
     stop([p for p, _ in started])
 
 
-def stranger_bot(host: Person, name: str, folder: Path) -> Path:
-    """A bot of an owner of its own on ``host``'s server: a rated table seats no bot with its owner
-    nor two bots of one owner."""
-    return Person(host.base.removeprefix("http://"), f"own_{name}").make_bot(name, folder)
+def stranger_bot(host: Person, name: str, folder: Path, at: str | None = None) -> Path:
+    """A bot of an owner of its own on ``host``'s server (signed up through worker ``at``, if
+    given): a rated table seats no bot with its owner nor two bots of one owner. With several
+    workers, each grants its share of an address's sign-ups, so sign-ups spread over them as a
+    proxy would spread them."""
+    return Person(at or host.base.removeprefix("http://"), f"own_{name}").make_bot(name, folder)
 
 
 class Person:
@@ -184,7 +186,7 @@ def test_the_same_on_postgresql_with_each_bot_on_its_own_worker(two_servers: Ser
     (_, a), (_, b) = two_servers
     ada = Person(a, "ada_cluster")
     bots = [bot_connect(a, stranger_bot(ada, "moo_on_a", tmp_path), "easy", tmp_path / "a.log"),
-            bot_connect(b, stranger_bot(ada, "moo_on_b", tmp_path), PYTHON_BOT, tmp_path / "b.log")]
+            bot_connect(b, stranger_bot(ada, "moo_on_b", tmp_path, at=b), PYTHON_BOT, tmp_path / "b.log")]
     try:
         ada.wait_online({"moo_on_a", "moo_on_b"})
         table = ada.rated_table_with(["moo_on_a", "moo_on_b"])
@@ -284,7 +286,7 @@ def test_a_cut_connection_comes_back_through_the_other_worker_and_finishes(
     ada = Person(a, "ada_moves")
     log = tmp_path / "moved.log"
     bots = [bot_connect(proxy.address, stranger_bot(ada, "moo_moved", tmp_path), "easy", log),
-            bot_connect(b, stranger_bot(ada, "moo_on_b", tmp_path), PYTHON_BOT, tmp_path / "on_b.log")]
+            bot_connect(b, stranger_bot(ada, "moo_on_b", tmp_path, at=b), PYTHON_BOT, tmp_path / "on_b.log")]
     try:
         ada.wait_online({"moo_moved", "moo_on_b"})
         table = ada.rated_table_with(["moo_moved", "moo_on_b"])
