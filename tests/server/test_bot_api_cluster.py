@@ -52,8 +52,10 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
     web = httpx.Client(base_url=f"http://{first}", headers={"Origin": f"http://{first}"}, timeout=30)
     assert web.post("/api/account/signup", json={"name": "pia_host", "password": "correct horse battery"}).status_code == 201
     tokens, owners = {}, {}
-    for name in ("North_Bot", "South_Bot"):  # each of its own owner: a rated table seats no stable-mates
-        owner = httpx.Client(base_url=f"http://{first}", headers={"Origin": f"http://{first}"}, timeout=30)
+    # Each bot of its own owner (a rated table seats no stable-mates), who signs up through the
+    # process the bot plays on: each process grants its share of one address's sign-ups.
+    for name, home in (("North_Bot", first), ("South_Bot", second)):
+        owner = httpx.Client(base_url=f"http://{home}", headers={"Origin": f"http://{home}"}, timeout=30)
         signed_up = owner.post("/api/account/signup", json={"name": f"own_{name}", "password": "correct horse battery"})
         assert signed_up.status_code == 201
         assert owner.post("/api/bots", json={"name": name, "description": "test"}).status_code == 201
