@@ -470,15 +470,7 @@ def _determinize(
     """Fill ``out`` with one consistent guess of every hand: known hands copied, the others dealt
     from the shuffled ``pool`` of unseen cards; then every hand is shuffled (its random play order)."""
     np.random.shuffle(pool)
-    taken = 0
-    for s in range(hands.shape[0]):
-        for j in range(hlen[s]):
-            if known[s]:
-                out[s, j] = hands[s, j]
-            else:
-                out[s, j] = pool[taken]
-                taken += 1
-        np.random.shuffle(out[s, : hlen[s]])
+    _deal_from(out, hands, hlen, known, pool)
 
 
 @njit(cache=True)
