@@ -264,6 +264,25 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     return bot
 
 
+def time_limit(spec: str) -> float:
+    """The milliseconds per decision ``spec`` thinks at most (its ``ms`` option), 0 for a bot that
+    has no time limit (a rollout budget, no search, or a prefix spec)."""
+    parsed = parse_spec(spec)
+    value = parsed.options.get("ms", 0.0)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def with_time_limit(spec: str, ms: float) -> str:
+    """``spec`` thinking at most ``ms`` milliseconds per decision (its other options kept); a spec
+    with no time limit comes back as it is."""
+    parsed = parse_spec(spec)
+    if time_limit(spec) <= 0.0:
+        return spec
+    entry = _REGISTRY[parsed.name]
+    given = [piece for piece in parsed.text.partition(":")[2].split(":") if piece.partition("=")[0].strip() not in ("", "ms")]
+    return ":".join([parsed.name, *given, f"ms={entry.options['ms'].shown(float(ms))}"])
+
+
 def check_bot(spec: str) -> None:
     """Raise a one-line ``ValueError`` unless ``spec`` can be built. Registered names are checked
     without importing their bot; a prefix spec is built and closed (an external program is not

@@ -14,6 +14,7 @@ import pytest
 from sixnimmt.bots.base import Bot
 from sixnimmt.core import PlayerView, Rules
 from sixnimmt.seats import HINT_LEVEL, LEVELS
+from sixnimmt.seats.registry import time_limit
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.store.database import Store
@@ -74,6 +75,29 @@ def test_grandmaster_is_a_level_the_server_offers_and_plays_with_a_time_limit() 
     assert "grandmaster" in LEVELS and HINT_LEVEL == "grandmaster"
     assert settings.level_specs["grandmaster"].startswith("grandmaster:ms=")
     assert settings.think_threads >= 1
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("grandmasters", [1, 3, 9])
+async def test_the_timed_bots_of_a_table_share_its_thinking_time_per_turn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grandmasters: int) -> None:
+    """However many searchers sit at a table, one turn of theirs costs at most
+    ``Settings.turn_think_ms`` of thinking in all; each keeps the server's limit when that fits."""
+    made = gate_the_bots(monkeypatch)
+    store = Store(f"sqlite:///{tmp_path / 'share.db'}")
+    store.migrate()
+    settings = Settings(database_url=store.url, bot_delay=0.0)
+    rooms = Rooms(store, settings, ManualClock())
+    mediums = 1 if grandmasters < 9 else 0  # ten seats at most, the host's one of them
+    seats = [{"kind": "bot", "bot": "grandmaster"}] * grandmasters + [{"kind": "bot", "bot": "medium"}] * mediums
+    room, _ = await rooms.create(TableOptions(Rules(players=1 + len(seats))), "Host", seats)
+    limits = sorted(time_limit(spec) for spec, _ in made)
+    for _, bot in made:
+        bot.release.set()
+    timed = [ms for ms in limits if ms > 0]
+    assert len(timed) == grandmasters and limits.count(0.0) == mediums  # medium has no time limit
+    assert sum(timed) <= settings.turn_think_ms
+    assert max(timed) == min(time_limit(settings.level_specs["grandmaster"]), settings.turn_think_ms / grandmasters)
+    await room.scheduler.settle()
 
 
 @pytest.mark.asyncio

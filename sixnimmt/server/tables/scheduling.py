@@ -27,6 +27,7 @@ from typing import Any, Protocol, TypeVar
 
 from ...core import Decision, Phase
 from ...seats import GuardedSeat, make_bot
+from ...seats.registry import time_limit, with_time_limit
 from ..clock import Clock, Timer
 from ..config import Settings
 from .seat import Seat
@@ -147,9 +148,16 @@ class Scheduler:
         program's: ``Settings.program_grace``, docs/bot-api.md)."""
         return self.settings.program_grace if seat.program else self.settings.absent_grace
 
-    def _guarded(self, level: str, seat: int, role: str) -> GuardedSeat:
+    def _spec(self, level: str) -> str:
+        """The spec a bot of ``level`` plays with here (``Settings.level_specs``)."""
+        return self.settings.level_specs.get(level, bot_spec(level))
+
+    def _guarded(self, level: str, seat: int, role: str, most_ms: float | None = None) -> GuardedSeat:
         seed = secrets.randbits(32)
-        bot = make_bot(self.settings.level_specs.get(level, bot_spec(level)), seed)
+        spec = self._spec(level)
+        if most_ms is not None and time_limit(spec) > most_ms:
+            spec = with_time_limit(spec, most_ms)
+        bot = make_bot(spec, seed)
         # Timed on the server's clock (the bot's think decides whether it counts as quick).
         label = f"{role} {level} at table {self.room.table.code} seat {seat + 1}"
         return GuardedSeat(bot, fallback_seed=seed, label=label, clock=self.clock.now)
@@ -157,7 +165,11 @@ class Scheduler:
     def make_bots(self) -> None:
         """Fresh bots for the bot seats (a new game, or a reload); the previous ones are closed."""
         self._close_bots()
-        self._bots = {s.index: self._guarded(s.bot or self.settings.fallback_bot, s.index, "bot") for s in self.room.table.seats if not s.person}
+        levels = {s.index: s.bot or self.settings.fallback_bot for s in self.room.table.seats if not s.person}
+        # The timed bots share the table's thinking time per turn (Settings.turn_think_ms).
+        timed = sum(1 for level in levels.values() if time_limit(self._spec(level)) > 0)
+        share = self.settings.turn_think_ms / timed if timed else None
+        self._bots = {index: self._guarded(level, index, "bot", share) for index, level in levels.items()}
 
     def _close_bots(self) -> None:
         for guarded in (*self._bots.values(), *self._fallbacks.values()):
