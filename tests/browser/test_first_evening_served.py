@@ -217,3 +217,34 @@ def test_3_a_player_who_leaves_is_shown_as_having_left(browser: Any, server: str
     assert "for Bo, who left" in ana.inner_text("#dialog-sheet")
     assert "Bo left: a bot plays for them" in (ana.text_content("#log-lines") or "")
     assert not errors
+
+
+def test_3_a_rated_leaver_stays_in_the_results_marked_as_having_left(browser: Any, server: str) -> None:
+    ana, bo = browser.new_context().new_page(), browser.new_context().new_page()
+    errors = errors_of(ana)
+    sign_up(ana, server, "Ana_3")
+    sign_up(bo, server, "Bo_3")
+    ana.goto(server + FAST + "#/")
+    ana.wait_for_selector("#rated-field:not([hidden])")
+    ana.check("#rated")
+    ana.select_option("#players", "3")
+    ana.select_option("#seats select[data-seat='1']", "open")
+    ana.select_option("#seats select[data-seat='2']", "bot:easy")
+    ana.click("#create-btn")
+    ana.wait_for_selector("#big-code")
+    code = ana.inner_text("#big-code")
+    bo.goto(server + FAST + "#/")
+    bo.fill("#join-code", code)
+    bo.click("#join button[type=submit]")
+    bo.wait_for_selector("#hand button.card:not([disabled])")
+    bo.click("#leave")
+    bo.click("#leave-confirm")
+    bo.wait_for_selector("#create")
+    ana.wait_for_selector(".player[data-seat='1'].left")
+    play_out(ana)  # the stand-in plays Bo's seat to the end, under Bo's name
+    row = ana.locator("#final-ranking tr[data-seat='1']")
+    row.locator(".rating-change").wait_for()
+    assert row.locator("td >> nth=1").inner_text().startswith("Bo_3")
+    assert row.locator(".badge.left-badge").inner_text() == "left"
+    assert re.search(r"→", row.locator(".rating-change").inner_text())  # rated on the result
+    assert not errors
