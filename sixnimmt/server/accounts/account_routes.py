@@ -351,7 +351,7 @@ async def profile(
     user = await svc.read(svc.accounts.user_by_name, name[:64])
     if user is None:
         raise Refusal("no such player", "no-user", status=404)
-    details = await svc.read(svc.ratings.profile, user.id, limit, offset, user.kind == "bot")
+    details = await svc.read(svc.ratings.profile, user.id, limit, offset)
     about = await svc.read(request.app.state.bot_accounts.about, user.id) if user.kind == "bot" else None
     return {"user": {**user.public(), **(about or {})}, **details}
 

@@ -47,6 +47,7 @@ class PlayNow:
         self.settings = settings
         self.clock = clock
         self._timers: dict[str, Any] = {}
+        self._bots_due: dict[str, float] = {}  # table code -> when its empty seats get bots (clock time)
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def _mu(self, user: User | None, variant: str) -> float:
@@ -57,7 +58,9 @@ class PlayNow:
 
     async def play(self, mode: str, variant: str, players: int | None, name: str, user: User | None,
                    program: bool = False, besides: frozenset[str] = frozenset()) -> dict[str, Any]:
-        """Seat the caller: at a waiting table, or at a new one. Returns code, seat, token.
+        """Seat the caller: at a waiting table, or at a new one. Returns code, seat, token, and
+        ``bots_in``: the seconds before bots fill the seats still empty (None where this process
+        does not keep that table's time; the page counts down "bots join in N s").
         ``program``: the caller is a bot program seeking a game (docs/bot-api.md), already seated
         at the tables ``besides`` (a seek is for another game)."""
         if mode == "rated" and user is None:
@@ -84,7 +87,9 @@ class PlayNow:
                 if error.code in ("table-full", "rated-sign-in", "invite-invalid"):
                     await self.rooms.db.run(self.accounts.drop_play_now, code)
                 continue  # (a name taken at that table, a table changing hands: try the next)
-            return {"code": code, "seat": seat, "token": token, "from_next_deal": later, "opened": False}
+            due = self._bots_due.get(code)
+            return {"code": code, "seat": seat, "token": token, "from_next_deal": later, "opened": False,
+                    "bots_in": None if due is None else max(0.0, round(due - self.clock.now(), 1))}
         count = players or DEFAULT_PLAYERS
         count = max(low, min(high, count))
         options = TableOptions(Rules(players=count, variant=Variant(variant)), fill_bot=self.levels_near(mu, 1)[0],
@@ -95,7 +100,9 @@ class PlayNow:
         self._timers[room.code] = self.clock.call_later(
             self.settings.play_now_wait, lambda: self._spawn(loop, room.code, mu)
         )
-        return {"code": room.code, "seat": 0, "token": token, "from_next_deal": False, "opened": True}
+        self._bots_due[room.code] = self.clock.now() + self.settings.play_now_wait
+        return {"code": room.code, "seat": 0, "token": token, "from_next_deal": False, "opened": True,
+                "bots_in": self.settings.play_now_wait}
 
     async def _create(self, options: TableOptions, user: User | None, name: str, count: int, program: bool) -> Any:
         seats = [{"kind": "open"} for _ in range(count - 1)]
@@ -132,6 +139,7 @@ class PlayNow:
         """The wait is over: bots of about ``mu`` take the empty seats of ``code`` and the game starts
         (if this process still drives the table and its game has not started)."""
         self._timers.pop(code, None)
+        self._bots_due.pop(code, None)
         room = self.rooms.local(code)
         try:
             if room is None:
@@ -160,6 +168,7 @@ class PlayNow:
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
+        self._bots_due.clear()
         for task in list(self._tasks):
             task.cancel()
 

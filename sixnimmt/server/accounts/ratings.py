@@ -66,13 +66,14 @@ class Participant:
 
 
 def participants(data: TableData, bots: dict[str, int]) -> Participant:
-    """Who plays each seat of a finished table, by account: a person's seat carries its account; at a
-    rated table a bot's seat plays under its level's account."""
+    """Who plays each seat of a finished table, by account: a person's seat carries its account, a
+    server bot's seat plays under its level's account (rated or not: its profile counts its casual
+    games too)."""
     rated = bool(data.settings.get("rated"))
     seats: list[int | None] = []
     for seat in data.seats:
         account = seat.get("account")
-        if account is None and rated and seat.get("kind") != "human":
+        if account is None and seat.get("kind") != "human":
             account = bots.get(str(seat.get("bot") or data.settings.get("fill_bot", "medium")))
         seats.append(None if account is None else int(account))
     return Participant(seats, rated)
@@ -182,9 +183,10 @@ class Ratings:
                 query = query.where(RatingRow.variant == variant)
             return {r.variant: rating_public(r.mu, r.sigma, r.games) for r in session.scalars(query)}
 
-    def profile(self, user_id: int, games_limit: int, games_offset: int, every_game: bool = False) -> dict[str, Any]:
-        """The account's ratings and games. ``every_game``: a bot account's count includes its games
-        at tables reached by link only (Play now's), which its list still leaves out."""
+    def profile(self, user_id: int, games_limit: int, games_offset: int) -> dict[str, Any]:
+        """The account's ratings and games: the count is of every game it played, casual ones at
+        tables reached by link only (Play now's, friends') included; the list only has the public
+        tables' games."""
         with Session(self.engine) as session:
             ratings = {r.variant: rating_public(r.mu, r.sigma, r.games)
                        for r in session.scalars(select(RatingRow).where(RatingRow.user_id == user_id))}
@@ -197,8 +199,7 @@ class Ratings:
             # (a profile is public: it lists the games of public tables, rated games included)
             played = session.scalar(select(func.count()).select_from(GamePlayerRow)
                                     .join(GameRow, GameRow.id == GamePlayerRow.game_id)
-                                    .where(GamePlayerRow.user_id == user_id,
-                                           GameRow.public.is_(True) | every_game)) or 0
+                                    .where(GamePlayerRow.user_id == user_id)) or 0
             rows = session.execute(
                 select(GamePlayerRow, GameRow).join(GameRow, GameRow.id == GamePlayerRow.game_id)
                 .where(GamePlayerRow.user_id == user_id, GameRow.public.is_(True))

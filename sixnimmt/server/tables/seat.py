@@ -47,6 +47,9 @@ class Seat:
     program: bool = False
     #: The account of the person taking the seat over at the next deal (``joining``), if signed in.
     joining_account: int | None = None
+    #: The name of the player who left this seat during the game, while a stand-in plays it on
+    #: (so the results keep who sat here, and the stand-in is shown as a bot).
+    left_by: str | None = None
     # runtime only
     connections: int = 0
     away_since: float | None = None
@@ -67,6 +70,7 @@ class Seat:
             "joining_hash": self.joining_hash, **({"account": self.account} if self.account is not None else {}),
             **({"program": True} if self.program else {}),
             **({"joining_account": self.joining_account} if self.joining_account is not None else {}),
+            **({"left_by": self.left_by} if self.left_by is not None else {}),
         }
 
     @classmethod
@@ -75,7 +79,7 @@ class Seat:
             index, SeatKind(data["kind"]), data["name"], data.get("bot"), data.get("token_hash"), data.get("invite_hash"),
             bool(data.get("leaving")), data.get("joining"), data.get("joining_hash"), data.get("account"),
             bool(data.get("program")),
-            data.get("joining_account"),
+            data.get("joining_account"), data.get("left_by"),
         )
         if seat.kind == SeatKind.HUMAN:
             seat.away_since = now  # nobody is connected right after a load
@@ -93,6 +97,7 @@ class Seat:
             "name": self.name, "kind": self.kind, "bot": self.bot, "connected": self.connections > 0,
             "leaving": self.leaving, "joining": self.joining, **({"member": True} if self.account is not None else {}),
             **({"left": True} if self.left else {}),
+            **({"left_by": self.left_by} if self.left_by is not None else {}),
             **({"program": True} if self.program else {}),
         }
 
@@ -103,14 +108,14 @@ class Seat:
         self.kind, self.name, self.bot, self.token_hash, self.account = SeatKind.HUMAN, name, None, token_hash, account
         self.program = program
         self.invite_hash, self.leaving, self.joining, self.joining_hash = None, False, None, None
-        self.joining_account, self.away_since = None, now
+        self.joining_account, self.away_since, self.left_by = None, now, None
 
     def become_open(self) -> None:
         """Anyone with the table's link may take the seat."""
         self.kind, self.name, self.token_hash, self.invite_hash, self.account = SeatKind.OPEN, "", None, None, None
         self.program = False
         self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
-        self.joining_account = None
+        self.joining_account = self.left_by = None
 
     def become_invited(self, name: str, invite_hash: str, bot: str | None = None) -> None:
         """The seat is kept for the friend ``name`` holding the invitation; ``bot`` (a level) plays it
@@ -121,7 +126,7 @@ class Seat:
             SeatKind.INVITED, name, None, invite_hash, None)
         self.program = False
         self.leaving, self.joining, self.joining_hash, self.away_since = False, None, None, None
-        self.joining_account = None
+        self.joining_account = self.left_by = None
 
     def become_bot(self, level: str, name: str) -> None:
         """One of the server's bots, of ``level``, takes the open seat under ``name``."""
@@ -165,14 +170,19 @@ class Seat:
             self.away_since = now
 
 
-def reseat(seats: list[Seat], fill_bot: str, now: float, keep_leavers: bool = False) -> bool:
+def reseat(seats: list[Seat], fill_bot: str, now: float, keep_leavers: bool = False,
+           new_game: bool = False) -> bool:
     """At a deal's start: apply the seat changes asked for during the last one (a bot of the seat's
     level, else ``fill_bot``, takes a seat given up). Returns whether any seat changed hands.
 
     ``keep_leavers`` (a rated game under way): a seat its player left stays theirs, played by the
-    stand-in, to the game's end: whoever sits down rated is rated on the result whatever they do."""
+    stand-in, to the game's end: whoever sits down rated is rated on the result whatever they do.
+    Otherwise a seat its player left opens, and until ``new_game`` (the next game's start) it keeps
+    the leaver's name in ``left_by`` for the game's results."""
     changed = False
     for seat in seats:
+        if new_game:
+            seat.left_by = None
         if keep_leavers and seat.left:
             continue
         if seat.joining is not None and seat.joining_hash is not None:
@@ -184,8 +194,10 @@ def reseat(seats: list[Seat], fill_bot: str, now: float, keep_leavers: bool = Fa
             if invite is not None:
                 seat.become_invited(seat.name, invite)
             else:
+                leaver = seat.name if seat.left and not new_game else None
                 seat.become_open()
                 seat.name = bot_label(seat.index, {s.name for s in seats})
+                seat.left_by = leaver
             seat.bot = level
             changed = True
     return changed

@@ -339,7 +339,7 @@ class TableSession:
         seat in this deal (for the game's record). Returns whether any seat changed hands. A rated
         game's leavers keep their seats (and accounts) to its end, so that the result rates them."""
         changed = reseat(self.seats, self.options.fill_bot, self.clock.now(),
-                         keep_leavers=self.options.rated and not new_game)
+                         keep_leavers=self.options.rated and not new_game, new_game=new_game)
         if changed:
             self.scheduler.make_bots()
         self.deal_players.append(

@@ -40,6 +40,7 @@ from ..refusal import Refusal
 from ..store.database import Store
 from ..tables.rooms import Rooms
 from .collector import QuietCollector
+from .docs_pages import docs_api
 from .game_routes import games_api
 from .headers import SecurityHeaders
 from .logs import redact_secrets_in_logs
@@ -125,6 +126,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     app.include_router(api)
     app.include_router(games_api)
+    app.include_router(docs_api)
     app.include_router(accounts_api)
     app.include_router(bot_api)
     app.add_api_websocket_route("/api/bot/v1/connect", bot_socket)

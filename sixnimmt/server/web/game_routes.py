@@ -19,6 +19,7 @@ from ..limits import (
 )
 from ..refusal import Refusal
 from ..tables.rooms import Rooms
+from .rating_changes import rating_changes
 from .reviews import ReviewBusyError, Reviews
 from .rules_pages import LANGUAGES, rules_html
 from .table_routes import MAX_ID, MAX_OFFSET, VARIANT_NAMES, RoomsDep
@@ -117,6 +118,15 @@ async def game_events(game_id: int, rooms: RoomsDep, table: TableKey = None) -> 
     # the target lets a viewer who counts down show points left (None: the variant has none)
     return {**{k: v for k, v in game.items() if k != "record"}, "events": events, "hands": hands,
             "target": replayed.rules.target}
+
+
+@games_api.get("/games/{game_id}/ratings")
+async def game_ratings(game_id: int, rooms: RoomsDep, table: TableKey = None) -> dict[str, Any]:
+    """Each seat's rating before and after a rated game, for the Game over screen
+    (:mod:`.rating_changes`)."""
+    game = await _game_or_404(rooms, game_id, table)
+    changes: dict[str, Any] = await rooms.db.run(rating_changes, rooms.store.engine, game_id, len(game["seats"]))
+    return changes
 
 
 @games_api.get("/games/{game_id}/record.json")

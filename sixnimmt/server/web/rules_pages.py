@@ -21,6 +21,12 @@ VARIANTS: tuple[str, ...] = _VARIANTS + _MORE_VARIANTS
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
+def markdown_html(text: str) -> str:
+    """The project's own Markdown as HTML, raw HTML in it disabled."""
+    html: str = _MARKDOWN.render(text)
+    return html
+
+
 @cache
 def rules_html(lang: str, variant: str) -> tuple[str, str]:
     """``(html, language)`` for a variant's rules; English if the text is missing in ``lang``."""

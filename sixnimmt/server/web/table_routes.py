@@ -30,7 +30,14 @@ from ..limits import (
 )
 from ..refusal import Refusal
 from ..tables.rooms import Rooms
-from ..tables.table_setup import BOT_LEVELS, REACTIONS, TIMER_CHOICES, TableError, TableOptions
+from ..tables.table_setup import (
+    BOT_LEVELS,
+    REACTIONS,
+    TIMER_CHOICES,
+    UNRATED_LEVELS,
+    TableError,
+    TableOptions,
+)
 from .rules_pages import LANGUAGES
 
 # ---------------------------------------------------------------------- request bodies
@@ -132,7 +139,8 @@ def config(request: Request) -> dict[str, Any]:
         # how each variant is played, as data, so the pages keep no list of what differs
         "specs": {v.value: spec.to_dict() for v, spec in SPECS.items()},
         "languages": list(LANGUAGES),
-        "bot_levels": [{"level": lv, "ready": lv in registered} for lv in BOT_LEVELS],
+        # (``rated``: the level sits at rated tables; the form offers only those there)
+        "bot_levels": [{"level": lv, "ready": lv in registered, "rated": lv not in UNRATED_LEVELS} for lv in BOT_LEVELS],
         "timers": list(TIMER_CHOICES),
         "reactions": list(REACTIONS),
         "chat_max_chars": request.app.state.settings.chat_max_chars,

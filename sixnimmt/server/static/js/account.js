@@ -1,7 +1,8 @@
 // Accounts (optional), the leaderboard, profiles and "Play now". Every name is put in the page as
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
 import { myBotsPanel } from "./bots.js";
-import { api, disclosure, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
+import { api, botBadge, disclosure, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
+import { rememberFinding } from "./table/finding.js";
 
 let me = undefined; // undefined: not asked yet; null: anonymous
 
@@ -157,8 +158,10 @@ export function playNowPanel() {
     h("option", { value: "" }, t("playNow.any")),
     ...[2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("option", { value: String(n) }, String(n))));
   players.value = "4";
-  const name = h("input", { id: "pn-name", maxlength: "24", autocomplete: "nickname", value: localStorage.getItem("sixnimmt.name") || "" });
-  const nameField = h("label.field", { id: "pn-name-field" }, h("span", {}, t("lobby.yourName")), name);
+  // A newcomer plays at once as a guest: the name is filled in, and may be changed or left empty.
+  const guest = t("place.guest", { n: 1000 + Math.floor(Math.random() * 9000) });
+  const name = h("input", { id: "pn-name", maxlength: "24", autocomplete: "nickname", value: localStorage.getItem("sixnimmt.name") || guest });
+  const nameField = h("label.field", { id: "pn-name-field" }, h("span", {}, t("place.nameOptional")), name);
   const error = h("p.error", { role: "alert", id: "pn-error" });
   const note = h("p.muted.range-note", { id: "pn-note" });
   account().then((state) => {
@@ -169,11 +172,13 @@ export function playNowPanel() {
     event.preventDefault();
     error.textContent = "";
     try {
-      if (name.value.trim()) localStorage.setItem("sixnimmt.name", name.value.trim());
+      if (!name.value.trim()) name.value = guest;
+      localStorage.setItem("sixnimmt.name", name.value.trim());
       const made = await api("/play-now", { method: "POST", body: {
         mode: mode.value, players: players.value ? Number(players.value) : null, name: name.value,
       } });
       seats.set(made.code, made.seat, made.token);
+      rememberFinding(made.code, made.bots_in);
       location.hash = `#/t/${made.code}`;
     } catch (e) { error.textContent = e.message; }
   }
@@ -188,10 +193,23 @@ export function playNowPanel() {
 
 // ---------------------------------------------------------------- leaderboard
 
-export async function showLeaderboard(main, variant = "standard", provisional = false, page = 0) {
+export async function showLeaderboard(main, variant = null, provisional = false, page = 0) {
   const config = await getConfig();
-  if (!config.variants.includes(variant)) variant = "standard";
   const size = 25;
+  const ask = (v, prov, offset = 0) =>
+    api(`/leaderboard?variant=${encodeURIComponent(v)}&provisional=${prov}&limit=${size}&offset=${offset}`);
+  let data = null;
+  if (variant === null) { // the leaderboard's front door opens on a tab with players in it
+    variant = "standard";
+    try {
+      data = await ask(variant, false);
+      if (!data.rows.length) {
+        const unsettled = await ask(variant, true);
+        if (unsettled.rows.length) { data = unsettled; provisional = true; }
+      }
+    } catch { data = null; }
+  }
+  if (!config.variants.includes(variant)) variant = "standard";
   const pick = h("select", { id: "lb-variant", "aria-label": t("lobby.variant") },
     config.variants.map((v) => h("option", { value: v }, t(`variant.${v}`))));
   pick.value = variant;
@@ -201,17 +219,16 @@ export async function showLeaderboard(main, variant = "standard", provisional = 
     h("div.board-controls", {}, pick,
       h("a.btn.small" + (provisional ? ".ghost" : ""), { href: `#/leaderboard/${variant}` }, t("board.settled")),
       h("a.btn.small" + (provisional ? "" : ".ghost"), { href: `#/leaderboard/${variant}/provisional`, id: "lb-provisional" }, t("board.provisional"))));
-  let data;
   try {
-    data = await api(`/leaderboard?variant=${encodeURIComponent(variant)}&provisional=${provisional}&limit=${size}&offset=${page * size}`);
+    data ??= await ask(variant, provisional, page * size);
   } catch (e) { main.append(h("p.error", {}, e.message)); return; }
   if (!data.rows.length) { main.append(h("p.muted", { id: "lb-empty" }, t(provisional ? "board.noneProvisional" : "board.none"))); return; }
   main.append(h("div", { style: "overflow-x:auto" }, h("table.games.board", { id: "leaderboard" },
     h("thead", {}, h("tr", {}, ["board.rank", "board.player", "board.rating", "board.games"].map((k) => h("th", {}, t(k))))),
     h("tbody", {}, data.rows.map((row) => h("tr", { dataset: { name: row.name } },
       h("td", {}, String(row.rank)),
-      h("td", {}, h("a", { href: `#/u/${encodeURIComponent(row.name)}` }, row.name), " ",
-        h("span.badge" + (row.kind === "bot" ? ".bot" : ""), {}, t(row.kind === "bot" ? "board.bot" : "board.person"))),
+      h("td", {}, h("a", { href: `#/u/${encodeURIComponent(row.name)}` }, shownName(row)), " ",
+        row.bot ? botBadge(row.bot) : h("span.badge" + (row.kind === "bot" ? ".bot" : ""), {}, t(row.kind === "bot" ? "board.bot" : "board.person"))),
       h("td.rating", {}, ratingText(row)),
       h("td", {}, String(row.games))))))));
   const base = `#/leaderboard/${variant}${provisional ? "/provisional" : ""}`;
@@ -222,6 +239,12 @@ export async function showLeaderboard(main, variant = "standard", provisional = 
       t("board.page", { n: page + 1, of: pages }), " ",
       page + 1 < pages ? h("a.btn.small", { href: `${base}?page=${page + 2}` }, t("board.next")) : null));
   }
+}
+
+/** An account's name as the tables show it: the server's bot of a level (account "bot-easy") is a
+ * bot with that level's badge there, as here; a person or a bot program by their own name. */
+function shownName(user) {
+  return user.bot ? h("span", { title: t("place.serverBotTitle") }, t("place.serverBot")) : user.name;
 }
 
 // ---------------------------------------------------------------- profile
@@ -259,8 +282,8 @@ export async function showProfile(main, name) {
     main.append(h("h1", {}, name), h("p.error", {}, e.message)); return;
   }
   const user = data.user;
-  main.append(h("h1", { id: "profile-name" }, user.name, " ",
-    h("span.badge" + (user.kind === "bot" ? ".bot" : ""), {}, t(user.kind === "bot" ? "board.bot" : "board.person"))));
+  main.append(h("h1", { id: "profile-name" }, shownName(user), " ",
+    user.bot ? botBadge(user.bot) : h("span.badge" + (user.kind === "bot" ? ".bot" : ""), {}, t(user.kind === "bot" ? "board.bot" : "board.person"))));
   if (user.kind !== "bot") main.append(h("p.muted", { id: "profile-joined" }, t("profile.joined", { date: when(user.joined) })));
   if (user.owner !== undefined) {  // a bot program online (docs/bot-api.md): whose it is, and what it says of itself
     main.append(h("p.muted", { id: "profile-owner" }, user.owner ? t("bots.ownedBy", { owner: user.owner }) : t("bots.program")),

@@ -6,7 +6,7 @@ import { showTable } from "./table.js";
 import { showHistory, showMyGames, showReplay } from "./history.js";
 import { showReview } from "./review.js";
 import { showTutorial } from "./tutorial.js";
-import { showRules } from "./rules.js";
+import { showBotApiDocs, showRules } from "./rules.js";
 import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
 
 const main = document.getElementById("main");
@@ -27,9 +27,10 @@ const routes = [
   [/^#\/review\/(\d+)(?:\?(?:table=([A-Za-z0-9]{0,12}))?&?(?:seat=(\d))?)?$/, (view, m) => showReview(view, Number(m[1]), m[2] || null, m[3] == null ? null : Number(m[3]))],
   [/^#\/tutorial$/, (view) => showTutorial(view)],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
+  [/^#\/docs\/bot-api$/, (view) => showBotApiDocs(view)],
   [/^#\/account(?:\/(bots))?$/, (view, m) => showAccount(view, m[1] || null)],
   [/^#\/leaderboard(?:\/(\w+))?(\/provisional)?(?:\?page=(\d+))?$/,
-    (view, m) => showLeaderboard(view, m[1] || "standard", !!m[2], Math.max(0, Number(m[3] || 1) - 1))],
+    (view, m) => showLeaderboard(view, m[1] || null, !!m[2], Math.max(0, Number(m[3] || 1) - 1))],
   [/^#\/u\/([A-Za-z0-9_.%-]{1,64})$/, (view, m) => showProfile(view, decodeURIComponent(m[1]))],
   [/^.*$/, (view) => showLobby(view)],
 ];

@@ -79,7 +79,7 @@ export function myBotsPanel() {
   draw().catch((e) => { error.textContent = e.message; });
   return h("section.panel", { id: "bots", "aria-labelledby": "bots-title" },
     h("h2", { id: "bots-title" }, t("bots.title")),
-    h("p.muted", {}, t("bots.help")),
+    h("p.muted", {}, t("place.botsHelp"), " ", h("a", { href: "#/docs/bot-api", id: "bot-api-link" }, t("place.botApiLink"))),
     list,
     h("form", { id: "new-bot", onsubmit: create },
       h("label.field", {}, h("span", {}, t("bots.name")), name),

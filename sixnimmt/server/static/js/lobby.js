@@ -49,8 +49,11 @@ export async function showLobby(main) {
   const isPublic = h("input", { type: "checkbox", id: "public" });
   const timer = h("select", { id: "timer" }, config.timers.map((s) => h("option", { value: s }, timerLabel(s))));
 
-  // The bot levels the server offers (sixnimmt.seats.LEVELS, weakest first), those it can build.
-  const levels = config.bot_levels.filter((lv) => lv.ready).map((lv) => lv.level);
+  // The bot levels the server offers (sixnimmt.seats.LEVELS, weakest first), those it can build;
+  // at a rated table only those that play rated games (docs/web.md, "Rated play").
+  const rated = h("input", { type: "checkbox", id: "rated" });
+  const allLevels = config.bot_levels.filter((lv) => lv.ready);
+  let levels = allLevels.map((lv) => lv.level);
   // and the bot programs online now (docs/bot-api.md), asked to take the seat
   let online = [];
   const seatChoices = () => [
@@ -60,7 +63,9 @@ export async function showLobby(main) {
       online.map((bot) => h("option", { value: `program:${bot.name}` }, t("bots.choice", { name: bot.name, owner: bot.owner })))) : null,
   ];
   function drawSeats() {
-    const keep = [...seatList.querySelectorAll("select")].map((s) => s.value);
+    levels = allLevels.filter((lv) => !rated.checked || lv.rated !== false).map((lv) => lv.level);
+    const offered = (value) => !value.startsWith("bot:") || levels.includes(value.slice(4));
+    const keep = [...seatList.querySelectorAll("select")].map((s) => (offered(s.value) ? s.value : ""));
     const n = Number(players.value);
     const items = [h("li", {}, h("span", {}, t("lobby.seat", { n: 1 })), h("strong", {}, t("lobby.you")))];
     for (let i = 1; i < n; i++) {
@@ -75,6 +80,7 @@ export async function showLobby(main) {
   drawPlayerChoices();
   drawVariantOptions();
   drawSeats();
+  const ratedField = ratedChoice(rated, { target, end, targetField, endField, drawSeats });
   botsOnline().then((bots) => { online = bots; if (online.length) drawSeats(); });
 
   async function create(event) {
@@ -90,6 +96,7 @@ export async function showLobby(main) {
         target: Number(target.value) || 66, end: end.value, timer: Number(timer.value),
         ...(spec().twins ? { double_deck: deck.value } : {}),
         ...(isPublic.checked ? { public: true } : {}),
+        ...(rated.checked ? { rated: true } : {}),
       } });
       seats.set(made.code, made.seat, made.token);
       location.hash = `#/t/${made.code}`;
@@ -112,6 +119,7 @@ export async function showLobby(main) {
     noTarget,
     h("label.check", { id: "public-field" }, isPublic, " ", t("lobby.public")),
     h("p.muted.range-note", {}, t("lobby.publicHelp")),
+    ratedField,
     error,
     h("button.btn.primary", { type: "submit", id: "create-btn" }, t("lobby.create")));
 
@@ -191,6 +199,24 @@ export async function showLobby(main) {
   const poll = setInterval(refresh, 5000);
   const movePoll = setInterval(yourMove.refresh, 30000);
   return () => { clearInterval(poll); clearInterval(movePoll); };
+}
+
+/** Signed in, the New table form may make a rated table: ticked, the seats offer only the bots
+ * that play rated games, and the target and end are the variant's own (the server checks again). */
+function ratedChoice(rated, { target, end, targetField, endField, drawSeats }) {
+  const node = h("div", { id: "rated-field", hidden: true },
+    h("label.check", {}, rated, " ", t("place.rated")),
+    h("p.muted.range-note", { id: "rated-help", hidden: true }, t("place.ratedHelp")));
+  rated.addEventListener("change", () => {
+    node.querySelector("#rated-help").hidden = !rated.checked;
+    if (rated.checked) { target.value = target.defaultValue; end.value = "at-least"; }
+    for (const input of [target, end]) input.disabled = rated.checked;
+    targetField.classList.toggle("fixed", rated.checked);
+    endField.classList.toggle("fixed", rated.checked);
+    drawSeats();
+  });
+  account().then((me) => { node.hidden = !me?.user; });
+  return node;
 }
 
 /** A seat's name in a list of tables: a bot program's says it is a bot, as the built-in bots'

@@ -1,4 +1,5 @@
-// The rules of each variant, in the chosen language (the texts are rendered to HTML by the server).
+// The rules of each variant, in the chosen language, and the Bot API's documentation (the texts are
+// rendered to HTML by the server).
 import { api, getConfig, h, lang, t } from "./util.js";
 
 export async function showRules(main, variant) {
@@ -12,5 +13,15 @@ export async function showRules(main, variant) {
     const page = await api(`/rules/${lang}/${variant}`);
     // Safe: the server renders the project's own Markdown with raw HTML disabled.
     body.innerHTML = page.html;
+  } catch (e) { body.textContent = t("error.generic", { msg: e.message }); }
+}
+
+/** The Bot API's documentation (docs/bot-api.md, in English), linked from My bots. */
+export async function showBotApiDocs(main) {
+  const body = h("article.rules.panel", { id: "docs-text", lang: "en" });
+  main.append(h("h1", {}, t("place.docsTitle")), body);
+  try {
+    // Safe: the server renders the project's own Markdown with raw HTML disabled.
+    body.innerHTML = (await api("/docs/bot-api")).html;
   } catch (e) { body.textContent = t("error.generic", { msg: e.message }); }
 }

@@ -14,6 +14,7 @@ import { createChat } from "./table/chat.js";
 import { receiveInvite } from "./table/seats.js";
 import { playShape, playsOf } from "./table/plays.js";
 import { clearSignals, signalTurn } from "./table/signals.js";
+import { drawFinding, forgetFinding } from "./table/finding.js";
 
 // ?speed=0.05 in the address speeds every animation up (the browser tests use it)
 const URL_SPEED = Number(new URLSearchParams(location.search).get("speed")) || 1;
@@ -118,7 +119,9 @@ export function showTable(main, code, invite = null, inviteName = "") {
   /** Someone's move was made for them (the timer ran out, or they were away). */
   function playedFor(info) {
     if (!info || !s.current) return;
-    s.log.add({ k: "timer", seat: info.seat, reason: info.reason });
+    const seat = s.current.table.seats[info.seat];
+    // (one who left: by their name, which the seat gives up at the next deal)
+    s.log.add({ k: "timer", seat: info.seat, reason: info.reason, ...(seat?.left ? { left: true, name: seat.name } : {}) });
     if (info.seat === s.current.table.you) {
       s.notice = t(info.reason === "away" ? "notice.playedAway" : "notice.playedTimer");
       toast(s.notice, true);
@@ -208,6 +211,7 @@ export function showTable(main, code, invite = null, inviteName = "") {
     s.shape = playShape(update.table, update.view);
     const { table, view } = s.current;
     screen.dataset.status = table.status;
+    if (table.status !== "waiting") forgetFinding(code);
     if (view) {
       s.rows = view.rows.map((r) => [...r]);
       screen.dataset.phase = view.phase;
@@ -268,6 +272,6 @@ export function showTable(main, code, invite = null, inviteName = "") {
   s.online = socket.online;
   s.leave = () => { s.closed = true; socket.close(); };
 
-  const ticker = setInterval(() => { drawTimer(s); if (playing()) drawAway(s); }, 250);
+  const ticker = setInterval(() => { drawTimer(s); if (playing()) drawAway(s); else drawFinding(s); }, 250);
   return () => { s.leave(); skipAnimations(s); clearInterval(ticker); closeDialog(s); clearSignals(); };
 }

@@ -55,8 +55,10 @@ export function botBadge(bot) {
   return h("span.badge.bot", { title: t("table.bot") }, t(`level.${bot}`));
 }
 
-/** What a table's seat is for :func:`botBadge`: its level, "program", or null (a person). */
-export const seatBot = (seat) => (seat.program ? "program" : seat.kind === "bot" ? seat.bot : null);
+/** What a table's seat is for :func:`botBadge`: its level, "program", or null (a person). A named
+ * open seat is one a player gave up during the game: the bot of its level plays it. */
+export const seatBot = (seat) => (seat.program ? "program"
+  : seat.kind === "bot" || (seat.kind === "open" && seat.name && seat.bot) ? seat.bot : null);
 
 /** Build an element: h("div.a.b", {attrs}, children...). Strings become text nodes (so names are
  * always shown as text, never parsed as HTML). */

@@ -6,6 +6,7 @@ import { myGames } from "../history.js";
 import { seatName } from "./drawing.js";
 import { scoreSheet } from "./log.js";
 import { hostSeatList, keepTyping } from "./seats.js";
+import { leftMarks, showRatingChanges } from "./results.js";
 
 export function closeDialog(s) {
   if (!s.dialog) return;
@@ -40,7 +41,7 @@ const title = (kind, text) => h("h2", { id: `dialog-${kind}-title` }, text);
 /** Seat `i`'s name with the table's bot badge, for the ranking and the score sheet. */
 function markedName(s, i) {
   const seat = s.current.table.seats[i];
-  return [seatName(s, i), seat && seatBot(seat) ? " " : "", seat ? botBadge(seatBot(seat)) : null];
+  return [seatName(s, i), seat && seatBot(seat) ? " " : "", seat ? botBadge(seatBot(seat)) : null, ...leftMarks(seat)];
 }
 
 function rankingTable(s, totals, penalties, winners, id) {
@@ -105,6 +106,7 @@ export function gameOver(s) {
     h("h3", {}, t("sheet.title")), sheet,
     h("div.actions", {}, actions));
   completeSheet(s, table.last_game_id, seatNames, sheet);
+  if (table.rated && table.last_game_id) showRatingChanges(s, table.last_game_id, s.dialog);
 }
 
 /** The finished game's record has every deal, also those this browser did not see. */

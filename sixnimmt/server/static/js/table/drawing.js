@@ -7,6 +7,8 @@ import { countMode, scoring, setCountMode } from "../score.js";
 import { pickHelpKey, previewPlacement } from "./plays.js";
 import { hostSeatList, keepTyping } from "./seats.js";
 import { askNotify, notifyOn, soundOn } from "./signals.js";
+import { leftMarks } from "./results.js";
+import { findingParts, findingUntil } from "./finding.js";
 
 /** Animation speeds offered (a factor on every pause; the reveal can also be skipped). */
 export const SPEEDS = { slow: 1.6, normal: 1, fast: 0.5 };
@@ -151,8 +153,9 @@ export function drawPlayers(s) {
     if (searching) { classes.push("searching"); status = t("table.botThinking"); }
     if (i === table.you) classes.push("me");
     if (view.winners.includes(i)) classes.push("winner");
-    const away = seat.kind === "human" && !seat.connected;
+    const away = seat.kind === "human" && !seat.connected && !seat.left; // (one who left is not coming back)
     if (away) classes.push("away");
+    if (seat.left) classes.push("left");
     if (score.past(view.totals[i])) classes.push("past");
     return h("div.player" + classes.map((c) => "." + c).join(""),
       { role: "listitem", dataset: { seat: i }, ...(searching ? { title: t("table.botThinkingTitle"), "aria-busy": "true" } : {}) },
@@ -162,7 +165,8 @@ export function drawPlayers(s) {
         botBadge(seatBot(seat)),
         i === table.you ? h("span.badge", {}, t("table.you")) : null,
         away ? h("span.badge", {}, t("table.away")) : null,
-        away ? h("span.paway", { dataset: { seat: i }, "aria-live": "off" }) : null),
+        away ? h("span.paway", { dataset: { seat: i }, "aria-live": "off" }) : null,
+        ...leftMarks(seat)),
       // the bullheads taken this deal (a take flies here: animation.js)
       h("span.pdeal", { title: tn("table.thisDeal", view.penalties[i]), "aria-label": tn("table.thisDeal", view.penalties[i]) },
         view.penalties[i] ? [bullIcon(), score.delta(view.penalties[i])] : ""),
@@ -473,23 +477,27 @@ export function drawWaiting(s) {
   const link = `${location.origin}${location.pathname}#/t/${table.code}`;
   const linkInput = h("input", { value: link, readonly: true, "aria-label": t("aria.link"), onfocus: (e) => e.target.select() });
   const host = table.you != null && table.you === (table.host ?? 0);
-  const seatsList = host ? h("div", { id: "waiting-seats" }, hostSeatList(s))
+  const finding = findingUntil(s); // a table Play now found: "Finding players…", not "share this link"
+  const seatsList = host && !finding ? h("div", { id: "waiting-seats" }, hostSeatList(s))
     : h("ul.seat-list", { id: "waiting-seats" }, table.seats.map((seat, i) => h("li", {},
       h("span", {}, t("lobby.seat", { n: i + 1 })),
       seat.kind === "open" ? h("em.muted", { style: "color:#cfe3d8" }, t("table.open")) : h("strong", {}, seat.name),
       botBadge(seatBot(seat)),
       seat.kind === "invited" ? h("span.badge", {}, t("seats.invitedBadge")) : null,
       i === table.you ? h("span.badge", {}, t("table.you")) : null)));
-  const parts = [
+  const share = h("div.share", {}, h("span.code.bigcode", { id: "big-code" }, table.code), linkInput,
+    h("button.btn.small", { type: "button", onclick: async () => { try { await navigator.clipboard.writeText(link); toast(t("table.copied")); } catch { linkInput.select(); } } }, t("table.copy")));
+  const parts = finding ? findingParts(s, finding, seatsList, share) : [
     h("h1", {}, t("table.waitingTitle")),
     h("p", {}, t(table.public ? "table.sharePublic" : "table.sharePrivate")),
-    h("div.share", {}, h("span.code.bigcode", { id: "big-code" }, table.code), linkInput,
-      h("button.btn.small", { type: "button", onclick: async () => { try { await navigator.clipboard.writeText(link); toast(t("table.copied")); } catch { linkInput.select(); } } }, t("table.copy"))),
+    share,
     seatsList,
   ];
-  if (host) parts.push(h("p", {}, h("button.btn.primary", { type: "button", id: "start", onclick: () => s.send({ type: "start" }) }, t("table.start"))));
-  else if (table.you != null) parts.push(h("p.muted", { style: "color:#cfe3d8" }, t("table.startHostOnly")));
-  else if (table.open > 0 || s.invite) parts.push(joinForm(s, "lobby.joinBtn"));
+  if (!finding) { // (the finding block has its own Start now)
+    if (host) parts.push(h("p", {}, h("button.btn.primary", { type: "button", id: "start", onclick: () => s.send({ type: "start" }) }, t("table.start"))));
+    else if (table.you != null) parts.push(h("p.muted", { style: "color:#cfe3d8" }, t("table.startHostOnly")));
+    else if (table.open > 0 || s.invite) parts.push(joinForm(s, "lobby.joinBtn"));
+  }
   // the waiting room is redrawn in place: the chat below it keeps what is being typed
   keepTyping(() => s.nodes.waiting.replaceChildren(...parts));
   if (!s.inner.contains(s.nodes.waiting)) s.inner.replaceChildren(s.nodes.waiting, ...s.extraNodes);

@@ -79,7 +79,7 @@ export function describe(entry, name, target) {
     case "kept": return entry.cards.length ? t("table.kept", { name: name(entry.seat), cards: entry.cards.join(", ") }) : t("table.keptNone", { name: name(entry.seat) });
     case "scored": return t("log.scored", { d: entry.deal + 1, scores: entry.penalties.map((n, seat) => `${name(seat)} ${score.delta(n)}`).join(" · ") });
     case "over": return t("log.over");
-    case "timer": return t(entry.reason === "away" ? "log.playedAway" : "log.playedTimer", { name: name(entry.seat) });
+    case "timer": return t(entry.left ? "place.playedLeft" : entry.reason === "away" ? "log.playedAway" : "log.playedTimer", { name: entry.name ?? name(entry.seat) });
     case "chat": return entry.emoji ? `${entry.name ?? t("chat.spectator")} ${entry.emoji}` : `${entry.name ?? t("chat.spectator")}: ${entry.text}`;
     default: return "";
   }

@@ -20,7 +20,7 @@ function seatState(seat) {
   if (seat.kind === "open") parts.push(t("table.open"));
   if (seat.kind === "invited") parts.push(t("seats.invited", { name: seat.name }));
   if (seat.kind === "bot" || seat.program) parts.push(t("table.bot"));
-  if (seat.kind === "human" && !seat.connected) parts.push(t("table.away"));
+  if (seat.kind === "human" && !seat.connected) parts.push(t(seat.left ? "place.left" : "table.away"));
   if (seat.leaving) parts.push(t("seats.leaving"));
   if (seat.joining) parts.push(t("seats.joining", { name: seat.joining }));
   return parts.join(" · ");
