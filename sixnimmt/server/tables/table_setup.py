@@ -129,12 +129,13 @@ UNRATED_LEVELS = frozenset({"random"})
 
 
 def check_rated_rules(rules: Rules, levels: list[str]) -> None:
-    """A rated table plays to its variant's own target and end (a game to 1 point measures nothing;
-    a number of deals, the same for every seat, may shorten it) against bots of the rated levels
-    (``levels``: those of its seats and of its fill bot); else a clear refusal."""
+    """A rated table plays its variant's own game: its target, end and number of deals (a game to 1
+    point, or of one deal, measures too little to rate) with its own cards, against bots of the rated
+    levels (``levels``: those of its seats and of its fill bot); else a clear refusal."""
     own = Rules(players=rules.players, variant=rules.variant)
-    if (rules.target, rules.end) != (own.target, own.end):
-        raise TableError("a rated table plays to its variant's own target", "rated-rules")
+    if (rules.target, rules.end, rules.deals, rules.size) != (own.target, own.end, own.deals, own.size):
+        raise TableError("a rated table plays its variant's own game: its target and number of deals",
+                         "rated-rules")
     for level in levels:
         if level in UNRATED_LEVELS:
             raise TableError(f"the {level!r} bot does not play rated games", "rated-bot", bot=level)
