@@ -41,6 +41,11 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return fresh_postgres_url()
 
 
+#: A seat's allowance of messages large enough for a whole game answered at once (a rated game is
+#: the variant's own, several deals long, and a person's allowance is ten messages a second).
+QUICK_PLAY: dict[str, Any] = {"rate_per_second": 1000.0, "rate_burst": 1000}
+
+
 def make_client(url: str, clock: Clock | None = None, **overrides: Any) -> TestClient:
     settings = Settings(database_url=url, bot_delay=0.0, absent_grace=30.0, fallback_bot="random")
     for key, value in overrides.items():

@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
 
+from sixnimmt.server.accounts.users import NAME_PATTERN, AccountError, check_name, name_key
 from sixnimmt.server.clock import ManualClock
+from sixnimmt.server.tables.table_setup import name_skeleton
 
 from .conftest import make_client
 
@@ -94,6 +98,41 @@ def test_names_are_unique_without_regard_to_case(web: TestClient) -> None:
     sign_up(web, "dora")
     response = web.post("/api/account/signup", json={"name": "DORA", "password": PASSWORD})
     assert response.status_code == 409 and response.json()["code"] == "account-name-taken"
+
+
+#: "Alice" written so that it looks the same: in capitals, its accent a combining mark (after the
+#: "e", or on the "A"), precomposed, full-width.
+ALICES = ("ALICE", "Alice\u0301", "A\u0301lice", "Alic\u00e9", "\uff21lice")
+
+
+def test_an_account_name_is_keyed_as_names_at_a_table_are_compared(web: TestClient) -> None:
+    """(#53) One normalisation for both: a name written with combining marks or full-width letters
+    is the same account's name, to sign up (taken), to sign in and to look it up; and a guess under
+    any way of writing the name spends that name's budget."""
+    assert {name_key(twin) for twin in ALICES} == {name_key("alice")} == {"alice"}
+    assert {name_skeleton(twin) for twin in ALICES} == {name_skeleton("alice")}
+    sign_up(web, "alice")
+    web.post("/api/account/signout")
+    for twin in ALICES:
+        assert web.get(f"/api/users/{twin}").json()["user"]["name"] == "alice", twin
+        signed_in = web.post("/api/account/signin", json={"name": twin, "password": PASSWORD})
+        assert signed_in.status_code == 200, twin
+        assert web.post("/api/account/signout").status_code == 200
+    burst = web.app.state.settings.signin_name_burst  # type: ignore[attr-defined]
+    guesses = [web.post("/api/account/signin", json={"name": ALICES[i % len(ALICES)], "password": f"guess {i}"}
+                        ).status_code for i in range(burst + 1)]
+    assert guesses[:burst] == [401] * burst and guesses[burst] == 429
+
+
+@given(st.text(max_size=24) | st.from_regex(NAME_PATTERN, fullmatch=True))
+def test_an_accepted_name_keeps_the_key_it_was_stored_under(raw: str) -> None:
+    """Every name an account may have is ASCII, which the normalisation leaves as it is: the keys
+    stored before it (case folded only) are its keys still, and need no migration."""
+    try:
+        name = check_name(raw)
+    except AccountError:
+        return
+    assert name.isascii() and name_key(name) == name.casefold()
 
 
 @pytest.mark.parametrize("password", ["short", "aaaaaaaaaaaaaaa", "1234567890", "my name is erika ok", "x" * 129])

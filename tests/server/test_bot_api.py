@@ -18,7 +18,7 @@ from sixnimmt.core.variants import VARIANTS
 from sixnimmt.server.clock import ManualClock
 
 from .bot_clients import BotProgram
-from .conftest import make_client
+from .conftest import QUICK_PLAY, make_client
 from .helpers import create_table, play_out, receive_until
 from .test_accounts import sign_up, signed
 
@@ -156,8 +156,9 @@ def test_a_second_connection_replaces_the_first(web: TestClient) -> None:
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[TestClient]:
     """The app on the real clock (a table's allowance of messages refills as time passes), with
-    "Play now" waiting long for people before its own bots fill a table."""
-    with make_client(f"sqlite:///{tmp_path / 'live.db'}", play_now_wait=600.0) as client:
+    "Play now" waiting long for people before its own bots fill a table, and a person's seat
+    allowed a whole rated game answered at once."""
+    with make_client(f"sqlite:///{tmp_path / 'live.db'}", play_now_wait=600.0, **QUICK_PLAY) as client:
         yield signed(client)
 
 
@@ -213,7 +214,7 @@ def test_a_person_invites_two_bots_to_a_rated_table_and_ratings_change(live: Tes
             program.hello()
         assert [b["name"] for b in web.get("/api/bots/online").json()] == ["Rated_A", "Rated_B"]
         made = create_table(web, [{"kind": "program", "name": "Rated_A"}, {"kind": "program", "name": "rated_b"}],
-                            rated=True, deals=1)
+                            rated=True)
         assert len(made["invitations"]) == 2
         for program in programs:
             invitation = program.until(lambda m: m["type"] == "invitation")

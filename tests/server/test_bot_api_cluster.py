@@ -22,8 +22,8 @@ from websockets.sync.client import ClientConnection, connect
 
 from .bot_clients import BotProgram
 from .conftest import POSTGRES_URL
-from .helpers import play_out, receive_until
-from .test_cluster_processes import RECEIVE_TIMEOUT, servers  # noqa: F401  (a fixture)
+from .helpers import receive_until
+from .test_cluster_processes import RECEIVE_TIMEOUT, play, servers  # noqa: F401  (a fixture)
 
 pytestmark = [
     pytest.mark.slow,
@@ -70,7 +70,7 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
             program.hello()
         online = httpx.get(f"http://{second}/api/bots/online", timeout=30).json()
         assert [b["name"] for b in online] == ["North_Bot", "South_Bot"]  # (each process asks the other)
-        made = web.post("/api/tables", json={"name": "x", "rated": True, "deals": 1, "seats": [
+        made = web.post("/api/tables", json={"name": "x", "rated": True, "seats": [
             {"kind": "program", "name": "North_Bot"}, {"kind": "program", "name": "South_Bot"}]})
         assert made.status_code == 201, made.text
         code, token = made.json()["code"], made.json()["token"]
@@ -84,11 +84,11 @@ def test_bots_on_two_processes_play_a_rated_game_with_a_person(
             person = JsonSocket(person_ws)
             first_view = receive_until(person, lambda m: m.get("type") in ("state", "update")
                                        and m["table"]["status"] == "playing")
-            last = play_out(person, first_view)
+            last = play({0: person_ws}, {0: first_view["view"]})[0]
         for thread in threads:
             thread.join(120)
         assert not any(thread.is_alive() for thread in threads)
-        assert all(p.ended[code]["totals"] == last["view"]["totals"] for p in programs)
+        assert all(p.ended[code]["totals"] == last["totals"] for p in programs)
         assert not any(m["type"] == "error" for p in programs for m in p.messages)
     for name in ("pia_host", "North_Bot", "South_Bot"):
         ratings = web.get(f"/api/users/{name}").json()["ratings"]

@@ -98,9 +98,9 @@ class Person:
         raise AssertionError(f"{names} never came online")
 
     def rated_table_with(self, bots: list[str]) -> dict[str, Any]:
-        """A rated one-deal table: the person in seat 1, each bot invited to the next seat."""
+        """A rated table: the person in seat 1, each bot invited to the next seat."""
         table = self.http.post("/api/tables", json={
-            "name": self.name, "seats": [{"kind": "open"}] * len(bots), "rated": True, "deals": 1,
+            "name": self.name, "seats": [{"kind": "open"}] * len(bots), "rated": True,
         })
         assert table.status_code == 201, table.text
         made: dict[str, Any] = table.json()

@@ -123,6 +123,11 @@ def play(
                 message = json.loads(ws.recv(timeout=0.1))
             except TimeoutError:
                 continue
+            if message["type"] == "error" and message.get("code") == "rate-limited":
+                # past the seat's allowance of messages (a whole rated game answered at once is): the
+                # answer was not taken, and is sent again in a later round, as the allowance refills
+                answered.pop(seat, None)
+                continue
             # an answer to a view that was already out of date is refused and followed by a fresh state
             assert message["type"] != "error" or message.get("code") in STALE, message
             if is_view(message):

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from sixnimmt.server.clock import ManualClock
 
-from .conftest import make_client
+from .conftest import QUICK_PLAY, make_client
 from .helpers import play_out, receive_until
 from .test_accounts import PASSWORD, sign_up, signed
 
@@ -25,7 +25,7 @@ def _rated_table(client: TestClient, seats: list[dict[str, Any]], **options: Any
 
 def test_leaving_a_rated_game_does_not_escape_its_rating(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'leave.db'}"
-    with make_client(url, rate_per_second=1000.0, rate_burst=1000) as host:
+    with make_client(url, **QUICK_PLAY) as host:
         leaver = signed(TestClient(host.app))  # a second browser on the same server
         signed(host)
         sign_up(host, "olga")
@@ -66,7 +66,7 @@ def test_a_rated_table_plays_the_variants_own_game_against_rated_bots(tmp_path: 
         assert random_bot.status_code == 422 and random_bot.json()["code"] == "rated-bot"
         random_fill = _rated_table(client, [{"kind": "open"}], fill_bot="random")
         assert random_fill.status_code == 422 and random_fill.json()["code"] == "rated-bot"
-        for made_up in ({"target": 1}, {"target": 200}, {"end": "above"}):
+        for made_up in ({"target": 1}, {"target": 200}, {"end": "above"}, {"deals": 1}):
             refused = _rated_table(client, [{"kind": "bot", "bot": "easy"}], **made_up)
             assert refused.status_code == 422 and refused.json()["code"] == "rated-rules", made_up
         # the same options at a casual table are the host's choice
@@ -74,6 +74,28 @@ def test_a_rated_table_plays_the_variants_own_game_against_rated_bots(tmp_path: 
                                                   "target": 1, "deals": 1})
         assert casual.status_code == 201
         assert _rated_table(client, [{"kind": "bot", "bot": "easy"}]).status_code == 201
+
+
+def test_a_rated_table_plays_the_variants_own_number_of_deals(tmp_path: Path) -> None:
+    """The host chooses no number of deals for a rated table: a shorter (or longer) game than the
+    variant's own is refused; the variant's own is played, whether it has a count (Tournament, a
+    deal per player) or none (Standard, to its target)."""
+    with make_client(f"sqlite:///{tmp_path / 'deals.db'}") as client:
+        sign_up(signed(client), "dora")
+        for deals in (1, 2, 5, 100):
+            refused = _rated_table(client, [{"kind": "bot", "bot": "easy"}], deals=deals)
+            assert refused.status_code == 422 and refused.json()["code"] == "rated-rules", deals
+            casual = client.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "easy"}],
+                                                      "deals": deals})
+            assert casual.status_code == 201 and client.get(
+                f"/api/tables/{casual.json()['code']}").json()["rules"]["deals"] == deals
+        standard = _rated_table(client, [{"kind": "bot", "bot": "easy"}])
+        assert standard.status_code == 201, standard.text
+        rules = client.get(f"/api/tables/{standard.json()['code']}").json()["rules"]
+        assert (rules["deals"], rules["target"]) == (None, 66)
+        tournament = _rated_table(client, [{"kind": "bot", "bot": "easy"}] * 2, variant="tournament")
+        assert tournament.status_code == 201, tournament.text
+        assert client.get(f"/api/tables/{tournament.json()['code']}").json()["rules"]["deals"] == 3
 
 
 def test_a_bot_program_never_sits_at_a_rated_table_with_its_owner_or_its_stablemates(tmp_path: Path) -> None:

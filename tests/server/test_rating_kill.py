@@ -38,7 +38,8 @@ def paused(session, game, who):
     time.sleep(600)
     return changed
 web_accounts.record_game = paused
-uvicorn.run(create_app(Settings(database_url=url, bot_delay=0.0)), host="127.0.0.1", port=port, log_level="warning")
+settings = Settings(database_url=url, bot_delay=0.0, rate_per_second=1000.0, rate_burst=1000)  # (a whole game)
+uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
 """
 
 
@@ -92,7 +93,7 @@ def test_killed_during_the_rating_update_nothing_is_lost_or_doubled(tmp_path: Pa
         http = httpx.Client(base_url=base, headers={"Origin": base}, timeout=60)
         assert http.post("/api/account/signup", json={"name": "rhea", "password": "long enough phrase"}).status_code == 201
         made = http.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "easy"}],
-                                              "rated": True, "deals": 1})
+                                              "rated": True})
         assert made.status_code == 201, made.text
         code, token = made.json()["code"], made.json()["token"]
         with connect(f"ws://127.0.0.1:{port}/ws/{code}?token={token}") as ws:

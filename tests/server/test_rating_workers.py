@@ -50,7 +50,7 @@ def meeting(session, game, who):
     time.sleep(1.0)  # hold the transaction open a while: the other worker's update runs meanwhile
     return changed
 web_accounts.record_game = meeting
-settings = Settings(database_url=url, bot_delay=0.0, lease_seconds=30.0)
+settings = Settings(database_url=url, bot_delay=0.0, lease_seconds=30.0, rate_per_second=1000.0, rate_burst=1000)
 uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
 """
 
@@ -75,7 +75,7 @@ def test_two_workers_end_two_rated_games_at_once_with_a_player_in_common(tmp_pat
 
         def table(client: httpx.Client) -> dict[str, Any]:
             made = client.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "easy"}],
-                                                    "rated": True, "deals": 1})
+                                                    "rated": True})
             assert made.status_code == 201, made.text
             return dict(made.json())
 

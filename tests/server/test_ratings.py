@@ -26,7 +26,7 @@ from sixnimmt.server.botapi.bot_accounts import BotAccounts
 from sixnimmt.server.store.database import Store
 from sixnimmt.server.store.rows import GameRow, TableData
 
-from .conftest import make_client
+from .conftest import QUICK_PLAY, make_client
 from .helpers import play_out, receive_until
 from .test_accounts import PASSWORD, sign_up, signed
 
@@ -61,12 +61,12 @@ def test_the_model_is_openskills_plackett_luce_on_a_recorded_game() -> None:
 
 @pytest.fixture
 def web(tmp_path: Path) -> Any:
-    with make_client(f"sqlite:///{tmp_path / 'rated.db'}", None) as client:
+    with make_client(f"sqlite:///{tmp_path / 'rated.db'}", None, **QUICK_PLAY) as client:
         yield signed(client)
 
 
 def _rated_table(client: TestClient, seats: list[dict[str, Any]]) -> dict[str, Any]:
-    response = client.post("/api/tables", json={"name": "ignored", "seats": seats, "rated": True, "deals": 1})
+    response = client.post("/api/tables", json={"name": "ignored", "seats": seats, "rated": True})
     assert response.status_code == 201, response.text
     return dict(response.json())
 

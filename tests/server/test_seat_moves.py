@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sixnimmt.server.tables.seat import Seat, SeatKind, reseat
+from sixnimmt.server.tables.seat import Occupant, Seat, SeatKind, reseat
 
 
 def test_a_takeover_asked_during_a_deal_happens_at_the_next_deal_and_a_release_cancels_it() -> None:
@@ -44,3 +44,23 @@ def test_a_rolled_back_seat_keeps_who_is_connected() -> None:
     stored = Seat(1, SeatKind.OPEN, "").to_store()
     back = seat.as_stored(stored)
     assert back.kind == SeatKind.OPEN and back.connections == 1 and back.away_since is None
+
+
+def test_a_seats_occupant_says_whether_a_person_a_bot_program_or_a_server_bot_plays_it() -> None:
+    """(#52) A bot program holds its seat as a person does (with a token, which it may give up by
+    leaving), but is no person."""
+    person = Seat(0, SeatKind.HUMAN, "Ann", token_hash="a", account=1)
+    program = Seat(1, SeatKind.HUMAN, "AnnBot", token_hash="p", account=2, program=True)
+    server_bot = Seat(2, SeatKind.BOT, "Otto", "easy")
+    waiting = Seat(3, SeatKind.OPEN, "Luna", "medium")  # (played by its bot while a game runs)
+    invited = Seat(4, SeatKind.INVITED, "Bea", "easy", invite_hash="i")
+    seats = [person, program, server_bot, waiting, invited]
+    assert [s.occupant for s in seats] == [Occupant.PERSON, Occupant.PROGRAM] + [Occupant.SERVER_BOT] * 3
+    assert [s.person for s in seats] == [True, False, False, False, False]
+    assert [s.held for s in seats] == [True, True, False, False, False]
+    program.leave_now(1.0)
+    assert program.left and not program.person  # a program leaves as a person does
+    program.become_open()
+    assert program.occupant is Occupant.SERVER_BOT and not program.program
+    program.become_human("Cleo", "c", 2.0)
+    assert program.occupant is Occupant.PERSON

@@ -34,7 +34,7 @@ from ..tables.table_setup import TableError, clean_name
 from .matchmaking import PlayNow
 from .passwords import Hasher, HasherBusyError, check_password
 from .ratings import Ratings, participants, record_game
-from .users import AccountError, Accounts, User, check_name, seat_token
+from .users import AccountError, Accounts, User, check_name, name_key, seat_token
 
 log = logging.getLogger("sixnimmt.server")
 T = TypeVar("T")
@@ -261,7 +261,7 @@ async def sign_in(body: Credentials, request: Request, response: Response) -> di
     wait = svc.signin_address.retry_after(client_address(request), now)
     if wait:
         raise too_many(wait, "sign-ins")
-    name = body.name.strip().casefold()[:64]
+    name = name_key(body.name.strip()[:64])  # (each way of writing one name spends its budget)
     pair = f"{name}\0{client_address(request)}"
     wait = svc.signin_pair.waiting(pair, now)
     if not wait and svc.signin_pair.used(pair, now):

@@ -149,7 +149,7 @@ class PlayNow:
             async with room.lock:
                 if room.table.status != "waiting" or room.table.closed:
                     return
-                if not any(seat.person for seat in room.table.seats):
+                if not any(seat.held for seat in room.table.seats):
                     return  # everyone gave the table up (a bot program's seek cancelled): nobody waits for it
                 empty = room.table.open_seats()
                 levels = self.levels_near(mu, len(empty), known)

@@ -3,10 +3,11 @@ the server's bots play rated games under.
 
 Anonymous play does not touch any of this. What is stored:
 
-* ``users``: the name as typed and folded (unique without regard to case), the argon2 hash, a
-  *password epoch* raised by each password change (a session made under an older one is refused),
-  and a random *seat key*: the seat token of this account at a table is derived from it and the
-  table's code, so a second device signed in to the same account resumes the same seat.
+* ``users``: the name as typed and its key (:func:`name_key`: unique without regard to case,
+  combining marks or character width), the argon2 hash, a *password epoch* raised by each password
+  change (a session made under an older one is refused), and a random *seat key*: the seat token of
+  this account at a table is derived from it and the table's code, so a second device signed in to
+  the same account resumes the same seat.
 * ``sessions``: the SHA-256 of each session token (the token itself lives only in the browser's
   HttpOnly cookie), the account, the password epoch it was made under and when it expires.
 
@@ -39,7 +40,7 @@ from sqlalchemy.orm import Session
 from ..refusal import Refusal
 from ..store.database import Store
 from ..store.rows import GameRow, TableRow, game_summary
-from ..tables.table_setup import BOT_LEVELS, hash_token
+from ..tables.table_setup import BOT_LEVELS, hash_token, plain_letters
 from .account_rows import (
     GamePlayerRow,
     PlayNowRow,
@@ -76,7 +77,9 @@ DELETED_NAME = "Deleted player"
 
 
 def name_key(name: str) -> str:
-    return name.casefold()
+    """What makes an account's name unique, and how a name typed to sign in or to look an account
+    up finds it: its :func:`plain_letters`, case folded (no look-alike letters: names are ASCII)."""
+    return plain_letters(name).casefold()
 
 
 def check_name(raw: object) -> str:

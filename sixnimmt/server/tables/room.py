@@ -323,7 +323,7 @@ class Room:
         from now on, and every socket of a former holder watches."""
         for conn, index in list(self._joiners.items()):
             seat = self.table.seats[index]
-            if seat.person and seat.joining is None and seat.token_hash == self._holders.get(conn):
+            if seat.held and seat.joining is None and seat.token_hash == self._holders.get(conn):
                 del self._joiners[conn]
                 conn.seat = index
                 seat.arrive()
@@ -352,7 +352,7 @@ class Room:
         seat = self.table.seats[index]
         conn.seat = None
         self._holders.pop(conn, None)
-        seat.depart(self.clock.now() if seat.person else None)
+        seat.depart(self.clock.now() if seat.held else None)
         self.presence.changed(seat)
         conn.push(TableError(f"seat {index + 1} is no longer yours: watching", "seat-lost",
                              seat=index + 1).to_message())

@@ -138,7 +138,7 @@ class Scheduler:
         or a turn-based table, where being away is the normal state)."""
         now = self.clock.now()
         return [
-            None if self.turn_based or not s.person or s.away_since is None
+            None if self.turn_based or not s.held or s.away_since is None
             else max(0.0, round(s.away_since + self.grace(s) - now, 1))
             for s in self.room.table.seats
         ]
@@ -165,7 +165,7 @@ class Scheduler:
     def make_bots(self) -> None:
         """Fresh bots for the bot seats (a new game, or a reload); the previous ones are closed."""
         self._close_bots()
-        levels = {s.index: s.bot or self.settings.fallback_bot for s in self.room.table.seats if not s.person}
+        levels = {s.index: s.bot or self.settings.fallback_bot for s in self.room.table.seats if not s.held}
         # The timed bots share the table's thinking time per turn (Settings.turn_think_ms).
         timed = sum(1 for level in levels.values() if time_limit(self._spec(level)) > 0)
         share = self.settings.turn_think_ms / timed if timed else None
@@ -223,7 +223,7 @@ class Scheduler:
             seat = table.seats[decision.seat]
             if decision.seat in self._thinking:
                 continue
-            if not seat.person:  # a bot seat, or one waiting for a person (a bot plays it meanwhile)
+            if not seat.held:  # a bot seat, or one waiting for a person (a bot plays it meanwhile)
                 self._think(decision, self._bots[decision.seat], self.settings.bot_delay, None)
                 continue
             due, reason = self.fallback_due(seat)
@@ -270,7 +270,7 @@ class Scheduler:
         """Whether the game goes on with nobody connected: every seat is a bot's, server bots' or bot
         programs' (docs/bot-api.md), so nobody comes back to wait for, and a program away past its
         grace is played for by the stand-in to the end of the game. A person's table pauses instead."""
-        return all(seat.program for seat in self.room.table.seats if seat.person)
+        return not any(seat.person for seat in self.room.table.seats)
 
     def _fallback_for(self, seat: int) -> GuardedSeat:
         if seat not in self._fallbacks:
@@ -307,7 +307,7 @@ class Scheduler:
             async with self.room.lock:
                 if table.game is not game or self.closed or game.decision_for(seat) != decision:
                     return  # the game moved on while the bot was thinking
-                if table.seats[seat].person:
+                if table.seats[seat].held:
                     due, _ = self.fallback_due(table.seats[seat])
                     if due is None or due > self.clock.now():
                         return  # the player came back in the meantime: it is their move again

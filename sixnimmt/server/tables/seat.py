@@ -21,6 +21,15 @@ class SeatKind(StrEnum):
     INVITED = "invited"  # kept for the friend holding the invitation
 
 
+class Occupant(StrEnum):
+    """Who plays a seat: a person or a bot program (each holding the seat's token), or one of the
+    server's bots (in a bot's seat, and in an open or invited seat while a game runs)."""
+
+    PERSON = "person"
+    PROGRAM = "program"
+    SERVER_BOT = "server-bot"
+
+
 @dataclass(slots=True)
 class Seat:
     """One place at the table.
@@ -55,13 +64,26 @@ class Seat:
     away_since: float | None = None
 
     @property
-    def person(self) -> bool:
+    def held(self) -> bool:
+        """A seat token holds the seat: a person's or a bot program's."""
         return self.kind == SeatKind.HUMAN
 
     @property
+    def occupant(self) -> Occupant:
+        if not self.held:
+            return Occupant.SERVER_BOT
+        return Occupant.PROGRAM if self.program else Occupant.PERSON
+
+    @property
+    def person(self) -> bool:
+        """A person holds the seat (not a bot program, nor one of the server's bots)."""
+        return self.occupant == Occupant.PERSON
+
+    @property
     def left(self) -> bool:
-        """The player gave the seat up during the game (its token no longer works)."""
-        return self.person and self.leaving and self.token_hash is None
+        """The player (a person or a bot program) gave the seat up during the game (its token no
+        longer works)."""
+        return self.held and self.leaving and self.token_hash is None
 
     def to_store(self) -> dict[str, Any]:
         return {

@@ -151,12 +151,12 @@ async def invite(table: TableSession, by: int | None, index: int, name: str, pro
     seat = _host_only(table, by, index, program)
     refuse_stablemates(table, stable, index)
     name = clean_name(name)
-    if seat.joining is not None or (seat.person and seat.connections > 0):
+    if seat.joining is not None or (seat.held and seat.connections > 0):
         raise TableError(f"seat {seat.index + 1} is taken", "bad-seat", seat=seat.index + 1)
     if names_clash(name, table.seats, besides=seat.index):
         raise TableError(f"the name {name!r} is taken at this table", "name-taken", name=name)
     token = secrets.token_urlsafe(24)
-    if seat.person:  # a vanished player: they leave at the next deal, the seat waits for the friend
+    if seat.held:  # a vanished player: they leave at the next deal, the seat waits for the friend
         if table.status == "waiting":
             seat.become_invited(name, hash_token(token))
         else:
@@ -171,7 +171,7 @@ async def release(table: TableSession, by: int | None, index: int) -> None:
     """The host frees a bot's, an invitation's or a vanished player's seat: before the game at once,
     else at the start of the next deal."""
     seat = _host_only(table, by, index)
-    if seat.person and seat.connections > 0:
+    if seat.held and seat.connections > 0:
         raise TableError(f"seat {seat.index + 1} is at the table: only a vanished player's seat can be freed",
                          "bad-seat", seat=seat.index + 1)
     if seat.kind == SeatKind.OPEN and seat.joining is None:

@@ -22,7 +22,7 @@ from ...core.record import replay
 from ..clock import Clock
 from ..config import Settings
 from ..store.rows import LeaseLostError, TableData, changed_columns
-from .seat import Seat, SeatKind, reseat
+from .seat import Occupant, Seat, SeatKind, reseat
 from .table_setup import (
     TURN_BASED,
     StoreFailedError,
@@ -343,8 +343,8 @@ class TableSession:
         if changed:
             self.scheduler.make_bots()
         self.deal_players.append(
-            [{"name": s.name, "kind": "human" if s.person else "bot", "bot": None if s.person else s.bot,
-              **({"program": True} if s.program else {})}  # a bot program (docs/bot-api.md) holds a "human" seat
+            [{"name": s.name, "kind": "human" if s.held else "bot", "bot": None if s.held else s.bot,
+              **({"program": True} if s.occupant == Occupant.PROGRAM else {})}  # (a program holds a "human" seat)
              for s in self.seats]
         )
         return changed

@@ -90,14 +90,21 @@ def _looks_like(ch: str) -> str:
     return ch
 
 
-def name_skeleton(name: str) -> str:
-    """What a name looks like, for telling whether two names could be taken for each other: case
-    folded, without combining marks (an "Alicé" whose accent is a mark of its own sits beside no
-    "Alice"), and every letter that looks like a Latin one as that letter (a Cyrillic "Bob" looks like
-    the Latin one)."""
+def plain_letters(name: str) -> str:
+    """``name`` without its combining marks, NFKC-normalised: an "Alicé" whose accent is a mark of
+    its own, or a precomposed one, is "Alice"; a full-width A (U+FF21) is an A. Names that differ
+    only in what this drops cannot be told apart on a screen, so none is compared without it
+    (account names and names at a table alike)."""
     bare = "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFKC", bare)
+
+
+def name_skeleton(name: str) -> str:
+    """What a name looks like, for telling whether two names could be taken for each other: its
+    :func:`plain_letters`, case folded, and every letter that looks like a Latin one as that letter
+    (a Cyrillic "Bob" looks like the Latin one)."""
     # (capitals first: more of them have a Latin twin than small letters do, as the Cyrillic "B")
-    return "".join(_looks_like(ch) for ch in unicodedata.normalize("NFKC", bare).upper()).casefold()
+    return "".join(_looks_like(ch) for ch in plain_letters(name).upper()).casefold()
 
 
 def bot_spec(level: str) -> str:
@@ -129,12 +136,13 @@ UNRATED_LEVELS = frozenset({"random"})
 
 
 def check_rated_rules(rules: Rules, levels: list[str]) -> None:
-    """A rated table plays to its variant's own target and end (a game to 1 point measures nothing;
-    a number of deals, the same for every seat, may shorten it) against bots of the rated levels
-    (``levels``: those of its seats and of its fill bot); else a clear refusal."""
+    """A rated table plays its variant's own game: its target, end and number of deals (a game to 1
+    point, or of one deal, measures too little to rate) with its own cards, against bots of the rated
+    levels (``levels``: those of its seats and of its fill bot); else a clear refusal."""
     own = Rules(players=rules.players, variant=rules.variant)
-    if (rules.target, rules.end) != (own.target, own.end):
-        raise TableError("a rated table plays to its variant's own target", "rated-rules")
+    if (rules.target, rules.end, rules.deals, rules.size) != (own.target, own.end, own.deals, own.size):
+        raise TableError("a rated table plays its variant's own game: its target and number of deals",
+                         "rated-rules")
     for level in levels:
         if level in UNRATED_LEVELS:
             raise TableError(f"the {level!r} bot does not play rated games", "rated-bot", bot=level)
