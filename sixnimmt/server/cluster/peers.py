@@ -282,8 +282,7 @@ class Cluster:
             async with self._renewing:
                 if self.clock() >= self._lease_until:
                     await self._renew()
-            rows = await self._sql("SELECT owner_epoch FROM tables WHERE code = %s AND owner = %s",
-                                   (room.code, self.me))
+            rows = await self._sql("SELECT owner_epoch FROM tables WHERE code = %s AND owner = %s", (room.code, self.me))
         except Exception:  # (the database is out of reach: the supervisor takes it from here)
             return False
         return bool(rows) and rows[0][0] == room.table.epoch and self.holds_lease()
@@ -328,6 +327,7 @@ class Cluster:
         await self._watch_owners()
         if self.holds_lease():
             await self.ownership.take_due()
+            await self.rooms.evict_idle()  # (a table nobody asks for is swept here too)
         await self.forwarding.forget_dead(self.ownership.alive)
         self._ticks += 1
         if self.balance_every and self._ticks % self.balance_every == 0 and (

@@ -264,6 +264,16 @@ class Scheduler:
         grace is played for by the stand-in to the end of the game. A person's table pauses instead."""
         return all(seat.program for seat in self.room.table.seats if seat.person)
 
+    def stays_in_memory(self, deadlines_kept: bool) -> bool:
+        """Whether the table must stay in memory, idle or not, for its game to go on with nobody at
+        it: a game of bot programs only, which the stand-in plays to its end (:meth:`plays_on_alone`),
+        and a turn-based game unless ``deadlines_kept``: with several processes its deadline is kept
+        by the database (``tables.due_at``), and whichever process lives loads the table again when
+        it falls due (docs/scaling.md, "Deadlines"), so an idle one is evicted as any other is."""
+        if self.room.table.status != "playing":
+            return False
+        return self.plays_on_alone() or (self.turn_based and not deadlines_kept)
+
     def _fallback_for(self, seat: int) -> GuardedSeat:
         if seat not in self._fallbacks:
             self._fallbacks[seat] = self._guarded(self.settings.fallback_bot, seat, "fallback")
