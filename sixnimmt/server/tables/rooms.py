@@ -27,7 +27,7 @@ from ..clock import Clock, LoopClock
 from ..config import Settings
 from ..store.database import Store
 from ..store.rows import GameRow, TableData
-from ..store.writer import Writer
+from ..store.writer import StoreHungError, Writer
 from . import seating
 from .handlers import HANDLERS
 from .hints import HintDesk
@@ -141,7 +141,7 @@ class Rooms:
                     return owner
             try:
                 data = await self.db.run(self.store.load_table, code)
-            except DBAPIError:  # the database went away (a restart): the page tries again
+            except (DBAPIError, StoreHungError):  # the database went away, or hangs: the page tries again
                 raise TableError("the server is reconnecting to its database: try again", "table-unavailable") from None
             if data is None:
                 raise missing
