@@ -93,12 +93,13 @@ class Store:
         #: The driver connections in use, with the thread using each (:meth:`cut_off`).
         self._in_use: dict[int, tuple[int, Any]] = {}
         event.listen(self.engine, "checkout", self._checked_out)
-        event.listen(self.engine, "checkin", self._checked_in)
+        for returned in ("checkin", "close", "invalidate"):  # (an invalidated one is checked in as None)
+            event.listen(self.engine, returned, self._checked_in)
 
     def _checked_out(self, dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
         self._in_use[id(dbapi_connection)] = (threading.get_ident(), dbapi_connection)
 
-    def _checked_in(self, dbapi_connection: Any, _record: Any) -> None:
+    def _checked_in(self, dbapi_connection: Any, *_: Any) -> None:
         self._in_use.pop(id(dbapi_connection), None)
 
     def cut_off(self, threads: list[int]) -> None:
@@ -107,13 +108,13 @@ class Store:
         backend finds its client gone) and their threads come back, and start a fresh pool (its
         other connections may lead to the same hung server; none is waited for)."""
         for thread, dbapi_connection in list(self._in_use.values()):
-            fd = getattr(getattr(dbapi_connection, "pgconn", None), "socket", None)
-            if thread in threads and isinstance(fd, int) and fd >= 0:
-                try:
-                    with socket.socket(fileno=os.dup(fd)) as cut:
-                        cut.shutdown(socket.SHUT_RDWR)
-                except OSError:  # (already closed)
-                    pass
+            if thread not in threads:
+                continue
+            try:
+                with socket.socket(fileno=os.dup(dbapi_connection.pgconn.socket)) as cut:
+                    cut.shutdown(socket.SHUT_RDWR)
+            except Exception:  # (already closed; or not a PostgreSQL connection)
+                pass
         self.engine.dispose(close=False)
 
     def migrate(self) -> None:

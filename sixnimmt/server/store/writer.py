@@ -73,6 +73,8 @@ class Writer:
             return await self._answered(fn, *args)
 
     async def _answered(self, fn: Callable[..., T], *args: Any) -> T:
+        if self.store.engine.dialect.name == "sqlite":  # (a file, no server to hang: its calls run to their end)
+            return await asyncio.to_thread(fn, *args)
         threads: list[int] = []
 
         def call() -> T:
