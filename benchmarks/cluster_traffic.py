@@ -66,6 +66,11 @@ def fresh_database(server_url: str) -> str:
     return server_url.rsplit("/", 1)[0] + "/" + name
 
 
+def libpq_dsn(url: str) -> str:
+    """The libpq connection string of an SQLAlchemy ``postgresql+psycopg://`` URL."""
+    return sa.engine.make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 async def traffic(server_url: str, games: int) -> dict[str, Any]:
     url = fresh_database(server_url)
     counts: Counter[str] = Counter()
@@ -74,9 +79,9 @@ async def traffic(server_url: str, games: int) -> dict[str, Any]:
     processes = []
     cluster_sql = Cluster._sql
 
-    async def counted_sql(self: Cluster, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    async def counted_sql(self: Cluster, statement: Any, **values: Any) -> list[tuple[Any, ...]]:
         counts["cluster statement"] += 1  # (autocommit: a transaction each; NOTIFYs and outbox included)
-        return await cluster_sql(self, query, params)
+        return await cluster_sql(self, statement, **values)
 
     Cluster._sql = counted_sql  # type: ignore[method-assign]
     for _ in range(2):
@@ -215,9 +220,7 @@ async def notify_rate(server_url: str, seconds: float, listeners: int, senders: 
     does)."""
     import psycopg
 
-    from sixnimmt.server.cluster.peers import psycopg_dsn
-
-    dsn = psycopg_dsn(fresh_database(server_url))
+    dsn = libpq_dsn(fresh_database(server_url))
     payload = "x" * 2000
     received = Counter[int]()
     conns = [await psycopg.AsyncConnection.connect(dsn, autocommit=True) for _ in range(listeners)]
@@ -262,11 +265,9 @@ async def update_rate(server_url: str, seconds: float, writers: int, batch: int)
     statement (:class:`~sixnimmt.server.store.database.Store` writes a fresh database's ``tables``)."""
     import psycopg
 
-    from sixnimmt.server.cluster.peers import psycopg_dsn
-
     url = fresh_database(server_url)
     Store(url).migrate()
-    dsn = psycopg_dsn(url)
+    dsn = libpq_dsn(url)
     conns = [await psycopg.AsyncConnection.connect(dsn) for _ in range(writers)]
     async with conns[0].transaction():
         for n in range(writers * batch):

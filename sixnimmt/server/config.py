@@ -119,6 +119,10 @@ class Settings:
     thinking_notice: float = 0.15
     #: Seconds a room with nobody connected stays in memory (it is reloaded from the store on demand).
     idle_evict: float = 600.0
+    #: Seconds per move at a turn-based table in place of the hours its host chose (None: the
+    #: table's own). Everything else stays turn-based: a demonstration, or a test of how a cluster
+    #: keeps deadlines on real processes (docs/scaling.md), shortens the hours to seconds.
+    turn_based_seconds: float | None = None
     #: A process that only serves (``sixnimmt serve`` sets it): freeze what start-up made, stop
     #: Python's automatic collector and run one full collection every ``full_collection_seconds``
     #: (server/collector.py says why: the automatic one stopped a busy server for a quarter of a

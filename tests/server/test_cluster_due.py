@@ -9,6 +9,8 @@ the hour per move passes on the surviving process's injected clock, never on the
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -17,6 +19,7 @@ from sixnimmt.core import Rules
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.cluster.peers import join_cluster
 from sixnimmt.server.config import Settings
+from sixnimmt.server.store.database import Store
 from sixnimmt.server.tables.rooms import Rooms
 from sixnimmt.server.tables.table_setup import TURN_BASED, TableOptions
 
@@ -78,3 +81,54 @@ async def test_an_owner_killed_with_three_turn_based_tables_nobody_watches_anoth
     assert [(status, due) for status, due, _ in rows] == [("finished", None)] * 3
     assert {owner for _, _, owner in rows} == {b.cluster.me} and games == 3
     await close_all(b, a)
+
+
+@pytest.mark.asyncio
+async def test_an_idle_turn_based_table_leaves_memory_and_is_still_played_on_time(tmp_path: Path) -> None:
+    """A turn-based table nobody watches leaves the process's memory after ``idle_evict`` (its
+    deadline stays in the database), and is loaded again and played when its time runs out. A
+    process on its own (no database keeps its deadline) keeps such a table in memory."""
+    url = fresh_postgres_url()
+    clock = ManualClock(wall_start=time.time())
+    settings = Settings(database_url=url, bot_delay=0.0, fallback_bot="random", lease_seconds=30.0, idle_evict=600.0)
+    a = Rooms(rooms_store(url), settings, clock)
+    await join_cluster(a)
+    alone_store = Store(f"sqlite:///{tmp_path / 'alone.db'}")
+    alone_store.migrate()
+    alone = Rooms(alone_store, replace(settings, database_url=alone_store.url), clock)
+    rooms = []
+    for registry in (a, alone):
+        room, _ = await registry.create(TableOptions(Rules(players=3, deals=1), timer=TURN_BASED), "Host",
+                                        [{"kind": "open"}, {"kind": "bot", "bot": "random"}])
+        await room.join("Friend")
+        await room.scheduler.settle()  # the bot has played; the two people have an hour each
+        rooms.append(room)
+    room, lonely = rooms
+    code, deadline = room.code, room.scheduler.deadline_at()
+    game = room.table.game
+    assert game is not None and deadline is not None
+
+    clock.advance(settings.idle_evict + 1)  # nobody came for ten minutes
+    # the heartbeat sweeps the idle table out (no request needed); the process on its own keeps its own
+    def stored() -> tuple[float, str | None]:
+        with a.store.engine.connect() as connection:
+            due, owner = connection.execute(sa.text("SELECT due_at, owner FROM tables")).one()
+        return due, owner
+
+    await until(lambda: a.local(code) is None and stored()[1] is None, "A lets the idle table go", tries=3000)
+    assert stored()[0] == pytest.approx(deadline, abs=0.01)  # given up, its deadline kept
+    await alone.evict_idle()
+    assert alone.local(lonely.code) is lonely
+
+    clock.advance(TURN_BASED - settings.idle_evict)  # the hour has run out
+    await until(lambda: a.local(code) is not None, "the due table is loaded again", tries=3000)
+    again = a.local(code)
+    assert again is not None and again.table.game is not None
+    await again.scheduler.settle()
+    # the overdue decision was answered at once: the game waits on a new one, with a fresh hour
+    assert again.table.game.turn > game.turn or again.table.game.deal_index > game.deal_index or (
+        again.table.game.phase is not game.phase)
+    assert again.scheduler.deadline == clock.now() + TURN_BASED
+    await close_all(a)
+    await alone.close()
+    alone_store.close()

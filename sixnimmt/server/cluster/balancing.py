@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..store import leases
 from .bus import Sql
 from .forwarding import RemoteConnection
 
@@ -41,11 +42,7 @@ class Balancer:
         hand-over is a takeover done politely: with the table's lock held, so no change is under
         way, its owner and epoch are moved in one statement (fenced by the epoch), then this copy is
         dropped and its sockets reconnect, as after a takeover."""
-        rows = await self._sql(
-            "SELECT p.id, count(t.code) FROM server_processes p "
-            "LEFT JOIN tables t ON t.owner = p.id AND t.status = 'playing' "
-            "WHERE p.lease_until > now() GROUP BY p.id", ()
-        )
+        rows = await self._sql(leases.GAMES_PER_PROCESS)
         counts = {process: int(n) for process, n in rows}
         if self.me not in counts or len(counts) < 2:
             return []
@@ -74,11 +71,7 @@ class Balancer:
         async with room.lock:  # (free: taken at once)
             if room.table.closed or room.table.epoch is None:
                 return False
-            moved = await self._sql(
-                "UPDATE tables SET owner = %s, owner_epoch = owner_epoch + 1 "
-                "WHERE code = %s AND owner = %s AND owner_epoch = %s RETURNING owner_epoch",
-                (target, room.code, self.me, room.table.epoch),
-            )
+            moved = await self._sql(leases.HAND_OVER, code=room.code, owner=self.me, epoch=room.table.epoch, to=target)
             if moved:
                 self.rooms.drop(room.code)
             return bool(moved)

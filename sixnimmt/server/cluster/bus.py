@@ -13,6 +13,7 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..store import leases
 from .mail import Mail, decode_batch, encode_batch
 
 if TYPE_CHECKING:
@@ -23,8 +24,9 @@ log = logging.getLogger("sixnimmt.server")
 #: Largest NOTIFY payload PostgreSQL takes is 8000 bytes; keep a margin.
 NOTIFY_LIMIT = 7900
 
-#: One SQL statement on the cluster's query connection: its rows.
-Sql = Callable[[str, tuple[Any, ...]], Awaitable[list[tuple[Any, ...]]]]
+#: One of the store's statements (:mod:`~sixnimmt.server.store.leases`), with its parameters by name,
+#: run on the cluster's query connection: its rows.
+Sql = Callable[..., Awaitable[list[tuple[Any, ...]]]]
 
 
 def channel(process: str) -> str:
@@ -77,13 +79,13 @@ class Bus:
             if len(packed) <= NOTIFY_LIMIT:
                 text = packed
             else:
-                rows = await self._sql("INSERT INTO outbox (created_at, payload) VALUES (now(), %s) RETURNING id", (text,))
+                rows = await self._sql(leases.POST, payload=text)
                 text = f"@{rows[0][0]}"
-        await self._sql("SELECT pg_notify(%s, %s)", (channel(process), text))
+        await self._sql(leases.NOTIFY, channel=channel(process), payload=text)
 
     async def listen(self, connection: psycopg.AsyncConnection[Any]) -> None:
         """LISTEN on this process's channel (before the lease is renewed: nothing sent to it is missed)."""
-        await connection.execute(f'LISTEN "{channel(self.me)}"')
+        await connection.execute(leases.listen(channel(self.me)))
 
     async def read(self, connection: psycopg.AsyncConnection[Any]) -> None:
         """Hand each NOTIFY on this process's channel over; ends when the connection fails."""
@@ -104,7 +106,7 @@ class Bus:
 
     async def receive(self, payload: str) -> None:
         if payload.startswith("@"):
-            rows = await self._sql("DELETE FROM outbox WHERE id = %s RETURNING payload", (int(payload[1:]),))
+            rows = await self._sql(leases.TAKE, id=int(payload[1:]))
             if not rows:
                 return
             payload = rows[0][0]

@@ -1,6 +1,7 @@
 """Who drives which table, as the database says: a table claimed by the epoch's compare-and-swap,
 the live owners and processes, the tables whose deadline falls with nobody driving them, and this
-process's share of the per-address budgets. Every statement runs through the cluster's
+process's share of the per-address budgets. Every statement is one of the store's
+(:mod:`~sixnimmt.server.store.leases`), run through the cluster's
 :meth:`~sixnimmt.server.cluster.peers.Cluster._sql` (its timeouts, its "try again" when the
 database is out of reach).
 
@@ -24,11 +25,12 @@ database is out of reach).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..limits import BUDGET_SHARE
+from ..store import leases
 from ..tables.table_setup import TableError
+from .bus import Sql
 from .forwarding import Forwarding
 
 if TYPE_CHECKING:
@@ -38,9 +40,6 @@ log = logging.getLogger("sixnimmt.server")
 
 #: How many due tables one heartbeat takes at most (the rest wait for the next one, or another process).
 DUE_BATCH = 20
-
-Sql = Callable[..., Awaitable[list[tuple[Any, ...]]]]
-
 
 class Ownership:
     """The questions of ownership this process asks the database."""
@@ -57,22 +56,14 @@ class Ownership:
         table over (nobody alive drove it), else the live owner's id (its epoch kept for
         :meth:`link`). Raises :class:`LookupError` if there is no such table."""
         for _ in range(5):
-            rows = await self._sql(
-                "SELECT t.owner, t.owner_epoch, p.id IS NOT NULL FROM tables t LEFT JOIN server_processes p "
-                "ON p.id = t.owner AND p.lease_until > now() WHERE t.code = %s",
-                (code,),
-            )
+            rows = await self._sql(leases.OWNER, code=code)
             if not rows:
                 raise LookupError(code)
             owner, epoch, alive = rows[0]
             if alive and owner != self.me:
                 self.forwarding.epochs[code] = epoch
                 return owner, epoch
-            won = await self._sql(
-                "UPDATE tables SET owner = %s, owner_epoch = owner_epoch + 1 WHERE code = %s AND owner_epoch = %s "
-                "RETURNING owner_epoch",
-                (self.me, code, epoch),
-            )
+            won = await self._sql(leases.CLAIM, code=code, epoch=epoch, me=self.me)
             if won:
                 log.info("process %s drives table %s (epoch %d)", self.me, code, won[0][0])
                 return self.me, int(won[0][0])
@@ -80,22 +71,16 @@ class Ownership:
 
     async def owners(self, codes: list[str]) -> dict[str, str | None]:
         """The live owner of each table (None: nobody alive drives it)."""
-        rows = await self._sql(
-            "SELECT t.code, p.id FROM tables t LEFT JOIN server_processes p "
-            "ON p.id = t.owner AND p.lease_until > now() WHERE t.code = ANY(%s)",
-            (codes,),
-        )
+        rows = await self._sql(leases.LIVE_OWNERS, codes=codes)
         return dict(rows)
 
     async def alive(self, processes: list[str]) -> set[str]:
-        rows = await self._sql(
-            "SELECT id FROM server_processes WHERE id = ANY(%s) AND lease_until > now()", (processes,)
-        )
+        rows = await self._sql(leases.ALIVE, ids=processes)
         return {row[0] for row in rows}
 
     async def others(self) -> list[str]:
         """The other live processes."""
-        rows = await self._sql("SELECT id FROM server_processes WHERE lease_until > now() AND id <> %s", (self.me,))
+        rows = await self._sql(leases.OTHERS, me=self.me)
         return [row[0] for row in rows]
 
     async def take_due(self) -> list[str]:
@@ -105,12 +90,8 @@ class Ownership:
         epoch's compare-and-swap: of several processes one wins) and loaded, which schedules it, so
         its stand-in plays on time whichever process lives. Rows a transaction holds (a save under
         way) are skipped. Returns the codes this process took."""
-        rows = await self._sql(
-            "SELECT t.code FROM tables t LEFT JOIN server_processes p ON p.id = t.owner AND p.lease_until > now() "
-            "WHERE t.due_at <= %s AND t.status = 'playing' AND (p.id IS NULL OR t.owner = %s) "
-            "ORDER BY t.due_at LIMIT %s FOR UPDATE OF t SKIP LOCKED",
-            (self.rooms.clock.wall() + 2 * self.heartbeat, self.me, DUE_BATCH),
-        )
+        rows = await self._sql(leases.DUE, before=self.rooms.clock.wall() + 2 * self.heartbeat, me=self.me,
+                               limit=DUE_BATCH)
         taken: list[str] = []
         for (code,) in rows:
             if self.rooms.local(code) is not None:
@@ -127,5 +108,5 @@ class Ownership:
 
     async def share_budgets(self) -> None:
         """Grant this process's share of every per-address budget: one over the live processes."""
-        live = await self._sql("SELECT count(*) FROM server_processes WHERE lease_until > now()")
+        live = await self._sql(leases.LIVE_COUNT)
         BUDGET_SHARE.processes = max(1, int(live[0][0]))

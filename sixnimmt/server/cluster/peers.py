@@ -21,6 +21,7 @@ connections to the database, its lease and the heartbeat that renews it.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 import os
 import random
@@ -30,10 +31,10 @@ import uuid
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy.engine import make_url
-
 from ..calls import ProcessCall, RemoteCall
 from ..limits import BUDGET_SHARE
+from ..store import leases
+from ..store.leases import Statement
 from .balancing import Balancer
 from .bus import Bus
 from .forwarding import Client, Forwarding, Link, RemoteConnection, unavailable
@@ -68,17 +69,11 @@ ANSWER_TIMEOUT = 2.5
 BALANCE_EVERY = 5
 
 
-def psycopg_dsn(url: str) -> str:
-    """The libpq connection string of an SQLAlchemy ``postgresql+psycopg://`` URL."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
 class Cluster:
     """This process's part in a cluster: its connections, its lease and heartbeat, the bus its
     messages travel on, the sockets and calls it forwards, and the balance of tables."""
 
-    def __init__(self, url: str, rooms: Rooms, lease: float, heartbeat: float) -> None:
-        self.dsn = psycopg_dsn(url)
+    def __init__(self, rooms: Rooms, lease: float, heartbeat: float) -> None:
         self.rooms = rooms
         self.lease = lease
         self.heartbeat = heartbeat
@@ -126,14 +121,11 @@ class Cluster:
     async def _connect(self) -> None:
         """Open the three connections, LISTEN, renew the lease, give up the tables dropped when the
         database was lost, and start the reader and the heartbeat."""
-        import psycopg
-
         opened: list[psycopg.AsyncConnection[Any]] = []
         try:
             for _ in range(3):  # (each statement's lock and run time bounded: see the constants)
-                opened.append(await psycopg.AsyncConnection.connect(
-                    self.dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
-                    options=f"-c lock_timeout={LOCK_TIMEOUT_MS} -c statement_timeout={STATEMENT_TIMEOUT_MS}"))
+                opened.append(await leases.connect(self.rooms.store.engine, CONNECT_TIMEOUT, LOCK_TIMEOUT_MS,
+                                                   STATEMENT_TIMEOUT_MS))
             # the lease has a connection of its own, so renewing it never waits behind the messages
             self._listen, self._query, self._beat_conn = opened
             await self.bus.listen(self._listen)
@@ -141,11 +133,8 @@ class Cluster:
             await self._renew()
             if self._dropped:
                 codes, epochs = zip(*self._dropped.items(), strict=True)
-                await self._query.execute(
-                    "UPDATE tables t SET owner = NULL FROM unnest(%s::text[], %s::int[]) AS d(code, epoch) "
-                    "WHERE t.code = d.code AND t.owner_epoch = d.epoch AND t.owner = %s",
-                    (list(codes), list(epochs), self.me),
-                )
+                await self._query.execute(leases.GIVE_UP.sql, leases.GIVE_UP.params(
+                    {"codes": list(codes), "epochs": list(epochs), "me": self.me}))
                 self._dropped.clear()
         except BaseException:
             for conn in opened:
@@ -225,23 +214,24 @@ class Cluster:
         await asyncio.gather(*(t for t in running if t is not None), return_exceptions=True)
         try:
             if self.connected:
-                await self._sql("DELETE FROM server_processes WHERE id = %s", (self.me,))
+                await self._sql(leases.LEAVE, me=self.me)
         except Exception:  # the database may be gone already: the lease simply runs out
             log.warning("could not remove process %s's lease", self.me)
         await self._close_connections()
         BUDGET_SHARE.processes = 1
 
-    async def _sql(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """Run one statement on the query connection. While the database is out of reach, and when
-        the statement finds the connection dead, the caller gets a "try again" refusal."""
+    async def _sql(self, statement: Statement, **values: Any) -> list[tuple[Any, ...]]:
+        """Run one of the store's statements (:mod:`~sixnimmt.server.store.leases`) on the query
+        connection. While the database is out of reach, and when the statement finds the connection
+        dead, the caller gets a "try again" refusal."""
         import psycopg
 
         if not self.connected or self._query is None:
             raise unavailable()
-        query_conn = self._query
+        query_conn, params = self._query, statement.params(values)
 
         async def run() -> list[tuple[Any, ...]]:
-            cursor = await query_conn.execute(query, params)
+            cursor = await query_conn.execute(statement.sql, params)
             return await cursor.fetchall() if cursor.description else []
 
         async with self._query_lock:
@@ -282,8 +272,7 @@ class Cluster:
             async with self._renewing:
                 if self.clock() >= self._lease_until:
                     await self._renew()
-            rows = await self._sql("SELECT owner_epoch FROM tables WHERE code = %s AND owner = %s",
-                                   (room.code, self.me))
+            rows = await self._sql(leases.MY_EPOCH, code=room.code, me=self.me)
         except Exception:  # (the database is out of reach: the supervisor takes it from here)
             return False
         return bool(rows) and rows[0][0] == room.table.epoch and self.holds_lease()
@@ -328,6 +317,7 @@ class Cluster:
         await self._watch_owners()
         if self.holds_lease():
             await self.ownership.take_due()
+            await self.rooms.evict_idle()  # (a table nobody asks for is swept here too)
         await self.forwarding.forget_dead(self.ownership.alive)
         self._ticks += 1
         if self.balance_every and self._ticks % self.balance_every == 0 and (
@@ -335,8 +325,8 @@ class Cluster:
             # (a task of its own: the heartbeat never waits on a table's lock)
             self._balancing = asyncio.get_running_loop().create_task(self.balance())
         if self._ticks % 60 == 0:  # leftovers of processes that died mid-message
-            await self._sql("DELETE FROM outbox WHERE created_at < now() - interval '1 minute'")
-            await self._sql("DELETE FROM server_processes WHERE lease_until < now() - interval '1 day'")
+            await self._sql(leases.FORGET_OLD, age=leases.MESSAGES_KEPT)
+            await self._sql(leases.FORGET_DEAD, age=leases.DEAD_LEASES_KEPT)
 
     async def _renew(self) -> None:
         """Extend this process's lease. If it had run out (a long pause, a slow database), other
@@ -347,14 +337,11 @@ class Cluster:
         sent = self._renewing_since = self.clock()
 
         async def renew() -> tuple[Any, ...] | None:
-            cursor = await beat.execute("SELECT lease_until > now() FROM server_processes WHERE id = %s", (self.me,))
+            cursor = await beat.execute(leases.LEASE_RUNS.sql, leases.LEASE_RUNS.params({"me": self.me}))
             row = await cursor.fetchone()
-            await beat.execute(
-                "INSERT INTO server_processes (id, host, pid, started_at, lease_until) "
-                "VALUES (%s, %s, %s, now(), now() + make_interval(secs => %s)) "
-                "ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until",
-                (self.me, socket.gethostname()[:255], os.getpid(), self.lease),
-            )
+            await beat.execute(leases.RENEW.sql, leases.RENEW.params({
+                "me": self.me, "host": socket.gethostname()[:255], "pid": os.getpid(),
+                "lease": datetime.timedelta(seconds=self.lease)}))
             return row
 
         try:
@@ -369,9 +356,7 @@ class Cluster:
         mine = self.rooms.loaded_codes()
         if mine:
             async def taken() -> list[tuple[Any, ...]]:
-                cursor = await beat.execute(
-                    "SELECT code FROM tables WHERE code = ANY(%s) AND owner IS DISTINCT FROM %s", (mine, self.me)
-                )
+                cursor = await beat.execute(leases.NOT_MINE.sql, leases.NOT_MINE.params({"codes": mine, "me": self.me}))
                 return await cursor.fetchall()
 
             for (code,) in await self._answered(taken()):
@@ -445,6 +430,6 @@ async def join_cluster(rooms: Rooms) -> Cluster:
     """This process's part in the cluster of its settings' database, joined (``rooms`` shares the
     database from now on)."""
     settings = rooms.settings
-    cluster = Cluster(settings.database_url, rooms, settings.lease_seconds, settings.heartbeat_seconds)
+    cluster = Cluster(rooms, settings.lease_seconds, settings.heartbeat_seconds)
     await rooms.join_cluster(cluster)
     return cluster

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import os
+import socket
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -87,6 +90,32 @@ class Store:
         self._saving: Any = None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        #: The driver connections in use, with the thread using each (:meth:`cut_off`).
+        self._in_use: dict[int, tuple[int, Any]] = {}
+        event.listen(self.engine, "checkout", self._checked_out)
+        for returned in ("checkin", "close", "invalidate"):  # (an invalidated one is checked in as None)
+            event.listen(self.engine, returned, self._checked_in)
+
+    def _checked_out(self, dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        self._in_use[id(dbapi_connection)] = (threading.get_ident(), dbapi_connection)
+
+    def _checked_in(self, dbapi_connection: Any, *_: Any) -> None:
+        self._in_use.pop(id(dbapi_connection), None)
+
+    def cut_off(self, threads: list[int]) -> None:
+        """The database did not answer the calls running in ``threads``: shut their connections'
+        sockets, so that the calls fail at once (a write not yet committing never commits: its
+        backend finds its client gone) and their threads come back, and start a fresh pool (its
+        other connections may lead to the same hung server; none is waited for)."""
+        for thread, dbapi_connection in list(self._in_use.values()):
+            if thread not in threads:
+                continue
+            try:
+                with socket.socket(fileno=os.dup(dbapi_connection.pgconn.socket)) as cut:
+                    cut.shutdown(socket.SHUT_RDWR)
+            except Exception:  # (already closed; or not a PostgreSQL connection)
+                pass
+        self.engine.dispose(close=False)
 
     def migrate(self) -> None:
         """Bring the schema up to date (Alembic, migrations shipped inside the package), under a lock:

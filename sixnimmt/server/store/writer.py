@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -22,6 +23,19 @@ T = TypeVar("T")
 
 #: SQLite: the write-ahead log is checkpointed after this many table saves (a few MB of log).
 CHECKPOINT_EVERY = 500
+#: Seconds one call of the store may take before it counts as hung: the database does not answer
+#: at all (its backend stopped, or the network drops every packet), which no timeout of the
+#: database's own can end. Longer than the statement timeout every connection carries
+#: (:data:`~.database.POSTGRES_TIMEOUTS`), so a database that does answer ends a slow statement first.
+ANSWER_TIMEOUT = 15.0
+
+
+class StoreHungError(LeaseLostError):
+    """The database did not answer a call within :data:`ANSWER_TIMEOUT`. The call is abandoned (its
+    connection cut off, so the write never commits unless it was already committing) and the queue
+    goes on. A table whose save hung is treated as one taken over: its copy may no longer match the
+    stored state, so it is dropped and its sockets reconnect; it is loaded again from the database,
+    where a takeover's row lock waits for whatever the hung write left (docs/scaling.md)."""
 
 
 class Writer:
@@ -49,11 +63,33 @@ class Writer:
         self._wanted = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._writing = False  # a batch is being written (by the writer's task)
+        #: Seconds a call may take before it counts as hung (tests shorten it).
+        self.answer_timeout = ANSWER_TIMEOUT
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` on the worker thread, after the calls before it."""
+        """``fn(*args)`` on the worker thread, after the calls before it; :class:`StoreHungError` if
+        the database does not answer it within :attr:`answer_timeout` (the calls after it go on)."""
         async with self._one_at_a_time:
+            return await self._answered(fn, *args)
+
+    async def _answered(self, fn: Callable[..., T], *args: Any) -> T:
+        if self.store.engine.dialect.name == "sqlite":  # (a file, no server to hang: its calls run to their end)
             return await asyncio.to_thread(fn, *args)
+        threads: list[int] = []
+
+        def call() -> T:
+            threads.append(threading.get_ident())
+            return fn(*args)
+
+        task = asyncio.ensure_future(asyncio.to_thread(call))
+        done, _ = await asyncio.wait({task}, timeout=self.answer_timeout)
+        if task in done:
+            return task.result()
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (its error is expected)
+        log.warning("the database did not answer %s in %.1f s: cutting its connection off",
+                    getattr(fn, "__name__", "a call"), self.answer_timeout)
+        self.store.cut_off(threads)
+        raise StoreHungError(getattr(fn, "__name__", "call"))
 
     async def run_here(self, fn: Callable[..., T], *args: Any) -> T:
         """A short write (a row or two): on an SQLite file run on the event loop, in order with the

@@ -172,11 +172,11 @@ class Room:
         for conn in list(self.connections):
             conn.push(message)
 
-    def idle(self, now: float, after: float) -> bool:
-        """Nobody connected, no bot thinking, and nothing happened for ``after`` seconds. A turn-based
-        game under way stays in memory, so its time per move runs out with nobody at the table; so
-        does a game of bot programs only, which the stand-in plays to its end when they are gone."""
-        if self.table.status == "playing" and (self.scheduler.turn_based or self.scheduler.plays_on_alone()):
+    def idle(self, now: float, after: float, deadlines_kept: bool = False) -> bool:
+        """Nobody connected, no bot thinking, and nothing happened for ``after`` seconds; and nothing
+        needs the table in memory to go on by itself (:meth:`Scheduler.stays_in_memory`: a turn-based
+        game does, unless ``deadlines_kept`` by the database of a cluster)."""
+        if self.scheduler.stays_in_memory(deadlines_kept):
             return False
         return not self.connections and not self.scheduler.busy and now - self.table.last_active > after
 

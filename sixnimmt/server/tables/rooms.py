@@ -27,7 +27,7 @@ from ..clock import Clock, LoopClock
 from ..config import Settings
 from ..store.database import Store
 from ..store.rows import GameRow, TableData
-from ..store.writer import Writer
+from ..store.writer import StoreHungError, Writer
 from . import seating
 from .handlers import HANDLERS
 from .hints import HintDesk
@@ -120,7 +120,7 @@ class Rooms:
         """The room of ``code`` if this process drives it (loading it, and with several processes
         taking it over if nobody alive drives it), else the id of the process that does."""
         code = code.strip().upper()
-        await self._evict_idle()
+        await self.evict_idle()
         if code in self._rooms and not self._rooms[code].table.closed:  # (a closed one is being dropped)
             room = self._rooms[code]
             room.table.touch()  # about to be used: not idle
@@ -141,7 +141,7 @@ class Rooms:
                     return owner
             try:
                 data = await self.db.run(self.store.load_table, code)
-            except DBAPIError:  # the database went away (a restart): the page tries again
+            except (DBAPIError, StoreHungError):  # the database went away, or hangs: the page tries again
                 raise TableError("the server is reconnecting to its database: try again", "table-unavailable") from None
             if data is None:
                 raise missing
@@ -318,17 +318,20 @@ class Rooms:
                 taken += 1
         return taken
 
-    async def _evict_idle(self) -> None:
-        """Drop rooms nobody has used for a while from memory (their state is in the store).
-        Runs at most every few seconds, from :meth:`get`."""
+    async def evict_idle(self) -> None:
+        """Drop rooms nobody has used for ``Settings.idle_evict`` seconds from memory (their state is
+        in the store; with several processes, so is a turn-based game's deadline, which brings the
+        table back in time: :meth:`Room.idle`). Runs at most every few seconds, from :meth:`locate`
+        and from the cluster's heartbeat."""
         now = self.clock.now()
         if now - self._last_sweep < min(30.0, self.settings.idle_evict / 2):
             return
         self._last_sweep = now
+        kept = self.cluster is not None
         for room in list(self._rooms.values()):
-            if room.idle(now, self.settings.idle_evict):
+            if room.idle(now, self.settings.idle_evict, kept):
                 async with room.lock:
-                    if room.idle(now, self.settings.idle_evict):
+                    if room.idle(now, self.settings.idle_evict, kept):
                         await self._drop(room, release=True)
 
     def loaded(self) -> int:

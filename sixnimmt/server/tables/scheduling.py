@@ -177,18 +177,22 @@ class Scheduler:
         self._bots, self._fallbacks, self._slowest = {}, {}, {}  # fallbacks are made when first needed: most players never need one
 
     def new_step(self, timer: int, resume_at: float | None = None) -> None:
-        """Restart the turn timer (``timer`` seconds, 0 for none) when the game reaches a new decision.
+        """Restart the turn timer (``timer`` seconds, 0 for none; a turn-based table's may be shortened
+        by ``Settings.turn_based_seconds``) when the game reaches a new decision.
         ``resume_at``: the deadline this decision already had, as calendar time (a turn-based table
         loaded again after a restart keeps it, and a deadline that passed meanwhile is due at once)."""
         self.turn_based = timer >= TURN_BASED
+        seconds = float(timer)
+        if self.turn_based and self.settings.turn_based_seconds is not None:
+            seconds = self.settings.turn_based_seconds
         key = self._step_key()
         if key != self._step:
             self._step = key
             now = self.step_started = self.clock.now()
-            if resume_at is not None and timer:
-                self.deadline = now + min(float(timer), resume_at - self.clock.wall())
+            if resume_at is not None and seconds:
+                self.deadline = now + min(seconds, resume_at - self.clock.wall())
             else:
-                self.deadline = now + timer if timer else None
+                self.deadline = now + seconds if seconds else None
 
     def deadline_at(self) -> float | None:
         """When the current decision's time runs out, as calendar time (None: no timer)."""
@@ -271,6 +275,16 @@ class Scheduler:
         programs' (docs/bot-api.md), so nobody comes back to wait for, and a program away past its
         grace is played for by the stand-in to the end of the game. A person's table pauses instead."""
         return not any(seat.person for seat in self.room.table.seats)
+
+    def stays_in_memory(self, deadlines_kept: bool) -> bool:
+        """Whether the table must stay in memory, idle or not, for its game to go on with nobody at
+        it: a game of bot programs only, which the stand-in plays to its end (:meth:`plays_on_alone`),
+        and a turn-based game unless ``deadlines_kept``: with several processes its deadline is kept
+        by the database (``tables.due_at``), and whichever process lives loads the table again when
+        it falls due (docs/scaling.md, "Deadlines"), so an idle one is evicted as any other is."""
+        if self.room.table.status != "playing":
+            return False
+        return self.plays_on_alone() or (self.turn_based and not deadlines_kept)
 
     def _fallback_for(self, seat: int) -> GuardedSeat:
         if seat not in self._fallbacks:
