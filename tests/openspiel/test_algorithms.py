@@ -88,16 +88,18 @@ def test_openspiels_cpp_ismcts_cannot_search_a_game_written_in_python() -> None:
     game = pyspiel.load_game(GAME_NAME, {"players": 2})
     rng = np.random.RandomState(5)
     simultaneous = game.new_initial_state()
-    turn_based = pyspiel.convert_to_turn_based(game).new_initial_state()
-    for state in (simultaneous, turn_based):
+    turn_based = [pyspiel.convert_to_turn_based(game).new_initial_state(),
+                  pyspiel.load_game_as_turn_based(f"{GAME_NAME}(players=2)").new_initial_state()]
+    for state in (simultaneous, *turn_based):
         while state.is_chance_node():
             play_chance(state, rng)
     bot = pyspiel.ISMCTSBot(5, pyspiel.RandomRolloutEvaluator(1, 5), 10.0, 4)
     with pytest.raises(pyspiel.SpielError, match="dynamics == GameType::Dynamics::kSequential"):
         bot.step_with_policy(simultaneous)
     assert simultaneous.resample_from_infostate(0, lambda: 0.25).information_state_string(0) == simultaneous.information_state_string(0)
-    with pytest.raises(pyspiel.SpielError, match=r"ResampleFromInfostate\(\) not implemented"):
-        bot.step_with_policy(turn_based)
+    for state in turn_based:
+        with pytest.raises(pyspiel.SpielError, match=r"ResampleFromInfostate\(\) not implemented"):
+            bot.step_with_policy(state)
 
 
 def test_mcts_plays_a_whole_game_with_terminal_rewards() -> None:
