@@ -9,7 +9,11 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Train a policy by self-play (docs/rl.md; needs the rl extra: torch).", subcommand_metavar="")
+app = typer.Typer(
+    help="Train a policy by self-play (docs/rl.md; needs the rl extra: torch). By default PPO fine-tunes the shipped "
+    "policy (--init learned); --init none trains from scratch.",
+    subcommand_metavar="",
+)
 
 
 def _numbers(text: str, what: str) -> tuple[int, ...]:
@@ -106,7 +110,7 @@ def train(
     games: Annotated[int, typer.Option(min=1, help="Games at once per player count.")] = 256,
     steps: Annotated[int, typer.Option(min=1, help="Steps of every game per iteration.")] = 32,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the games, the league draws and the network.")] = 0,
-    init: Annotated[str | None, typer.Option(help="Start from: learned (the shipped policy), none, or a policy file. Default: learned (PPO), none (--distil).", show_default=False)] = None,
+    init: Annotated[str | None, typer.Option(help="Start from: learned (the shipped policy: a fine-tuning run), none (from scratch), or a policy file. Default: learned (PPO), none (--distil).", show_default=False)] = None,
     hidden: Annotated[str, typer.Option(help="Hidden layer sizes.")] = "256,256",
     lr: Annotated[float | None, typer.Option(min=0.0, help="Adam learning rate. Default: 1e-4 (PPO), 1e-3 (--distil).", show_default=False)] = None,
     self_play: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of games where the learner takes every seat.")] = 0.4,

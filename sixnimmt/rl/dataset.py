@@ -11,7 +11,8 @@ engine's answers in the order they were given, ``[seat, value]`` (a card, a row,
 which the loader replays over the record's deals; ``seed`` the game's seed (game ``i`` of a variant
 has seed ``derive(seed, variant, i)``, so any game can be made again alone); ``faults`` the
 decisions where the bot failed and a legal fallback move was played (the variants grandmaster does
-not search: see docs/bots.md). Every game is one deal, 4 players.
+not search: see docs/bots.md). Every game is one deal, 4 players. Games are written as they are
+played, so the same command run again after a stop goes on where it stopped.
 
 :func:`positions` reads such a file: for each decision, the seat's view (what the player saw), the
 decision and the expert's move; ``position.observation()`` and ``position.action()`` are the RL
@@ -88,20 +89,44 @@ def _play_task(task: tuple[str, int, str]) -> dict[str, Any]:
 
 def generate(out: Path, variants: list[str], games: int, seed: int, bot: str = DEFAULT_BOT, jobs: int = 1) -> list[Path]:
     """Write ``games`` games of each variant to ``out/VARIANT.jsonl``; the same arguments give the
-    same files."""
+    same files. Each game is written as soon as it is played, in order, so a run that stops goes on
+    where it stopped when run again: the games already in a file are kept (a last line cut short is
+    dropped), and a file of other games (another seed or bot) is refused before anything is played."""
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for variant in variants:
-        tasks = [(variant, derive(seed, variant, i), bot) for i in range(games)]
-        if jobs > 1:
-            with ProcessPoolExecutor(jobs) as pool:
-                lines = list(pool.map(_play_task, tasks))
-        else:
-            lines = [_play_task(task) for task in tasks]
-        path = out / f"{variant}.jsonl"
-        path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines), encoding="utf-8")
-        written.append(path)
-    return written
+    plans = [(out / f"{variant}.jsonl", variant, _games_made(out / f"{variant}.jsonl", variant, seed, bot)) for variant in variants]
+    for path, variant, made in plans:
+        tasks = [(variant, derive(seed, variant, i), bot) for i in range(made, games)]
+        with path.open("a", encoding="utf-8") as file:
+            pool = ProcessPoolExecutor(jobs) if jobs > 1 and tasks else None
+            try:
+                for line in pool.map(_play_task, tasks) if pool else map(_play_task, tasks):
+                    file.write(json.dumps(line, separators=(",", ":")) + "\n")
+                    file.flush()
+            finally:
+                if pool:
+                    pool.shutdown(cancel_futures=True)
+    return [path for path, _, _ in plans]
+
+
+def _games_made(path: Path, variant: str, seed: int, bot: str) -> int:
+    """How many of this run's games ``path`` holds already (0 when it does not exist), a last line
+    that a stopped run cut short dropped; ``DatasetError`` if it holds anything else."""
+    if not path.exists():
+        return 0
+    text = path.read_text(encoding="utf-8")
+    complete, _, cut = text.rpartition("\n")
+    lines = [*complete.splitlines(), *([cut] if cut and not cut.startswith('{"record":') else [])]
+    for number, line in enumerate(lines, 1):
+        try:
+            made = json.loads(line)
+        except json.JSONDecodeError:
+            made = None
+        if not isinstance(made, dict) or made.get("seed") != derive(seed, variant, number - 1) or made.get("bot") != bot:
+            raise DatasetError(f"{path}:{number}: not game {number} of {variant} with seed {seed} and bot {bot}: "
+                               "give another --out, or move the file away")
+    if cut:
+        path.write_text(complete + "\n" if complete else "", encoding="utf-8")
+    return len(lines)
 
 
 @dataclass(frozen=True)
@@ -190,8 +215,11 @@ def main(argv: list[str] | None = None) -> None:
         make_bot(args.bot, 0)
     except (SixNimmtError, ValueError) as error:
         parser.exit(2, f"error: {error}\n")
-    for path in generate(args.out, variants, args.games, args.seed, args.bot, args.jobs):
-        print(path)
+    try:
+        for path in generate(args.out, variants, args.games, args.seed, args.bot, args.jobs):
+            print(path)
+    except (DatasetError, OSError) as error:
+        parser.exit(2, f"error: {error}\n")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ code (the ``rl`` extra).
 
     python -m sixnimmt.rl.torch_policy --out shipped.pt                 # the shipped policy
     python -m sixnimmt.rl.torch_policy --policy runs/x/policy.npz --out x.pt
+    python -m sixnimmt.rl.torch_policy --out shipped.zip                # as an SB3 MaskablePPO model
 
 The checkpoint is a ``torch.save`` of ``{"format", "version", "config", "state_dict"}`` (plain
 tensors and numbers: ``torch.load(path, weights_only=True)`` reads it); :func:`load` makes the
@@ -11,7 +12,8 @@ module again. :class:`TorchPolicy` maps observations ``[B, 1037]`` (the envs', `
 to the 109 action scores: the shared network, the networks of their own for some table sizes (the
 shipped policy's at 10 players), and the counting residuals (``cautious``'s expected cost of each
 card and each row, computed from the observation with numpy, times a learnable weight per table
-size). Mask the illegal actions before the argmax, as the bot does.
+size). Mask the illegal actions before the argmax, as the bot does. An ``--out`` ending in ``.zip``
+writes a Stable-Baselines3 model instead (:mod:`sixnimmt.rl.sb3_policy`) with this module as its actor.
 """
 
 from __future__ import annotations
@@ -74,16 +76,16 @@ def module(config: dict[str, Any]) -> Any:
         def own(self, observations: Any) -> Any:
             numbers = observations.detach().cpu().numpy()
             scores = self.network(observations[:, : self.config["inputs"]])
-            players = torch.as_tensor(players_of(numbers))
-            cards = torch.as_tensor(counted_cost(numbers), dtype=scores.dtype)
-            rows = torch.as_tensor(row_cost(numbers), dtype=scores.dtype)
+            players = torch.as_tensor(players_of(numbers), device=scores.device)
+            cards = torch.as_tensor(counted_cost(numbers), dtype=scores.dtype, device=scores.device)
+            rows = torch.as_tensor(row_cost(numbers), dtype=scores.dtype, device=scores.device)
             extra = torch.zeros_like(scores)
             extra[:, :CARD_ACTIONS] = self.residual[players].unsqueeze(-1) * cards
             extra[:, ROW_ACTION_BASE : ROW_ACTION_BASE + 4] = self.row_residual[players].unsqueeze(-1) * rows
             return scores + extra
 
         def forward(self, observations: Any) -> Any:
-            players = torch.as_tensor(players_of(observations.detach().cpu().numpy()))
+            players = torch.as_tensor(players_of(observations.detach().cpu().numpy()), device=observations.device)
             scores = self.own(observations)
             for count, table in self.tables.items():
                 rows = players == int(count)
@@ -137,13 +139,22 @@ def load(path: Path) -> Any:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--policy", type=Path, default=DEFAULT_POLICY, help="the policy file (default: the shipped one)")
-    parser.add_argument("--out", type=Path, required=True, help="the checkpoint to write (.pt)")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="the checkpoint to write: .pt the PyTorch module, .zip a Stable-Baselines3 MaskablePPO model")
     args = parser.parse_args(argv)
+    sb3 = args.out.suffix == ".zip"
     try:
-        save(MlpPolicy.load(args.policy), args.out)
+        policy = MlpPolicy.load(args.policy)
+        if sb3:
+            from .sb3_policy import save as save_sb3
+
+            save_sb3(policy, args.out)
+        else:
+            save(policy, args.out)
     except (ImportError, PolicyFileError, OSError) as error:
         parser.exit(2, f"error: {error}\n")
-    print(f"{args.out}: {args.policy.name} as a PyTorch module ({N_ACTIONS} action scores)")
+    made = "a Stable-Baselines3 MaskablePPO model" if sb3 else "a PyTorch module"
+    print(f"{args.out}: {args.policy.name} as {made} ({N_ACTIONS} action scores)")
 
 
 if __name__ == "__main__":

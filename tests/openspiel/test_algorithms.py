@@ -78,6 +78,30 @@ def test_python_ismcts_plays_a_whole_game_of_the_turn_based_game(params: dict[st
     assert state.simultaneous_game_state().engine.is_over
 
 
+def test_openspiels_cpp_ismcts_cannot_search_a_game_written_in_python() -> None:
+    """The limitation docs/rl.md states, pinned: in OpenSpiel 2.0.2 the C++ ``pyspiel.ISMCTSBot``
+    refuses the simultaneous game, and on the turn-based form asks the C++ state to resample itself,
+    which neither the turn-based wrapper nor OpenSpiel's C++ stand-in for a Python state passes on
+    to the game's ``resample_from_infostate``. ``step_with_policy`` holds the GIL (``step`` lets it
+    go and calls into Python without it: the process dies), so the error can be caught. When a
+    later OpenSpiel passes the call on, this fails and the docs should say so."""
+    game = pyspiel.load_game(GAME_NAME, {"players": 2})
+    rng = np.random.RandomState(5)
+    simultaneous = game.new_initial_state()
+    turn_based = [pyspiel.convert_to_turn_based(game).new_initial_state(),
+                  pyspiel.load_game_as_turn_based(f"{GAME_NAME}(players=2)").new_initial_state()]
+    for state in (simultaneous, *turn_based):
+        while state.is_chance_node():
+            play_chance(state, rng)
+    bot = pyspiel.ISMCTSBot(5, pyspiel.RandomRolloutEvaluator(1, 5), 10.0, 4)
+    with pytest.raises(pyspiel.SpielError, match="dynamics == GameType::Dynamics::kSequential"):
+        bot.step_with_policy(simultaneous)
+    assert simultaneous.resample_from_infostate(0, lambda: 0.25).information_state_string(0) == simultaneous.information_state_string(0)
+    for state in turn_based:
+        with pytest.raises(pyspiel.SpielError, match=r"ResampleFromInfostate\(\) not implemented"):
+            bot.step_with_policy(state)
+
+
 def test_mcts_plays_a_whole_game_with_terminal_rewards() -> None:
     game = pyspiel.convert_to_turn_based(pyspiel.load_game(GAME_NAME, {"players": 2, "terminal_rewards": True}))
     assert game.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL

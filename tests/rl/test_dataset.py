@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sixnimmt.core import VARIANT_NAMES
-from sixnimmt.rl.dataset import SAMPLE, DatasetError, generate, positions
+from sixnimmt.rl.dataset import SAMPLE, DatasetError, generate, main, positions
 from sixnimmt.rl.encoding import OBS_SIZE, action_mask
 
 
@@ -35,6 +35,31 @@ def test_the_command_makes_the_same_games_from_the_same_seed(tmp_path: Path) -> 
     made = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
     shipped = json.loads((SAMPLE / "standard.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert made == shipped
+
+
+def test_a_stopped_run_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    """Run again, the command keeps the games already written, drops the line a stop cut short, and
+    plays the rest: the file is the one a run without a stop writes (the shipped sample's)."""
+    first, second = (SAMPLE / "standard.jsonl").read_text(encoding="utf-8").splitlines()
+    kept = json.dumps(json.loads(first))  # the same game spaced out: kept as written, not played again
+    path = tmp_path / "standard.jsonl"
+    path.write_text(kept + "\n" + second[: len(second) // 2], encoding="utf-8")
+    generate(tmp_path, ["standard"], 2, seed=1, bot="grandmaster:samples=20")
+    assert path.read_text(encoding="utf-8") == kept + "\n" + second + "\n"
+
+
+def test_a_file_of_other_games_is_refused_and_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shipped = (SAMPLE / "standard.jsonl").read_text(encoding="utf-8")
+    (tmp_path / "standard.jsonl").write_text(shipped, encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"standard.jsonl:1: not game 1 of standard with seed 2 and bot grandmaster:samples=20"):
+        generate(tmp_path, ["standard"], 3, seed=2, bot="grandmaster:samples=20")
+    with pytest.raises(SystemExit) as stopped:
+        main(["--out", str(tmp_path), "--variants", "standard", "--games", "3", "--seed", "1"])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and "not game 1 of standard with seed 1 and bot grandmaster:" in error
+    assert len(error.strip().splitlines()) == 1
+    assert (tmp_path / "standard.jsonl").read_text(encoding="utf-8") == shipped
 
 
 def test_moves_that_do_not_replay_to_the_record_are_refused_with_the_line(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""The shipped policy as a PyTorch checkpoint: the module gives the bot's scores, at a table size
-with its own network (10 players) and without, and its moves (needs the rl extra)."""
+"""The shipped policy as a PyTorch checkpoint and as a Stable-Baselines3 model: the module gives the
+bot's scores, at a table size with its own network (10 players) and without, and both make its
+moves (needs the rl extra)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,22 @@ def test_the_checkpoint_plays_the_shipped_policy(tmp_path: Path) -> None:
         assert np.allclose(scores, shipped.logits(x), atol=1e-3)
         mine = np.argmax(np.where(masks.astype(bool), scores, -np.inf), axis=-1)
         assert np.array_equal(mine, shipped.act_batch(x, masks))
+
+
+def test_the_sb3_model_plays_the_shipped_policy(tmp_path: Path) -> None:
+    """``MaskablePPO.load`` of the exported model, asked for its deterministic move with the action
+    mask, makes the bot's move on positions of random games."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    main(["--out", str(tmp_path / "shipped.zip")])
+    model = sb3_contrib.MaskablePPO.load(tmp_path / "shipped.zip", device="cpu")
+    shipped = MlpPolicy.load()
+    for players in (2, 4, 10):
+        x, masks = observations(players, 12, seed=players + 20)
+        actions, _ = model.predict(x, action_masks=masks.astype(bool), deterministic=True)
+        assert np.array_equal(actions, shipped.act_batch(x, masks))
+        with torch.no_grad():
+            values = model.policy.predict_values(torch.as_tensor(x)).numpy()
+        assert np.all(values == 0.0)  # the value head starts at zero: the policy file has none
 
 
 def test_a_file_that_is_not_a_checkpoint_is_refused(tmp_path: Path) -> None:

@@ -164,3 +164,11 @@ def test_a_run_from_the_shipped_policy_says_so_first(tmp_path: Path) -> None:
     first = result.output.splitlines()[0]
     assert first.startswith("starting from the shipped policy (standard4.npz): a fine-tuning run")
     assert "--init none trains from scratch" in first
+
+
+def test_the_help_says_the_default_fine_tunes_the_shipped_policy() -> None:
+    result = CliRunner().invoke(app, ["train", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    summary = " ".join(result.output.split())
+    assert "By default PPO fine-tunes the shipped policy (--init learned); --init none trains from scratch." in summary
+    assert "learned (the shipped policy: a fine-tuning run)" in summary
