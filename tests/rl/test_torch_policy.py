@@ -62,6 +62,29 @@ def test_the_sb3_model_plays_the_shipped_policy(tmp_path: Path) -> None:
         assert np.all(values == 0.0)  # the value head starts at zero: the policy file has none
 
 
+def test_the_sb3_model_learns_on_from_the_shipped_policy(tmp_path: Path) -> None:
+    """Fine-tuning as docs/rl.md says: loaded with an environment, the model trains, and what it
+    learned is saved and loaded again."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import gymnasium as gym
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    from sixnimmt.rl.single import SixNimmtEnv
+
+    main(["--out", str(tmp_path / "shipped.zip")])
+    game = SixNimmtEnv(players=4, opponents="random", deals=1, target=None)
+    vector = gym.wrappers.TransformObservation(game, lambda obs: obs["observation"], game.observation_space["observation"])
+    env = ActionMasker(vector, lambda e: e.unwrapped.action_masks())
+    model = sb3_contrib.MaskablePPO.load(tmp_path / "shipped.zip", env=env, n_steps=32, batch_size=16, n_epochs=1, seed=1, device="cpu")
+    before = [p.detach().clone() for p in model.policy.action_net.parameters()]
+    model.learn(32)
+    after = list(model.policy.action_net.parameters())
+    assert any(not torch.equal(b, a) for b, a in zip(before, after, strict=True))
+    model.save(tmp_path / "tuned.zip")
+    again = sb3_contrib.MaskablePPO.load(tmp_path / "tuned.zip", device="cpu")
+    assert all(torch.equal(a, b) for a, b in zip(after, again.policy.action_net.parameters(), strict=True))
+
+
 def test_a_file_that_is_not_a_checkpoint_is_refused(tmp_path: Path) -> None:
     torch.save({"format": "something else"}, tmp_path / "other.pt")
     with pytest.raises(PolicyFileError, match="not a sixnimmt-torch-policy checkpoint"):
