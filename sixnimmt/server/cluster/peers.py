@@ -101,6 +101,7 @@ class Cluster:
         self._renewing_since: float | None = None
         self._renewing = asyncio.Lock()  # one renewal at a time (the heartbeat's, or a check's)
         self._balancing: asyncio.Task[list[str]] | None = None  # a hand-over of tables under way
+        self._sweeping: asyncio.Task[None] | None = None  # idle tables leaving memory
         #: Heartbeats between two looks at the balance (0: never by itself; the tests call it).
         self.balance_every = BALANCE_EVERY
         self.bus = Bus(self.me, self._sql, lambda: self.connected, lambda sender, items: self._on_items(sender, items))
@@ -170,7 +171,7 @@ class Cluster:
             return
         log.warning("process %s lost its database connection: dropping its tables and reconnecting", self.me)
         self.connected, self.down_since, self._lease_until = False, self.clock(), 0.0
-        for task in (*self._tasks, self._balancing):
+        for task in (*self._tasks, self._balancing, self._sweeping):
             if task is not None:
                 task.cancel()
         self.bus.clear()
@@ -207,7 +208,7 @@ class Cluster:
 
     async def stop(self) -> None:
         """Leave: the tables are released by the registry first; the lease row goes last."""
-        running = (self._supervisor, self._sender_task, self._balancing, *self._tasks)
+        running = (self._supervisor, self._sender_task, self._balancing, self._sweeping, *self._tasks)
         for task in running:
             if task is not None:
                 task.cancel()
@@ -317,7 +318,9 @@ class Cluster:
         await self._watch_owners()
         if self.holds_lease():
             await self.ownership.take_due()
-            await self.rooms.evict_idle()  # (a table nobody asks for is swept here too)
+            if self._sweeping is None or self._sweeping.done():  # (a table nobody asks for goes too; in
+                # a task of its own, as balancing: the heartbeat never waits on a table's lock)
+                self._sweeping = asyncio.get_running_loop().create_task(self.rooms.evict_idle())
         await self.forwarding.forget_dead(self.ownership.alive)
         self._ticks += 1
         if self.balance_every and self._ticks % self.balance_every == 0 and (
