@@ -101,6 +101,7 @@ class Cluster:
         self._renewing_since: float | None = None
         self._renewing = asyncio.Lock()  # one renewal at a time (the heartbeat's, or a check's)
         self._balancing: asyncio.Task[list[str]] | None = None  # a hand-over of tables under way
+        self._chores: asyncio.Task[None] | None = None  # due tables taken, idle ones let go
         #: Heartbeats between two looks at the balance (0: never by itself; the tests call it).
         self.balance_every = BALANCE_EVERY
         self.bus = Bus(self.me, self._sql, lambda: self.connected, lambda sender, items: self._on_items(sender, items))
@@ -170,7 +171,7 @@ class Cluster:
             return
         log.warning("process %s lost its database connection: dropping its tables and reconnecting", self.me)
         self.connected, self.down_since, self._lease_until = False, self.clock(), 0.0
-        for task in (*self._tasks, self._balancing):
+        for task in (*self._tasks, self._balancing, self._chores):
             if task is not None:
                 task.cancel()
         self.bus.clear()
@@ -207,7 +208,7 @@ class Cluster:
 
     async def stop(self) -> None:
         """Leave: the tables are released by the registry first; the lease row goes last."""
-        running = (self._supervisor, self._sender_task, self._balancing, *self._tasks)
+        running = (self._supervisor, self._sender_task, self._balancing, self._chores, *self._tasks)
         for task in running:
             if task is not None:
                 task.cancel()
@@ -315,9 +316,10 @@ class Cluster:
             await self._renew()
         await self.ownership.share_budgets()
         await self._watch_owners()
-        if self.holds_lease():
-            await self.ownership.take_due()
-            await self.rooms.evict_idle()  # (a table nobody asks for is swept here too)
+        if self.holds_lease() and (self._chores is None or self._chores.done()):
+            # (a task of its own, as balancing: the heartbeat never waits on a table's lock, nor on
+            # the store loading a table, so a slow or hung store never holds the lease's renewal up)
+            self._chores = asyncio.get_running_loop().create_task(self._table_chores())
         await self.forwarding.forget_dead(self.ownership.alive)
         self._ticks += 1
         if self.balance_every and self._ticks % self.balance_every == 0 and (
@@ -327,6 +329,15 @@ class Cluster:
         if self._ticks % 60 == 0:  # leftovers of processes that died mid-message
             await self._sql(leases.FORGET_OLD, age=leases.MESSAGES_KEPT)
             await self._sql(leases.FORGET_DEAD, age=leases.DEAD_LEASES_KEPT)
+
+    async def _table_chores(self) -> None:
+        """Take the due tables (:meth:`Ownership.take_due`) and let the idle ones go (a table nobody
+        asks for goes too: :meth:`Rooms.evict_idle`)."""
+        try:
+            await self.ownership.take_due()
+            await self.rooms.evict_idle()
+        except Exception:  # (the next heartbeat tries again)
+            log.warning("process %s: due or idle tables left for the next heartbeat", self.me, exc_info=True)
 
     async def _renew(self) -> None:
         """Extend this process's lease. If it had run out (a long pause, a slow database), other
