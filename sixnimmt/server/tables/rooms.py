@@ -92,6 +92,10 @@ class Rooms:
         #: connected here: :mod:`~sixnimmt.server.botapi.gateway`), by the call's type; each answers
         #: ``{"result": ...}`` or ``{"error": ...}`` (:meth:`answer_calls`).
         self.process_calls: dict[type, Callable[[Any], Awaitable[dict[str, Any]]]] = {}
+        #: Who is told that a turn-based table waits for them (:mod:`~sixnimmt.server.notify`): called,
+        #: under the table's lock, with its code, the accounts whose move it is with none of their
+        #: sockets at the table, and the decision (the moment it was reached); None: nobody is told.
+        self.move_due_hook: Callable[[str, list[int], float], None] | None = None
 
     async def join_cluster(self, peers: Peers) -> None:
         """Share the database with other processes from now on, through ``peers``."""
@@ -155,7 +159,18 @@ class Rooms:
 
     def _adopt(self, room: Room, epoch: int | None) -> None:
         room.table.adopt(epoch, None if self.cluster is None else functools.partial(self.cluster.still_drives, room))
+        room.on_told = self._told
         self._rooms[room.code] = room
+
+    def _told(self, room: Room) -> None:
+        """After a change at ``room``: a turn-based decision waiting for absent accounts is told."""
+        game, table = room.table.game, room.table
+        if self.move_due_hook is None or game is None or table.status != "playing" or not room.scheduler.turn_based:
+            return
+        waiting = [seat.account for d in game.pending() if (seat := table.seats[d.seat]).person
+                   and not seat.program and seat.account is not None and seat.connections == 0]
+        if waiting:
+            self.move_due_hook(room.code, waiting, room.scheduler.step_started)
 
     def local(self, code: str) -> Room | None:
         """The room of ``code`` if it is in this process's memory."""
