@@ -1,6 +1,7 @@
 // Accounts (optional), the leaderboard, profiles and "Play now". Every name is put in the page as
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
 import { myBotsPanel } from "./bots.js";
+import { addMailFields, afterSignUp, notifyPanel } from "./notify.js";
 import { api, disclosure, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
 
 let me = undefined; // undefined: not asked yet; null: anonymous
@@ -74,6 +75,7 @@ export async function showAccount(main, part = null) {
       try {
         await api(`/account/${id}`, { method: "POST", body: { name: name.value, password: password.value } });
         await account(true);
+        if (id === "signup") await afterSignUp(event.target);
         location.hash = `#/u/${encodeURIComponent(me.user.name)}`;
       } catch (e) { error.textContent = e.message; }
     }
@@ -88,6 +90,7 @@ export async function showAccount(main, part = null) {
   main.append(h("div.grid2", {},
     form("signin", t("account.signIn"), t("account.signIn")),
     form("signup", t("account.signUp"), t("account.signUp"), t("account.rules"))));
+  await addMailFields(main.querySelector("#signup"), main.querySelector("#signin"));
 }
 
 function drawSettings(main, user) {
@@ -133,6 +136,7 @@ function drawSettings(main, user) {
         delError,
         h("button.btn.ghost", { type: "submit" }, t("account.delete")))),
     myBotsPanel(),
+    notifyPanel(),
     h("p", {}, h("button.btn.ghost", { type: "button", id: "signout", onclick: signOut }, t("account.signOut"))));
 }
 
