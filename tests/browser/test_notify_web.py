@@ -100,7 +100,28 @@ def test_sign_up_with_an_address_confirm_it_and_find_the_settings(
     page.wait_for_selector("#notify-push")  # this browser may be notified of its moves
     page.locator("#notify").scroll_into_view_if_needed()
     shots(page, "account-notifications")
+    # another player challenges this one from the profile: the table opens, and the challenge is mailed
+    rival = browser.new_context().new_page()
+    rival.on("pageerror", lambda e: errors.append(str(e)))
+    sign_up(rival, server, "Rival_2")
+    rival.goto(f"{server}/#/u/Mailer_1")
+    rival.click("#challenge-btn")
+    rival.wait_for_url(re.compile(r".*#/t/[A-Z0-9]{5}$"))
+    code = rival.url.rsplit("/", 1)[1]
+    challenge = arrival(inbox, lambda m: m["Subject"] == "Rival_2 challenges you to 6 nimmt!")
+    assert f"#/t/{code}" in challenge.get_payload(decode=True).decode()
     assert not errors
+
+
+def arrival(inbox: Inbox, wanted: Any) -> Message:
+    """The mail ``wanted`` picks, once the server's task has sent it (an event, waited for as the
+    page's own waits do, up to a bound)."""
+    for _ in range(300):
+        found = [m for m in inbox.messages if wanted(m)]
+        if found:
+            return found[0]
+        time.sleep(0.1)
+    raise AssertionError("the mail did not arrive")
 
 
 def test_without_a_mail_server_the_email_features_are_hidden(browser: Any, server: str) -> None:

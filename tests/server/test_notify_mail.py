@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from sixnimmt.server.accounts.account_routes import COOKIE
 from sixnimmt.server.clock import ManualClock
+from sixnimmt.server.web.logs import redact
 
 from .conftest import make_client
 
@@ -233,3 +234,18 @@ def test_no_mail_server_no_mail_features(tmp_path: Path) -> None:
         assert refused.status_code == 404 and refused.json()["code"] == "notify-no-mail"
         assert web.post("/api/notify/reset/request", json={"name": "Ann_1"}).status_code == 404
         assert web.cookies.get(COOKIE)
+
+
+def test_a_deleted_account_takes_its_address_along_and_no_key_reaches_a_log(
+    web: TestClient, inbox: tuple[Inbox, int]
+) -> None:
+    mails, _ = inbox
+    confirmed_address(web, mails, "Ann_1", "ann@example.org")
+    assert web.post("/api/account/delete", json={"password": PASSWORD}).status_code == 200
+    web.cookies.clear()
+    assert web.post("/api/notify/reset/request", json={"name": "Ann_1"}).status_code == 202
+    assert mails.take() == []  # no account, no address: nothing is mailed
+    sign_up(web, "Ann_1")  # the name is free again, and the new account has no address
+    assert web.get("/api/notify/settings").json()["email"] is None
+    line = redact('"GET /api/notify/unsubscribe?user=7&key=Secret_Key-1 HTTP/1.1" 200')
+    assert "Secret_Key" not in line and "user=7" in line

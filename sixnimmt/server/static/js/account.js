@@ -1,7 +1,7 @@
 // Accounts (optional), the leaderboard, profiles and "Play now". Every name is put in the page as
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
 import { myBotsPanel } from "./bots.js";
-import { addMailFields, afterSignUp, notifyPanel } from "./notify.js";
+import { addMailFields, afterSignUp, challengeButton, notifyPanel } from "./notify.js";
 import { api, disclosure, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
 
 let me = undefined; // undefined: not asked yet; null: anonymous
@@ -266,6 +266,8 @@ export async function showProfile(main, name) {
   main.append(h("h1", { id: "profile-name" }, user.name, " ",
     h("span.badge" + (user.kind === "bot" ? ".bot" : ""), {}, t(user.kind === "bot" ? "board.bot" : "board.person"))));
   if (user.kind !== "bot") main.append(h("p.muted", { id: "profile-joined" }, t("profile.joined", { date: when(user.joined) })));
+  const viewer = await account();
+  if (user.kind !== "bot" && viewer && viewer.user && viewer.user.id !== user.id) main.append(challengeButton(user.name));
   if (user.owner !== undefined) {  // a bot program online (docs/bot-api.md): whose it is, and what it says of itself
     main.append(h("p.muted", { id: "profile-owner" }, user.owner ? t("bots.ownedBy", { owner: user.owner }) : t("bots.program")),
       user.description ? h("p", { id: "profile-description" }, user.description) : null);

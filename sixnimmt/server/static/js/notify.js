@@ -3,7 +3,7 @@
 // your password?", and the "notify me" switch, which subscribes this browser with the Push API
 // through the service worker (sw.js shows what arrives). What the server does not offer (no mail
 // server configured, a browser without push) is not shown at all.
-import { api, h, t, toast } from "./util.js";
+import { api, h, seats, t, toast } from "./util.js";
 
 let offered = null;
 
@@ -117,6 +117,24 @@ async function unsubscribe() {
   if (!subscription) return;
   await api("/notify/push/delete", { method: "POST", body: { endpoint: subscription.endpoint } });
   await subscription.unsubscribe();
+}
+
+// ---------------------------------------------------------------- challenges
+
+/** On another person's profile: challenge them to a two-player turn-based game (they are pushed and
+ * mailed the table's link); the challenger goes to the table and waits there. */
+export function challengeButton(name) {
+  const error = h("p.error", { role: "alert", id: "challenge-error" });
+  async function send(event) {
+    event.target.disabled = true;
+    error.textContent = "";
+    try {
+      const made = await api("/notify/challenge", { method: "POST", body: { name } });
+      seats.set(made.code, made.seat, made.token);
+      location.hash = `#/t/${made.code}`;
+    } catch (e) { error.textContent = e.message; event.target.disabled = false; }
+  }
+  return h("p", {}, h("button.btn", { type: "button", id: "challenge-btn", onclick: send }, t("notify.challenge", { name })), error);
 }
 
 // ---------------------------------------------------------------- the pages the mails open
