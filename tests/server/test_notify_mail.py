@@ -64,9 +64,10 @@ def inbox() -> Iterator[tuple[Inbox, int]]:
 
 
 @pytest.fixture
-def web(tmp_path: Path, inbox: tuple[Inbox, int]) -> Iterator[TestClient]:
-    with make_client(f"sqlite:///{tmp_path / 'mail.db'}", ManualClock(), smtp_host="127.0.0.1", smtp_port=inbox[1],
-                     smtp_from="game@example.org", smtp_security="none", public_url=SITE) as client:
+def web(database_url: str, inbox: tuple[Inbox, int]) -> Iterator[TestClient]:
+    """The app on SQLite, and on PostgreSQL where the tests have one."""
+    with make_client(database_url, ManualClock(), smtp_host="127.0.0.1", smtp_port=inbox[1],
+                     smtp_from="6 nimmt! <game@example.org>", smtp_security="none", public_url=SITE) as client:
         client.headers.update(ORIGIN)
         yield client
 
@@ -134,7 +135,7 @@ def test_an_address_is_confirmed_by_the_link_in_its_mail(web: TestClient, inbox:
     assert mails.take() == []
     assert web.post("/api/notify/email", json={"address": "ann@example.org"}).status_code == 200
     [mail] = mails.take()
-    assert mail["X-Envelope-To"] == "ann@example.org" and mail["From"] == "game@example.org"
+    assert mail["X-Envelope-To"] == "ann@example.org" and mail["From"] == "6 nimmt! <game@example.org>"
     assert "Ann_1" in body(mail)
     link = link_in(mail, re.escape(SITE) + r"/#/mail/confirm\?token=[\w-]+")
     assert web.get("/api/notify/settings").json()["confirmed"] is False
@@ -249,3 +250,16 @@ def test_a_deleted_account_takes_its_address_along_and_no_key_reaches_a_log(
     assert web.get("/api/notify/settings").json()["email"] is None
     line = redact('"GET /api/notify/unsubscribe?user=7&key=Secret_Key-1 HTTP/1.1" 200')
     assert "Secret_Key" not in line and "user=7" in line
+
+
+def test_a_mail_server_that_is_down_is_a_clear_error_and_the_game_goes_on(tmp_path: Path) -> None:
+    with make_client(f"sqlite:///{tmp_path / 'down.db'}", ManualClock(), smtp_host="127.0.0.1", smtp_port=free_port(),
+                     smtp_from="game@example.org", smtp_security="none", public_url=SITE) as web:
+        web.headers.update(ORIGIN)
+        sign_up(web, "Ann_1")
+        refused = web.post("/api/notify/email", json={"address": "ann@example.org"})
+        assert refused.status_code == 503 and refused.json()["code"] == "notify-mail-failed"
+        made = web.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "easy"}], "timer": int(HOUR)})
+        assert made.status_code == 201, made.text
+        settle(web, advance=HOUR)
+        assert web.get(f"/api/tables/{made.json()['code']}").json()["status"] == "playing"

@@ -12,7 +12,6 @@ import struct
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -110,8 +109,9 @@ def service() -> Iterator[PushService]:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'push.db'}"
+def db(database_url: str) -> str:
+    """SQLite, and PostgreSQL where the tests have one."""
+    return database_url
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from email.message import EmailMessage
 from email.policy import SMTP
-from email.utils import formatdate, make_msgid
+from email.utils import formatdate, make_msgid, parseaddr
 
 import aiosmtplib
 
@@ -41,12 +41,13 @@ class Mailer:
     async def send(self, to: str, subject: str, text: str, headers: dict[str, str] | None = None) -> bool:
         """Send a plain-text mail; False (logged, without the address) if the server refused it
         or could not be reached: a mail is a courtesy, never a reason for a request to fail."""
+        sender = parseaddr(self.settings.smtp_from)[1]  # ("6 nimmt! <game@example.org>": the address)
         message = EmailMessage()
         message["From"] = self.settings.smtp_from
         message["To"] = to
         message["Subject"] = subject
         message["Date"] = formatdate(localtime=False)
-        message["Message-ID"] = make_msgid(domain=self.settings.smtp_from.rpartition("@")[2] or None)
+        message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
         message["Auto-Submitted"] = "auto-generated"  # (RFC 3834: no out-of-office replies)
         for name, value in (headers or {}).items():
             message[name] = value
@@ -55,7 +56,7 @@ class Mailer:
         try:
             await aiosmtplib.send(
                 message.as_bytes(policy=HEADERS_AS_THEY_ARE),  # (flattened here: see the policy)
-                sender=self.settings.smtp_from,
+                sender=sender,
                 recipients=[to],
                 hostname=self.settings.smtp_host,
                 port=self.settings.smtp_port,
