@@ -6,6 +6,7 @@ it sends none, no e-mail field or link shows, and push is still offered."""
 from __future__ import annotations
 
 import email
+import json
 import os
 import re
 import subprocess
@@ -144,3 +145,35 @@ def test_without_a_mail_server_the_email_features_are_hidden(browser: Any, serve
     page.wait_for_selector("#main h1")
     assert page.locator("#forgot").count() == 0  # says that the server sends no mail
     assert not errors
+
+
+def test_a_push_reaches_the_app_with_its_tab_closed_and_shows_the_move(browser: Any, server: str) -> None:
+    """The service worker's side of a push: Chromium's DevTools hand the worker a push message, as
+    a push service would, after the game's tab was closed; the worker shows the notification, whose
+    click would open the table."""
+    context = browser.new_context()
+    context.grant_permissions(["notifications"], origin=server)
+    tab = context.new_page()
+    tab.goto(server + "/")
+    tab.evaluate("() => navigator.serviceWorker.ready.then(r => r.scope)")
+    other = context.new_page()  # (a page of no site, to reach the browser's DevTools after the tab is gone)
+    devtools = context.new_cdp_session(other)
+    registrations: list[dict[str, Any]] = []
+    devtools.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
+    devtools.send("ServiceWorker.enable")
+    for _ in range(100):  # (the registrations arrive as events)
+        if any(r["scopeURL"] == server + "/" for r in registrations):
+            break
+        other.wait_for_timeout(50)
+    [registration] = [r for r in registrations if r["scopeURL"] == server + "/" and not r["isDeleted"]]
+    tab.close()
+    payload = {"kind": "move", "table": "ABCDE", "title": "6 nimmt!: your move",
+               "body": "It is your move at table ABCDE.", "url": "/#/t/ABCDE"}
+    devtools.send("ServiceWorker.deliverPushMessage", {"origin": server, "registrationId": registration["registrationId"],
+                                                       "data": json.dumps(payload)})
+    page = context.new_page()
+    page.goto(server + "/")
+    shown = "() => navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => ns.map(n => [n.title, n.body, n.tag, n.data.url]))"
+    page.wait_for_function(f"() => ({shown})().then(ns => ns.length > 0)")
+    assert page.evaluate(shown) == [[payload["title"], payload["body"], "ABCDE", "/#/t/ABCDE"]]
+    context.close()

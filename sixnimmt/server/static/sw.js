@@ -92,11 +92,12 @@ self.addEventListener("notificationclick", (event) => {
   event.notification.close();
   const url = new URL(event.notification.data?.url || "/", self.location.origin).href;
   event.waitUntil((async () => {
-    for (const client of await self.clients.matchAll({ type: "window", includeUncontrolled: true })) {
-      if (new URL(client.url).origin === self.location.origin && "navigate" in client) {
+    for (const client of await self.clients.matchAll({ type: "window" })) {
+      if (new URL(client.url).origin !== self.location.origin) continue;
+      try {
         await client.focus();
-        return client.navigate(url);
-      }
+        return await client.navigate(url);
+      } catch { break; } // (a tab the worker may not steer: a new one instead)
     }
     return self.clients.openWindow(url);
   })());
