@@ -161,6 +161,9 @@ class Settings:
     public_url: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_PUBLIC_URL", ""))
     mail_link_seconds: float = 3600.0
     move_mail_period: float = 6 * 3600.0
+    #: Seconds a turn-based decision waits before an absent player is mailed or pushed about it (one
+    #: who opens the table meanwhile, as the host of a new table does, is told nothing).
+    move_notice_delay: float = 60.0
     #: Web Push: whom push services may contact about this server's pushes (a ``mailto:`` or an
     #: ``https:`` address, RFC 8292), and how long a pushed message waits for a device (seconds).
     push_contact: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_PUSH_CONTACT", "mailto:admin@localhost"))

@@ -67,7 +67,8 @@ def inbox() -> Iterator[tuple[Inbox, int]]:
 def web(database_url: str, inbox: tuple[Inbox, int]) -> Iterator[TestClient]:
     """The app on SQLite, and on PostgreSQL where the tests have one."""
     with make_client(database_url, ManualClock(), smtp_host="127.0.0.1", smtp_port=inbox[1],
-                     smtp_from="6 nimmt! <game@example.org>", smtp_security="none", public_url=SITE) as client:
+                     smtp_from="6 nimmt! <game@example.org>", smtp_security="none", public_url=SITE,
+                     move_notice_delay=0.0) as client:
         client.headers.update(ORIGIN)
         yield client
 
@@ -94,9 +95,9 @@ def sign_up(web: TestClient, name: str) -> None:
     assert response.status_code == 201, response.text
 
 
-def settle(web: TestClient, advance: float = 0.0) -> None:
+def settle(web: TestClient, advance: float = 0.0, notices: bool = True) -> None:
     """Move the app's clock on (in the app's thread, where its timers run), let the bots' moves it
-    caused land, and let every mail under way go out."""
+    caused land, and (``notices``) let every mail and push under way go out."""
     app: Any = web.app
 
     async def run() -> None:
@@ -106,7 +107,8 @@ def settle(web: TestClient, advance: float = 0.0) -> None:
             room = app.state.rooms.local(code)
             if room is not None:
                 await room.scheduler.settle()
-        await app.state.notifier.settle()
+        if notices:
+            await app.state.notifier.settle()
 
     assert web.portal is not None
     web.portal.call(run)
@@ -254,7 +256,7 @@ def test_a_deleted_account_takes_its_address_along_and_no_key_reaches_a_log(
 
 def test_a_mail_server_that_is_down_is_a_clear_error_and_the_game_goes_on(tmp_path: Path) -> None:
     with make_client(f"sqlite:///{tmp_path / 'down.db'}", ManualClock(), smtp_host="127.0.0.1", smtp_port=free_port(),
-                     smtp_from="game@example.org", smtp_security="none", public_url=SITE) as web:
+                     smtp_from="game@example.org", smtp_security="none", public_url=SITE, move_notice_delay=0.0) as web:
         web.headers.update(ORIGIN)
         sign_up(web, "Ann_1")
         refused = web.post("/api/notify/email", json={"address": "ann@example.org"})

@@ -116,7 +116,8 @@ def db(database_url: str) -> str:
 
 @pytest.fixture
 def web(db: str) -> Iterator[TestClient]:
-    with make_client(db, ManualClock(), push_insecure_endpoints=True, push_contact="mailto:admin@example.org") as client:
+    with make_client(db, ManualClock(), push_insecure_endpoints=True, push_contact="mailto:admin@example.org",
+                     move_notice_delay=0.0) as client:
         client.headers.update(ORIGIN)
         yield client
 
@@ -200,6 +201,28 @@ def test_a_gone_subscription_is_forgotten_and_bad_ones_are_refused(web: TestClie
     browser = Browser()
     keys = {"p256dh": b64(browser.public), "auth": b64(browser.auth)}
     assert web.post("/api/notify/push", json={"endpoint": f"{service.origin}/x", "keys": keys}).status_code == 401
+
+
+def test_who_opens_the_table_within_a_minute_is_not_told(db: str, service: PushService) -> None:
+    """The host of a new turn-based table is at it: no push. Away when the next move comes, a
+    minute later they are."""
+    with make_client(db, ManualClock(), push_insecure_endpoints=True) as web:
+        web.headers.update(ORIGIN)
+        assert web.app.state.settings.move_notice_delay == 60  # type: ignore[attr-defined]
+        browser = Browser()
+        sign_up(web, "Ann_1")
+        subscribe(web, f"{service.origin}/push/ann", browser)
+        made = web.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "easy"}], "timer": HOUR}).json()
+        with web.websocket_connect(f"/ws/{made['code']}?token={made['token']}") as ws:
+            ws.receive_json()
+            settle(web, advance=61)
+            assert service.take() == []
+        # gone: the stand-in plays when the hour runs out, and the next move waits for Ann
+        settle(web, advance=HOUR, notices=False)
+        assert service.take() == []  # (not yet: the minute has not passed)
+        settle(web, advance=61)
+        [(_, _, body)] = service.take()
+        assert browser.decrypt(body)["table"] == made["code"]
 
 
 def test_a_real_server_takes_only_https_endpoints() -> None:

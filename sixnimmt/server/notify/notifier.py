@@ -106,9 +106,10 @@ class Notifier:
 
     # ------------------------------------------------------------------ told by the tables
 
-    def move_due(self, code: str, accounts: list[int], step: float) -> None:
+    def move_due(self, code: str, accounts: list[int], step: float, still: Callable[[], list[int]]) -> None:
         """Decision ``step`` of turn-based table ``code`` waits for ``accounts`` (none of their
-        sockets at the table): each is told once per decision (called under the table's lock)."""
+        sockets at the table): each is told once per decision, if after ``Settings.move_notice_delay``
+        the decision still waits for them, absent (``still()``). Called under the table's lock."""
         fresh = [a for a in accounts if self._pushed.get((code, a)) != step]
         if not fresh:
             return
@@ -116,10 +117,13 @@ class Notifier:
             self._pushed.clear()
         for account in fresh:
             self._pushed[(code, account)] = step
-        self._spawn(self._tell_move(code, fresh))
+        self._spawn(self._tell_move(code, fresh, still))
 
-    async def _tell_move(self, code: str, accounts: list[int]) -> None:
-        names = await self.run(self.names, accounts)
+    async def _tell_move(self, code: str, accounts: list[int], still: Callable[[], list[int]]) -> None:
+        await self.clock.sleep(self.settings.move_notice_delay)
+        waiting = still()
+        accounts = [account for account in accounts if account in waiting]
+        names = await self.run(self.names, accounts) if accounts else {}
         for account in accounts:
             payload = {"kind": "move", "table": code, "title": "6 nimmt!: your move",
                        "body": f"It is your move at table {code}.", "url": f"/#/t/{code}"}

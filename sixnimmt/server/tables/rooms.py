@@ -94,8 +94,9 @@ class Rooms:
         self.process_calls: dict[type, Callable[[Any], Awaitable[dict[str, Any]]]] = {}
         #: Who is told that a turn-based table waits for them (:mod:`~sixnimmt.server.notify`): called,
         #: under the table's lock, with its code, the accounts whose move it is with none of their
-        #: sockets at the table, and the decision (the moment it was reached); None: nobody is told.
-        self.move_due_hook: Callable[[str, list[int], float], None] | None = None
+        #: sockets at the table, the decision (the moment it was reached), and a function that says
+        #: which of them it still waits for, so absent, later; None: nobody is told.
+        self.move_due_hook: Callable[[str, list[int], float, Callable[[], list[int]]], None] | None = None
 
     async def join_cluster(self, peers: Peers) -> None:
         """Share the database with other processes from now on, through ``peers``."""
@@ -164,13 +165,25 @@ class Rooms:
 
     def _told(self, room: Room) -> None:
         """After a change at ``room``: a turn-based decision waiting for absent accounts is told."""
-        game, table = room.table.game, room.table
-        if self.move_due_hook is None or game is None or table.status != "playing" or not room.scheduler.turn_based:
+        waiting = self.absent_movers(room) if self.move_due_hook is not None else []
+        if self.move_due_hook is None or not waiting:
             return
-        waiting = [seat.account for d in game.pending() if (seat := table.seats[d.seat]).person
-                   and not seat.program and seat.account is not None and seat.connections == 0]
-        if waiting:
-            self.move_due_hook(room.code, waiting, room.scheduler.step_started)
+        step = room.scheduler.step_started
+
+        def still() -> list[int]:
+            same = room.scheduler.step_started == step and not room.table.closed
+            return self.absent_movers(room) if same else []
+
+        self.move_due_hook(room.code, waiting, step, still)
+
+    @staticmethod
+    def absent_movers(room: Room) -> list[int]:
+        """The accounts a turn-based game at ``room`` waits for, with none of their sockets there."""
+        game, table = room.table.game, room.table
+        if game is None or table.status != "playing" or not room.scheduler.turn_based:
+            return []
+        return [seat.account for d in game.pending() if (seat := table.seats[d.seat]).person
+                and not seat.program and seat.account is not None and seat.connections == 0]
 
     def local(self, code: str) -> Room | None:
         """The room of ``code`` if it is in this process's memory."""
