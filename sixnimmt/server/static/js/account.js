@@ -1,7 +1,7 @@
 // Accounts (optional), the leaderboard, profiles and "Play now". Every name is put in the page as
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
-import { myBotsPanel } from "./bots.js";
 import { addMailFields, afterSignUp, challengeButton, notifyPanel } from "./notify.js";
+import { myBotsPanel } from "./bots.js";
 import { api, disclosure, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
 
 let me = undefined; // undefined: not asked yet; null: anonymous

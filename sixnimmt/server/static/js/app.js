@@ -5,9 +5,9 @@ import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
 import { showHistory, showMyGames, showReplay } from "./history.js";
 import { showReview } from "./review.js";
+import { showMailPage } from "./notify.js";
 import { showTutorial } from "./tutorial.js";
 import { showRules } from "./rules.js";
-import { showMailPage } from "./notify.js";
 import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
 
 const main = document.getElementById("main");
@@ -27,12 +27,12 @@ const routes = [
   [/^#\/history\/mine(?:\?page=(\d{1,6}))?$/, (view, m) => showMyGames(view, Number(m[1]) || 1)],
   [/^#\/review\/(\d+)(?:\?(?:table=([A-Za-z0-9]{0,12}))?&?(?:seat=(\d))?)?$/, (view, m) => showReview(view, Number(m[1]), m[2] || null, m[3] == null ? null : Number(m[3]))],
   [/^#\/tutorial$/, (view) => showTutorial(view)],
+  // the pages the mailed links open, and "Forgot your password?"
+  [/^#\/mail\/(confirm|reset|forgot)(?:\?token=([\w-]{1,100}))?$/, (view, m) => showMailPage(view, m[1], m[2] || "")],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
   [/^#\/account(?:\/(bots))?$/, (view, m) => showAccount(view, m[1] || null)],
   [/^#\/leaderboard(?:\/(\w+))?(\/provisional)?(?:\?page=(\d+))?$/,
     (view, m) => showLeaderboard(view, m[1] || "standard", !!m[2], Math.max(0, Number(m[3] || 1) - 1))],
-  // the pages the mailed links open, and "Forgot your password?"
-  [/^#\/mail\/(confirm|reset|forgot)(?:\?token=([\w-]{1,100}))?$/, (view, m) => showMailPage(view, m[1], m[2] || "")],
   [/^#\/u\/([A-Za-z0-9_.%-]{1,64})$/, (view, m) => showProfile(view, decodeURIComponent(m[1]))],
   [/^.*$/, (view) => showLobby(view)],
 ];
