@@ -27,6 +27,14 @@ def default_database_url() -> str:
     return f"sqlite:///{default_data_dir() / 'sixnimmt.db'}"
 
 
+def smtp_port_from_env() -> int:
+    """``$SIXNIMMT_SMTP_PORT``, else 587 (:class:`ValueError` naming it if it is not a port)."""
+    raw = os.environ.get("SIXNIMMT_SMTP_PORT", "587").strip()
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise ValueError(f"SIXNIMMT_SMTP_PORT is a port number (1 to 65535), not {raw[:20]!r}")
+    return int(raw)
+
+
 @dataclass(slots=True)
 class Settings:
     database_url: str = field(default_factory=default_database_url)
@@ -153,7 +161,7 @@ class Settings:
     #: the links in mails start with, how long a confirmation or reset link works (seconds), and at
     #: most one "your move" mail per table and account in ``move_mail_period`` seconds.
     smtp_host: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_SMTP_HOST", ""))
-    smtp_port: int = field(default_factory=lambda: int(os.environ.get("SIXNIMMT_SMTP_PORT", "587")))
+    smtp_port: int = field(default_factory=lambda: smtp_port_from_env())
     smtp_user: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_SMTP_USER", ""))
     smtp_password: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_SMTP_PASSWORD", ""), repr=False)
     smtp_from: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_SMTP_FROM", ""))

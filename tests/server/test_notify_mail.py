@@ -19,6 +19,8 @@ from fastapi.testclient import TestClient
 
 from sixnimmt.server.accounts.account_routes import COOKIE
 from sixnimmt.server.clock import ManualClock
+from sixnimmt.server.config import Settings
+from sixnimmt.server.notify.mailer import mail_enabled, mail_missing
 from sixnimmt.server.web.logs import redact
 
 from .conftest import make_client
@@ -168,8 +170,10 @@ def test_a_password_is_set_again_by_mail_once_and_not_after_the_link_expires(
     web.cookies.clear()
     # an unknown name gets the same answer and no mail
     assert web.post("/api/notify/reset/request", json={"name": "nobody_here"}).status_code == 202
+    settle(web)
     assert mails.take() == []
     assert web.post("/api/notify/reset/request", json={"name": "ann_1"}).status_code == 202
+    settle(web)  # (mailed after the answer, which is the same for any name)
     [mail] = mails.take()
     link = link_in(mail, re.escape(SITE) + r"/#/mail/reset\?token=[\w-]+")
     weak = web.post("/api/notify/reset", json={"token": token_of(link), "password": "short"})
@@ -184,6 +188,7 @@ def test_a_password_is_set_again_by_mail_once_and_not_after_the_link_expires(
     # a link followed after it expired does nothing
     web.cookies.clear()
     assert web.post("/api/notify/reset/request", json={"name": "Ann_1"}).status_code == 202
+    settle(web)
     [late] = mails.take()
     settle(web, advance=HOUR + 1)
     expired = web.post("/api/notify/reset", json={"token": token_of(link_in(late, r"token=[\w-]+")),
@@ -247,6 +252,7 @@ def test_a_deleted_account_takes_its_address_along_and_no_key_reaches_a_log(
     assert web.post("/api/account/delete", json={"password": PASSWORD}).status_code == 200
     web.cookies.clear()
     assert web.post("/api/notify/reset/request", json={"name": "Ann_1"}).status_code == 202
+    settle(web)
     assert mails.take() == []  # no account, no address: nothing is mailed
     sign_up(web, "Ann_1")  # the name is free again, and the new account has no address
     assert web.get("/api/notify/settings").json()["email"] is None
@@ -265,3 +271,16 @@ def test_a_mail_server_that_is_down_is_a_clear_error_and_the_game_goes_on(tmp_pa
         assert made.status_code == 201, made.text
         settle(web, advance=HOUR)
         assert web.get(f"/api/tables/{made.json()['code']}").json()["status"] == "playing"
+
+
+def test_mail_settings_that_cannot_work_turn_mail_off_and_say_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings(database_url="sqlite://", smtp_host="mail.example.org", smtp_from="game@example.org",
+                        public_url=SITE, smtp_security="ssl")
+    assert not mail_enabled(settings) and "SIXNIMMT_SMTP_SECURITY" in mail_missing(settings)
+    settings.smtp_security, settings.public_url = "tls", ""
+    assert mail_missing(settings) == "SIXNIMMT_PUBLIC_URL"
+    settings.public_url = SITE
+    assert mail_enabled(settings)
+    monkeypatch.setenv("SIXNIMMT_SMTP_PORT", "smtp")
+    with pytest.raises(ValueError, match="SIXNIMMT_SMTP_PORT is a port number"):
+        Settings()

@@ -225,12 +225,16 @@ def test_who_opens_the_table_within_a_minute_is_not_told(db: str, service: PushS
         assert browser.decrypt(body)["table"] == made["code"]
 
 
-def test_a_real_server_takes_only_https_endpoints() -> None:
+def test_a_real_server_takes_only_https_endpoints_on_public_hosts() -> None:
     browser = Browser()
     with pytest.raises(NotifyError):
         check_subscription("http://push.example.org/x", b64(browser.public), b64(browser.auth))
     with pytest.raises(NotifyError):
         check_subscription("https://push.example.org/x", b64(browser.public[:-1] + b"\x00"), b64(browser.auth))
+    for inside in ("https://127.0.0.1/x", "https://10.1.2.3/x", "https://[::1]/x", "https://localhost/x",
+                   "https://a.localhost/x", "https://169.254.169.254/x"):
+        with pytest.raises(NotifyError):
+            check_subscription(inside, b64(browser.public), b64(browser.auth))
     assert check_subscription("https://push.example.org/x", b64(browser.public), b64(browser.auth)).auth
 
 

@@ -22,10 +22,24 @@ log = logging.getLogger("sixnimmt.server")
 HEADERS_AS_THEY_ARE = SMTP.clone(max_line_length=998)
 
 
+#: How the connection to the SMTP server is secured: STARTTLS, implicit TLS, or not at all.
+SECURITY = ("starttls", "tls", "none")
+
+
 def mail_enabled(settings: Settings) -> bool:
-    """Mail goes out when the settings name an SMTP server, a sender, and the server's public
-    address (which the links in mails start with)."""
-    return bool(settings.smtp_host and settings.smtp_from and settings.public_url)
+    """Mail goes out when the settings name an SMTP server, a sender, the server's public address
+    (which the links in mails start with) and one of the :data:`SECURITY` modes."""
+    return not mail_missing(settings)
+
+
+def mail_missing(settings: Settings) -> str:
+    """What the settings lack for mail to go out ("" when nothing does)."""
+    missing = [name for name, value in (("SIXNIMMT_SMTP_HOST", settings.smtp_host),
+                                        ("SIXNIMMT_SMTP_FROM", parseaddr(settings.smtp_from)[1]),
+                                        ("SIXNIMMT_PUBLIC_URL", settings.public_url)) if not value]
+    if settings.smtp_security not in SECURITY:
+        missing.append(f"SIXNIMMT_SMTP_SECURITY as one of {', '.join(SECURITY)} (not {settings.smtp_security!r})")
+    return ", ".join(missing)
 
 
 class Mailer:

@@ -20,7 +20,7 @@ from ..clock import Clock
 from ..config import Settings
 from ..store.database import Store
 from .addresses import Addresses, Email, NotifyError
-from .mailer import Mailer, challenge_text, confirm_text, move_text, reset_text
+from .mailer import Mailer, challenge_text, confirm_text, mail_missing, move_text, reset_text
 from .webpush import Pusher, new_private_pem
 
 log = logging.getLogger("sixnimmt.server")
@@ -43,6 +43,9 @@ class Notifier:
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
+        missing = mail_missing(self.settings)
+        if self.settings.smtp_host and missing:  # (meant to send mail, but cannot: say why, once)
+            log.warning("e-mail is off: the settings need %s", missing)
         pem = await self.run(self.addresses.vapid_key, new_private_pem())
         self.pusher = Pusher(pem, self.settings.push_contact, self.settings.push_ttl)
 
@@ -61,7 +64,8 @@ class Notifier:
         while self._tasks:
             await asyncio.wait(list(self._tasks))
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def later(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in a task of its own (a mail or a push: nobody waits on it)."""
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -117,7 +121,7 @@ class Notifier:
             self._pushed.clear()
         for account in fresh:
             self._pushed[(code, account)] = step
-        self._spawn(self._tell_move(code, fresh, still))
+        self.later(self._tell_move(code, fresh, still))
 
     async def _tell_move(self, code: str, accounts: list[int], still: Callable[[], list[int]]) -> None:
         await self.clock.sleep(self.settings.move_notice_delay)
@@ -140,7 +144,7 @@ class Notifier:
 
     def challenged(self, account: int, by: str, code: str) -> None:
         """``by`` challenged the account to the game at table ``code``: pushed, and mailed."""
-        self._spawn(self._tell_challenge(account, by, code))
+        self.later(self._tell_challenge(account, by, code))
 
     async def _tell_challenge(self, account: int, by: str, code: str) -> None:
         payload = {"kind": "challenge", "table": code, "from": by, "title": "6 nimmt!: a challenge",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import ipaddress
 import json
 import logging
 import os
@@ -44,8 +45,9 @@ def new_private_pem() -> str:
 
 def check_subscription(endpoint: object, p256dh: object, auth: object, insecure: bool = False) -> Subscription:
     """A browser's subscription as the Push API gives it, or :class:`NotifyError`: an ``https``
-    endpoint (``http`` too where the settings allow it, for a receiver in a test), a P-256 public
-    key (65 bytes, a point of the curve) and a 16-byte authentication secret, base64url."""
+    endpoint on a public host (``http`` and any host too where the settings allow it, for a
+    receiver in a test), a P-256 public key (65 bytes, a point of the curve) and a 16-byte
+    authentication secret, base64url."""
     bad = NotifyError("that is not a push subscription", "notify-push-invalid")
     if not isinstance(endpoint, str) or not isinstance(p256dh, str) or not isinstance(auth, str):
         raise bad
@@ -53,6 +55,8 @@ def check_subscription(endpoint: object, p256dh: object, auth: object, insecure:
     schemes = ("https", "http") if insecure else ("https",)
     if len(endpoint) > ENDPOINT_MAX or parts.scheme not in schemes or not parts.hostname:
         raise bad
+    if not insecure and not public_host(parts.hostname):
+        raise bad  # (the server would POST into its own network for whoever subscribed)
     try:
         ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), unb64url(p256dh))
         secret = unb64url(auth)
@@ -61,6 +65,15 @@ def check_subscription(endpoint: object, p256dh: object, auth: object, insecure:
     if len(secret) != 16 or len(p256dh) > 100:
         raise bad
     return Subscription(endpoint, p256dh, auth)
+
+
+def public_host(host: str) -> bool:
+    """A push service's host: a name (every push service has one) other than ``localhost``, or an
+    address on the public internet; never this machine's or its network's."""
+    try:
+        return ipaddress.ip_address(host).is_global
+    except ValueError:
+        return host.rstrip(".").lower() != "localhost" and not host.lower().endswith(".localhost")
 
 
 class Pusher:
