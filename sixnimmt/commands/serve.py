@@ -89,8 +89,12 @@ def serve(
         raise typer.Exit(2) from None
     from ..server.store.database import Store
 
-    settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace,
-                        program_grace=program_grace, quiet_gc=True)
+    try:  # (the mail settings come from the environment: a bad one is one line, as a bad option is)
+        settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace,
+                            program_grace=program_grace, quiet_gc=True)
+    except ValueError as error:
+        typer.echo(f"sixnimmt serve: {error}", err=True)
+        raise typer.Exit(2) from None
     if workers > 1 and not settings.clustered():
         typer.echo(f"sixnimmt serve: --workers {workers} needs PostgreSQL (--database-url postgresql+psycopg://...): "
                    "an SQLite database is served by one process", err=True)

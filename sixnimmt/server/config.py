@@ -27,6 +27,14 @@ def default_database_url() -> str:
     return f"sqlite:///{default_data_dir() / 'sixnimmt.db'}"
 
 
+def smtp_port_from_env() -> int:
+    """``$SIXNIMMT_SMTP_PORT``, else 587 (:class:`ValueError` naming it if it is not a port)."""
+    raw = os.environ.get("SIXNIMMT_SMTP_PORT", "587").strip()
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise ValueError(f"SIXNIMMT_SMTP_PORT is a port number (1 to 65535), not {raw[:20]!r}")
+    return int(raw)
+
+
 @dataclass(slots=True)
 class Settings:
     database_url: str = field(default_factory=default_database_url)
@@ -155,6 +163,30 @@ class Settings:
     #: how long such a table is offered to the next players (seconds).
     play_now_wait: float = 5.0
     play_now_offer: float = 60.0
+    #: E-mail and Web Push (docs/web.md, "E-mail" and "Push"; docs/deploy.md): the SMTP server mail
+    #: goes through (no host: the e-mail features are hidden), its port, user and password, the
+    #: sender's address, how the connection is secured ("starttls", "tls" or "none"), the address
+    #: the links in mails start with, how long a confirmation or reset link works (seconds), and at
+    #: most one "your move" mail per table and account in ``move_mail_period`` seconds.
+    smtp_host: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_SMTP_HOST", ""))
+    smtp_port: int = field(default_factory=lambda: smtp_port_from_env())
+    smtp_user: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_SMTP_USER", ""))
+    smtp_password: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_SMTP_PASSWORD", ""), repr=False)
+    smtp_from: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_SMTP_FROM", ""))
+    smtp_security: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_SMTP_SECURITY", "starttls"))
+    public_url: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_PUBLIC_URL", ""))
+    mail_link_seconds: float = 3600.0
+    move_mail_period: float = 6 * 3600.0
+    #: Seconds a turn-based decision waits before an absent player is mailed or pushed about it (one
+    #: who opens the table meanwhile, as the host of a new table does, is told nothing).
+    move_notice_delay: float = 60.0
+    #: Web Push: whom push services may contact about this server's pushes (a ``mailto:`` or an
+    #: ``https:`` address, RFC 8292), and how long a pushed message waits for a device (seconds).
+    push_contact: str = field(default_factory=lambda: os.environ.get("SIXNIMMT_PUSH_CONTACT", "mailto:admin@localhost"))
+    push_ttl: int = 12 * 3600
+    #: Take push subscriptions whose endpoint is plain ``http`` (tests, with a receiver of their own;
+    #: every real push service is ``https``).
+    push_insecure_endpoints: bool = False
 
     def clustered(self) -> bool:
         """Whether this process coordinates with others through the database (PostgreSQL only)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
@@ -89,6 +89,8 @@ class AccountService:
         self.play_now = PlayNow(rooms, self.accounts, self.ratings, settings, clock)
         self.bots: dict[str, int] = {}
         self._reading = asyncio.Semaphore(4)
+        #: What else goes when an account is deleted (its e-mail address and push subscriptions).
+        self.on_delete: list[Callable[[int], Awaitable[None]]] = []
 
     async def read(self, function: Callable[..., T], *args: Any) -> T:
         """A read-only query in a thread of its own, beside the store's writer (whose one thread
@@ -335,6 +337,8 @@ async def delete_account(body: AccountDelete, request: Request, response: Respon
     user = await signed_in(request, svc)
     await _check_password(svc, user, body.password)
     await svc.rooms.db.run(svc.accounts.delete, user.id)
+    for forget in svc.on_delete:
+        await forget(user.id)
     _clear_cookie(request, response)
     log.info("account %d deleted", user.id)
     return {"user": None}

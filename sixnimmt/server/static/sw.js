@@ -23,6 +23,7 @@ const SHELL = [
   "/static/js/cards.js",
   "/static/js/history.js",
   "/static/js/lobby.js",
+  "/static/js/notify.js",
   "/static/js/review.js",
   "/static/js/rules.js",
   "/static/js/score.js",
@@ -74,5 +75,32 @@ self.addEventListener("fetch", (event) => {
       if (cached) return cached;
       throw error;
     }
+  })());
+});
+
+// Web Push (js/notify.js subscribes): a move due at a turn-based table, or a challenge, shown as a
+// notification even with every tab of the site closed; a click opens the table (in a tab of the
+// site already open, if there is one).
+self.addEventListener("push", (event) => {
+  let data = {};
+  try { data = event.data ? event.data.json() : {}; } catch { /* not ours: shown plainly */ }
+  const url = typeof data.url === "string" && data.url.startsWith("/") ? data.url : "/";
+  event.waitUntil(self.registration.showNotification(data.title || "6 nimmt!", {
+    body: data.body || "", icon: "/static/icons/icon-192.png", tag: data.table || "sixnimmt", data: { url },
+  }));
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = new URL(event.notification.data?.url || "/", self.location.origin).href;
+  event.waitUntil((async () => {
+    for (const client of await self.clients.matchAll({ type: "window" })) {
+      if (new URL(client.url).origin !== self.location.origin) continue;
+      try {
+        await client.focus();
+        return await client.navigate(url);
+      } catch { break; } // (a tab the worker may not steer: a new one instead)
+    }
+    return self.clients.openWindow(url);
   })());
 });

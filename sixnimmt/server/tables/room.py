@@ -87,6 +87,8 @@ class Room:
         self.hints = hints
         self._addresses: dict[Connection, str] = {}
         self.presence = Presence(self.table, settings, clock, lambda: self.connections)
+        #: Called after each change the table was told (the registry's: who is told of a move due).
+        self.on_told: Callable[[Room], None] | None = None
 
     @classmethod
     def from_store(
@@ -147,6 +149,8 @@ class Room:
         played_for = None if stand_in is None or change.actor is None else {"seat": change.actor, "reason": stand_in}
         self._publish(change, played_for)
         self.scheduler.schedule()
+        if self.on_told is not None:
+            self.on_told(self)
 
     # ------------------------------------------------------------------ seats
 

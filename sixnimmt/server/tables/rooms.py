@@ -92,6 +92,11 @@ class Rooms:
         #: connected here: :mod:`~sixnimmt.server.botapi.gateway`), by the call's type; each answers
         #: ``{"result": ...}`` or ``{"error": ...}`` (:meth:`answer_calls`).
         self.process_calls: dict[type, Callable[[Any], Awaitable[dict[str, Any]]]] = {}
+        #: Who is told that a turn-based table waits for them (:mod:`~sixnimmt.server.notify`): called,
+        #: under the table's lock, with its code, the accounts whose move it is with none of their
+        #: sockets at the table, the decision (the moment it was reached), and a function that says
+        #: which of them it still waits for, so absent, later; None: nobody is told.
+        self.move_due_hook: Callable[[str, list[int], float, Callable[[], list[int]]], None] | None = None
 
     async def join_cluster(self, peers: Peers) -> None:
         """Share the database with other processes from now on, through ``peers``."""
@@ -155,7 +160,30 @@ class Rooms:
 
     def _adopt(self, room: Room, epoch: int | None) -> None:
         room.table.adopt(epoch, None if self.cluster is None else functools.partial(self.cluster.still_drives, room))
+        room.on_told = self._told
         self._rooms[room.code] = room
+
+    def _told(self, room: Room) -> None:
+        """After a change at ``room``: a turn-based decision waiting for absent accounts is told."""
+        waiting = self.absent_movers(room) if self.move_due_hook is not None else []
+        if self.move_due_hook is None or not waiting:
+            return
+        step = room.scheduler.step_started
+
+        def still() -> list[int]:
+            same = room.scheduler.step_started == step and not room.table.closed
+            return self.absent_movers(room) if same else []
+
+        self.move_due_hook(room.code, waiting, step, still)
+
+    @staticmethod
+    def absent_movers(room: Room) -> list[int]:
+        """The accounts a turn-based game at ``room`` waits for, with none of their sockets there."""
+        game, table = room.table.game, room.table
+        if game is None or table.status != "playing" or not room.scheduler.turn_based:
+            return []
+        return [seat.account for d in game.pending() if (seat := table.seats[d.seat]).person
+                and not seat.program and seat.account is not None and seat.connections == 0]
 
     def local(self, code: str) -> Room | None:
         """The room of ``code`` if it is in this process's memory."""

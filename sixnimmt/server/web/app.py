@@ -36,6 +36,9 @@ from ..limits import (
     RateLimits,
     RefusedRequest,
 )
+from ..notify.notifier import Notifier
+from ..notify.notify_routes import NotifyLimits
+from ..notify.notify_routes import router as notify_api
 from ..refusal import Refusal
 from ..store.database import Store
 from ..tables.rooms import Rooms
@@ -68,6 +71,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.reviews = Reviews(store, app.state.rooms.db, settings)
         app.state.accounts = AccountService(store, app.state.rooms, settings, clock)
         await app.state.accounts.start()
+        app.state.notifier = start_notifier(store, app.state.accounts, settings, clock)
+        await app.state.notifier.start()
         app.state.bot_accounts = BotAccounts(app.state.accounts.accounts)
         app.state.bot_gateway = BotGateway(app.state.rooms, app.state.cluster, app.state.bot_accounts,
                                            app.state.accounts.play_now, settings, clock)
@@ -86,6 +91,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             if collector is not None:
                 await collector.stop()
             await app.state.reviews.close()
+            await app.state.notifier.close()
             await app.state.bot_gateway.close()
             await app.state.accounts.close()
             await app.state.rooms.close()
@@ -98,6 +104,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.state.socket_addresses = AddressCount(settings.max_connections_per_address)
     app.state.lookups = LookupBudget(settings.lookup_per_minute, settings.lookup_burst,
                                      settings.miss_per_minute, settings.miss_burst)
+    app.state.notify_limits = NotifyLimits()
     app.state.socket_opens = RateLimits(settings.socket_opens_per_minute / 60, settings.socket_open_burst)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     app.add_middleware(LookupGate, budget=app.state.lookups, now=clock.now)
@@ -129,6 +136,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(docs_api)
     app.include_router(accounts_api)
     app.include_router(bot_api)
+    app.include_router(notify_api)
     app.add_api_websocket_route("/api/bot/v1/connect", bot_socket)
     app.add_api_websocket_route("/ws/{code}", table_socket)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -155,6 +163,20 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         return _health(request, ready=True)
 
     return app
+
+
+def start_notifier(store: Store, accounts: AccountService, settings: Settings, clock: Clock) -> Notifier:
+    """The mails and pushes (:mod:`~sixnimmt.server.notify`): told of turn-based moves by the
+    tables, and of deleted accounts (whose address and subscriptions go with them)."""
+    users = accounts.accounts
+    notifier = Notifier(store, settings, clock, lambda ids: {i: u.name for i, u in users.user_names(ids).items()})
+    accounts.rooms.move_due_hook = notifier.move_due
+
+    async def forget(user_id: int) -> None:
+        await notifier.run(notifier.addresses.forget, user_id)
+
+    accounts.on_delete.append(forget)
+    return notifier
 
 
 def _health(request: Request, ready: bool) -> JSONResponse:

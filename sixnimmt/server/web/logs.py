@@ -1,14 +1,16 @@
-"""Secrets never reach a log: seat and invitation tokens are cut out of every line the server and
-uvicorn write (a script's ``?token=`` in a WebSocket URL, an invitation link, the ``token.``
-subprotocol), whatever the handler or format the operator configured."""
+"""Secrets never reach a log: seat, invitation and unsubscribe tokens are cut out of every line the
+server and uvicorn write (a script's ``?token=`` in a WebSocket URL, an invitation link, the
+``token.`` subprotocol, a mail's unsubscribe link), whatever the handler or format the operator
+configured."""
 
 from __future__ import annotations
 
 import logging
 import re
 
-#: A token in a query string (``token=``, ``invite=``) or in the WebSocket subprotocol (``token.``).
-SECRET = re.compile(r"(?i)\b(token=|invite=|token\.)[^&\s\"',;]+")
+#: A token in a query string (``token=``, ``invite=``, a mail's unsubscribe ``key=``) or in the
+#: WebSocket subprotocol (``token.``).
+SECRET = re.compile(r"(?i)\b(token=|invite=|key=|token\.)[^&\s\"',;]+")
 REDACTED = r"\1[redacted]"
 #: A Bot API token (docs/bot-api.md) anywhere in a line: its first 8 characters stay.
 BOT_TOKEN = re.compile(r"\b(snb_[A-Za-z0-9_-]{4})[A-Za-z0-9_-]+")

@@ -1,5 +1,6 @@
 // Accounts (optional), the leaderboard, profiles and "Play now". Every name is put in the page as
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
+import { addMailFields, afterSignUp, challengeButton, notifyPanel } from "./notify.js";
 import { myBotsPanel } from "./bots.js";
 import { api, botBadge, disclosure, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
 import { rememberFinding } from "./table/finding.js";
@@ -75,6 +76,7 @@ export async function showAccount(main, part = null) {
       try {
         await api(`/account/${id}`, { method: "POST", body: { name: name.value, password: password.value } });
         await account(true);
+        if (id === "signup") await afterSignUp(event.target);
         location.hash = `#/u/${encodeURIComponent(me.user.name)}`;
       } catch (e) { error.textContent = e.message; }
     }
@@ -89,6 +91,7 @@ export async function showAccount(main, part = null) {
   main.append(h("div.grid2", {},
     form("signin", t("account.signIn"), t("account.signIn")),
     form("signup", t("account.signUp"), t("account.signUp"), t("account.rules"))));
+  await addMailFields(main.querySelector("#signup"), main.querySelector("#signin"));
 }
 
 function drawSettings(main, user) {
@@ -134,6 +137,7 @@ function drawSettings(main, user) {
         delError,
         h("button.btn.ghost", { type: "submit" }, t("account.delete")))),
     myBotsPanel(),
+    notifyPanel(),
     h("p", {}, h("button.btn.ghost", { type: "button", id: "signout", onclick: signOut }, t("account.signOut"))));
 }
 
@@ -285,6 +289,8 @@ export async function showProfile(main, name) {
   main.append(h("h1", { id: "profile-name" }, shownName(user), " ",
     user.bot ? botBadge(user.bot) : h("span.badge" + (user.kind === "bot" ? ".bot" : ""), {}, t(user.kind === "bot" ? "board.bot" : "board.person"))));
   if (user.kind !== "bot") main.append(h("p.muted", { id: "profile-joined" }, t("profile.joined", { date: when(user.joined) })));
+  const viewer = await account();
+  if (user.kind !== "bot" && viewer && viewer.user && viewer.user.id !== user.id) main.append(challengeButton(user.name));
   if (user.owner !== undefined) {  // a bot program online (docs/bot-api.md): whose it is, and what it says of itself
     main.append(h("p.muted", { id: "profile-owner" }, user.owner ? t("bots.ownedBy", { owner: user.owner }) : t("bots.program")),
       user.description ? h("p", { id: "profile-description" }, user.description) : null);

@@ -5,6 +5,7 @@ import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
 import { showHistory, showMyGames, showReplay } from "./history.js";
 import { showReview } from "./review.js";
+import { showMailPage } from "./notify.js";
 import { showTutorial } from "./tutorial.js";
 import { showBotApiDocs, showRules } from "./rules.js";
 import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
@@ -26,6 +27,8 @@ const routes = [
   [/^#\/history\/mine(?:\?page=(\d{1,6}))?$/, (view, m) => showMyGames(view, Number(m[1]) || 1)],
   [/^#\/review\/(\d+)(?:\?(?:table=([A-Za-z0-9]{0,12}))?&?(?:seat=(\d))?)?$/, (view, m) => showReview(view, Number(m[1]), m[2] || null, m[3] == null ? null : Number(m[3]))],
   [/^#\/tutorial$/, (view) => showTutorial(view)],
+  // the pages the mailed links open, and "Forgot your password?"
+  [/^#\/mail\/(confirm|reset|forgot)(?:\?token=([\w-]{1,100}))?$/, (view, m) => showMailPage(view, m[1], m[2] || "")],
   [/^#\/rules(?:\/(\w+))?$/, (view, m) => showRules(view, m[1] || "standard")],
   [/^#\/docs\/bot-api$/, (view) => showBotApiDocs(view)],
   [/^#\/account(?:\/(bots))?$/, (view, m) => showAccount(view, m[1] || null)],

@@ -1,0 +1,176 @@
+"""Who is told what, and how: the mails (confirm, reset, your move, a challenge) and the pushes
+(your move, a challenge) of one server process.
+
+A turn-based table tells the notifier when a decision waits for accounts with nobody of theirs at
+the table (:attr:`~sixnimmt.server.tables.rooms.Rooms.move_due_hook`, called under the table's
+lock): each decision is pushed once to each of the account's subscribed browsers, and mailed at
+most once per table in ``Settings.move_mail_period`` to a confirmed address that has not
+unsubscribed. The sending runs in tasks of its own, never under the table's lock."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from ..clock import Clock
+from ..config import Settings
+from ..store.database import Store
+from .addresses import Addresses, Email, NotifyError
+from .mailer import Mailer, challenge_text, confirm_text, mail_missing, move_text, reset_text
+from .webpush import Pusher, new_private_pem
+
+log = logging.getLogger("sixnimmt.server")
+T = TypeVar("T")
+#: Decisions remembered as pushed (per table and account), so a table's other moves do not push again.
+REMEMBERED = 10_000
+
+
+class Notifier:
+    """The mails and pushes of one process (see the module docstring)."""
+
+    def __init__(self, store: Store, settings: Settings, clock: Clock, names: Callable[[list[int]], dict[int, str]]) -> None:
+        self.addresses = Addresses(store)
+        self.settings = settings
+        self.clock = clock
+        self.mailer = Mailer(settings)
+        self.names = names
+        self.pusher: Pusher | None = None
+        self._pushed: dict[tuple[str, int], float] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        missing = mail_missing(self.settings)
+        if self.settings.smtp_host and missing:  # (meant to send mail, but cannot: say why, once)
+            log.warning("e-mail is off: the settings need %s", missing)
+        pem = await self.run(self.addresses.vapid_key, new_private_pem())
+        self.pusher = Pusher(pem, self.settings.push_contact, self.settings.push_ttl)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self.pusher is not None:
+            await self.pusher.close()
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """A database call, off the event loop."""
+        return await asyncio.to_thread(function, *args)
+
+    async def settle(self) -> None:
+        """Wait until every mail and push under way is sent (tests)."""
+        while self._tasks:
+            await asyncio.wait(list(self._tasks))
+
+    def later(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in a task of its own (a mail or a push: nobody waits on it)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------------ links
+
+    def link(self, fragment: str) -> str:
+        """An address in the web client. Always the configured public address, never the one a
+        request came to: a request's ``Host`` is whatever its sender wrote, and a reset link to
+        another site would hand it the token."""
+        return f"{self.settings.public_url.rstrip('/')}/#/{fragment}"
+
+    def unsubscribe_link(self, user_id: int, email: Email) -> str:
+        root = self.settings.public_url.rstrip("/")
+        return f"{root}/api/notify/unsubscribe?user={user_id}&key={quote(email.unsubscribe_key)}"
+
+    # ------------------------------------------------------------------ mails asked for
+
+    def require_mail(self) -> None:
+        if not self.mailer.enabled:
+            raise NotifyError("this server sends no e-mail", "notify-no-mail", status=404)
+
+    async def confirm_address(self, user_id: int, name: str, address: str) -> bool:
+        """Keep ``address`` (unconfirmed) and mail it the link that confirms it."""
+        self.require_mail()
+        token = secrets.token_urlsafe(32)
+        period = self.settings.mail_link_seconds
+        await self.run(self.addresses.set_address, user_id, address, token, self.clock.wall() + period)
+        subject, text = confirm_text(name, self.link(f"mail/confirm?token={token}"), period / 3600)
+        return await self.mailer.send(address, subject, text)
+
+    async def reset_password(self, user_id: int, name: str) -> None:
+        """Mail a password-reset link to the account's confirmed address, if it has one."""
+        email = await self.run(self.addresses.email_of, user_id)
+        if email is None or not email.confirmed:
+            return
+        token = secrets.token_urlsafe(32)
+        period = self.settings.mail_link_seconds
+        await self.run(self.addresses.add_reset, user_id, token, self.clock.wall() + period)
+        subject, text = reset_text(name, self.link(f"mail/reset?token={token}"), period / 3600)
+        await self.mailer.send(email.address, subject, text)
+
+    # ------------------------------------------------------------------ told by the tables
+
+    def move_due(self, code: str, accounts: list[int], step: float, still: Callable[[], list[int]]) -> None:
+        """Decision ``step`` of turn-based table ``code`` waits for ``accounts`` (none of their
+        sockets at the table): each is told once per decision, if after ``Settings.move_notice_delay``
+        the decision still waits for them, absent (``still()``). Called under the table's lock."""
+        fresh = [a for a in accounts if self._pushed.get((code, a)) != step]
+        if not fresh:
+            return
+        if len(self._pushed) > REMEMBERED:
+            self._pushed.clear()
+        for account in fresh:
+            self._pushed[(code, account)] = step
+        self.later(self._tell_move(code, fresh, still))
+
+    async def _tell_move(self, code: str, accounts: list[int], still: Callable[[], list[int]]) -> None:
+        await self.clock.sleep(self.settings.move_notice_delay)
+        waiting = still()
+        accounts = [account for account in accounts if account in waiting]
+        names = await self.run(self.names, accounts) if accounts else {}
+        for account in accounts:
+            payload = {"kind": "move", "table": code, "title": "6 nimmt!: your move",
+                       "body": f"It is your move at table {code}.", "url": f"/#/t/{code}"}
+            await self.push(account, payload)
+            email = await self.run(self.addresses.email_of, account)
+            if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
+                continue
+            if not await self.run(self.addresses.move_mail_due, account, code, self.clock.wall(),
+                                  self.settings.move_mail_period):
+                continue
+            subject, text = move_text(names.get(account, ""), code, self.link(f"t/{code}"),
+                                      self.unsubscribe_link(account, email))
+            await self.mailer.send(email.address, subject, text, self._unsubscribe_headers(account, email))
+
+    def challenged(self, account: int, by: str, code: str) -> None:
+        """``by`` challenged the account to the game at table ``code``: pushed, and mailed."""
+        self.later(self._tell_challenge(account, by, code))
+
+    async def _tell_challenge(self, account: int, by: str, code: str) -> None:
+        payload = {"kind": "challenge", "table": code, "from": by, "title": "6 nimmt!: a challenge",
+                   "body": f"{by} challenges you to a game.", "url": f"/#/t/{code}"}
+        await self.push(account, payload)
+        email = await self.run(self.addresses.email_of, account)
+        if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
+            return
+        names = await self.run(self.names, [account])
+        subject, text = challenge_text(names.get(account, ""), by, self.link(f"t/{code}"),
+                                       self.unsubscribe_link(account, email))
+        await self.mailer.send(email.address, subject, text, self._unsubscribe_headers(account, email))
+
+    def _unsubscribe_headers(self, account: int, email: Email) -> dict[str, str]:
+        # RFC 8058: a mail client's own "unsubscribe" button POSTs to this address, in one click
+        return {"List-Unsubscribe": f"<{self.unsubscribe_link(account, email)}>",
+                "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+
+    async def push(self, account: int, payload: dict[str, Any]) -> int:
+        """Push ``payload`` to each browser the account subscribed; returns how many took it."""
+        if self.pusher is None:
+            return 0
+        delivered = 0
+        for subscription in await self.run(self.addresses.subscriptions, account):
+            result = await self.pusher.push(subscription, payload, self.clock.wall())
+            if result is None:
+                await self.run(self.addresses.drop_endpoint, subscription.endpoint)
+            delivered += bool(result)
+        return delivered
