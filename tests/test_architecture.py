@@ -148,7 +148,8 @@ SERVER_ALLOWED: dict[str, set[str]] = {
     "accounts": {"base", "store", "tables"},
     "cluster": {"base", "store", "tables"},
     "botapi": {"base", "store", "tables", "accounts", "cluster"},
-    "web": {"base", "store", "tables", "accounts", "cluster", "botapi"},
+    "moderation": {"base", "store", "tables", "accounts", "cluster", "botapi"},
+    "web": {"base", "store", "tables", "accounts", "cluster", "botapi", "moderation"},
 }
 
 
