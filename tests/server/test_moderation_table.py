@@ -18,7 +18,15 @@ from sixnimmt.server.store.database import Store
 from sixnimmt.server.tables.rooms import Rooms
 from sixnimmt.server.tables.table import Change
 from sixnimmt.server.tables.table_setup import TableError, TableOptions
-from sixnimmt.server.wire import BlockSeat, Chat, Ping, React, RemoveSpectator, SpectatorChat, TableChat
+from sixnimmt.server.wire import (
+    BlockSeat,
+    Chat,
+    Ping,
+    React,
+    RemoveSpectator,
+    SpectatorChat,
+    TableChat,
+)
 
 from .conftest import Listener
 
