@@ -96,7 +96,7 @@ def heard(ws: Any) -> list[str]:
 def test_a_report_reaches_the_operators_list_with_the_chat_lines(web: TestClient, url: str,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     who = people(web, "Alice", "Bob", "Carol")
-    code, bob_token, alice_token = table_of(web, who["Bob"], who["Alice"])
+    code, bob_token, _alice_token = table_of(web, who["Bob"], who["Alice"])
     with web.websocket_connect(f"/ws/{code}?token={bob_token}") as bob:
         receive_until(bob, lambda m: m["type"] == "state")
         bob.send_json({"type": "chat", "text": "you play like a potato"})
@@ -241,7 +241,7 @@ def test_a_banned_account_cannot_sign_in_its_sessions_end_and_its_bots_go_offlin
     assert admin(url, "unban", "Bob", "--reason", "appeal granted", capsys=capsys)[0] == 0
     web.cookies.clear()
     assert web.post("/api/account/signin", json={"name": "Bob", "password": PASSWORD}).status_code == 200
-    status, out, _ = admin(url, "log", capsys=capsys)
+    _status, out, _ = admin(url, "log", capsys=capsys)
     assert [line.split(" ", 1)[1] for line in out.splitlines()] == [
         "operator: unban Bob: appeal granted", "operator: ban Dave: spam", "Carol: ban Bob: abuse in chat",
         "operator: moderator Carol: club moderator"]
