@@ -23,6 +23,7 @@ const SHELL = [
   "/static/js/cards.js",
   "/static/js/history.js",
   "/static/js/lobby.js",
+  "/static/js/moderation.js",
   "/static/js/review.js",
   "/static/js/rules.js",
   "/static/js/score.js",

@@ -1,6 +1,7 @@
 // Accounts (optional), the leaderboard, profiles and "Play now". Every name is put in the page as
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
 import { myBotsPanel } from "./bots.js";
+import { blocksPanel, profileTools } from "./moderation.js";
 import { api, disclosure, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
 
 let me = undefined; // undefined: not asked yet; null: anonymous
@@ -133,6 +134,7 @@ function drawSettings(main, user) {
         delError,
         h("button.btn.ghost", { type: "submit" }, t("account.delete")))),
     myBotsPanel(),
+    blocksPanel(),
     h("p", {}, h("button.btn.ghost", { type: "button", id: "signout", onclick: signOut }, t("account.signOut"))));
 }
 
@@ -262,6 +264,8 @@ export async function showProfile(main, name) {
   main.append(h("h1", { id: "profile-name" }, user.name, " ",
     h("span.badge" + (user.kind === "bot" ? ".bot" : ""), {}, t(user.kind === "bot" ? "board.bot" : "board.person"))));
   if (user.kind !== "bot") main.append(h("p.muted", { id: "profile-joined" }, t("profile.joined", { date: when(user.joined) })));
+  const viewer = await account();
+  if (viewer?.user && viewer.user.name !== user.name) main.append(profileTools(user.name));
   if (user.owner !== undefined) {  // a bot program online (docs/bot-api.md): whose it is, and what it says of itself
     main.append(h("p.muted", { id: "profile-owner" }, user.owner ? t("bots.ownedBy", { owner: user.owner }) : t("bots.program")),
       user.description ? h("p", { id: "profile-description" }, user.description) : null);
