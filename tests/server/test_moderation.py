@@ -337,3 +337,15 @@ def test_a_voided_rated_game_leaves_every_rating_as_if_it_had_not_been_played(tm
     assert (entry["action"], entry["target"], entry["reason"]) == ("void", f"game {game_ids[VOIDED]}", "thrown game")
     played.close()
     never.close()
+
+
+def test_play_now_seats_blocked_players_apart_where_there_is_a_choice(tmp_path: Path) -> None:
+    with make_client(f"sqlite:///{tmp_path / 'now.db'}", play_now_wait=600.0) as web:
+        signed(web)
+        who = people(web, "Alice", "Bob", "Carol")
+        as_(web, who["Alice"]).post("/api/account/blocks", json={"name": "Bob"}).raise_for_status()
+        first = web.post("/api/play-now", json={"mode": "casual", "players": 3}).json()
+        second = as_(web, who["Bob"]).post("/api/play-now", json={"mode": "casual", "players": 3}).json()
+        assert second["code"] != first["code"] and second["opened"] is True  # Bob is offered his own table
+        third = as_(web, who["Carol"]).post("/api/play-now", json={"mode": "casual", "players": 3}).json()
+        assert third["code"] in (first["code"], second["code"]) and third["opened"] is False
