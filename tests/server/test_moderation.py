@@ -22,11 +22,11 @@ from sixnimmt.server.accounts.account_rows import RatingRow
 from sixnimmt.server.accounts.users import AccountError, Accounts
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.moderation.blocking import BLOCKS_PER_HOUR, Blocks, keeps_apart
-from sixnimmt.server.moderation.reports import REPORTS_PER_ADDRESS_PER_DAY
+from sixnimmt.server.moderation.reports import REPORTS_PER_ADDRESS_PER_DAY, Report
 from sixnimmt.server.moderation.sanctions import Moderation
 from sixnimmt.server.store.database import Store
 
-from .conftest import make_client
+from .conftest import fresh_postgres_url, make_client
 from .helpers import receive_until
 from .test_accounts import PASSWORD, sign_up, signed
 from .test_ratings import _archive, _rated_table_row, finished_game
@@ -295,9 +295,9 @@ GAMES = [(0, 1, 2), (2, 3, 4), (0, 3, 5), (1, 4, 5, 0), (2, 5), (6, 1, 3)]
 VOIDED = 2  # players 0, 3 and 5; player 6 plays only the last game
 
 
-def _rated_history(path: Path, skip: int | None) -> tuple[Store, list[int], list[int]]:
+def _rated_history(url: str, skip: int | None) -> tuple[Store, list[int], list[int]]:
     """A store with the rated games of :data:`GAMES` but ``skip``: the store, the accounts, the games."""
-    store = Store(f"sqlite:///{path}")
+    store = Store(url)
     store.migrate()
     accounts = Accounts(store)
     ids = [accounts.create(f"Rated{i}", "not-a-real-hash").id for i in range(7)]
@@ -316,11 +316,12 @@ def _ratings(store: Store) -> dict[int, tuple[float, float, int]]:
         return {r.user_id: (r.mu, r.sigma, r.games) for r in session.scalars(select(RatingRow))}
 
 
-def test_a_voided_rated_game_leaves_every_rating_as_if_it_had_not_been_played(tmp_path: Path) -> None:
-    played, ids, game_ids = _rated_history(tmp_path / "played.db", None)
+def test_a_voided_rated_game_leaves_every_rating_as_if_it_had_not_been_played(database_url: str, tmp_path: Path) -> None:
+    played, ids, game_ids = _rated_history(database_url, None)
     before = _ratings(played)
     Moderation(played.engine).void("operator", game_ids[VOIDED], "thrown game")
-    never, _, _ = _rated_history(tmp_path / "never.db", VOIDED)
+    other = f"sqlite:///{tmp_path / 'never.db'}" if database_url.startswith("sqlite") else fresh_postgres_url()
+    never, _, _ = _rated_history(other, VOIDED)
     after, expected = _ratings(played), _ratings(never)
     assert after.keys() == expected.keys()
     for account, (mu, sigma, games) in expected.items():
@@ -335,6 +336,11 @@ def test_a_voided_rated_game_leaves_every_rating_as_if_it_had_not_been_played(tm
         Moderation(played.engine).void("operator", game_ids[VOIDED], "again")
     entry = Moderation(played.engine).log()[0]
     assert (entry["action"], entry["target"], entry["reason"]) == ("void", f"game {game_ids[VOIDED]}", "thrown game")
+    # a report from a finished game keeps the game's record
+    reports = Moderation(played.engine).reports
+    number = reports.file(Report("throwing", "game", "lost on purpose", game=game_ids[0], seat=1), ids[0], "10.0.0.1")
+    shown = reports.shown(number)
+    assert shown["target"] == "P1" and shown["context"]["game"]["record"]["seats"] == ["P0", "P1", "P2"]
     played.close()
     never.close()
 

@@ -22,10 +22,12 @@ from sixnimmt.server.wire import (
     BlockSeat,
     Chat,
     Ping,
+    ProtocolError,
     React,
     RemoveSpectator,
     SpectatorChat,
     TableChat,
+    decode,
 )
 
 from .conftest import Listener
@@ -187,3 +189,12 @@ async def test_the_host_removes_a_spectator(tmp_path: Path) -> None:
     assert len(troll.messages) == seen and "boo again" not in host.chat()
     assert quiet.chat()[-1] == "better"
     await rooms.close()
+
+
+def test_the_moderation_messages_refuse_bad_input_in_one_line() -> None:
+    for text, code in (('{"type": "block", "seat": -1}', "bad-field"), ('{"type": "block"}', "bad-field"),
+                       ('{"type": "table-chat", "allow": "maybe"}', "bad-field"),
+                       ('{"type": "remove-spectator", "spectator": 0}', "bad-field")):
+        with pytest.raises(ProtocolError) as refused:
+            decode(text, 4096)
+        assert refused.value.code == code and "\n" not in str(refused.value), text
