@@ -16,6 +16,7 @@ from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.store.database import Store
 from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.shield import Shield
 from sixnimmt.server.tables.table import Change
 from sixnimmt.server.tables.table_setup import TableError, TableOptions
 from sixnimmt.server.wire import (
@@ -198,3 +199,11 @@ def test_the_moderation_messages_refuse_bad_input_in_one_line() -> None:
         with pytest.raises(ProtocolError) as refused:
             decode(text, 4096)
         assert refused.value.code == code and "\n" not in str(refused.value), text
+
+
+def test_a_new_spectators_number_is_never_one_the_kept_chat_names() -> None:
+    """(a room rebuilt after a restart numbers from 1 again; the host must not remove the wrong one)"""
+    shield = Shield()
+    chat: list[dict[str, object]] = [{"id": 1, "seat": None, "text": "hi", "spectator": 3}, {"id": 2, "seat": 0}]
+    first, second = Conn(None), Conn(None)
+    assert shield.number(first, chat) == 4 and shield.number(second, chat) == 5 and shield.number(first, chat) == 4

@@ -141,7 +141,7 @@ async def _say(room: Room, conn: Connection, content: dict[str, Any]) -> None:
         seconds = max(1, round(wait))
         raise TableError(f"too many chat messages: wait {seconds} s", "rate-limited", retry_after=seconds)
     if conn.seat is None:
-        content = {**content, "spectator": room.shield.number(conn)}  # (the host may remove it by this)
+        content = {**content, "spectator": room.shield.number(conn, room.table.chat)}  # (the host may remove it by this)
     line = await room.table.say(conn.seat, content)
     message = Outbound(type="chat", **line)
     for other in list(room.connections):

@@ -83,10 +83,12 @@ class Shield:
             (other.token_hash is not None and other.token_hash in tokens)
             or (other.account is not None and other.account in accounts)))
 
-    def number(self, conn: Connection) -> int:
-        """The number a spectator's chat lines carry (the host removes it by this number)."""
+    def number(self, conn: Connection, chat: Sequence[dict[str, object]]) -> int:
+        """The number a spectator's chat lines carry (the host removes it by this number): never one
+        that a line of the table's ``chat`` already names (kept over a restart)."""
         if conn not in self._spectators:
-            self._numbered += 1
+            said = [n for line in chat if isinstance(n := line.get("spectator"), int)]
+            self._numbered = max([self._numbered, *said]) + 1
             self._spectators[conn] = self._numbered
         return self._spectators[conn]
 

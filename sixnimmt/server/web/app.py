@@ -169,6 +169,9 @@ def _moderate(app: FastAPI, store: Store) -> None:
     app.state.moderation = Moderation(store.engine)
     app.state.blocks = Blocks(store.engine)
     app.state.rooms.blocks = AccountBlocks(app.state.blocks, app.state.accounts)
+    for code in app.state.rooms.loaded_codes():  # (a room a takeover loaded before this point)
+        if (room := app.state.rooms.local(code)) is not None:
+            room.shield.book = app.state.rooms.blocks
     app.state.address_gate.load = app.state.moderation.banned_addresses
 
 
