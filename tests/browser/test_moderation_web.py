@@ -1,12 +1,18 @@
 """Report and block from the table, on a phone, in real Chromium (docs/web.md, "Moderation"): the
 Players dialog reports a player with a reason and a note, and a block hides their chat (what they
-said before, and what they say after) in the blocker's browser only. (That a state sent after the
-block carries none of their lines is tested in tests/server/test_moderation_table.py.)"""
+said before, and what they say after) in the blocker's browser only (that a state sent after the
+block carries none of their lines is tested in tests/server/test_moderation_table.py); a profile's
+Report and Block, the blocked players in the settings, and the moderators' admin page."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from sixnimmt.cli import run
+
+from .conftest import free_port, start_server
+from .test_first_evening import sign_up
 from .test_friends import new_table
 from .test_web_game import FAST
 
@@ -60,3 +66,42 @@ def test_report_and_block_from_the_table_on_a_phone(browser: Any, server: str, s
     assert "still here?" not in ana.inner_text("#log-lines")
     assert ana.evaluate("document.scrollingElement.scrollWidth") <= 390
     shots(ana, "phone-blocked")
+
+
+def test_a_profiles_report_and_block_the_settings_list_and_the_admin_page(browser: Any, tmp_path: Path) -> None:
+    port = free_port()
+    process = start_server(port, tmp_path)  # (its own server: the operator's command needs its database)
+    server = f"http://127.0.0.1:{port}"
+    try:
+        mona, rudy, pest = (browser.new_context().new_page() for _ in range(3))
+        for page, name in ((mona, "Mona"), (rudy, "Rudy"), (pest, "Pest")):
+            sign_up(page, server, name)
+        assert run(["admin", "--database-url", f"sqlite:///{tmp_path / 'web.db'}", "moderator", "Mona",
+                    "--reason", "club moderator"]) == 0
+        # Rudy reports and blocks Pest from Pest's profile
+        rudy.goto(f"{server}{FAST}#/u/Pest")
+        rudy.click("#report-profile")
+        rudy.select_option("#report-reason", "name")
+        rudy.click("#report-send")
+        rudy.wait_for_selector(".toast >> text=the moderators have your report")
+        rudy.click("#block-profile")
+        rudy.wait_for_selector(".toast >> text=You no longer see Pest's chat")
+        # listed in Rudy's settings, and undone there
+        rudy.goto(f"{server}{FAST}#/account")
+        rudy.wait_for_selector("#blocks-list li[data-name='Pest']")
+        assert rudy.locator("#admin-link").count() == 0  # (not a moderator: no admin page)
+        rudy.click("#blocks-list li[data-name='Pest'] button")
+        rudy.wait_for_selector("#blocks-list li.muted")
+        # the moderator's page: the report, resolved with a reason, then in the log
+        mona.goto(f"{server}{FAST}#/account")
+        mona.click("#admin-link")
+        mona.wait_for_selector("#admin-reports section[data-report='1'] >> text=Pest")
+        mona.fill("#admin-reports section[data-report='1'] input", "asked Pest to rename")
+        mona.click("#admin-reports section[data-report='1'] .actions button")
+        mona.wait_for_selector("#admin-log li >> text=asked Pest to rename")
+        assert mona.locator("#admin-reports section").count() == 0
+        rudy.goto(f"{server}{FAST}#/admin")
+        rudy.wait_for_selector("p.error")  # anyone else finds no page
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
