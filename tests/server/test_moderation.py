@@ -210,16 +210,19 @@ def test_blocks_have_a_budget_and_keep_players_apart_both_ways(tmp_path: Path) -
 # ---------------------------------------------------------------------- bans
 
 
-def test_a_banned_account_cannot_sign_in_its_sessions_end_and_its_bots_go_offline(
+def test_a_banned_account_cannot_sign_in_or_play_its_sessions_end_and_its_bots_go_offline(
         web: TestClient, url: str, capsys: pytest.CaptureFixture[str]) -> None:
     who = people(web, "Bob", "Carol", "Dave")
     as_(web, who["Bob"]).post("/api/bots", json={"name": "BobBot"}).raise_for_status()
     token = web.post("/api/bots/BobBot/tokens", json={"label": "laptop"}).json()["token"]
     admin(url, "moderator", "Carol", "--reason", "club moderator", capsys=capsys)
+    made = web.post("/api/tables", json={"name": "x", "seats": [{"kind": "open"}, {"kind": "bot"}]}).json()
     headers = {"Authorization": f"Bearer {token}"}
-    with web.websocket_connect("/api/bot/v1/connect", headers=headers) as bot:
+    with web.websocket_connect("/api/bot/v1/connect", headers=headers) as bot, \
+            web.websocket_connect(f"/ws/{made['code']}?token={made['token']}") as seat:
         bot.send_json({"type": "hello", "protocol": 2, "client": "test/1"})
         receive_until(bot, lambda m: m["type"] == "welcome")
+        receive_until(seat, lambda m: m["type"] == "state")
         banned = as_(web, who["Carol"]).post("/api/admin/ban", json={"name": "Bob", "length": "7d",
                                                                      "reason": "abuse in chat"})
         assert banned.status_code == 200 and banned.json()["tokens"] == 1
@@ -227,6 +230,12 @@ def test_a_banned_account_cannot_sign_in_its_sessions_end_and_its_bots_go_offlin
             for _ in range(50):
                 bot.receive_json()
         assert closed.value.code == 4401  # its bot is offline at once
+        assert receive_until(seat, lambda m: m["type"] == "error")["code"] == "account-banned"
+        with pytest.raises(WebSocketDisconnect):
+            for _ in range(50):
+                seat.receive_json()  # and its seat's socket closed
+    with web.websocket_connect(f"/ws/{made['code']}?token={made['token']}") as seat:
+        assert seat.receive_json()["code"] == "account-banned"  # its seat may not be taken up again
     with pytest.raises(WebSocketDisconnect), web.websocket_connect("/api/bot/v1/connect", headers=headers) as again:
         again.receive_json()  # and its token no longer connects
     assert as_(web, who["Bob"]).get("/api/account").json() == {"user": None}  # the session ended

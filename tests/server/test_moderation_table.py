@@ -66,6 +66,9 @@ class Book:
             raise TableError("too many blocks", "block-limit")
         self.pairs.add((blocker, blocked))
 
+    async def banned(self, account: int) -> bool:
+        return False
+
     async def keeps_apart(self, one: Iterable[int], other: Iterable[int]) -> bool:
         left, right = set(one), set(other)
         return any((a in left and b in right) or (a in right and b in left) for a, b in self.pairs)

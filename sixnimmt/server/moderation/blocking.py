@@ -100,6 +100,11 @@ class Blocks:
         with Session(self.engine) as session:
             return frozenset(session.scalars(select(BlockRow.blocked_id).where(BlockRow.blocker_id == account)))
 
+    def banned(self, account: int) -> bool:
+        with Session(self.engine) as session:
+            row = session.get(UserRow, account)
+            return row is not None and row.banned_until is not None and row.banned_until > now_utc()
+
     def pairs_among(self, accounts: Collection[int]) -> frozenset[tuple[int, int]]:
         """Every (blocker, blocked) pair with both accounts among ``accounts``."""
         if not accounts:
@@ -134,6 +139,9 @@ class AccountBlocks:
             await self.service.write(self.blocks.add, blocker, blocked)
         except AccountError as error:
             raise TableError(str(error), error.code, **error.params) from None
+
+    async def banned(self, account: int) -> bool:
+        return await self.service.read(self.blocks.banned, account)
 
     async def keeps_apart(self, one: Iterable[int], other: Iterable[int]) -> bool:
         one, other = list(one), list(other)

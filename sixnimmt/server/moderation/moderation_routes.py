@@ -14,6 +14,7 @@ from ..accounts.users import User
 from ..botapi.gateway import BotGateway
 from ..limits import RequestBody, client_address
 from ..refusal import Refusal
+from ..tables.host_tools import CLOSE_REMOVED, Closable
 from .blocking import Blocks
 from .reports import NOTE_MAX, Report
 from .sanctions import Moderation, parse_duration
@@ -125,6 +126,21 @@ async def _refresh_rooms(svc: AccountService, account: int) -> None:
             await room.shield.learn(account)
 
 
+def unseat(svc: AccountService, account: int) -> None:
+    """A banned account's sockets at the tables of this process are told and closed (its seats may
+    not be taken up again, anywhere: :meth:`Room.admit` asks; the stand-in plays while it is away)."""
+    refusal = Refusal("a moderator suspended this account", "account-banned")
+    for code in svc.rooms.loaded_codes():
+        room = svc.rooms.local(code)
+        if room is None:
+            continue
+        for conn in list(room.connections):
+            if conn.seat is not None and room.table.seats[conn.seat].account == account:
+                conn.push(refusal.to_message())
+                if isinstance(conn, Closable):
+                    conn.close(CLOSE_REMOVED, "account suspended")
+
+
 # ---------------------------------------------------------------------- moderators
 
 
@@ -177,6 +193,7 @@ async def admin_ban(body: BanBody, request: Request) -> dict[str, Any]:
         return {"address": body.address, "until": until}
     done = await svc.write(moderation.ban, user.name, body.name, length, body.reason)
     gateway(request).revoked(set(done["tokens"]))  # (other processes notice within a few seconds)
+    unseat(svc, done["id"])
     return {"name": done["name"], "until": done["until"], "tokens": len(done["tokens"])}
 
 

@@ -130,7 +130,7 @@ class Moderation:
             session.execute(delete(SessionRow).where(SessionRow.user_id == row.id))
             tokens = self._revoke_tokens(session, row.id)
             self._log(session, actor, "ban", row.name, reason, {"until": _iso(until), "tokens": len(tokens)})
-            return {"name": row.name, "until": _iso(until), "tokens": tokens}
+            return {"name": row.name, "id": row.id, "until": _iso(until), "tokens": tokens}
 
     def unban(self, actor: str, name: str, reason: str) -> None:
         reason = check_reason(reason)

@@ -200,8 +200,10 @@ class Room:
             seat, joining = self.table.place_for_token(token)
             if seat is None and joining is None and address and address in self.shield.barred:
                 raise TableError("the host removed you from this table", "removed")
-            if seat is not None:
-                await self.shield.learn(self.table.seats[seat].account)
+            account = None if seat is None else self.table.seats[seat].account
+            if account is not None and await self.shield.book.banned(account):
+                raise TableError("a moderator suspended this account", "account-banned")
+            await self.shield.learn(account)
             conn.seat = seat
             if token and seat is None and joining is None:
                 conn.push(TableError("unknown seat token: watching", "unknown-token").to_message())

@@ -24,7 +24,7 @@ from .seat import Seat
 
 
 class BlockBook(Protocol):
-    """The accounts' blocks, as the server keeps them (``server/moderation``)."""
+    """The accounts' blocks and bans, as the server keeps them (``server/moderation``)."""
 
     async def blocked_by(self, account: int) -> frozenset[int]:
         """The accounts ``account`` blocks."""
@@ -38,6 +38,10 @@ class BlockBook(Protocol):
         """Whether an account of ``one`` blocks one of ``other`` (or the other way round)."""
         ...
 
+    async def banned(self, account: int) -> bool:
+        """Whether a moderator banned ``account`` (its seats may not be taken up again)."""
+        ...
+
 
 class NoBlocks:
     """The book of a server that keeps no blocks (a table on its own, in a test)."""
@@ -49,6 +53,9 @@ class NoBlocks:
         return None
 
     async def keeps_apart(self, one: Iterable[int], other: Iterable[int]) -> bool:
+        return False
+
+    async def banned(self, account: int) -> bool:
         return False
 
 
