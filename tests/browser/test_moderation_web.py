@@ -89,6 +89,7 @@ def test_a_profiles_report_and_block_the_settings_list_and_the_admin_page(browse
         # listed in Rudy's settings, and undone there
         rudy.goto(f"{server}{FAST}#/account")
         rudy.wait_for_selector("#blocks-list li[data-name='Pest']")
+        assert "Pest" in rudy.inner_text("#reports-list li[data-report='1']")  # and the report made
         assert rudy.locator("#admin-link").count() == 0  # (not a moderator: no admin page)
         rudy.click("#blocks-list li[data-name='Pest'] button")
         rudy.wait_for_selector("#blocks-list li.muted")

@@ -132,6 +132,13 @@ def test_reports_have_budgets_and_refuse_bad_input(web: TestClient) -> None:
     assert web.post("/api/reports", json={"reason": "abuse", "place": "profile", "name": "Bob"}).status_code == 201
     again = web.post("/api/reports", json={"reason": "spam", "place": "profile", "name": "Bob"})
     assert again.status_code == 429 and again.json()["code"] == "report-again"
+    # listed in the account settings, and taken back there (it still counts in the budget)
+    mine = web.get("/api/account/reports").json()
+    assert [(r["target"], r["reason"], r["open"]) for r in mine] == [("Bob", "abuse", True)]
+    assert web.delete(f"/api/account/reports/{mine[0]['id']}").status_code == 200
+    assert web.get("/api/account/reports").json()[0]["open"] is False
+    assert web.delete(f"/api/account/reports/{mine[0]['id']}").json()["code"] == "report-resolved"
+    assert web.delete("/api/account/reports/999").json()["code"] == "no-report"
     bad = web.post("/api/reports", json={"reason": "ugly", "place": "profile", "name": "Bob"})
     assert bad.status_code == 422 and bad.json()["code"] == "report-reason"
     nobody = web.post("/api/reports", json={"reason": "abuse", "place": "profile", "name": "Nobody"})

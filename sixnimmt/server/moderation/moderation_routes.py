@@ -92,6 +92,21 @@ async def report(body: ReportBody, request: Request) -> dict[str, Any]:
     return {"report": number}
 
 
+@router.get("/account/reports")
+async def my_reports(request: Request) -> list[dict[str, Any]]:
+    svc = service(request)
+    user = await signed_in(request, svc)
+    return await svc.read(moderation_of(request).reports.mine, user.id)
+
+
+@router.delete("/account/reports/{report_id}")
+async def withdraw_report(report_id: int, request: Request) -> dict[str, Any]:
+    svc = service(request)
+    user = await signed_in(request, svc)
+    await svc.write(moderation_of(request).reports.withdraw, user.id, report_id)
+    return {"report": report_id, "withdrawn": True}
+
+
 @router.get("/account/blocks")
 async def my_blocks(request: Request) -> list[dict[str, Any]]:
     svc = service(request)

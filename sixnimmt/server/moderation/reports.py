@@ -31,6 +31,8 @@ REPORTS_PER_DAY = 10
 REPORTS_PER_ADDRESS_PER_DAY = 20
 #: The chat lines kept with a report (the last ones of the table).
 CONTEXT_LINES = 50
+#: A report its reporter took back is closed with this resolution.
+WITHDRAWN = "withdrawn by the reporter"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +137,26 @@ class Reports:
         if count >= limit:
             raise AccountError(f"at most {limit} reports a day: the moderators have yours", "rate-limited",
                                status=429, retry_after=86400, limit=limit)
+
+    def mine(self, reporter: int, limit: int = 50) -> list[dict[str, Any]]:
+        """The reports an account made, newest first, as its settings list them: whom, why, when,
+        and whether the moderators are done with it (nothing they wrote)."""
+        with Session(self.engine) as session:
+            rows = session.scalars(select(ReportRow).where(ReportRow.reporter_id == reporter)
+                                   .order_by(ReportRow.id.desc()).limit(limit))
+            return [{"id": r.id, "at": r.created_at.isoformat() + "Z", "target": r.target_name, "reason": r.reason,
+                     "note": r.note, "open": r.resolved_at is None} for r in rows]
+
+    def withdraw(self, reporter: int, report_id: int) -> None:
+        """The reporter takes an open report back: it is closed as withdrawn (and still counts in
+        the reporter's budget)."""
+        with Session(self.engine) as session, session.begin():
+            row = session.get(ReportRow, report_id, with_for_update=True)
+            if row is None or row.reporter_id != reporter:
+                raise AccountError(f"you made no report {report_id}", "no-report", status=404)
+            if row.resolved_at is not None:
+                raise AccountError(f"report {report_id} is closed already", "report-resolved")
+            row.resolved_at, row.resolution = now_utc(), WITHDRAWN
 
     def listed(self, open_only: bool = True, limit: int = 50) -> list[dict[str, Any]]:
         """The reports for the moderators, oldest open one first (all of them newest first)."""

@@ -89,18 +89,33 @@ export function profileTools(name) {
     } }, t("mod.block")));
 }
 
-/** The account settings' blocked players: listed, undone one by one, or one more by name. */
+/** The account settings' blocked players (listed, undone one by one, or one more by name) and the
+ * account's reports (each open one may be withdrawn). */
 export function blocksPanel() {
   const list = h("ul.mod-list", { id: "blocks-list" });
   const name = h("input", { id: "block-name", maxlength: "20", autocomplete: "off", autocapitalize: "none" });
   const error = h("p.error", { role: "alert", id: "block-error" });
   const admin = h("p", {});
+  const reports = h("ul.mod-list", { id: "reports-list" });
   async function draw() {
     let blocked = [];
     try { blocked = await api("/account/blocks"); } catch (e) { error.textContent = e.message; }
     list.replaceChildren(...(blocked.length ? blocked.map((b) => h("li.mod-player", { dataset: { name: b.name } }, h("span.mod-name", {}, b.name),
       h("button.btn.small.ghost", { type: "button", onclick: () => unblock(b.name) }, t("mod.unblock"))))
       : [h("li.muted", {}, t("mod.blocksNone"))]));
+  }
+  async function drawReports() {
+    let made = [];
+    try { made = await api("/account/reports"); } catch (e) { error.textContent = e.message; }
+    reports.replaceChildren(...(made.length ? made.map((r) => h("li.mod-player", { dataset: { report: r.id } },
+      h("span.mod-name", {}, `${r.target} · ${t(`mod.reason-${r.reason}`)}`),
+      r.open ? h("button.btn.small.ghost", { type: "button", onclick: () => withdraw(r.id) }, t("mod.withdraw"))
+        : h("span.muted", {}, t("mod.closed"))))
+      : [h("li.muted", {}, t("mod.reportsNone"))]));
+  }
+  async function withdraw(id) {
+    try { await api(`/account/reports/${id}`, { method: "DELETE" }); } catch (e) { error.textContent = e.message; }
+    drawReports();
   }
   async function unblock(who) {
     try { await api(`/account/blocks/${encodeURIComponent(who)}`, { method: "DELETE" }); } catch (e) { error.textContent = e.message; }
@@ -113,10 +128,11 @@ export function blocksPanel() {
     draw();
   }
   draw();
+  drawReports();
   api("/admin/me").then(() => admin.replaceChildren(h("a.btn.ghost", { href: "#/admin", id: "admin-link" }, t("mod.admin")))).catch(() => {});
   return h("section.panel", { id: "blocks" }, h("h2", {}, t("mod.blocksTitle")), h("p.muted", {}, t("mod.help")), list,
     h("form", { id: "block-form", onsubmit: add }, h("label.field", {}, h("span", {}, t("mod.blockName")), name), error,
-      h("button.btn", { type: "submit" }, t("mod.block"))), admin);
+      h("button.btn", { type: "submit" }, t("mod.block"))), h("h3", {}, t("mod.myReports")), reports, admin);
 }
 
 /** The admin page (moderators only): the open reports with their context, the actions, the log. */
