@@ -25,6 +25,7 @@ from sixnimmt.server.moderation.blocking import BLOCKS_PER_HOUR, Blocks, keeps_a
 from sixnimmt.server.moderation.reports import REPORTS_PER_ADDRESS_PER_DAY, Report
 from sixnimmt.server.moderation.sanctions import Moderation
 from sixnimmt.server.store.database import Store
+from sixnimmt.server.store.rows import GameRow
 
 from .conftest import fresh_postgres_url, make_client
 from .helpers import receive_until
@@ -371,3 +372,16 @@ def test_play_now_seats_blocked_players_apart_where_there_is_a_choice(tmp_path: 
         assert second["code"] != first["code"] and second["opened"] is True  # Bob is offered his own table
         third = as_(web, who["Carol"]).post("/api/play-now", json={"mode": "casual", "players": 3}).json()
         assert third["code"] in (first["code"], second["code"]) and third["opened"] is False
+
+
+def test_a_forced_rename_reaches_the_accounts_finished_games(tmp_path: Path) -> None:
+    store, ids, game_ids = _rated_history(f"sqlite:///{tmp_path / 'names.db'}", None)
+    Moderation(store.engine).rename("operator", "Rated1", "Nice_1", "offensive name")
+    with Session(store.engine) as session:
+        for game_id, seats in zip(game_ids, GAMES):
+            game = session.get(GameRow, game_id)
+            assert game is not None
+            expected = ["Nice_1" if ids[player] == ids[1] else f"P{i}" for i, player in enumerate(seats)]
+            assert game.seats == expected and game.record["seats"] == expected
+    assert Moderation(store.engine).log()[0]["detail"] == {"to": "Nice_1", "games": 3}
+    store.close()

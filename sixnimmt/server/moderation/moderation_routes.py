@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from pydantic import Field
 
-from ..accounts.account_routes import AccountService, service, signed_in
+from ..accounts.account_routes import AccountService, check_same_site, service, signed_in
 from ..accounts.users import User
 from ..botapi.gateway import BotGateway
 from ..limits import RequestBody, client_address
@@ -83,7 +83,7 @@ async def report(body: ReportBody, request: Request) -> dict[str, Any]:
     svc = service(request)
     user = await svc.user(request)
     if user is not None:
-        await signed_in(request, svc)  # (a signed-in player's report comes from the site's own pages)
+        check_same_site(request)  # (a signed-in player's report comes from the site's own pages)
     wanted = Report(body.reason, body.place, body.note, body.name, body.table, body.seat, body.game, body.line)
     room = svc.rooms.local(body.table.strip().upper()) if body.table else None
     live = list(room.table.chat) if room is not None else None

@@ -21,9 +21,10 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..accounts.account_rows import SessionRow, UserRow, now_utc
+from ..accounts.account_rows import GamePlayerRow, SessionRow, UserRow, now_utc
 from ..accounts.users import AccountError, User, check_name, name_key, user_of
 from ..botapi.bot_accounts import BotTokenRow
+from ..store.rows import GameRow
 from .moderation_rows import AddressBanRow, LogRow, ModeratorRow
 from .reports import NOTE_MAX, Reports
 from .voiding import void_game
@@ -57,6 +58,26 @@ def check_reason(reason: str) -> str:
     if not reason:
         raise AccountError("say why: every action is logged with its reason", "reason-missing")
     return reason[:NOTE_MAX]
+
+
+def _rename_in_games(session: Session, account: int, old: str, new: str) -> int:
+    """The account's seats in its finished games under its new name (their lists, records and deal
+    players), so the offensive name is shown nowhere; returns how many games changed."""
+    seats: dict[int, set[int]] = {}
+    for game_id, seat in session.execute(select(GamePlayerRow.game_id, GamePlayerRow.seat)
+                                         .where(GamePlayerRow.user_id == account)):
+        seats.setdefault(int(game_id), set()).add(int(seat))
+    for game_id, mine in seats.items():
+        game = session.get(GameRow, game_id)
+        if game is None:
+            continue
+        game.seats = [new if i in mine else name for i, name in enumerate(game.seats)]
+        game.record = {**game.record, "seats": [new if i in mine else name
+                                                for i, name in enumerate(game.record.get("seats", []))]}
+        if game.deal_players is not None:
+            game.deal_players = [[{**p, "name": new} if i in mine and p.get("name") == old else p
+                                  for i, p in enumerate(deal)] for deal in game.deal_players]
+    return len(seats)
 
 
 def _iso(value: dt.datetime | None) -> str | None:
@@ -185,7 +206,8 @@ class Moderation:
             return frozenset(session.scalars(select(AddressBanRow.address).where(AddressBanRow.until > now_utc())))
 
     def rename(self, actor: str, name: str, new_name: str, reason: str) -> str:
-        """Force a new name on an offensive one (the old name is free again)."""
+        """Force a new name on an offensive one (the old name is free again), in the account's
+        finished games too."""
         reason = check_reason(reason)
         new_name = check_name(new_name)
         with Session(self.engine) as session:
@@ -194,7 +216,8 @@ class Moderation:
                     row = self._row(session, name)
                     old = row.name
                     row.name, row.name_key = new_name, name_key(new_name)
-                    self._log(session, actor, "rename", old, reason, {"to": new_name})
+                    games = _rename_in_games(session, row.id, old, new_name)
+                    self._log(session, actor, "rename", old, reason, {"to": new_name, "games": games})
             except IntegrityError:
                 raise AccountError("that user name is taken", "account-name-taken", status=409) from None
         return old
