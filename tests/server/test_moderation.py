@@ -21,11 +21,12 @@ from sixnimmt.cli import run
 from sixnimmt.server.accounts.account_rows import RatingRow
 from sixnimmt.server.accounts.users import AccountError, Accounts
 from sixnimmt.server.clock import ManualClock
-from sixnimmt.server.moderation.blocking import BLOCKS_PER_HOUR, Blocks, keeps_apart
+from sixnimmt.server.moderation.blocking import BLOCKS_PER_HOUR, Blocks
 from sixnimmt.server.moderation.reports import REPORTS_PER_ADDRESS_PER_DAY, Report
 from sixnimmt.server.moderation.sanctions import Moderation
 from sixnimmt.server.store.database import Store
 from sixnimmt.server.store.rows import GameRow
+from sixnimmt.server.tables.shield import keeps_apart
 
 from .conftest import fresh_postgres_url, make_client
 from .helpers import receive_until

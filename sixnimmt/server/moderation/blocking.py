@@ -2,9 +2,10 @@
 budget, and the questions the tables, the invitations, Play now and the tournaments ask.
 
 A block goes one way (the blocker no longer hears the blocked), but where the server seats people
-together it keeps the two apart whichever of them blocked: :func:`keeps_apart` is that rule, a pure
-function of the pairs, for any seating code (the tournaments' too) to call with the pairs
-:meth:`Blocks.pairs_among` reads.
+together it keeps the two apart whichever of them blocked:
+:func:`~sixnimmt.server.tables.shield.keeps_apart` is that rule, a pure function of the pairs, for any
+seating code (the tournaments' too) to call with the pairs :meth:`Blocks.pairs_among` reads, or
+through the book every ``Rooms`` holds (``rooms.blocks.keeps_apart``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from ..accounts.account_rows import UserRow, now_utc
 from ..accounts.users import AccountError, name_key
+from ..tables.shield import keeps_apart
 from ..tables.table_setup import TableError
 from .moderation_rows import BlockRow
 
@@ -28,13 +30,6 @@ if TYPE_CHECKING:
 #: The most accounts one account may block, and how many blocks it may add in an hour.
 MAX_BLOCKS = 200
 BLOCKS_PER_HOUR = 30
-
-
-def keeps_apart(pairs: Collection[tuple[int, int]], one: Iterable[int], other: Iterable[int]) -> bool:
-    """Whether an account of ``one`` and an account of ``other`` block each other, in either
-    direction, by the (blocker, blocked) ``pairs``."""
-    left, right = set(one), set(other)
-    return any((a in left and b in right) or (a in right and b in left) for a, b in pairs)
 
 
 class Blocks:

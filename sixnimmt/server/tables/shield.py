@@ -16,11 +16,19 @@ number, and the spectator's socket is told, forgotten by the room and closed
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Protocol
 
 from .fanout import Connection
 from .seat import Seat
+
+
+def keeps_apart(pairs: Collection[tuple[int, int]], one: Iterable[int], other: Iterable[int]) -> bool:
+    """Whether an account of ``one`` and an account of ``other`` block each other, in either
+    direction, by the (blocker, blocked) ``pairs``: where the server seats people together (Play
+    now, tournaments), such accounts sit apart while there is a choice."""
+    left, right = set(one), set(other)
+    return any((a in left and b in right) or (a in right and b in left) for a, b in pairs)
 
 
 class BlockBook(Protocol):
