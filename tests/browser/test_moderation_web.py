@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sixnimmt.cli import run
 
 from .conftest import free_port, start_server
@@ -26,7 +28,22 @@ def say(page: Any, text: str) -> None:
     page.wait_for_selector(f"#log-lines li.log-chat >> text={text}")
 
 
-def test_report_and_block_from_the_table_on_a_phone(browser: Any, server: str, shots: Any) -> None:
+def test_report_and_block_from_the_table_on_a_phone(browser: Any, tmp_path: Path, shots: Any,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    port = free_port()
+    process = start_server(port, tmp_path)  # (its own server: the operator's command reads its database)
+    try:
+        report_and_block(browser, f"http://127.0.0.1:{port}", shots)
+        assert run(["admin", "--database-url", f"sqlite:///{tmp_path / 'web.db'}", "report", "1"]) == 0
+        shown = capsys.readouterr().out
+        assert "'Bo', abuse, from the chat of table" in shown and "note: insults in the chat" in shown
+        assert "> [1] Bo: you play like a potato" in shown  # the line the report points at, with the chat
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def report_and_block(browser: Any, server: str, shots: Any) -> None:
     ana = browser.new_context(**PHONE).new_page()
     code = new_table(ana, server, "Ana", ["open", "open"])
     bo, cy = browser.new_context(**PHONE).new_page(), browser.new_context().new_page()

@@ -37,7 +37,7 @@ function showPlayers(s) {
   if (!table) return;
   const rows = table.seats.map((seat, i) => (i === table.you || seat.kind !== "human" ? null : h("li.mod-player", { dataset: { seat: i } },
     h("span.mod-name", {}, seat.name),
-    h("button.btn.small.ghost", { type: "button", dataset: { action: "report" }, onclick: () => showReport(s, seat.name, { table: s.code, seat: i }) }, t("mod.report")),
+    h("button.btn.small.ghost", { type: "button", dataset: { action: "report" }, onclick: () => showReport(s, seat.name, reportedAt(s, i)) }, t("mod.report")),
     table.you == null ? null : h("button.btn.small.ghost", { type: "button", dataset: { action: "block" },
       onclick: () => s.send({ type: "block", seat: i, block: !s.blocked.has(i) }) }, t(s.blocked.has(i) ? "mod.unblock" : "mod.block")))))
     .filter(Boolean);
@@ -45,6 +45,16 @@ function showPlayers(s) {
     rows.length ? h("ul.mod-list", { id: "players-list" }, rows) : h("p.muted", {}, t("mod.none")),
     table.you === 0 ? hostTools(s, table) : null,
     h("div.actions", {}, closeButton(s)));
+}
+
+/** Where a report of seat `i` comes from: this table, its finished game if there is one, and the
+ * seat's last chat line (the moderators see the chat around it). */
+function reportedAt(s, i) {
+  const table = s.current.table;
+  const lines = s.log.entries.filter((e) => e.k === "chat" && e.seat === i && e.id != null);
+  const finished = table.status === "finished" && table.last_game_id;
+  return { table: s.code, seat: i, place: lines.length ? "chat" : finished ? "game" : "table",
+    ...(lines.length ? { line: lines[lines.length - 1].id } : {}), ...(finished ? { game: table.last_game_id } : {}) };
 }
 
 /** The host's part: the chat on or off for the table, and the spectators who wrote, to remove. */
@@ -67,7 +77,7 @@ export function showReport(s, name, where) {
     event.preventDefault();
     error.textContent = "";
     try {
-      await api("/reports", { method: "POST", body: { reason: reason.value, note: note.value, place: where.table ? "table" : "profile", ...where } });
+      await api("/reports", { method: "POST", body: { reason: reason.value, note: note.value, place: "profile", ...where } });
       closeDialog(s);
       toast(t("mod.sent"));
     } catch (e) { error.textContent = e.message; }
