@@ -386,3 +386,34 @@ def test_a_forced_rename_reaches_the_accounts_finished_games(tmp_path: Path) -> 
             assert game.seats == expected and game.record["seats"] == expected
     assert Moderation(store.engine).log()[0]["detail"] == {"to": "Nice_1", "games": 3}
     store.close()
+
+
+@pytest.mark.asyncio
+async def test_the_address_gate_refuses_a_banned_address_and_reads_the_bans_again_in_time() -> None:
+    import httpx
+
+    from sixnimmt.server.moderation.address_gate import REFRESH_SECONDS, AddressBans, AddressGate
+
+    async def game(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    clock = ManualClock()
+    banned = {"10.0.0.9"}
+    bans = AddressBans(clock.now)
+    bans.load = lambda: frozenset(banned)
+    gate = AddressGate(game, bans)
+
+    async def get(address: str, path: str = "/api/tables") -> httpx.Response:
+        transport = httpx.ASGITransport(app=gate, client=(address, 5000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            return await client.get(path)
+
+    refused = await get("10.0.0.9")
+    assert refused.status_code == 403 and refused.json()["code"] == "address-banned"
+    assert (await get("10.0.0.8")).status_code == 200
+    assert (await get("10.0.0.9", "/")).status_code == 200  # (the page itself; only the game's doors)
+    banned.clear()
+    assert (await get("10.0.0.9")).status_code == 403  # read again only after a while
+    clock.advance(REFRESH_SECONDS)
+    assert (await get("10.0.0.9")).status_code == 200
