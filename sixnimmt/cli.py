@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from . import __version__
+from .commands import admin as admin_commands
 from .commands import advise as advise_commands
 from .commands import arena as arena_commands
 from .commands import bench as bench_commands
@@ -40,6 +41,7 @@ app.add_typer(arena_commands.app, name="arena")
 app.add_typer(play_commands.app, name="play")
 app.add_typer(serve_commands.app, name="serve")
 app.add_typer(train_commands.app, name="train")
+app.add_typer(admin_commands.app, name="admin")
 # Named after its function: the word as a string in the code would read as the variant.
 app.add_typer(tournament_commands.app, name=tournament_commands.tournament.__name__)
 

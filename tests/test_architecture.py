@@ -149,7 +149,8 @@ SERVER_ALLOWED: dict[str, set[str]] = {
     "cluster": {"base", "store", "tables"},
     "botapi": {"base", "store", "tables", "accounts", "cluster"},
     "notify": {"base", "store", "tables", "accounts"},
-    "web": {"base", "store", "tables", "accounts", "cluster", "botapi", "notify"},
+    "moderation": {"base", "store", "tables", "accounts", "cluster", "botapi"},
+    "web": {"base", "store", "tables", "accounts", "cluster", "botapi", "notify", "moderation"},
 }
 
 

@@ -18,6 +18,9 @@ Inbound (client -> server), one JSON object per message, at most ``Settings.max_
 ``{"type": "release", "seat": 2}``      host: free a bot's or a vanished player's seat (next deal, once started)
 ``{"type": "chat", "text": "..."}``     a chat line; ``{"type": "react", "emoji": "👍"}`` a quick reaction
 ``{"type": "spectator-chat", "allow": true}``   host: let spectators write in the chat
+``{"type": "table-chat", "allow": false}``   host: turn the table's chat off (or on again)
+``{"type": "block", "seat": 2, "block": true}``   hide that seat's chat from me (false: show it again)
+``{"type": "remove-spectator", "spectator": 3}``   host: remove the spectator numbered 3 in the chat
 
 ``play``/``row``/``draft``/``order``/``keep``/``pass`` may carry ``"deal"`` and ``"turn"``: when they name a turn that is no longer
 current, the message is stale and answered with an error and a fresh state, and changes nothing.
@@ -184,10 +187,26 @@ class SpectatorChat(_Message):
     allow: bool
 
 
+class TableChat(_Message):
+    type: Literal["table-chat"]
+    allow: bool
+
+
+class BlockSeat(_Message):
+    type: Literal["block"]
+    seat: int = Field(ge=0, le=15)
+    block: bool = True
+
+
+class RemoveSpectator(_Message):
+    type: Literal["remove-spectator"]
+    spectator: int = Field(ge=1)
+
+
 Move = Play | ChooseRow | Draft | Order | Keep | Pass | Retract
 Message = (
     Play | ChooseRow | Draft | Order | Keep | Pass | Retract | Start | Again | Sync | Ping | Hint
-    | Invite | Release | Leave | Chat | React | SpectatorChat
+    | Invite | Release | Leave | Chat | React | SpectatorChat | TableChat | BlockSeat | RemoveSpectator
 )
 Inbound = Annotated[Message, Field(discriminator="type")]
 _INBOUND: TypeAdapter[Inbound] = TypeAdapter(Inbound)

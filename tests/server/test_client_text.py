@@ -59,6 +59,9 @@ SAME_AS_ENGLISH = {
     ("table.speed", "fr"): "French 'animations'",
     ("profile.place", "fr"): "French 'place'",
     ("bots.description", "fr"): "French 'description'",
+    ("mod.admin", "de"): "German 'Moderation'",
+    ("mod.reason-spam", "de"): "'Spam' is the word in German too",
+    ("mod.reason-spam", "fr"): "'Spam' is the word in French too",
 }
 
 

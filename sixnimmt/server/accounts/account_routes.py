@@ -281,6 +281,9 @@ async def sign_in(body: Credentials, request: Request, response: Response) -> di
         log.info("a sign-in was refused from %s", client_address(request))
         raise Refusal("wrong user name or password", "account-signin-failed", status=401)
     user, _, epoch = found
+    if user.banned():  # (told only to whoever knows the password)
+        until = user.banned_until.isoformat() + "Z" if user.banned_until is not None else ""
+        raise Refusal(f"a moderator suspended this account until {until}", "account-banned", status=403, until=until)
     token = await svc.write(svc.accounts.new_session, user.id, epoch)
     _set_cookie(request, response, token, svc.settings)
     return {"user": user.public()}

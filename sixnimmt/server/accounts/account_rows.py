@@ -8,12 +8,14 @@ import datetime as dt
 
 from sqlalchemy import (
     Boolean,
+    ColumnElement,
     DateTime,
     Float,
     ForeignKey,
     Integer,
     String,
     UniqueConstraint,
+    or_,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -40,6 +42,14 @@ class UserRow(Base):
     #: A bot program's account (kind "bot", no ``bot_level``): the person who owns it, and what it is.
     owner_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
     description: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    #: Until when a moderator barred the account (docs/web.md, "Moderation"): it cannot sign in, its
+    #: sessions and its bots' tokens are refused (None: never barred).
+    banned_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+    @classmethod
+    def in_good_standing(cls) -> ColumnElement[bool]:
+        """The rows of accounts not banned now (for the ``where`` of a query)."""
+        return or_(cls.banned_until.is_(None), cls.banned_until <= now_utc())
 
 
 class SessionRow(Base):

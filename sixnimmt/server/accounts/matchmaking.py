@@ -74,7 +74,7 @@ class PlayNow:
         # (at a rated table nobody meets their own bots: docs/web.md, "Rated play")
         stable = await self.rooms.db.run(self.accounts.stable, user.id) if user is not None and codes else ()
         for code in codes:
-            if code in besides:
+            if code in besides or (user is not None and await self._kept_apart(code, stable or (user.id,))):
                 continue
             join = Join(user.name if user else name) if user is None else Join(
                 user.name, account=user.id, token=seat_token(user.seat_key, code), program=program, stable=stable)
@@ -103,6 +103,17 @@ class PlayNow:
         self._bots_due[room.code] = self.clock.now() + self.settings.play_now_wait
         return {"code": room.code, "seat": 0, "token": token, "from_next_deal": False, "opened": True,
                 "bots_in": self.settings.play_now_wait}
+
+    async def _kept_apart(self, code: str, mine: tuple[int, ...]) -> bool:
+        """Whether someone seated at ``code`` and the caller (or its stable) block each other
+        (docs/web.md, "Moderation"): Play now seats them elsewhere, or opens a table."""
+        room = self.rooms.local(code)
+        seats = [s.to_store() for s in room.table.seats] if room is not None else None
+        if seats is None:
+            data = await self.rooms.db.run(self.rooms.store.load_table, code)
+            seats = [] if data is None else data.seats
+        there = {int(s["account"]) for s in seats if s.get("account") is not None}
+        return bool(there) and await self.rooms.blocks.keeps_apart(mine, there)
 
     async def _create(self, options: TableOptions, user: User | None, name: str, count: int, program: bool) -> Any:
         seats = [{"kind": "open"} for _ in range(count - 1)]

@@ -118,6 +118,11 @@ class User:
     seat_key: str
     created_at: dt.datetime
     bot_level: str | None = None
+    #: Until when a moderator barred the account (None: it is not).
+    banned_until: dt.datetime | None = None
+
+    def banned(self) -> bool:
+        return self.banned_until is not None and self.banned_until > now_utc()
 
     def public(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "kind": self.kind, "bot": self.bot_level,
@@ -126,7 +131,7 @@ class User:
 
 def user_of(row: UserRow) -> User:
     """The account a ``users`` row holds, as the rest of the server sees it."""
-    return User(row.id, row.name, row.kind, row.seat_key, row.created_at, row.bot_level)
+    return User(row.id, row.name, row.kind, row.seat_key, row.created_at, row.bot_level, row.banned_until)
 
 
 def bot_account_name(level: str) -> str:
@@ -227,7 +232,7 @@ class Accounts:
                 select(UserRow, SessionRow.password_epoch)
                 .join(SessionRow, SessionRow.user_id == UserRow.id)
                 .where(SessionRow.token_hash == hash_token(token), SessionRow.expires_at > now_utc(),
-                       UserRow.deleted_at.is_(None))
+                       UserRow.deleted_at.is_(None), UserRow.in_good_standing())
             ).one_or_none()
             if row is None or row[0].password_epoch != row[1]:
                 return None

@@ -184,6 +184,8 @@ class BotAccounts:
         token = new_token()
         with Session(self.engine) as session, session.begin():
             bot = self._owned_row(session, owner, name)
+            if user_of(bot).banned():
+                raise AccountError("a moderator closed this bot", "bot-closed", status=403)
             alive = session.scalars(select(BotTokenRow.id).where(
                 BotTokenRow.bot_id == bot.id, BotTokenRow.revoked_at.is_(None))).all()
             if len(alive) >= MAX_TOKENS_PER_BOT:
@@ -218,7 +220,7 @@ class BotAccounts:
             found = session.execute(
                 select(BotTokenRow, UserRow).join(UserRow, UserRow.id == BotTokenRow.bot_id)
                 .where(BotTokenRow.token_hash == hash_token(token), BotTokenRow.revoked_at.is_(None),
-                       UserRow.deleted_at.is_(None), UserRow.kind == "bot")
+                       UserRow.deleted_at.is_(None), UserRow.kind == "bot", UserRow.in_good_standing())
             ).one_or_none()
             if found is None:
                 return None
@@ -234,7 +236,8 @@ class BotAccounts:
         with Session(self.engine) as session:
             rows = session.scalars(
                 select(BotTokenRow.id).join(UserRow, UserRow.id == BotTokenRow.bot_id)
-                .where(BotTokenRow.id.in_(ids), BotTokenRow.revoked_at.is_(None), UserRow.deleted_at.is_(None)))
+                .where(BotTokenRow.id.in_(ids), BotTokenRow.revoked_at.is_(None), UserRow.deleted_at.is_(None),
+                       UserRow.in_good_standing()))
             return set(rows)
 
     # ------------------------------------------------------------------ the tables a bot is seated at

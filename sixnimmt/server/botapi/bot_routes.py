@@ -144,6 +144,11 @@ async def invite_program(request: Request, code: str, host_token: str, seat: int
         raise Refusal("no such bot", "no-bot", status=404)
     bot, _owner_name = found
     stable = await service(request).read(service(request).accounts.stable, bot.id)
+    host_user = await service(request).user(request)
+    if host_user is not None:  # (docs/web.md, "Moderation": no invitation between players who block)
+        mine = await service(request).read(service(request).accounts.stable, host_user.id)
+        if await gateway.rooms.blocks.keeps_apart(mine, stable):
+            raise Refusal(f"{bot.name} does not take invitations from you", "blocked", status=403, bot=bot.name)
     # (a code that names no table and a host's token that is wrong answer alike: whoever does not hold
     # the host's seat learns nothing of which codes are live; a miss spends the budget of misses)
     not_yours = Refusal("only the host (seat 1) can do that", "not-host", status=403)

@@ -32,6 +32,9 @@ async def challenge(gateway: BotGateway, session: BotSession, message: Challenge
     found = None if named is None else named[0]
     if found is None or found.id == me.id:
         raise BotError(f"no other bot named {message.bot[:20]!r}", "no-bot")
+    stables = [await asyncio.to_thread(gateway.bots.accounts.stable, account) for account in (me.id, found.id)]
+    if await gateway.rooms.blocks.keeps_apart(*stables):  # (docs/web.md, "Moderation")
+        raise BotError(f"{found.name} does not take challenges from you", "blocked", bot=found.name)
     try:
         rules = Rules(players=count, variant=Variant(variant))
     except (ValueError, RulesError) as error:

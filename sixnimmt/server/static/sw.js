@@ -24,6 +24,7 @@ const SHELL = [
   "/static/js/history.js",
   "/static/js/lobby.js",
   "/static/js/notify.js",
+  "/static/js/moderation.js",
   "/static/js/review.js",
   "/static/js/rules.js",
   "/static/js/score.js",

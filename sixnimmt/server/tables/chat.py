@@ -1,4 +1,5 @@
-"""What a table's chat accepts: a short printable line, or one of the quick reactions."""
+"""What a table's chat accepts: a short printable line, or one of the quick reactions; and what of it
+each receiver sees (nothing of the seats it blocks, docs/web.md "Moderation")."""
 
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ def chat_content(
         if len(text) > limit:
             raise TableError(f"a chat line has at most {limit} characters", "chat-too-long", limit=limit)
         content = {"text": text}
+    if not options.chat:
+        raise TableError("the host turned this table's chat off", "chat-off")
     if seat is None and not options.spectator_chat:
         raise TableError("spectators read the chat but cannot write in it here", "chat-closed")
     return content
+
+
+def chat_without(table: dict[str, Any], hidden: frozenset[int]) -> dict[str, Any]:
+    """A table's state with the chat lines of the seats ``hidden`` (those its receiver blocks) left out."""
+    if not hidden:
+        return table
+    return {**table, "chat": [line for line in table.get("chat", ()) if line.get("seat") not in hidden]}

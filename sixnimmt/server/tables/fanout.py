@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...core import CardChosen, Event, Game
 from ..wire import WIRE_VERSION, Outbound, to_json
+from .chat import chat_without
 
 if TYPE_CHECKING:
     from .scheduling import Scheduler
@@ -73,6 +74,7 @@ def publish(
     joining: Callable[[Connection], int | None],
     actor: int | None = None,
     played_for: dict[str, Any] | None = None,
+    hidden: Callable[[Connection], frozenset[int]] | None = None,
 ) -> None:
     """Send each receiver its own view and the public events. ``table_state`` makes the table part
     all share (called at most once); ``joining`` says which seat a spectator takes over next deal.
@@ -81,7 +83,8 @@ def publish(
     who has chosen and who is awaited, and the mover's own part (its choice and what it owes now),
     so nobody gets a whole view: everyone a small ``chosen`` message, and the mover's sockets the
     same with its own part (``own``: :data:`~sixnimmt.core.views.OWN_FIELDS`, from its own view
-    alone)."""
+    alone). ``hidden`` says the seats whose chat lines a receiver does not see (those it blocks): a
+    receiver that blocks nobody shares the others' message."""
     public = [e.to_dict() for e in events]
     extra = {} if played_for is None else {"played_for": played_for}
     if actor is not None and events and all(type(e) is CardChosen for e in events):
@@ -97,15 +100,19 @@ def publish(
         for conn in receivers:
             conn.push(mine if conn.seat == actor else brief)
         return
-    updates: dict[tuple[int | None, int | None], Outbound] = {}
-    shared: SharedState | None = None
+    updates: dict[tuple[int | None, int | None, frozenset[int]], Outbound] = {}
+    shared: dict[frozenset[int], SharedState] = {}
+    table: dict[str, Any] | None = None
     for conn in receivers:
-        key = (conn.seat, joining(conn))
+        hide = frozenset() if hidden is None else hidden(conn)
+        key = (conn.seat, joining(conn), hide)
         update = updates.get(key)
         if update is None:
-            if shared is None:
-                shared = SharedState(table_state(), game, public, extra)
-            update = updates[key] = shared.update(*key)
+            state = shared.get(hide)
+            if state is None:
+                table = table_state() if table is None else table
+                state = shared[hide] = SharedState(chat_without(table, hide), game, public, extra)
+            update = updates[key] = state.update(conn.seat, key[1])
         conn.push(update)
 
 
@@ -122,6 +129,7 @@ def table_summary(table: TableSession, spectators: int) -> dict[str, Any]:
         "public": options.public,
         **({"rated": True} if options.rated else {}),
         "spectator_chat": options.spectator_chat,
+        **({} if options.chat else {"chat_off": True}),
         "seats": [s.public() for s in table.seats],
         "spectators": spectators,
         "open": len(table.joinable_seats()),

@@ -17,6 +17,7 @@ from ...seats import HINT_LEVEL, available
 from ...seats.advise import advise
 from ..wire import (
     Again,
+    BlockSeat,
     Chat,
     ChooseRow,
     Draft,
@@ -31,14 +32,17 @@ from ..wire import (
     Play,
     React,
     Release,
+    RemoveSpectator,
     Retract,
     SpectatorChat,
     Start,
     Sync,
+    TableChat,
 )
 from . import seating
 from .chat import chat_content
 from .fanout import Connection
+from .host_tools import on_block, on_remove_spectator, on_table_chat, visible_to
 from .moves import Move, make_move
 from .room import Handler, Room
 from .table import Change
@@ -136,9 +140,13 @@ async def _say(room: Room, conn: Connection, content: dict[str, Any]) -> None:
     if wait:
         seconds = max(1, round(wait))
         raise TableError(f"too many chat messages: wait {seconds} s", "rate-limited", retry_after=seconds)
-    message = Outbound(type="chat", **await room.table.say(conn.seat, content))
+    if conn.seat is None:
+        content = {**content, "spectator": room.shield.number(conn, room.table.chat)}  # (the host may remove it by this)
+    line = await room.table.say(conn.seat, content)
+    message = Outbound(type="chat", **line)
     for other in list(room.connections):
-        other.push(message)
+        if visible_to(room, line, other):
+            other.push(message)
 
 
 async def on_spectator_chat(room: Room, conn: Connection, message: SpectatorChat) -> None:
@@ -153,6 +161,9 @@ HANDLERS: dict[type, Handler] = {
     Chat: on_chat,
     React: on_react,
     SpectatorChat: on_spectator_chat,
+    TableChat: on_table_chat,
+    BlockSeat: on_block,
+    RemoveSpectator: on_remove_spectator,
     Play: on_move,
     ChooseRow: on_move,
     Draft: on_move,

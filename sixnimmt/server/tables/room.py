@@ -30,12 +30,14 @@ from ..wire import (
     decode,
 )
 from . import seating
+from .chat import chat_without
 from .fanout import Connection, publish, table_state, table_summary
 from .hints import HintDesk
 from .moves import MESSAGE_KINDS
 from .presence import Presence
 from .scheduling import BotThreads, Scheduler
 from .seat import Seat
+from .shield import Shield
 from .table import Archive, Change, Save, TableSession
 from .table_setup import TableError, TableOptions, hash_token
 
@@ -89,6 +91,8 @@ class Room:
         self.presence = Presence(self.table, settings, clock, lambda: self.connections)
         #: Called after each change the table was told (the registry's: who is told of a move due).
         self.on_told: Callable[[Room], None] | None = None
+        #: Who blocks whom here, and the spectators the host removed (the registry gives it the book).
+        self.shield = Shield()
 
     @classmethod
     def from_store(
@@ -124,8 +128,9 @@ class Room:
         ``summary`` may be passed in when many seats are served at once (it is the same for all);
         ``joining`` is the seat a spectator takes over at the next deal."""
         game = self.table.game
+        table = chat_without(self._table_state(summary or self.summary()), self.shield.hidden(seat, self.table.seats))
         return {
-            "table": {**self._table_state(summary or self.summary()), "you": seat, "joining": joining},
+            "table": {**table, "you": seat, "joining": joining},
             "view": None if game is None else game.view(seat).to_dict(),
         }
 
@@ -137,7 +142,8 @@ class Room:
 
     def _publish(self, change: Change, played_for: dict[str, Any] | None = None) -> None:
         publish(list(self.connections), self.table.game, change.events, lambda: self._table_state(self.summary()),
-                self._joiners.get, actor=change.actor, played_for=played_for)
+                self._joiners.get, actor=change.actor, played_for=played_for,
+                hidden=lambda conn: self.shield.hidden(conn.seat, self.table.seats))
 
     def tell(self, change: Change, stand_in: str | None = None) -> None:
         """A saved change reaches everyone: the sockets waiting to take a seat over take it (when
@@ -196,6 +202,12 @@ class Room:
         An unknown token is told so, and watches. ``address`` is the client's (its budgets)."""
         async with self.lock:
             seat, joining = self.table.place_for_token(token)
+            if seat is None and joining is None and address and address in self.shield.barred:
+                raise TableError("the host removed you from this table", "removed")
+            account = None if seat is None else self.table.seats[seat].account
+            if account is not None and await self.shield.book.banned(account):
+                raise TableError("a moderator suspended this account", "account-banned")
+            await self.shield.learn(account)
             conn.seat = seat
             if token and seat is None and joining is None:
                 conn.push(TableError("unknown seat token: watching", "unknown-token").to_message())
@@ -210,6 +222,7 @@ class Room:
             holder = None
             if conn.seat is not None:
                 holder = self.table.seats[conn.seat].token_hash
+                await self.shield.learn(self.table.seats[conn.seat].account)
             elif joining is not None:
                 holder = self.table.seats[joining].joining_hash
             self._connect(conn, joining, holder)
@@ -252,6 +265,7 @@ class Room:
             self._joiners.pop(conn, None)
             self._holders.pop(conn, None)
             self._addresses.pop(conn, None)
+            self.shield.forget(conn)
             self.allowances.forget(conn)
             if conn.seat is not None:
                 seat = self.table.seats[conn.seat]
@@ -291,6 +305,8 @@ class Room:
     async def handle(self, conn: Connection, message: Any) -> None:
         """Apply one decoded message from ``conn`` (dispatch by message class)."""
         handler = self.handlers[type(message)]
+        if conn in self.shield.removed:
+            return  # the host removed this spectator: its socket is closing
         async with self.lock:
             # (a caller the room never connected, as in the tests, speaks for the seat it names)
             if conn.seat is not None and conn in self._holders and (

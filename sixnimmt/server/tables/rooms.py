@@ -34,6 +34,7 @@ from .hints import HintDesk
 from .room import Room
 from .scheduling import BotThreads
 from .seat import Seat, SeatKind
+from .shield import BlockBook, NoBlocks
 from .table_setup import (
     TURN_BASED,
     TableError,
@@ -80,6 +81,8 @@ class Rooms:
         #: Where every table's hints are made (a thread of their own, a budget per address).
         self.hints = HintDesk(settings, self.clock)
         self._rooms: dict[str, Room] = {}
+        #: The accounts' blocks (docs/web.md, "Moderation"): the server gives its book; none by default.
+        self.blocks: BlockBook = NoBlocks()
         self._last_sweep = self.clock.now()
         self._loading = asyncio.Lock()
         #: Several processes on one database: this process's part (None: it is the only one).
@@ -159,6 +162,7 @@ class Rooms:
             return room
 
     def _adopt(self, room: Room, epoch: int | None) -> None:
+        room.shield.book = self.blocks
         room.table.adopt(epoch, None if self.cluster is None else functools.partial(self.cluster.still_drives, room))
         room.on_told = self._told
         self._rooms[room.code] = room

@@ -422,3 +422,10 @@ class TableSession:
             raise TableError("only the host (seat 1) can do that", "not-host")
         self.options.spectator_chat = allow
         await self.commit()
+
+    async def allow_chat(self, by: int | None, allow: bool) -> None:
+        """The host turns the whole table's chat (and its reactions) off, or on again."""
+        if by != 0:
+            raise TableError("only the host (seat 1) can do that", "not-host")
+        self.options.chat = allow
+        await self.commit()

@@ -159,6 +159,7 @@ class TableOptions:
     public: bool = False  # listed in the lobby (while someone is at the table); else reached by link only
     spectator_chat: bool = False  # spectators may write in the chat (the host can switch it)
     rated: bool = False  # only accounts and the server's bots sit here; each game changes ratings
+    chat: bool = True  # anyone may write in the chat (the host can turn it off for the whole table)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -169,6 +170,7 @@ class TableOptions:
             "public": self.public,
             "spectator_chat": self.spectator_chat,
             **({"rated": True} if self.rated else {}),
+            **({} if self.chat else {"chat": False}),
         }
 
     @classmethod
@@ -189,4 +191,4 @@ class TableOptions:
             )
         fill_bot = check_bot_level(data.get("fill_bot", "medium"), "fill_bot")
         return cls(rules, count, timer, fill_bot, bool(data.get("public", False)), bool(data.get("spectator_chat", False)),
-                   bool(data.get("rated", False)))
+                   bool(data.get("rated", False)), bool(data.get("chat", True)))

@@ -36,6 +36,10 @@ from ..limits import (
     RateLimits,
     RefusedRequest,
 )
+from ..moderation.address_gate import AddressBans, AddressGate
+from ..moderation.blocking import AccountBlocks, Blocks
+from ..moderation.moderation_routes import router as moderation_api
+from ..moderation.sanctions import Moderation
 from ..notify.notifier import Notifier
 from ..notify.notify_routes import NotifyLimits
 from ..notify.notify_routes import router as notify_api
@@ -77,6 +81,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.bot_gateway = BotGateway(app.state.rooms, app.state.cluster, app.state.bot_accounts,
                                            app.state.accounts.play_now, settings, clock)
         app.state.bot_gateway.install()
+        _moderate(app, store)
         app.state.bot_gateway.start()
         # (after the accounts: a table whose time ran out meanwhile may finish its game at once,
         # and a finished game's archive stores its accounts' seats)
@@ -106,6 +111,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                                      settings.miss_per_minute, settings.miss_burst)
     app.state.notify_limits = NotifyLimits()
     app.state.socket_opens = RateLimits(settings.socket_opens_per_minute / 60, settings.socket_open_burst)
+    app.state.address_gate = AddressBans(clock.now)
+    app.add_middleware(AddressGate, bans=app.state.address_gate)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     app.add_middleware(LookupGate, budget=app.state.lookups, now=clock.now)
     app.add_middleware(SecurityHeaders)  # (the outermost: a 429 of the gates carries the headers too)
@@ -137,6 +144,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(accounts_api)
     app.include_router(bot_api)
     app.include_router(notify_api)
+    app.include_router(moderation_api)
     app.add_api_websocket_route("/api/bot/v1/connect", bot_socket)
     app.add_api_websocket_route("/ws/{code}", table_socket)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -177,6 +185,16 @@ def start_notifier(store: Store, accounts: AccountService, settings: Settings, c
 
     accounts.on_delete.append(forget)
     return notifier
+def _moderate(app: FastAPI, store: Store) -> None:
+    """Moderation (docs/web.md, "Moderation"): the blocks the tables honour, the moderators' actions,
+    the address bans at the door."""
+    app.state.moderation = Moderation(store.engine)
+    app.state.blocks = Blocks(store.engine)
+    app.state.rooms.blocks = AccountBlocks(app.state.blocks, app.state.accounts)
+    for code in app.state.rooms.loaded_codes():  # (a room a takeover loaded before this point)
+        if (room := app.state.rooms.local(code)) is not None:
+            room.shield.book = app.state.rooms.blocks
+    app.state.address_gate.load = app.state.moderation.banned_addresses
 
 
 def _health(request: Request, ready: bool) -> JSONResponse:

@@ -2,6 +2,7 @@
 // text (h() never parses HTML); the session is an HttpOnly cookie this script never sees.
 import { addMailFields, afterSignUp, challengeButton, notifyPanel } from "./notify.js";
 import { myBotsPanel } from "./bots.js";
+import { blocksPanel, profileTools } from "./moderation.js";
 import { api, botBadge, disclosure, getConfig, h, lang, seats, t, tn, toast } from "./util.js";
 import { rememberFinding } from "./table/finding.js";
 
@@ -138,6 +139,7 @@ function drawSettings(main, user) {
         h("button.btn.ghost", { type: "submit" }, t("account.delete")))),
     myBotsPanel(),
     notifyPanel(),
+    blocksPanel(),
     h("p", {}, h("button.btn.ghost", { type: "button", id: "signout", onclick: signOut }, t("account.signOut"))));
 }
 
@@ -291,6 +293,7 @@ export async function showProfile(main, name) {
   if (user.kind !== "bot") main.append(h("p.muted", { id: "profile-joined" }, t("profile.joined", { date: when(user.joined) })));
   const viewer = await account();
   if (user.kind !== "bot" && viewer && viewer.user && viewer.user.id !== user.id) main.append(challengeButton(user.name));
+  if (viewer?.user && viewer.user.name !== user.name) main.append(profileTools(user.name));
   if (user.owner !== undefined) {  // a bot program online (docs/bot-api.md): whose it is, and what it says of itself
     main.append(h("p.muted", { id: "profile-owner" }, user.owner ? t("bots.ownedBy", { owner: user.owner }) : t("bots.program")),
       user.description ? h("p", { id: "profile-description" }, user.description) : null);

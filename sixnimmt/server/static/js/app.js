@@ -9,6 +9,7 @@ import { showMailPage } from "./notify.js";
 import { showTutorial } from "./tutorial.js";
 import { showBotApiDocs, showRules } from "./rules.js";
 import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
+import { showAdmin } from "./moderation.js";
 
 const main = document.getElementById("main");
 let leave = null; // cleanup of the current screen (closes a table's socket)
@@ -34,6 +35,7 @@ const routes = [
   [/^#\/account(?:\/(bots))?$/, (view, m) => showAccount(view, m[1] || null)],
   [/^#\/leaderboard(?:\/(\w+))?(\/provisional)?(?:\?page=(\d+))?$/,
     (view, m) => showLeaderboard(view, m[1] || null, !!m[2], Math.max(0, Number(m[3] || 1) - 1))],
+  [/^#\/admin$/, (view) => showAdmin(view)], // the moderators' page (docs/web.md, "Moderation")
   [/^#\/u\/([A-Za-z0-9_.%-]{1,64})$/, (view, m) => showProfile(view, decodeURIComponent(m[1]))],
   [/^.*$/, (view) => showLobby(view)],
 ];

@@ -11,6 +11,7 @@ import { SPEEDS, bindHandKeys, drawAway, createNodes, createTools, drawBar, draw
 import { askLeave, closeDialog, dealSummary, dialogKind, gameOver, showSeats, showSheet } from "./table/dialogs.js";
 import { createLog, createLogPanel, logEvents } from "./table/log.js";
 import { createChat } from "./table/chat.js";
+import { createModeration } from "./moderation.js";
 import { receiveInvite } from "./table/seats.js";
 import { playShape, playsOf } from "./table/plays.js";
 import { clearSignals, signalTurn } from "./table/signals.js";
@@ -92,6 +93,8 @@ export function showTable(main, code, invite = null, inviteName = "") {
   s.chat = chat;
   s.extraNodes.push(logPanel.node, chat.node);
   s.extraTools.push(chat.mute);
+  const moderation = createModeration(s); // report and block; the host's chat and spectators
+  s.extraTools.push(moderation.button);
   createTools(s);
   const queue = [];
 
@@ -108,6 +111,7 @@ export function showTable(main, code, invite = null, inviteName = "") {
     }
     if (message.type === "hint") { showHint(s, message); return; }
     if (message.type === "chat") { chat.receive(message); return; }
+    if (message.type === "blocked") { moderation.receive(message); return; }
     if (message.type === "invite") { receiveInvite(s, message); return; }
     if (message.type === "presence" || message.type === "seats" || message.type === "thinking") { queue.push(message); if (!s.busy) drain(); return; }
     if (message.type === "state" || message.type === "update" || message.type === "chosen") {

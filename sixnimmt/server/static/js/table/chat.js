@@ -37,7 +37,7 @@ export function createChat(s) {
     mute.textContent = t(muted ? "chat.unmute" : "chat.mute");
     mute.setAttribute("aria-pressed", muted ? "true" : "false");
     const table = s.current?.table;
-    const closed = !table || (table.you == null && !table.spectator_chat);
+    const closed = !table || table.chat_off || (table.you == null && !table.spectator_chat);
     for (const node of [text, send, ...reactions.children]) node.disabled = closed;
     text.placeholder = t(closed ? "chat.readOnly" : "chat.placeholder");
   }
@@ -46,7 +46,7 @@ export function createChat(s) {
   function add(line, announce) {
     if (line.id != null && line.id <= s.log.chatSeen) return;
     if (line.id != null) s.log.chatSeen = line.id;
-    s.log.add({ k: "chat", id: line.id, seat: line.seat, name: line.name, text: line.text, emoji: line.emoji });
+    s.log.add({ k: "chat", id: line.id, seat: line.seat, name: line.name, text: line.text, emoji: line.emoji, spectator: line.spectator });
     const mine = line.seat != null && line.seat === s.current?.table.you;
     if (announce && !mine && !chatMuted()) toast(`${line.name ?? t("chat.spectator")}: ${line.text ?? line.emoji}`);
   }

@@ -2,8 +2,8 @@
 to it (only their SHA-256), the last "your move" mail per table and account, the browsers
 subscribed to pushes, and the server's VAPID key.
 
-Revision ID: 0012
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-04
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0012"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
