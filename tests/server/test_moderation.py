@@ -113,7 +113,10 @@ def test_a_report_reaches_the_operators_list_with_the_chat_lines(web: TestClient
     status, out, _ = admin(url, "report", "1", capsys=capsys)
     assert status == 0 and "> [1] Bob: you play like a potato" in out
     # a moderator sees the same on the admin page; nobody else sees the page at all
-    assert as_(web, who["Alice"]).get("/api/admin/reports").status_code == 404
+    for path in ("/api/admin/reports", "/api/admin/reports/1", "/api/admin/log", "/api/admin/me"):
+        assert as_(web, who["Alice"]).get(path).status_code == 404, path  # (not even that the page exists)
+    web.cookies.clear()
+    assert web.get("/api/admin/reports/1").status_code == 404
     assert admin(url, "moderator", "Carol", "--reason", "club moderator", capsys=capsys)[0] == 0
     page = as_(web, who["Carol"]).get("/api/admin/reports/1").json()
     assert page["target"] == "Bob" and [c["text"] for c in page["context"]["chat"]] == ["you play like a potato"]
