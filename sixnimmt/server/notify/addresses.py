@@ -54,6 +54,7 @@ class Subscription:
     endpoint: str
     p256dh: str
     auth: str
+    lang: str = "en"
 
 
 class Addresses:
@@ -173,7 +174,8 @@ class Addresses:
         with Session(self.engine) as session, session.begin():
             session.execute(delete(PushSubscriptionRow).where(PushSubscriptionRow.endpoint == subscription.endpoint))
             session.add(PushSubscriptionRow(user_id=user_id, endpoint=subscription.endpoint,
-                                            p256dh=subscription.p256dh, auth=subscription.auth, created_at=now))
+                                            p256dh=subscription.p256dh, auth=subscription.auth,
+                                            lang=subscription.lang, created_at=now))
 
     def unsubscribe_push(self, user_id: int, endpoint: str) -> None:
         with Session(self.engine) as session, session.begin():
@@ -188,7 +190,7 @@ class Addresses:
     def subscriptions(self, user_id: int) -> list[Subscription]:
         with Session(self.engine) as session:
             rows = session.scalars(select(PushSubscriptionRow).where(PushSubscriptionRow.user_id == user_id))
-            return [Subscription(r.endpoint, r.p256dh, r.auth) for r in rows]
+            return [Subscription(r.endpoint, r.p256dh, r.auth, r.lang) for r in rows]
 
     def vapid_key(self, make: str) -> str:
         """The server's VAPID private key (PEM): the one kept, else ``make``, kept from now on

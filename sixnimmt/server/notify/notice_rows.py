@@ -59,6 +59,8 @@ class PushSubscriptionRow(Base):
     endpoint: Mapped[str] = mapped_column(String(1000), unique=True)
     p256dh: Mapped[str] = mapped_column(String(100))
     auth: Mapped[str] = mapped_column(String(40))
+    #: The page's language when it subscribed: the pushes' texts are in it.
+    lang: Mapped[str] = mapped_column(String(8), default="en")
     created_at: Mapped[float] = mapped_column(Float)
 
 

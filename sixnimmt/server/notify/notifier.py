@@ -21,6 +21,7 @@ from ..config import Settings
 from ..store.database import Store
 from .addresses import Addresses, Email, NotifyError
 from .mailer import Mailer, challenge_text, confirm_text, mail_missing, move_text, reset_text
+from .phrases import phrase
 from .webpush import Pusher, new_private_pem
 
 log = logging.getLogger("sixnimmt.server")
@@ -129,9 +130,7 @@ class Notifier:
         accounts = [account for account in accounts if account in waiting]
         names = await self.run(self.names, accounts) if accounts else {}
         for account in accounts:
-            payload = {"kind": "move", "table": code, "title": "6 nimmt!: your move",
-                       "body": f"It is your move at table {code}.", "url": f"/#/t/{code}"}
-            await self.push(account, payload)
+            await self.push(account, {"kind": "move", "table": code, "url": f"/#/t/{code}"})
             email = await self.run(self.addresses.email_of, account)
             if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
                 continue
@@ -147,9 +146,7 @@ class Notifier:
         self.later(self._tell_challenge(account, by, code))
 
     async def _tell_challenge(self, account: int, by: str, code: str) -> None:
-        payload = {"kind": "challenge", "table": code, "from": by, "title": "6 nimmt!: a challenge",
-                   "body": f"{by} challenges you to a game.", "url": f"/#/t/{code}"}
-        await self.push(account, payload)
+        await self.push(account, {"kind": "challenge", "table": code, "from": by, "url": f"/#/t/{code}"})
         email = await self.run(self.addresses.email_of, account)
         if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
             return
@@ -163,12 +160,18 @@ class Notifier:
         return {"List-Unsubscribe": f"<{self.unsubscribe_link(account, email)}>",
                 "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
 
-    async def push(self, account: int, payload: dict[str, Any]) -> int:
-        """Push ``payload`` to each browser the account subscribed; returns how many took it."""
+    async def push(self, account: int, news: dict[str, Any]) -> int:
+        """Push ``news`` (its ``kind``, ``table``, ``url`` and who it is ``from``) to each browser the
+        account subscribed, with a title and text in the language it subscribed in; returns how many
+        push services took it."""
         if self.pusher is None:
             return 0
         delivered = 0
+        key = "notify.pushMove" if news["kind"] == "move" else "notify.pushChallenge"
         for subscription in await self.run(self.addresses.subscriptions, account):
+            lang = subscription.lang
+            payload = {**news, "title": "6 nimmt! " + phrase(lang, f"{key}Title"),
+                       "body": phrase(lang, key, table=news["table"], name=news.get("from", ""))}
             result = await self.pusher.push(subscription, payload, self.clock.wall())
             if result is None:
                 await self.run(self.addresses.drop_endpoint, subscription.endpoint)

@@ -108,7 +108,7 @@ async function subscribe(key) {
   if ((await Notification.requestPermission()) !== "granted") throw new Error(t("notify.pushDenied"));
   const registration = await navigator.serviceWorker.ready;
   const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
-  await api("/notify/push", { method: "POST", body: subscription.toJSON() });
+  await api("/notify/push", { method: "POST", body: { ...subscription.toJSON(), lang: document.documentElement.lang } });
 }
 
 async function unsubscribe() {
