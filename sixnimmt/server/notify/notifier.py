@@ -66,10 +66,24 @@ class Notifier:
             await asyncio.wait(list(self._tasks))
 
     def later(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run ``work`` in a task of its own (a mail or a push: nobody waits on it)."""
+        """Run ``work`` in a task of its own (a mail or a push: nobody waits on it, and what goes
+        wrong in it is logged, never raised into a table)."""
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            # (the database went away meanwhile, say: the next move tells again)
+            log.warning("a notification was not sent: %s", type(error).__name__)
+
+    async def _move_mails_to(self, account: int) -> Email | None:
+        """The account's address, if it is confirmed, takes "your move" mails, and mail goes out."""
+        email = await self.run(self.addresses.email_of, account)
+        if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
+            return None
+        return email
 
     # ------------------------------------------------------------------ links
 
@@ -131,11 +145,9 @@ class Notifier:
         names = await self.run(self.names, accounts) if accounts else {}
         for account in accounts:
             await self.push(account, {"kind": "move", "table": code, "url": f"/#/t/{code}"})
-            email = await self.run(self.addresses.email_of, account)
-            if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
-                continue
-            if not await self.run(self.addresses.move_mail_due, account, code, self.clock.wall(),
-                                  self.settings.move_mail_period):
+            email = await self._move_mails_to(account)
+            if email is None or not await self.run(self.addresses.move_mail_due, account, code, self.clock.wall(),
+                                                    self.settings.move_mail_period):
                 continue
             subject, text = move_text(names.get(account, ""), code, self.link(f"t/{code}"),
                                       self.unsubscribe_link(account, email))
@@ -147,8 +159,8 @@ class Notifier:
 
     async def _tell_challenge(self, account: int, by: str, code: str) -> None:
         await self.push(account, {"kind": "challenge", "table": code, "from": by, "url": f"/#/t/{code}"})
-        email = await self.run(self.addresses.email_of, account)
-        if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
+        email = await self._move_mails_to(account)
+        if email is None:
             return
         names = await self.run(self.names, [account])
         subject, text = challenge_text(names.get(account, ""), by, self.link(f"t/{code}"),
