@@ -23,6 +23,8 @@ class EmailRow(Base):
     confirmed: Mapped[bool] = mapped_column(Boolean, default=False)
     move_mails: Mapped[bool] = mapped_column(Boolean, default=True)
     unsubscribe_key: Mapped[str] = mapped_column(String(64))
+    #: The page's language when the address was given: the mails are in it.
+    lang: Mapped[str] = mapped_column(String(8), default="en")
 
 
 class MailTokenRow(Base):

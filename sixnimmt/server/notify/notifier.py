@@ -20,7 +20,7 @@ from ..clock import Clock
 from ..config import Settings
 from ..store.database import Store
 from .addresses import Addresses, Email, NotifyError
-from .mailer import Mailer, challenge_text, confirm_text, mail_missing, move_text, reset_text
+from .mailer import Mailer, mail_missing
 from .phrases import phrase
 from .webpush import Pusher, new_private_pem
 
@@ -28,6 +28,11 @@ log = logging.getLogger("sixnimmt.server")
 T = TypeVar("T")
 #: Decisions remembered as pushed (per table and account), so a table's other moves do not push again.
 REMEMBERED = 10_000
+
+
+def mail_text(lang: str, which: str, **params: Any) -> tuple[str, str]:
+    """A mail's subject and text in ``lang`` (``notify.mail{which}Subject`` and ``notify.mail{which}``)."""
+    return phrase(lang, f"notify.mail{which}Subject", **params), phrase(lang, f"notify.mail{which}", **params)
 
 
 class Notifier:
@@ -103,14 +108,14 @@ class Notifier:
         if not self.mailer.enabled:
             raise NotifyError("this server sends no e-mail", "notify-no-mail", status=404)
 
-    async def confirm_address(self, user_id: int, name: str, address: str) -> bool:
+    async def confirm_address(self, user_id: int, name: str, address: str, lang: str = "en") -> bool:
         """Keep ``address`` (unconfirmed) and mail it the link that confirms it."""
         self.require_mail()
         token = secrets.token_urlsafe(32)
         period = self.settings.mail_link_seconds
-        await self.run(self.addresses.set_address, user_id, address, token, self.clock.wall() + period)
-        subject, text = confirm_text(name, self.link(f"mail/confirm?token={token}"), period / 3600)
-        return await self.mailer.send(address, subject, text)
+        await self.run(self.addresses.set_address, user_id, address, token, self.clock.wall() + period, lang)
+        link = self.link(f"mail/confirm?token={token}")
+        return await self.mailer.send(address, *mail_text(lang, "Confirm", name=name, link=link, hours=f"{period / 3600:g}"))
 
     async def reset_password(self, user_id: int, name: str) -> None:
         """Mail a password-reset link to the account's confirmed address, if it has one."""
@@ -120,8 +125,8 @@ class Notifier:
         token = secrets.token_urlsafe(32)
         period = self.settings.mail_link_seconds
         await self.run(self.addresses.add_reset, user_id, token, self.clock.wall() + period)
-        subject, text = reset_text(name, self.link(f"mail/reset?token={token}"), period / 3600)
-        await self.mailer.send(email.address, subject, text)
+        link = self.link(f"mail/reset?token={token}")
+        await self.mailer.send(email.address, *mail_text(email.lang, "Reset", name=name, link=link, hours=f"{period / 3600:g}"))
 
     # ------------------------------------------------------------------ told by the tables
 
@@ -149,8 +154,8 @@ class Notifier:
             if email is None or not await self.run(self.addresses.move_mail_due, account, code, self.clock.wall(),
                                                     self.settings.move_mail_period):
                 continue
-            subject, text = move_text(names.get(account, ""), code, self.link(f"t/{code}"),
-                                      self.unsubscribe_link(account, email))
+            subject, text = mail_text(email.lang, "Move", name=names.get(account, ""), table=code,
+                                      link=self.link(f"t/{code}"), unsubscribe=self.unsubscribe_link(account, email))
             await self.mailer.send(email.address, subject, text, self._unsubscribe_headers(account, email))
 
     def challenged(self, account: int, by: str, code: str) -> None:
@@ -163,8 +168,8 @@ class Notifier:
         if email is None:
             return
         names = await self.run(self.names, [account])
-        subject, text = challenge_text(names.get(account, ""), by, self.link(f"t/{code}"),
-                                       self.unsubscribe_link(account, email))
+        subject, text = mail_text(email.lang, "Challenge", name=names.get(account, ""), by=by,
+                                  link=self.link(f"t/{code}"), unsubscribe=self.unsubscribe_link(account, email))
         await self.mailer.send(email.address, subject, text, self._unsubscribe_headers(account, email))
 
     def _unsubscribe_headers(self, account: int, email: Email) -> dict[str, str]:

@@ -36,6 +36,8 @@ router = APIRouter(prefix="/api/notify")
 
 class AddressBody(RequestBody):
     address: str = Field(max_length=300)
+    #: The page's language: the mails are in it.
+    lang: str = Field(default="en", max_length=8)
 
 
 class TokenBody(RequestBody):
@@ -126,7 +128,8 @@ async def set_email(body: AddressBody, request: Request) -> dict[str, Any]:
     notifier.require_mail()
     address = check_address(body.address)
     _limited(request.app.state.notify_limits.address_mails, str(user.id), svc, "mails to an address")
-    sent = await notifier.confirm_address(user.id, user.name, address)
+    lang = body.lang if body.lang in languages() else "en"
+    sent = await notifier.confirm_address(user.id, user.name, address, lang)
     if not sent:
         raise NotifyError("the mail server did not take the mail: try again later", "notify-mail-failed", status=503)
     return {"email": address, "confirmed": False}

@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("confirmed", sa.Boolean, nullable=False),
         sa.Column("move_mails", sa.Boolean, nullable=False),
         sa.Column("unsubscribe_key", sa.String(64), nullable=False),
+        sa.Column("lang", sa.String(8), nullable=False, server_default="en"),
     )
     op.create_table(
         "mail_tokens",
