@@ -6,6 +6,8 @@ period) and the one-click unsubscribe they carry. Time is a :class:`ManualClock`
 from __future__ import annotations
 
 import email
+import email.policy
+import json
 import re
 import socket
 from collections.abc import Iterator
@@ -21,6 +23,7 @@ from sixnimmt.server.accounts.account_routes import COOKIE
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.config import Settings
 from sixnimmt.server.notify.mailer import mail_enabled, mail_missing
+from sixnimmt.server.notify.phrases import STRINGS
 from sixnimmt.server.web.logs import redact
 
 from .conftest import make_client
@@ -39,7 +42,7 @@ class Inbox:
         self.messages: list[Message] = []
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # (aiosmtpd calls it by this name)
-        message = email.message_from_bytes(envelope.content)
+        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
         message["X-Envelope-To"] = ",".join(envelope.rcpt_tos)
         self.messages.append(message)
         return "250 OK"
@@ -160,6 +163,12 @@ def test_an_address_is_confirmed_by_the_link_in_its_mail(web: TestClient, inbox:
     sign_up(web, "Bob_2")
     assert web.get("/api/notify/settings").json()["email"] is None
     assert "ann@" not in web.get("/api/users/Ann_1").text
+    # a page in German: the mail is in German
+    assert web.post("/api/notify/email", json={"address": "bob@example.de", "lang": "de"}).status_code == 200
+    [german] = mails.take()
+    strings = json.loads((STRINGS / "de.json").read_text(encoding="utf-8"))
+    assert german["Subject"] == strings["notify.mailConfirmSubject"] and "ä" in german["Subject"]
+    assert body(german).startswith(strings["notify.mailConfirm"].split("{name}")[0] + "Bob_2")
 
 
 def test_a_password_is_set_again_by_mail_once_and_not_after_the_link_expires(

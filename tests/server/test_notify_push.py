@@ -25,6 +25,7 @@ from fastapi.testclient import TestClient
 
 from sixnimmt.server.clock import ManualClock
 from sixnimmt.server.notify.addresses import NotifyError
+from sixnimmt.server.notify.phrases import STRINGS
 from sixnimmt.server.notify.webpush import check_subscription
 
 from .conftest import make_client
@@ -140,8 +141,8 @@ def check_vapid(headers: dict[str, str], server_key: str, audience: str, now: fl
     assert headers["Content-Encoding"] == "aes128gcm" and int(headers["TTL"]) > 0
 
 
-def subscribe(web: TestClient, endpoint: str, browser: Browser) -> None:
-    response = web.post("/api/notify/push", json={"endpoint": endpoint, "expirationTime": None,
+def subscribe(web: TestClient, endpoint: str, browser: Browser, lang: str = "en") -> None:
+    response = web.post("/api/notify/push", json={"endpoint": endpoint, "expirationTime": None, "lang": lang,
                                                   "keys": {"p256dh": b64(browser.public), "auth": b64(browser.auth)}})
     assert response.status_code == 200, response.text
 
@@ -153,7 +154,7 @@ def test_a_move_due_and_a_challenge_are_pushed_and_decrypted(web: TestClient, se
     assert len(unb64(key)) == 65
     browser = Browser()
     sign_up(web, "Ann_1")
-    subscribe(web, f"{service.origin}/push/ann", browser)
+    subscribe(web, f"{service.origin}/push/ann", browser, lang="de")  # (a page in German)
     assert web.get("/api/notify/settings").json()["push_endpoints"] == [f"{service.origin}/push/ann"]
     # a turn-based table whose first move is Ann's, with nobody of hers at the table
     made = web.post("/api/tables", json={"name": "x", "seats": [{"kind": "bot", "bot": "easy"}],
@@ -166,6 +167,8 @@ def test_a_move_due_and_a_challenge_are_pushed_and_decrypted(web: TestClient, se
     check_vapid(headers, key, service.origin, now)
     payload = browser.decrypt(body)
     assert payload["kind"] == "move" and payload["table"] == code and payload["url"] == f"/#/t/{code}"
+    german = json.loads((STRINGS / "de.json").read_text(encoding="utf-8"))
+    assert payload["body"] == german["notify.pushMove"].replace("{table}", code)
     # the next move (the stand-in played when the hour ran out) is pushed too, once
     settle(web, advance=HOUR)
     [(_, _, body)] = service.take()
@@ -178,6 +181,7 @@ def test_a_move_due_and_a_challenge_are_pushed_and_decrypted(web: TestClient, se
     [(_, _, body)] = service.take()
     payload = browser.decrypt(body)
     assert payload == {**payload, "kind": "challenge", "from": "Bob_2", "table": challenge.json()["code"]}
+    assert payload["body"] == german["notify.pushChallenge"].replace("{name}", "Bob_2")
     # the challenge is no one else's to read: a stranger's keys do not open it
     with pytest.raises(InvalidTag):
         Browser().decrypt(body)

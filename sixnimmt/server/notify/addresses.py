@@ -47,6 +47,7 @@ class Email:
     confirmed: bool
     move_mails: bool
     unsubscribe_key: str
+    lang: str = "en"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,7 @@ class Subscription:
     endpoint: str
     p256dh: str
     auth: str
+    lang: str = "en"
 
 
 class Addresses:
@@ -67,9 +69,10 @@ class Addresses:
     def email_of(self, user_id: int) -> Email | None:
         with Session(self.engine) as session:
             row = session.get(EmailRow, user_id)
-            return None if row is None else Email(row.address, row.confirmed, row.move_mails, row.unsubscribe_key)
+            return None if row is None else Email(row.address, row.confirmed, row.move_mails, row.unsubscribe_key,
+                                                  row.lang)
 
-    def set_address(self, user_id: int, address: str, token: str, expires_at: float) -> None:
+    def set_address(self, user_id: int, address: str, token: str, expires_at: float, lang: str = "en") -> None:
         """A new, unconfirmed address for the account, and the link that confirms it (any link
         mailed before for another address stops working)."""
         with Session(self.engine) as session, session.begin():
@@ -77,7 +80,7 @@ class Addresses:
             if row is None:
                 row = EmailRow(user_id=user_id, unsubscribe_key=secrets.token_urlsafe(24), move_mails=True)
                 session.add(row)
-            row.address, row.confirmed = address, False
+            row.address, row.confirmed, row.lang = address, False, lang
             session.execute(delete(MailTokenRow).where(MailTokenRow.user_id == user_id,
                                                        MailTokenRow.purpose == "confirm"))
             session.add(MailTokenRow(token_hash=hash_token(token), user_id=user_id, purpose="confirm",
@@ -173,7 +176,8 @@ class Addresses:
         with Session(self.engine) as session, session.begin():
             session.execute(delete(PushSubscriptionRow).where(PushSubscriptionRow.endpoint == subscription.endpoint))
             session.add(PushSubscriptionRow(user_id=user_id, endpoint=subscription.endpoint,
-                                            p256dh=subscription.p256dh, auth=subscription.auth, created_at=now))
+                                            p256dh=subscription.p256dh, auth=subscription.auth,
+                                            lang=subscription.lang, created_at=now))
 
     def unsubscribe_push(self, user_id: int, endpoint: str) -> None:
         with Session(self.engine) as session, session.begin():
@@ -188,7 +192,7 @@ class Addresses:
     def subscriptions(self, user_id: int) -> list[Subscription]:
         with Session(self.engine) as session:
             rows = session.scalars(select(PushSubscriptionRow).where(PushSubscriptionRow.user_id == user_id))
-            return [Subscription(r.endpoint, r.p256dh, r.auth) for r in rows]
+            return [Subscription(r.endpoint, r.p256dh, r.auth, r.lang) for r in rows]
 
     def vapid_key(self, make: str) -> str:
         """The server's VAPID private key (PEM): the one kept, else ``make``, kept from now on

@@ -1,7 +1,7 @@
 """Mail out through the SMTP server the settings name (``aiosmtplib``): the confirmation of an
 address, the password-reset link, and "your move" at a turn-based table with its one-click
 unsubscribe (RFC 8058's ``List-Unsubscribe`` and ``List-Unsubscribe-Post`` headers, and a link in
-the text). Without an SMTP host the server sends no mail and the client hides the e-mail features."""
+the text). The texts are the client's strings (``notify.mail…``) in the address's language. Without an SMTP host the server sends no mail and the client hides the e-mail features."""
 
 from __future__ import annotations
 
@@ -84,29 +84,3 @@ class Mailer:
             log.warning("a mail was not sent: %s", type(error).__name__)
             return False
         return True
-
-
-def confirm_text(name: str, link: str, hours: float) -> tuple[str, str]:
-    return ("Confirm your e-mail address for 6 nimmt!",
-            f"Hello {name},\n\nto confirm this address for your account, open this link within "
-            f"{hours:g} hours:\n\n{link}\n\nIf you did not ask for this, ignore this mail: nothing changes.\n")
-
-
-def reset_text(name: str, link: str, hours: float) -> tuple[str, str]:
-    return ("Set a new password for 6 nimmt!",
-            f"Hello {name},\n\nsomeone (we hope you) asked to set a new password for your account. "
-            f"Open this link within {hours:g} hours to choose one (it works once):\n\n{link}\n\n"
-            "If you did not ask for this, ignore this mail: your password stays as it is.\n")
-
-
-def move_text(name: str, code: str, link: str, unsubscribe: str) -> tuple[str, str]:
-    return (f"Your move at table {code} (6 nimmt!)",
-            f"Hello {name},\n\nit is your move at table {code}:\n\n{link}\n\n"
-            "You get at most one such mail per table in a while. No more of these mails, in one "
-            f"click:\n\n{unsubscribe}\n")
-
-
-def challenge_text(name: str, by: str, link: str, unsubscribe: str) -> tuple[str, str]:
-    return (f"{by} challenges you to 6 nimmt!",
-            f"Hello {name},\n\n{by} challenges you to a turn-based game. Take your seat:\n\n{link}\n\n"
-            f"No more mails about moves and challenges, in one click:\n\n{unsubscribe}\n")

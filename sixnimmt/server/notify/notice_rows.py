@@ -23,6 +23,8 @@ class EmailRow(Base):
     confirmed: Mapped[bool] = mapped_column(Boolean, default=False)
     move_mails: Mapped[bool] = mapped_column(Boolean, default=True)
     unsubscribe_key: Mapped[str] = mapped_column(String(64))
+    #: The page's language when the address was given: the mails are in it.
+    lang: Mapped[str] = mapped_column(String(8), default="en")
 
 
 class MailTokenRow(Base):
@@ -59,6 +61,8 @@ class PushSubscriptionRow(Base):
     endpoint: Mapped[str] = mapped_column(String(1000), unique=True)
     p256dh: Mapped[str] = mapped_column(String(100))
     auth: Mapped[str] = mapped_column(String(40))
+    #: The page's language when it subscribed: the pushes' texts are in it.
+    lang: Mapped[str] = mapped_column(String(8), default="en")
     created_at: Mapped[float] = mapped_column(Float)
 
 

@@ -20,13 +20,19 @@ from ..clock import Clock
 from ..config import Settings
 from ..store.database import Store
 from .addresses import Addresses, Email, NotifyError
-from .mailer import Mailer, challenge_text, confirm_text, mail_missing, move_text, reset_text
+from .mailer import Mailer, mail_missing
+from .phrases import phrase
 from .webpush import Pusher, new_private_pem
 
 log = logging.getLogger("sixnimmt.server")
 T = TypeVar("T")
 #: Decisions remembered as pushed (per table and account), so a table's other moves do not push again.
 REMEMBERED = 10_000
+
+
+def mail_text(lang: str, which: str, **params: Any) -> tuple[str, str]:
+    """A mail's subject and text in ``lang`` (``notify.mail{which}Subject`` and ``notify.mail{which}``)."""
+    return phrase(lang, f"notify.mail{which}Subject", **params), phrase(lang, f"notify.mail{which}", **params)
 
 
 class Notifier:
@@ -65,10 +71,24 @@ class Notifier:
             await asyncio.wait(list(self._tasks))
 
     def later(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run ``work`` in a task of its own (a mail or a push: nobody waits on it)."""
+        """Run ``work`` in a task of its own (a mail or a push: nobody waits on it, and what goes
+        wrong in it is logged, never raised into a table)."""
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            # (the database went away meanwhile, say: the next move tells again)
+            log.warning("a notification was not sent: %s", type(error).__name__)
+
+    async def _move_mails_to(self, account: int) -> Email | None:
+        """The account's address, if it is confirmed, takes "your move" mails, and mail goes out."""
+        email = await self.run(self.addresses.email_of, account)
+        if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
+            return None
+        return email
 
     # ------------------------------------------------------------------ links
 
@@ -88,14 +108,14 @@ class Notifier:
         if not self.mailer.enabled:
             raise NotifyError("this server sends no e-mail", "notify-no-mail", status=404)
 
-    async def confirm_address(self, user_id: int, name: str, address: str) -> bool:
+    async def confirm_address(self, user_id: int, name: str, address: str, lang: str = "en") -> bool:
         """Keep ``address`` (unconfirmed) and mail it the link that confirms it."""
         self.require_mail()
         token = secrets.token_urlsafe(32)
         period = self.settings.mail_link_seconds
-        await self.run(self.addresses.set_address, user_id, address, token, self.clock.wall() + period)
-        subject, text = confirm_text(name, self.link(f"mail/confirm?token={token}"), period / 3600)
-        return await self.mailer.send(address, subject, text)
+        await self.run(self.addresses.set_address, user_id, address, token, self.clock.wall() + period, lang)
+        link = self.link(f"mail/confirm?token={token}")
+        return await self.mailer.send(address, *mail_text(lang, "Confirm", name=name, link=link, hours=f"{period / 3600:g}"))
 
     async def reset_password(self, user_id: int, name: str) -> None:
         """Mail a password-reset link to the account's confirmed address, if it has one."""
@@ -105,8 +125,8 @@ class Notifier:
         token = secrets.token_urlsafe(32)
         period = self.settings.mail_link_seconds
         await self.run(self.addresses.add_reset, user_id, token, self.clock.wall() + period)
-        subject, text = reset_text(name, self.link(f"mail/reset?token={token}"), period / 3600)
-        await self.mailer.send(email.address, subject, text)
+        link = self.link(f"mail/reset?token={token}")
+        await self.mailer.send(email.address, *mail_text(email.lang, "Reset", name=name, link=link, hours=f"{period / 3600:g}"))
 
     # ------------------------------------------------------------------ told by the tables
 
@@ -129,17 +149,13 @@ class Notifier:
         accounts = [account for account in accounts if account in waiting]
         names = await self.run(self.names, accounts) if accounts else {}
         for account in accounts:
-            payload = {"kind": "move", "table": code, "title": "6 nimmt!: your move",
-                       "body": f"It is your move at table {code}.", "url": f"/#/t/{code}"}
-            await self.push(account, payload)
-            email = await self.run(self.addresses.email_of, account)
-            if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
+            await self.push(account, {"kind": "move", "table": code, "url": f"/#/t/{code}"})
+            email = await self._move_mails_to(account)
+            if email is None or not await self.run(self.addresses.move_mail_due, account, code, self.clock.wall(),
+                                                    self.settings.move_mail_period):
                 continue
-            if not await self.run(self.addresses.move_mail_due, account, code, self.clock.wall(),
-                                  self.settings.move_mail_period):
-                continue
-            subject, text = move_text(names.get(account, ""), code, self.link(f"t/{code}"),
-                                      self.unsubscribe_link(account, email))
+            subject, text = mail_text(email.lang, "Move", name=names.get(account, ""), table=code,
+                                      link=self.link(f"t/{code}"), unsubscribe=self.unsubscribe_link(account, email))
             await self.mailer.send(email.address, subject, text, self._unsubscribe_headers(account, email))
 
     def challenged(self, account: int, by: str, code: str) -> None:
@@ -147,15 +163,13 @@ class Notifier:
         self.later(self._tell_challenge(account, by, code))
 
     async def _tell_challenge(self, account: int, by: str, code: str) -> None:
-        payload = {"kind": "challenge", "table": code, "from": by, "title": "6 nimmt!: a challenge",
-                   "body": f"{by} challenges you to a game.", "url": f"/#/t/{code}"}
-        await self.push(account, payload)
-        email = await self.run(self.addresses.email_of, account)
-        if email is None or not email.confirmed or not email.move_mails or not self.mailer.enabled:
+        await self.push(account, {"kind": "challenge", "table": code, "from": by, "url": f"/#/t/{code}"})
+        email = await self._move_mails_to(account)
+        if email is None:
             return
         names = await self.run(self.names, [account])
-        subject, text = challenge_text(names.get(account, ""), by, self.link(f"t/{code}"),
-                                       self.unsubscribe_link(account, email))
+        subject, text = mail_text(email.lang, "Challenge", name=names.get(account, ""), by=by,
+                                  link=self.link(f"t/{code}"), unsubscribe=self.unsubscribe_link(account, email))
         await self.mailer.send(email.address, subject, text, self._unsubscribe_headers(account, email))
 
     def _unsubscribe_headers(self, account: int, email: Email) -> dict[str, str]:
@@ -163,12 +177,18 @@ class Notifier:
         return {"List-Unsubscribe": f"<{self.unsubscribe_link(account, email)}>",
                 "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
 
-    async def push(self, account: int, payload: dict[str, Any]) -> int:
-        """Push ``payload`` to each browser the account subscribed; returns how many took it."""
+    async def push(self, account: int, news: dict[str, Any]) -> int:
+        """Push ``news`` (its ``kind``, ``table``, ``url`` and who it is ``from``) to each browser the
+        account subscribed, with a title and text in the language it subscribed in; returns how many
+        push services took it."""
         if self.pusher is None:
             return 0
         delivered = 0
+        key = "notify.pushMove" if news["kind"] == "move" else "notify.pushChallenge"
         for subscription in await self.run(self.addresses.subscriptions, account):
+            lang = subscription.lang
+            payload = {**news, "title": "6 nimmt! " + phrase(lang, f"{key}Title"),
+                       "body": phrase(lang, key, table=news["table"], name=news.get("from", ""))}
             result = await self.pusher.push(subscription, payload, self.clock.wall())
             if result is None:
                 await self.run(self.addresses.drop_endpoint, subscription.endpoint)

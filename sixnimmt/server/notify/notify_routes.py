@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import logging
+from dataclasses import replace
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -26,6 +27,7 @@ from ..tables.table_setup import TURN_BASED, TableError, TableOptions
 from .addresses import NotifyError, check_address
 from .mailer import mail_enabled
 from .notifier import Notifier
+from .phrases import languages
 from .webpush import check_subscription
 
 log = logging.getLogger("sixnimmt.server")
@@ -34,6 +36,8 @@ router = APIRouter(prefix="/api/notify")
 
 class AddressBody(RequestBody):
     address: str = Field(max_length=300)
+    #: The page's language: the mails are in it.
+    lang: str = Field(default="en", max_length=8)
 
 
 class TokenBody(RequestBody):
@@ -63,6 +67,8 @@ class PushBody(RequestBody):
     keys: PushKeys | None = None
     #: (the Push API's ``toJSON()`` names it; the server does not use it)
     expirationTime: float | None = None
+    #: The page's language: the pushes' texts are in it.
+    lang: str = Field(default="en", max_length=8)
 
 
 class ChallengeBody(RequestBody):
@@ -122,7 +128,8 @@ async def set_email(body: AddressBody, request: Request) -> dict[str, Any]:
     notifier.require_mail()
     address = check_address(body.address)
     _limited(request.app.state.notify_limits.address_mails, str(user.id), svc, "mails to an address")
-    sent = await notifier.confirm_address(user.id, user.name, address)
+    lang = body.lang if body.lang in languages() else "en"
+    sent = await notifier.confirm_address(user.id, user.name, address, lang)
     if not sent:
         raise NotifyError("the mail server did not take the mail: try again later", "notify-mail-failed", status=503)
     return {"email": address, "confirmed": False}
@@ -221,6 +228,7 @@ async def subscribe_push(body: PushBody, request: Request) -> dict[str, Any]:
     keys = body.keys or PushKeys(p256dh="", auth="")
     subscription = check_subscription(body.endpoint, keys.p256dh, keys.auth,
                                       insecure=request.app.state.settings.push_insecure_endpoints)
+    subscription = replace(subscription, lang=body.lang if body.lang in languages() else "en")
     await notifier.run(notifier.addresses.subscribe, user.id, subscription, notifier.clock.wall())
     return {"push": True}
 

@@ -34,7 +34,7 @@ export async function afterSignUp(form) {
   const address = form.querySelector("#signup-email")?.value.trim();
   if (!address) return;
   try {
-    await api("/notify/email", { method: "POST", body: { address } });
+    await api("/notify/email", { method: "POST", body: { address, lang: document.documentElement.lang } });
     toast(t("notify.confirmSent", { address }));
   } catch (e) { toast(e.message, true); }
 }
@@ -67,7 +67,7 @@ function emailForm(panel, mine) {
     event.preventDefault();
     error.textContent = "";
     try {
-      await api("/notify/email", { method: "POST", body: { address: address.value } });
+      await api("/notify/email", { method: "POST", body: { address: address.value, lang: document.documentElement.lang } });
       toast(t("notify.confirmSent", { address: address.value.trim() }));
       draw(panel);
     } catch (e) { error.textContent = e.message; }
@@ -108,7 +108,7 @@ async function subscribe(key) {
   if ((await Notification.requestPermission()) !== "granted") throw new Error(t("notify.pushDenied"));
   const registration = await navigator.serviceWorker.ready;
   const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
-  await api("/notify/push", { method: "POST", body: subscription.toJSON() });
+  await api("/notify/push", { method: "POST", body: { ...subscription.toJSON(), lang: document.documentElement.lang } });
 }
 
 async function unsubscribe() {

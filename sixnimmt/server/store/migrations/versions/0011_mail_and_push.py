@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("confirmed", sa.Boolean, nullable=False),
         sa.Column("move_mails", sa.Boolean, nullable=False),
         sa.Column("unsubscribe_key", sa.String(64), nullable=False),
+        sa.Column("lang", sa.String(8), nullable=False, server_default="en"),
     )
     op.create_table(
         "mail_tokens",
@@ -53,6 +54,7 @@ def upgrade() -> None:
         sa.Column("endpoint", sa.String(1000), nullable=False, unique=True),
         sa.Column("p256dh", sa.String(100), nullable=False),
         sa.Column("auth", sa.String(40), nullable=False),
+        sa.Column("lang", sa.String(8), nullable=False, server_default="en"),
         sa.Column("created_at", sa.Float, nullable=False),
     )
     op.create_index("ix_push_subscriptions_user_id", "push_subscriptions", ["user_id"])
