@@ -351,7 +351,8 @@ class TableSession:
 
     async def start_game(self) -> Change:
         """A new game with the same seats (first game, or play again)."""
-        self.game = Game(self.options.rules, [s.name for s in self.seats], seed=secrets.randbits(64))
+        seed = self.options.seed if self.options.seed is not None else secrets.randbits(64)
+        self.game = Game(self.options.rules, [s.name for s in self.seats], seed=seed)
         self.game_number += 1
         self.status = "playing"
         self.turn_log = []
@@ -367,6 +368,8 @@ class TableSession:
             raise TableError("spectators cannot start a new game", "spectator", action="again")
         if self.status != "finished":
             raise TableError("the game is not over yet", "not-over")
+        if self.options.tourney is not None:
+            raise TableError("a tournament's table plays one game", "tournament-table")
         return await self.start_game()
 
     async def act(self, seat: int, value: int) -> Change:

@@ -39,6 +39,9 @@ from ..limits import (
 from ..refusal import Refusal
 from ..store.database import Store
 from ..tables.rooms import Rooms
+from ..tournaments.director import Director
+from ..tournaments.tourney_routes import router as tournaments_api
+from ..tournaments.tourney_rows import TournamentStore
 from .collector import QuietCollector
 from .game_routes import games_api
 from .headers import SecurityHeaders
@@ -75,6 +78,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         # (after the accounts: a table whose time ran out meanwhile may finish its game at once,
         # and a finished game's archive stores its accounts' seats)
         await app.state.rooms.wake_turn_based()
+        app.state.tournaments = TournamentStore(store.engine)
+        app.state.director = _director(app.state.rooms, app.state.tournaments, app.state.accounts, settings, clock)
         collector = QuietCollector(clock, settings.full_collection_seconds) if settings.quiet_gc else None
         if collector is not None:
             collector.start()
@@ -84,6 +89,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         finally:
             if collector is not None:
                 await collector.stop()
+            await app.state.director.close()
             await app.state.reviews.close()
             await app.state.bot_gateway.close()
             await app.state.accounts.close()
@@ -127,6 +133,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(games_api)
     app.include_router(accounts_api)
     app.include_router(bot_api)
+    app.include_router(tournaments_api)
     app.add_api_websocket_route("/api/bot/v1/connect", bot_socket)
     app.add_api_websocket_route("/ws/{code}", table_socket)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -153,6 +160,18 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         return _health(request, ready=True)
 
     return app
+
+
+def _director(rooms: Rooms, store: TournamentStore, accounts: AccountService, settings: Settings,
+              clock: Clock) -> Director:
+    """This process's tournament director, started (docs/web.md, "Tournaments")."""
+
+    def seat_keys(ids: list[int]) -> dict[int, str]:
+        return {uid: user.seat_key for uid, user in accounts.accounts.user_names(ids).items()}
+
+    director = Director(rooms, store, seat_keys, settings, clock)
+    director.start()
+    return director
 
 
 def _health(request: Request, ready: bool) -> JSONResponse:
