@@ -221,10 +221,14 @@ def test_every_table_of_a_duplicate_round_plays_the_same_shuffle(web: TestClient
     for played in page["rounds_played"]:
         tables = played["tables"]
         assert len(tables) == 3  # ten entrants and two fill bots
-        deals = [web.get(f"/api/games/{t['game_id']}").json()["record"]["deals"][0] for t in tables]
+        deals = [web.get(f"/api/games/{t['game_id']}?table={t['code']}").json()["record"]["deals"][0]
+                 for t in tables]
         assert all((d["hands"], d["rows"]) == (deals[0]["hands"], deals[0]["rows"]) for d in deals)
-    a, b = (web.get(f"/api/games/{r['tables'][0]['game_id']}").json()["record"]["deals"][0]["hands"]
-            for r in page["rounds_played"])
+    a, b = (web.get(f"/api/games/{r['tables'][0]['game_id']}?table={r['tables'][0]['code']}").json()
+            ["record"]["deals"][0]["hands"] for r in page["rounds_played"])
+    listed = web.get("/api/games").json()
+    assert not any(g["id"] in {t["game_id"] for r in page["rounds_played"] for t in r["tables"]}
+                   for g in (listed if isinstance(listed, list) else listed.get("games", [])))
     assert a != b  # each round a shuffle of its own
 
     # duplicate scores by hand: each entrant against those who held its seat's hand elsewhere

@@ -232,7 +232,9 @@ class Director:
         settings = tournament.settings
         return TableOptions(
             round_rules({**settings, "format": tournament.format}), timer=int(settings.get("timer") or 0),
-            fill_bot=str(settings.get("fill") or "medium"), public=True,
+            # (a duplicate round's finished games would show the cards of the tables still
+            # playing the same shuffle: their games are reached with their table's code only)
+            fill_bot=str(settings.get("fill") or "medium"), public=not is_duplicate(tournament),
             seed=round_seed(tournament, round_number) if is_duplicate(tournament) else None,
             tourney=tournament.id,
         )

@@ -20,7 +20,7 @@ from ..accounts.ratings import default_rating
 from ..limits import RequestBody
 from ..refusal import Refusal
 from ..tables.table_setup import TableError, check_bot_level, clean_name
-from .director import Director, round_rules, standings
+from .director import Director, is_duplicate, round_rules, standings
 from .tourney_rows import FINISHED, Tournament, TournamentStore
 
 #: The most entrants one tournament takes, and the most rounds.
@@ -150,11 +150,14 @@ def tournament_page(tournament: Tournament, account: int | None) -> dict[str, An
     rounds = []
     for number in range(1, tournament.round + 1):
         tables = []
-        for table in tournament.tables_of(number):
+        tables_of = tournament.tables_of(number)
+        # a duplicate round's games are shown once the whole round is over (they hold its cards)
+        shown = not is_duplicate(tournament) or all(t.totals is not None for t in tables_of)
+        for table in tables_of:
             points = None if table.totals is None else list(placement_points(table.totals))
             tables.append({"code": table.code, "players": [name(n) for n in table.seats],
                            "totals": None if table.totals is None else list(table.totals), "points": points,
-                           "game_id": table.game_id})
+                           "game_id": table.game_id if shown else None})
         rounds.append({"round": number, "tables": tables})
     placed = standings(tournament) if tournament.round else []
     table_now = None
