@@ -255,3 +255,41 @@ def test_bad_tournaments_are_refused_with_one_line(web: TestClient) -> None:
     assert refused.status_code == 422 and "godlike" in refused.json()["detail"]
     assert web.post("/api/tournaments", json={"name": "x"}).status_code == 401
     assert web.get("/api/tournaments/999").status_code == 404
+
+
+def test_a_bot_program_enters_through_the_bot_api_and_plays_every_round(web: TestClient) -> None:
+    from .bot_clients import BotProgram
+    from .test_bot_api import CONNECT, bearer, make_bot
+
+    sign_up(web, "owen")
+    token = make_bot(web, "Prog")
+    made = web.post("/api/tournaments", json={
+        "name": "Programs welcome", "players": 4, "rounds": 2, "deals": 1, "starts_in": 60,
+        "bots": ["easy"] * 6, "enter": False})
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    with web.websocket_connect(CONNECT, headers=bearer(token)) as ws:
+        program = BotProgram(ws)
+        program.hello()
+        ws.send_json({"type": "enter-tournament", "tournament_id": 999})
+        refused = program.until(lambda m: m["type"] == "error")
+        assert refused["code"] == "tournament-unknown"
+        ws.send_json({"type": "enter-tournament", "tournament_id": tid})
+        entered = program.until(lambda m: m["type"] == "tournament-entered")
+        assert entered["tournament_id"] == tid and entered["rounds"] == 2 and entered["starts_in"] == 60
+        assert "Prog" in [e["name"] for e in web.get(f"/api/tournaments/{tid}").json()["entrants"]]
+        for number in (1, 2):
+            _advance(web, 61 if number == 1 else 2)
+            told = program.until(lambda m: m["type"] == "tournament-round")
+            assert (told["tournament_id"], told["round"]) == (tid, number)
+            start = program.until(lambda m: m["type"] == "game-start")
+            assert start["game"] == told["game"]
+            program.until(lambda m: m["type"] == "game-end")
+            for _ in range(50):
+                page = web.get(f"/api/tournaments/{tid}").json()
+                if page["round"] > number or page["status"] == "finished":
+                    break
+                _advance(web, 2)
+    assert page["status"] == "finished"
+    mine = next(s for s in page["standings"] if s["name"] == "Prog")
+    assert mine["games"] == 2

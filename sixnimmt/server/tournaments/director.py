@@ -46,7 +46,8 @@ from .tourney_rows import FINISHED, RUNNING, UPCOMING, RoundTable, Tournament, T
 
 log = logging.getLogger("sixnimmt.server")
 
-#: Called when a round's tables are open: the tournament and the round (a bot program is told).
+#: Called at each look at a round under way, its tables open: the tournament and the round (the bot
+#: programs connected to this process are told their game).
 RoundListener = Callable[[Tournament, int], Awaitable[None]]
 
 
@@ -147,13 +148,11 @@ class Director:
         if tournament is None or tournament.status != RUNNING:
             return False
         tables = tournament.tables_of(tournament.round)
-        open_now = False
         for table in tables:
             if table.totals is None:
-                open_now |= await self._drive(tournament, table)
-        if open_now:
-            for listener in self.round_listeners:
-                await listener(tournament, tournament.round)
+                await self._drive(tournament, table)
+        for listener in self.round_listeners:  # (each look: a program may connect mid-round)
+            await listener(tournament, tournament.round)
         tournament = await self.rooms.db.run(self.store.load, tournament_id)
         if tournament is None or any(t.totals is None for t in tournament.tables_of(tournament.round)):
             return False

@@ -25,6 +25,7 @@ from ..botapi.bot_accounts import BotAccounts
 from ..botapi.bot_routes import bot_socket
 from ..botapi.bot_routes import router as bot_api
 from ..botapi.gateway import BotGateway
+from ..botapi.tourney_entries import ProgramEntries
 from ..clock import Clock, LoopClock
 from ..cluster.peers import Cluster, join_cluster
 from ..config import Settings, settings_from_env
@@ -80,6 +81,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         await app.state.rooms.wake_turn_based()
         app.state.tournaments = TournamentStore(store.engine)
         app.state.director = _director(app.state.rooms, app.state.tournaments, app.state.accounts, settings, clock)
+        ProgramEntries(app.state.bot_gateway, app.state.tournaments, app.state.director)
         collector = QuietCollector(clock, settings.full_collection_seconds) if settings.quiet_gc else None
         if collector is not None:
             collector.start()
