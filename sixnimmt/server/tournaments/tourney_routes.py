@@ -174,7 +174,7 @@ def tournament_page(tournament: Tournament, account: int | None) -> dict[str, An
                        "bullheads": s.bullheads, "games": s.games} for s in placed],
         "podium": [name(s.entrant) for s in placed[:3]] if tournament.status == FINISHED else [],
         "rounds_played": rounds,
-        "entered": me is not None, "your_table": table_now,
+        "entered": me is not None, "you": None if me is None else me.name, "your_table": table_now,
     }
 
 

@@ -166,7 +166,7 @@ class TournamentStore:
                 session.add(EntrantRow(tournament_id=tournament_id, name=name, account=account, bot=bot,
                                        program=program, rating=rating))
         except IntegrityError:
-            raise TableError(f"the name {name!r} is entered already", "name-taken", name=name) from None
+            raise TableError(f"the name {name!r} is entered already", "entrant-name-taken", name=name) from None
 
     def withdraw(self, tournament_id: int, account: int) -> bool:
         with Session(self.engine) as session, session.begin():

@@ -7,6 +7,7 @@ import { showHistory, showMyGames, showReplay } from "./history.js";
 import { showReview } from "./review.js";
 import { showTutorial } from "./tutorial.js";
 import { showRules } from "./rules.js";
+import { showTournament, showTournaments } from "./tournaments.js";
 import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
 
 const main = document.getElementById("main");
@@ -30,6 +31,8 @@ const routes = [
   [/^#\/account(?:\/(bots))?$/, (view, m) => showAccount(view, m[1] || null)],
   [/^#\/leaderboard(?:\/(\w+))?(\/provisional)?(?:\?page=(\d+))?$/,
     (view, m) => showLeaderboard(view, m[1] || "standard", !!m[2], Math.max(0, Number(m[3] || 1) - 1))],
+  [/^#\/tournaments$/, (view) => showTournaments(view)],
+  [/^#\/tournaments\/(\d{1,9})$/, (view, m) => showTournament(view, Number(m[1]))],
   [/^#\/u\/([A-Za-z0-9_.%-]{1,64})$/, (view, m) => showProfile(view, decodeURIComponent(m[1]))],
   [/^.*$/, (view) => showLobby(view)],
 ];
