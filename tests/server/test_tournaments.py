@@ -293,3 +293,54 @@ def test_a_bot_program_enters_through_the_bot_api_and_plays_every_round(web: Tes
     assert page["status"] == "finished"
     mine = next(s for s in page["standings"] if s["name"] == "Prog")
     assert mine["games"] == 2
+
+
+def test_an_arena_seats_whoever_waits_and_adds_up_points_over_every_game(web: TestClient) -> None:
+    host = _person(web, "ari")
+    made = host.post("/api/tournaments", json={
+        "name": "Quick arena", "format": "arena", "players": 4, "minutes": 2, "deals": 1, "starts_in": 0,
+        "bots": ["easy"] * 6, "enter": False})
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    _advance(web, 1)
+    page = web.get(f"/api/tournaments/{tid}").json()
+    assert page["status"] == "running" and page["ends_at"] == page["starts_at"] + 120
+    first = page["rounds_played"][0]["tables"]
+    assert len(first) == 1 and None not in first[0]["players"]  # four seated at once, two wait
+    for _ in range(400):
+        page = web.get(f"/api/tournaments/{tid}").json()
+        if page["status"] == "finished":
+            break
+        _advance(web, 2)
+    assert page["status"] == "finished"
+    tables = [t for r in page["rounds_played"] for t in r["tables"]]
+    assert len(tables) > 1 and all(None not in t["players"] and t["totals"] is not None for t in tables)
+    # points by hand: placement points added up over every game each entrant played
+    points: dict[str, float] = {}
+    games: dict[str, int] = {}
+    for table in tables:
+        for name, placed in zip(table["players"], _placement(table["totals"]), strict=True):
+            points[name] = points.get(name, 0.0) + placed
+            games[name] = games.get(name, 0) + 1
+    assert {s["name"]: (s["points"], s["games"]) for s in page["standings"]} == {
+        n: (points.get(n, 0.0), games.get(n, 0)) for n in points}
+    assert sum(games.values()) == 4 * len(tables)
+
+
+def test_a_rated_tournament_rates_its_games_and_a_rated_duplicate_is_refused(web: TestClient) -> None:
+    rita = _person(web, "rita")
+    refused = rita.post("/api/tournaments", json={"name": "No", "format": "duplicate", "rated": True})
+    assert refused.status_code == 422 and refused.json()["code"] == "rated-rules"
+    refused = rita.post("/api/tournaments", json={"name": "No", "rated": True, "fill": "random"})
+    assert refused.status_code == 422 and refused.json()["code"] == "rated-bot"
+    made = rita.post("/api/tournaments", json={
+        "name": "Rated cup", "players": 4, "rounds": 1, "deals": 1, "starts_in": 0, "rated": True,
+        "bots": ["easy", "medium", "easy"]})
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    _advance(web, 1)
+    page = _run_round(web, tid, rita)
+    assert page["status"] == "finished" and page["rated"] is True
+    profile = web.get("/api/users/rita").json()
+    assert profile["ratings"]["standard"]["games"] == 1
+    assert profile["games"][0]["rated"] is True

@@ -17,6 +17,11 @@ clock) it looks at the tournaments with work to do (:meth:`TournamentStore.activ
 4. **Collects each table's result** once its game is archived (the totals of the game the table's
    row names), and when the round is complete plans the next, or finishes the tournament.
 
+An **arena** (``format`` "arena") has no rounds: from its start until ``minutes`` later, whoever is
+not at a table waits, and each look seats the waiting as soon as a table's worth wait (those who
+have played fewest games first, then by points, repeat meetings avoided); points add up over every game played, and the games under way at the end are played
+out. Each seating is stored as a "round" of its own.
+
 Seats the entrants do not fill are a fill bot's (``fill``), which scores nothing (the competition's
 ``FILL``). A person's seat is held under their account (they join their table as any signed-in
 player joins a table they sit at); while they are away the stand-in plays for them and their result
@@ -64,8 +69,21 @@ def round_rules(settings: dict[str, Any]) -> Rules:
     return Rules(players=settings["players"], variant=variant, deals=settings.get("deals"))
 
 
+def is_arena(tournament: Tournament) -> bool:
+    return tournament.format == "arena"
+
+
+def arena_ends(tournament: Tournament) -> float:
+    """When an arena stops seating new games (calendar seconds)."""
+    return tournament.starts_at + 60 * float(tournament.settings.get("minutes") or 0)
+
+
 def results(tournament: Tournament) -> list[list[TableResult]]:
-    """The complete rounds' results, as the competition scores them."""
+    """The complete rounds' results, as the competition scores them (an arena's: every finished
+    game, each a round of its own, for its points add up over as many games as each plays)."""
+    if is_arena(tournament):
+        return [[TableResult(t.seats, t.totals)] for t in sorted(tournament.tables, key=lambda t: (t.round, t.position))
+                if t.totals is not None]
     done: list[list[TableResult]] = []
     for number in range(1, tournament.round + 1):
         tables = tournament.tables_of(number)
@@ -147,6 +165,8 @@ class Director:
             tournament = await self._begin(tournament)
         if tournament is None or tournament.status != RUNNING:
             return False
+        if is_arena(tournament):
+            return await self._arena(tournament)
         tables = tournament.tables_of(tournament.round)
         for table in tables:
             if table.totals is None:
@@ -171,7 +191,11 @@ class Director:
             return None
         order = sorted(tournament.entrants, key=lambda e: (-e.rating, e.id))
         numbers = {e.id: number for number, e in enumerate(order)}
-        tables = swiss_tables(list(range(len(order))), int(tournament.settings["players"]))
+        players = int(tournament.settings["players"])
+        if is_arena(tournament):  # (full tables only: whoever is left over waits for the next)
+            tables = swiss_tables(list(range(len(order) // players * players)), players) if len(order) >= players else []
+        else:
+            tables = swiss_tables(list(range(len(order))), players)
         planned = await self._with_codes(tables)
         if not await self.rooms.db.run(self.store.advance, tournament.id, tournament.version, RUNNING, 1,
                                        planned, numbers):
@@ -192,6 +216,38 @@ class Director:
             return False
         log.info("tournament %d: round %d planned", tournament.id, round_number)
         return True
+
+    async def _arena(self, tournament: Tournament) -> bool:
+        """An arena: until its end time, every entrant not at a table is waiting, and as soon as a
+        table's worth wait they are seated (by their points so far, repeat meetings avoided); after
+        it, the games under way are played out and the arena is over. True when a table was seated."""
+        for table in tournament.tables:
+            if table.totals is None:
+                await self._drive(tournament, table)
+        for number in sorted({t.round for t in tournament.tables if t.totals is None}):
+            for listener in self.round_listeners:
+                await listener(tournament, number)
+        fresh = await self.rooms.db.run(self.store.load, tournament.id)
+        if fresh is None:
+            return False
+        busy = {e for t in fresh.tables if t.totals is None for e in t.seats if e != FILL}
+        if self.clock.wall() >= arena_ends(fresh):
+            if not busy:
+                await self.rooms.db.run(self.store.advance, fresh.id, fresh.version, FINISHED, fresh.round, [])
+                log.info("arena %d finished", fresh.id)
+            return False
+        players = int(fresh.settings["players"])
+        # who has played fewest goes first (they have waited longest), then by points: grouped so
+        waiting = [s.entrant for s in sorted(standings(fresh), key=lambda s: s.games) if s.entrant not in busy]
+        seated = len(waiting) // players * players
+        if not seated:
+            return False
+        met: dict[tuple[int, int], int] = {}
+        for table in fresh.tables:
+            record_meetings([table.seats], met)
+        planned = await self._with_codes(swiss_tables(waiting[:seated], players, met))
+        return bool(await self.rooms.db.run(self.store.advance, fresh.id, fresh.version, RUNNING, fresh.round + 1,
+                                            planned))
 
     async def _with_codes(self, tables: list[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:
         planned: list[tuple[str, tuple[int, ...]]] = []
@@ -235,6 +291,7 @@ class Director:
             # playing the same shuffle: their games are reached with their table's code only)
             fill_bot=str(settings.get("fill") or "medium"), public=not is_duplicate(tournament),
             seed=round_seed(tournament, round_number) if is_duplicate(tournament) else None,
+            rated=bool(settings.get("rated")),
             tourney=tournament.id,
         )
 

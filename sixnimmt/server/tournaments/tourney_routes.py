@@ -19,23 +19,29 @@ from ..accounts.matchmaking import BOT_PRIOR
 from ..accounts.ratings import default_rating
 from ..limits import RequestBody
 from ..refusal import Refusal
-from ..tables.table_setup import TableError, check_bot_level, clean_name
-from .director import Director, is_duplicate, round_rules, standings
+from ..tables.table_setup import TableError, check_bot_level, check_rated_rules, clean_name
+from .director import Director, arena_ends, is_arena, is_duplicate, round_rules, standings
 from .tourney_rows import FINISHED, Tournament, TournamentStore
 
 #: The most entrants one tournament takes, and the most rounds.
 MOST_ENTRANTS = 100
 MOST_ROUNDS = 12
+#: The longest arena, in minutes.
+LONGEST_ARENA = 12 * 60
 #: How far ahead a tournament may be announced (seconds).
 LONGEST_WAIT = 7 * 24 * 3600
 
 
 class CreateTournament(RequestBody):
     name: str = Field(max_length=200)
-    format: Literal["swiss", "duplicate"] = "swiss"
+    format: Literal["swiss", "duplicate", "arena"] = "swiss"
     variant: str = Field(default="standard", max_length=16)
     players: int = Field(default=4, ge=2, le=10)
     rounds: int = Field(default=3, ge=1, le=MOST_ROUNDS)
+    #: An arena's length: new games are seated for this many minutes.
+    minutes: int = Field(default=30, ge=1, le=LONGEST_ARENA)
+    #: Every game rated (Swiss and arena: a duplicate game's fixed length is no rated game's).
+    rated: bool = False
     #: Deals per game (duplicate: 1 unless told; Swiss: None, the variant's own end).
     deals: int | None = Field(default=None, ge=1, le=20)
     starts_in: float = Field(default=300.0, ge=0, le=LONGEST_WAIT)
@@ -79,13 +85,10 @@ async def create_tournament(body: CreateTournament, request: Request) -> dict[st
     user = await signed_in(request, svc)
     try:
         name = clean_name(body.name)
-        if body.variant not in {v.value for v in VARIANTS}:
-            raise TableError(f"unknown variant {body.variant!r}", "bad-option", option="variant")
         fill = check_bot_level(body.fill, "fill")
         levels = [check_bot_level(level, "bots") for level in body.bots]
-        settings = {"variant": body.variant, "players": body.players, "rounds": body.rounds, "deals": body.deals,
-                    "timer": body.timer, "fill": fill, "seed": secrets.randbits(62)}
-        round_rules({**settings, "format": body.format})  # (refuses a table size the variant does not seat)
+        settings = tournament_settings(body.format, body.variant, body.players, body.rounds, body.deals,
+                                       body.minutes, body.timer, fill, body.rated, levels)
     except RulesError as error:
         raise Refusal(str(error), "bad-rules", status=422, detail=str(error)) from None
     except TableError as error:
@@ -99,6 +102,21 @@ async def create_tournament(body: CreateTournament, request: Request) -> dict[st
     if body.enter:
         await _enter(request, tournament_id)
     return {"id": tournament_id}
+
+
+def tournament_settings(format_: str, variant: str, players: int, rounds: int, deals: int | None, minutes: int,
+                        timer: int, fill: str, rated: bool, levels: list[str]) -> dict[str, Any]:
+    """A tournament's settings, checked (a clear refusal otherwise): the rules its tables play,
+    and a rated tournament's rules and bots as a rated table's."""
+    if variant not in {v.value for v in VARIANTS}:
+        raise TableError(f"unknown variant {variant!r}", "bad-option", option="variant")
+    settings = {"variant": variant, "players": players, "rounds": 1 if format_ == "arena" else rounds,
+                "deals": deals, "timer": timer, "fill": fill, "seed": secrets.randbits(62),
+                **({"minutes": minutes} if format_ == "arena" else {}), **({"rated": True} if rated else {})}
+    rules = round_rules({**settings, "format": format_})  # (refuses a table size the variant does not seat)
+    if rated:
+        check_rated_rules(rules, [fill, *levels])
+    return settings
 
 
 async def _enter(request: Request, tournament_id: int) -> None:
@@ -169,6 +187,8 @@ def tournament_page(tournament: Tournament, account: int | None) -> dict[str, An
         "starts_at": tournament.starts_at, "round": tournament.round, "rounds": tournament.rounds,
         "variant": tournament.settings["variant"], "players": tournament.settings["players"],
         "deals": tournament.settings.get("deals"), "fill": tournament.settings.get("fill"),
+        "rated": bool(tournament.settings.get("rated")),
+        **({"ends_at": arena_ends(tournament)} if is_arena(tournament) else {}),
         "entrants": [{"name": e.name, "kind": e.kind, "bot": e.bot} for e in tournament.entrants],
         "standings": [{"place": s.place, "name": name(s.entrant), "points": s.points, "tiebreak": s.tiebreak,
                        "bullheads": s.bullheads, "games": s.games} for s in placed],

@@ -203,6 +203,7 @@ class TournamentStore:
             return [{"id": r.id, "name": r.name, "format": r.format, "status": r.status,
                      "starts_at": r.starts_at, "round": r.round, "rounds": r.settings.get("rounds"),
                      "variant": r.settings.get("variant"), "players": r.settings.get("players"),
+                     "minutes": r.settings.get("minutes"), "rated": bool(r.settings.get("rated")),
                      "entrants": counts.get(r.id, 0)} for r in rows]
 
     def active(self, now: float) -> list[int]:

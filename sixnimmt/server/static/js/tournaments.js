@@ -8,7 +8,8 @@ const REFRESH_MS = 4000;
 const LEVELS = ["easy", "medium", "hard", "expert"];
 
 function summary(item) {
-  return t("tourney.summary", {
+  return (item.rated ? `${t("tourney.rated")} · ` : "") + t(item.format === "arena" ? "tourney.summaryArena" : "tourney.summary", {
+    minutes: item.minutes,
     format: t(`tourney.format.${item.format}`), variant: t(`variant.${item.variant}`),
     players: item.players, rounds: item.rounds, entrants: item.entrants,
   });
@@ -16,6 +17,9 @@ function summary(item) {
 
 function statusText(item) {
   if (item.status === "upcoming") return t("tourney.status.upcoming", { when: timeLeftText(item.starts_at - Date.now() / 1000) });
+  if (item.status === "running" && item.format === "arena") {
+    return t("tourney.status.arena", { when: timeLeftText(item.starts_at + 60 * item.minutes - Date.now() / 1000) });
+  }
   if (item.status === "running") return t("tourney.status.running", { round: item.round, rounds: item.rounds });
   return t("tourney.status.finished");
 }
@@ -33,11 +37,13 @@ function createForm(error) {
   const field = (label, input) => h("label.field", {}, h("span", {}, label), input);
   const name = h("input", { id: "tourney-name", maxlength: "24", required: true });
   const format = h("select", { id: "tourney-format" },
-    ["swiss", "duplicate"].map((f) => h("option", { value: f }, t(`tourney.format.${f}`))));
+    ["swiss", "duplicate", "arena"].map((f) => h("option", { value: f }, t(`tourney.format.${f}`))));
   const variant = h("select", { id: "tourney-variant" });
   const players = h("input", { id: "tourney-players", type: "number", min: "2", max: "10", value: "4" });
   const rounds = h("input", { id: "tourney-rounds", type: "number", min: "1", max: "12", value: "3" });
   const deals = h("input", { id: "tourney-deals", type: "number", min: "1", max: "20", placeholder: t("tourney.dealsAll") });
+  const length = h("input", { id: "tourney-minutes", type: "number", min: "1", max: "720", value: "30" });
+  const rated = h("input", { id: "tourney-rated", type: "checkbox" });
   const minutes = h("input", { id: "tourney-starts", type: "number", min: "0", max: "10080", value: "5" });
   const bots = LEVELS.map((level) => h("input", { type: "number", min: "0", max: "40", value: "0", dataset: { level },
     "aria-label": t("tourney.botsOf", { level: t(`level.${level}`) }) }));
@@ -51,14 +57,16 @@ function createForm(error) {
       const made = await api("/tournaments", { method: "POST", body: {
         name: name.value, format: format.value, ...(variant.value ? { variant: variant.value } : {}), players: Number(players.value),
         rounds: Number(rounds.value), starts_in: Number(minutes.value) * 60, bots: levels,
-        ...(deals.value ? { deals: Number(deals.value) } : {}) } });
+        minutes: Number(length.value), rated: rated.checked, ...(deals.value ? { deals: Number(deals.value) } : {}) } });
       location.hash = `#/tournaments/${made.id}`;
     } catch (e) { error.textContent = e.message; }
   }
   return h("form.panel", { id: "new-tournament", onsubmit: create, "aria-labelledby": "tourney-create" },
     h("h2", { id: "tourney-create" }, t("tourney.create")),
     field(t("tourney.name"), name), field(t("tourney.formatLabel"), format), field(t("lobby.variant"), variant),
-    field(t("tourney.players"), players), field(t("tourney.rounds"), rounds), field(t("tourney.deals"), deals), field(t("tourney.startsIn"), minutes),
+    field(t("tourney.players"), players), field(t("tourney.rounds"), rounds), field(t("tourney.deals"), deals),
+    field(t("tourney.minutes"), length), field(t("tourney.startsIn"), minutes),
+    h("label.check", {}, rated, " ", t("tourney.rated")),
     h("fieldset.tourney-bots", {}, h("legend", {}, t("tourney.bots")),
       bots.map((input) => h("label.field", {}, h("span", {}, t(`level.${input.dataset.level}`)), input))),
     error, h("button.btn.primary", { type: "submit" }, t("tourney.createBtn")));
