@@ -115,6 +115,8 @@ class Director:
         self.settings = settings
         self.clock = clock
         self.round_listeners: list[RoundListener] = []
+        #: Run before each look (the schedules' announcements, :mod:`.timetable`).
+        self.before_each_look: list[Callable[[], Awaitable[None]]] = []
         self._task: asyncio.Task[None] | None = None
         self._stepping = asyncio.Lock()
 
@@ -142,6 +144,8 @@ class Director:
     async def tick(self) -> None:
         """Move every tournament with work to do on as far as it goes now."""
         async with self._stepping:
+            for before in self.before_each_look:
+                await before()
             for tournament_id in await self.rooms.db.run(self.store.active, self.clock.wall()):
                 try:
                     await self.step(tournament_id)

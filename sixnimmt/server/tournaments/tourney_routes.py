@@ -5,7 +5,6 @@ podium."""
 
 from __future__ import annotations
 
-import secrets
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
@@ -13,14 +12,13 @@ from pydantic import Field
 
 from ...competition import placement_points
 from ...core import RulesError
-from ...core.variants import VARIANTS
 from ..accounts.account_routes import service, signed_in
-from ..accounts.matchmaking import BOT_PRIOR
 from ..accounts.ratings import default_rating
 from ..limits import RequestBody
 from ..refusal import Refusal
-from ..tables.table_setup import TableError, check_bot_level, check_rated_rules, clean_name
-from .director import Director, arena_ends, is_arena, is_duplicate, round_rules, standings
+from ..tables.table_setup import TableError, check_bot_level, clean_name
+from .director import Director, arena_ends, is_arena, is_duplicate, standings
+from .timetable import bot_entrants, tournament_settings
 from .tourney_rows import FINISHED, Tournament, TournamentStore
 
 #: The most entrants one tournament takes, and the most rounds.
@@ -95,28 +93,12 @@ async def create_tournament(body: CreateTournament, request: Request) -> dict[st
         raise error.with_status(422) from None
     store = tournaments(request)
     starts_at = svc.clock.wall() + body.starts_in
-    tournament_id = await svc.rooms.db.run(store.create, name, body.format, settings, starts_at, user.id)
-    for number, level in enumerate(levels, start=1):
-        await svc.rooms.db.run(store.enter, tournament_id, f"{level.capitalize()} {number}", None, level, False,
-                               BOT_PRIOR.get(level, default_rating()[0]))
+    tournament_id = await svc.rooms.db.run(store.create, name, body.format, settings, starts_at, user.id,
+                                           bot_entrants(levels))
+    assert tournament_id is not None
     if body.enter:
         await _enter(request, tournament_id)
     return {"id": tournament_id}
-
-
-def tournament_settings(format_: str, variant: str, players: int, rounds: int, deals: int | None, minutes: int,
-                        timer: int, fill: str, rated: bool, levels: list[str]) -> dict[str, Any]:
-    """A tournament's settings, checked (a clear refusal otherwise): the rules its tables play,
-    and a rated tournament's rules and bots as a rated table's."""
-    if variant not in {v.value for v in VARIANTS}:
-        raise TableError(f"unknown variant {variant!r}", "bad-option", option="variant")
-    settings = {"variant": variant, "players": players, "rounds": 1 if format_ == "arena" else rounds,
-                "deals": deals, "timer": timer, "fill": fill, "seed": secrets.randbits(62),
-                **({"minutes": minutes} if format_ == "arena" else {}), **({"rated": True} if rated else {})}
-    rules = round_rules({**settings, "format": format_})  # (refuses a table size the variant does not seat)
-    if rated:
-        check_rated_rules(rules, [fill, *levels])
-    return settings
 
 
 async def _enter(request: Request, tournament_id: int) -> None:

@@ -46,6 +46,9 @@ class TournamentRow(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     created_by: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utc_now)
+    #: A tournament the server announced from a schedule: the schedule and its start (unique, so
+    #: every process announcing it makes one tournament).
+    schedule_key: Mapped[str | None] = mapped_column(String(200), nullable=True, unique=True)
 
 
 class EntrantRow(Base):
@@ -141,13 +144,29 @@ class TournamentStore:
         self.engine = engine
 
     def create(self, name: str, format_: str, settings: dict[str, Any], starts_at: float,
-               created_by: int | None) -> int:
-        with Session(self.engine) as session, session.begin():
-            row = TournamentRow(name=name, format=format_, status=UPCOMING, settings=settings,
-                                starts_at=starts_at, round=0, version=0, created_by=created_by)
-            session.add(row)
-            session.flush()
-            return row.id
+               created_by: int | None, bots: tuple[tuple[str, str, float], ...] = (),
+               schedule_key: str | None = None) -> int | None:
+        """A new tournament with its server bots (name, level, rating) entered, in one transaction.
+        None: the schedule's tournament of ``schedule_key`` is announced already."""
+        try:
+            with Session(self.engine) as session, session.begin():
+                row = TournamentRow(name=name, format=format_, status=UPCOMING, settings=settings,
+                                    starts_at=starts_at, round=0, version=0, created_by=created_by,
+                                    schedule_key=schedule_key)
+                session.add(row)
+                session.flush()
+                for bot_name, level, rating in bots:
+                    session.add(EntrantRow(tournament_id=row.id, name=bot_name, account=None, bot=level,
+                                           program=False, rating=rating))
+                return row.id
+        except IntegrityError:
+            if schedule_key is None:
+                raise
+            return None
+
+    def announced(self, key: str) -> bool:
+        with Session(self.engine) as session:
+            return session.scalar(select(TournamentRow.id).where(TournamentRow.schedule_key == key)) is not None
 
     def enter(self, tournament_id: int, name: str, account: int | None, bot: str | None, program: bool,
               rating: float) -> None:

@@ -41,6 +41,7 @@ from ..refusal import Refusal
 from ..store.database import Store
 from ..tables.rooms import Rooms
 from ..tournaments.director import Director
+from ..tournaments.timetable import Announcer, parse_schedule
 from ..tournaments.tourney_routes import router as tournaments_api
 from ..tournaments.tourney_rows import TournamentStore
 from .collector import QuietCollector
@@ -172,6 +173,9 @@ def _director(rooms: Rooms, store: TournamentStore, accounts: AccountService, se
         return {uid: user.seat_key for uid, user in accounts.accounts.user_names(ids).items()}
 
     director = Director(rooms, store, seat_keys, settings, clock)
+    if settings.tournament_schedule:
+        schedules = [parse_schedule(line) for line in settings.tournament_schedule]
+        director.before_each_look.append(Announcer(rooms, store, schedules, clock).announce)
     director.start()
     return director
 

@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("version", sa.Integer, nullable=False),
         sa.Column("created_by", sa.Integer, nullable=True),
         sa.Column("created_at", sa.DateTime, nullable=False),
+        sa.Column("schedule_key", sa.String(200), nullable=True, unique=True),
     )
     op.create_table(
         "tournament_entrants",
