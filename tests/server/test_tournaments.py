@@ -14,9 +14,11 @@ from fastapi.testclient import TestClient
 
 from sixnimmt.server.clock import ManualClock
 
+from .bot_clients import BotProgram
 from .conftest import make_client
 from .helpers import play_out, receive_until
 from .test_accounts import sign_up, signed
+from .test_bot_api import CONNECT, bearer, make_bot
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -81,14 +83,25 @@ def _person(web: TestClient, name: str) -> Person:
     return Person(web, name)
 
 
+def _join(person: Person, web: TestClient, code: str) -> Any:
+    """The person takes their seat at ``code``, trying again (as the page does) while the server
+    says the table is unavailable for now."""
+    for _ in range(20):
+        joined = person.post(f"/api/tables/{code}/join", json={"name": person.name})
+        if joined.status_code != 503:
+            break
+        _advance(web, 0.0)
+    assert joined.status_code == 200, joined.text
+    return joined
+
+
 def _play_my_table(person: Person, web: TestClient, tournament_id: int) -> None:
     """The person opens the tournament's page, goes to their table, takes their seat and plays the
     game out (the other people there are away: the stand-in plays for them after the grace)."""
     page = person.get(f"/api/tournaments/{tournament_id}").json()
     code = page["your_table"]
     assert code is not None
-    joined = person.post(f"/api/tables/{code}/join", json={"name": person.name})
-    assert joined.status_code == 200, joined.text
+    joined = _join(person, web, code)
     with web.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as ws:
         first = receive_until(ws, lambda m: m.get("type") in ("state", "update") and m.get("view") is not None)
         _advance(web, GRACE + 1)  # the absent are played for from now on
@@ -105,6 +118,22 @@ def _run_round(web: TestClient, tournament_id: int, player: Person | None) -> di
             return dict(page)
         _advance(web, 2.0)
     raise AssertionError(f"round {before} never ended: {page}")
+
+
+def _until_away(web: TestClient, code: str, seat: int) -> None:
+    """Wait (a bounded number of looks, no clock) until the server has seen the seat's socket close."""
+    app: Any = web.app
+    rooms = app.state.rooms
+
+    async def connected() -> int:
+        room = rooms.local(code)
+        return 0 if room is None else int(room.table.seats[seat].connections)
+
+    for _ in range(500):
+        if not _in_app(web, connected):
+            return
+        _advance(web, 0.0)
+    raise AssertionError("the server never saw the socket close")
 
 
 def _placement(totals: list[int]) -> list[float]:
@@ -258,9 +287,6 @@ def test_bad_tournaments_are_refused_with_one_line(web: TestClient) -> None:
 
 
 def test_a_bot_program_enters_through_the_bot_api_and_plays_every_round(web: TestClient) -> None:
-    from .bot_clients import BotProgram
-    from .test_bot_api import CONNECT, bearer, make_bot
-
     sign_up(web, "owen")
     token = make_bot(web, "Prog")
     made = web.post("/api/tournaments", json={
@@ -344,3 +370,42 @@ def test_a_rated_tournament_rates_its_games_and_a_rated_duplicate_is_refused(web
     profile = web.get("/api/users/rita").json()
     assert profile["ratings"]["standard"]["games"] == 1
     assert profile["games"][0]["rated"] is True
+
+
+@pytest.mark.parametrize("how", ["leave", "disconnect"])
+def test_a_person_who_leaves_or_disconnects_is_played_by_the_stand_in_and_scored(web: TestClient, how: str) -> None:
+    lena = _person(web, "lena")
+    made = lena.post("/api/tournaments", json={
+        "name": "Short cup", "players": 4, "rounds": 1, "deals": 2, "starts_in": 0, "bots": ["easy"] * 3})
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    _advance(web, 1)
+    code = lena.get(f"/api/tournaments/{tid}").json()["your_table"]
+    joined = _join(lena, web, code)
+    seat = joined.json()["seat"]
+    with web.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as ws:
+        first = receive_until(ws, lambda m: m.get("type") in ("state", "update") and m.get("view") is not None
+                              and m["view"].get("decision") is not None)
+        view = first["view"]
+        ws.send_json({"type": "play", "card": view["decision"]["options"][0], "deal": view["deal"], "turn": view["turn"]})
+        # her next decision (a row to take, or the next turn's card): the table waits for her alone,
+        # nothing is being saved, and the socket closes on a quiet table
+        receive_until(ws, lambda m: m.get("type") in ("state", "update") and m.get("view") is not None
+                      and m["view"].get("decision") not in (None, view["decision"]))
+        if how == "leave":
+            ws.send_json({"type": "leave"})
+            receive_until(ws, lambda m: m.get("type") == "error" or m.get("type") == "state")
+        ws.close(1000)  # (the page goes away; the server is given time to see it before the test's
+        _until_away(web, code, seat)  # client tears the connection down)
+    stranger = _person(web, "sam")
+    refused = stranger.post(f"/api/tables/{code}/join", json={"name": "sam"})
+    assert refused.status_code != 200 and refused.json()["code"] == "tournament-seat"
+    page = _run_round(web, tid, None)
+    assert page["status"] == "finished"
+    table = page["rounds_played"][0]["tables"][0]
+    assert table["players"][seat] == "lena" and table["totals"] is not None
+    mine = next(s for s in page["standings"] if s["name"] == "lena")
+    assert mine["games"] == 1 and mine["bullheads"] == table["totals"][seat]
+    game = web.get(f"/api/games/{table['game_id']}").json()
+    assert len(game["record"]["deals"]) == 2  # both deals played, lena's seat kept for her (the stand-in)
+    assert all(players[seat]["name"] == "lena" for players in game["deal_players"])

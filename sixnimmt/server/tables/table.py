@@ -337,9 +337,10 @@ class TableSession:
     def _reseat(self, new_game: bool = False) -> bool:
         """At a deal's start: the seat changes asked for during the last one, and who plays each
         seat in this deal (for the game's record). Returns whether any seat changed hands. A rated
-        game's leavers keep their seats (and accounts) to its end, so that the result rates them."""
+        game's leavers keep their seats (and accounts) to its end, so that the result rates them; so do a tournament's, whose
+        result scores them."""
         changed = reseat(self.seats, self.options.fill_bot, self.clock.now(),
-                         keep_leavers=self.options.rated and not new_game)
+                         keep_leavers=(self.options.rated or self.options.tourney is not None) and not new_game)
         if changed:
             self.scheduler.make_bots()
         self.deal_players.append(

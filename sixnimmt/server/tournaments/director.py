@@ -151,6 +151,8 @@ class Director:
                     await self.step(tournament_id)
                 except TableError as error:
                     log.warning("tournament %d: %s", tournament_id, error)
+                except Exception:  # (the database went away, ...: this look gives up; the next tries again)
+                    log.exception("tournament %d: this look failed", tournament_id)
 
     async def step(self, tournament_id: int) -> None:
         """Move one tournament on: its start, its round's tables opened and their results collected,
