@@ -21,7 +21,7 @@ ALLOWED: dict[str, set[str]] = {
     "competition": set(),
     "arena": {"core", "bots", "seats", "competition"},
     "rl": {"core", "bots", "seats"},
-    "server": {"core", "i18n", "seats", "protocol"},
+    "server": {"core", "i18n", "seats", "protocol", "competition"},
     "tui": {"core", "i18n", "bots", "seats"},
     "connect": {"core", "protocol", "seats"},
 }
@@ -147,10 +147,11 @@ SERVER_ALLOWED: dict[str, set[str]] = {
     "tables": {"base", "store"},
     "accounts": {"base", "store", "tables"},
     "cluster": {"base", "store", "tables"},
-    "botapi": {"base", "store", "tables", "accounts", "cluster"},
+    "tournaments": {"base", "store", "tables", "accounts", "cluster"},
+    "botapi": {"base", "store", "tables", "accounts", "cluster", "tournaments"},
     "notify": {"base", "store", "tables", "accounts"},
     "moderation": {"base", "store", "tables", "accounts", "cluster", "botapi"},
-    "web": {"base", "store", "tables", "accounts", "cluster", "botapi", "notify", "moderation"},
+    "web": {"base", "store", "tables", "accounts", "cluster", "botapi", "tournaments", "notify", "moderation"},
 }
 
 

@@ -64,6 +64,10 @@ def connect(
         typer.Option(metavar="NAME", help="Challenge the bot NAME once online (casual, unless --seek rated; "
                      "--players and --variant say the game).", show_default=False),
     ] = None,
+    tournament: Annotated[
+        int | None,
+        typer.Option(metavar="ID", help="Enter the tournament ID once online and play its rounds.", show_default=False),
+    ] = None,
     max_games: Annotated[int, typer.Option(min=1, max=64, help="Games played at once at most.")] = 4,
     seed: Annotated[
         int | None, typer.Option(help="Seed the bot (repeatable play); default: random.", show_default=False)
@@ -88,7 +92,7 @@ def connect(
     token = _read_token(token_file)
     try:
         client = BotClient(
-            url, token, bot, accept=policy, max_games=max_games, seed=seed,
+            url, token, bot, accept=policy, max_games=max_games, seed=seed, tournament=tournament,
             seek=Seek(seek.value, players, variant) if seek is not None else None,
             challenge=None if challenge is None else (
                 challenge, Seek(seek.value if seek is not None else "casual", players or 2, variant)),

@@ -50,6 +50,12 @@ def serve(
         float, typer.Option(min=1, max=3600, help="Seconds a bot program that dropped keeps its seats "
                             "before the stand-in plays them (docs/bot-api.md).")
     ] = 60.0,
+    tournament: Annotated[
+        list[str] | None,
+        typer.Option(metavar="SCHEDULE", help="A tournament the server announces by itself, again and again "
+                     "(repeatable): 'every hour, swiss, standard, 5 players, 4 rounds' (docs/web.md, Tournaments).",
+                     show_default=False),
+    ] = None,
     log_level: Annotated[LogLevel, typer.Option(help="How much the server logs.")] = LogLevel.INFO,
     compress: Annotated[
         bool,
@@ -88,10 +94,17 @@ def serve(
         typer.echo(f"sixnimmt serve: --database-url {url!r} is not a database URL (e.g. sqlite:///game.db)", err=True)
         raise typer.Exit(2) from None
     from ..server.store.database import Store
+    from ..server.tournaments.timetable import parse_schedule
 
+    for line in tournament or []:
+        try:
+            parse_schedule(line)
+        except ValueError as error:
+            typer.echo(f"sixnimmt serve: --tournament: {error}", err=True)
+            raise typer.Exit(2) from None
     try:  # (the mail settings come from the environment: a bad one is one line, as a bad option is)
         settings = Settings(database_url=url, bot_delay=bot_delay, absent_grace=absent_grace,
-                            program_grace=program_grace, quiet_gc=True)
+                            program_grace=program_grace, quiet_gc=True, tournament_schedule=list(tournament or []))
     except ValueError as error:
         typer.echo(f"sixnimmt serve: {error}", err=True)
         raise typer.Exit(2) from None

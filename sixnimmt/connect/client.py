@@ -125,6 +125,7 @@ class BotClient:
         accept: AcceptPolicy = AcceptPolicy("people"),
         seek: Seek | None = None,
         challenge: tuple[str, Seek] | None = None,
+        tournament: int | None = None,
         max_games: int = 4,
         seed: int | None = None,
         sleep: Sleep = asyncio.sleep,
@@ -136,6 +137,7 @@ class BotClient:
         self.accept = accept
         self.seek = seek
         self.challenge = challenge  # a bot to challenge by name once online, and the game asked for
+        self.tournament = tournament  # a tournament to enter once online (docs/bot-api.md, "Tournaments")
         self.max_games = max_games
         self.seed = seed
         self._sleep = sleep
@@ -231,6 +233,8 @@ class BotClient:
         if self.challenge is not None and not self.stopping and self._taken() < self.max_games:
             (name, wanted), self.challenge = self.challenge, None  # (once: its table outlives a drop)
             await self._send({**wanted.message(), "type": "challenge", "bot": name})
+        if self.tournament is not None and not self.stopping:
+            await self._send({"type": "enter-tournament", "tournament_id": self.tournament})
         if self._done.is_set():
             await ws.close()
         async for raw in ws:
@@ -277,6 +281,11 @@ class BotClient:
             log.info("challenged %s: game %s", message.get("bot"), game)
         elif kind == "challenge-declined":
             log.warning("game %s: the challenge was declined (%s)", game, message.get("reason"))
+        elif kind == "tournament-entered":
+            log.info("entered tournament %s (%s), starting in %s s", message.get("tournament_id"), message.get("name"),
+                     message.get("starts_in"))
+        elif kind == "tournament-round":
+            log.info("tournament %s: round %s at game %s", message.get("tournament_id"), message.get("round"), game)
         elif kind == "error":
             await self._error(message)
         elif kind in ("game-start", "game-state") and isinstance(game, str) and game not in self.games:

@@ -54,6 +54,12 @@ class Settings:
     program_invitations_per_minute: int = 10
     program_invitation_seconds: float = 30.0
     program_token_check_seconds: float = 3.0
+    #: Tournaments (docs/web.md, "Tournaments"): how often each process looks at the tournaments
+    #: under way (opens a round that is due, collects the results of finished tables, moves on).
+    tournament_tick: float = 2.0
+    #: Tournaments the server announces by itself, one schedule a line ("every hour, swiss,
+    #: standard, 5 players, 4 rounds": :mod:`sixnimmt.server.tournaments.timetable`).
+    tournament_schedule: list[str] = field(default_factory=list)
     #: Pause before a bot answers, so people can follow the table (0 in tests and load runs).
     bot_delay: float = 0.6
     #: Largest inbound WebSocket message, in bytes, and how deeply its JSON may nest.

@@ -328,3 +328,13 @@ async def test_challenge_names_a_bot_once_online(server: FakeServer) -> None:
         {"type": "challenge", "bot": "Champion", "mode": "rated", "players": 3, "variant": "tactics"}]
     client.interrupt()
     await task
+
+
+async def test_tournament_enters_once_online(server: FakeServer) -> None:
+    client = BotClient(server.url, TOKEN, "easy", sleep=no_wait, rng=random.Random(1), tournament=7)
+    task = await online(client)
+    await until(lambda: any(m["type"] == "enter-tournament" for m in server.received), "the entry was sent")
+    assert [m for m in server.received if m["type"] == "enter-tournament"] == [
+        {"type": "enter-tournament", "tournament_id": 7}]
+    client.interrupt()
+    await task

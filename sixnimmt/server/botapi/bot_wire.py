@@ -84,8 +84,17 @@ class Challenge:
     variant: str
 
 
+@dataclass(frozen=True, slots=True)
+class EnterTournament:
+    """Enter the tournament ``tournament`` (docs/bot-api.md, "Tournaments"; as sent: the inbox has
+    checked that it is a whole number)."""
+
+    type: ClassVar[str] = "enter-tournament"
+    tournament: Any
+
+
 #: The messages after ``hello`` (``ping`` is answered before any of them is read).
-BotMessage = Seek | CancelSeek | Accept | Decline | Move | Leave | Challenge
+BotMessage = Seek | CancelSeek | Accept | Decline | Move | Leave | Challenge | EnterTournament
 
 
 def parse_json(text: str | None, max_bytes: int) -> dict[str, Any]:
@@ -137,6 +146,7 @@ DECODERS: dict[str, Callable[[dict[str, Any]], BotMessage]] = {
     "move": lambda raw: Move(raw.get("game"), raw.get("id"), raw.get("move")),
     "leave": lambda raw: Leave(raw.get("game")),
     "challenge": _challenge,
+    "enter-tournament": lambda raw: EnterTournament(raw.get("tournament_id")),
 }
 
 

@@ -96,6 +96,8 @@ class BotGateway:
         self._invites_received: dict[int, RateLimiter] = {}
         #: The tables a bot opened to challenge another by name: table code -> the challenger's id.
         self.challengers: dict[str, int] = {}
+        #: The tournaments' desk for bot programs (:class:`~.tourney_entries.ProgramEntries`; None: none).
+        self.tourneys: object | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sweep: Timer | None = None
 

@@ -14,6 +14,7 @@ from .bot_wire import (
     CancelSeek,
     Challenge,
     Decline,
+    EnterTournament,
     Leave,
     Move,
     Seek,
@@ -24,6 +25,7 @@ from .bot_wire import (
 from .challenges import challenge
 from .gateway import BotGateway, BotSession
 from .seat_links import BotError
+from .tourney_entries import enter_tournament
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +90,8 @@ FROM_BOT: dict[str, Message] = {m.type: m for m in (
             "challenges a bot by name: answered by `challenging`, then `game-start` or `challenge-declined`"),
     Message("leave", (Field("game", "string", True, "the game"),),
             "resigns: answered by `left`; the stand-in plays the seat to the end"),
+    Message("enter-tournament", (Field("tournament_id", "integer", True, "the tournament's id"),),
+            "enters a tournament before it starts: answered by `tournament-entered`; each round by `tournament-round`"),
 )}
 
 #: The program's messages after ``hello``, by their typed record (:mod:`.bot_wire`).
@@ -99,6 +103,7 @@ HANDLERS: dict[type, Callable[[BotGateway, BotSession, Any], Awaitable[None]]] =
     Move: BotGateway.move,
     Leave: BotGateway.leave,
     Challenge: challenge,
+    EnterTournament: enter_tournament,
 }
 
 

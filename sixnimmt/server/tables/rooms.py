@@ -334,6 +334,28 @@ class Rooms:
                 await room.start_game()
         return room, token
 
+    async def open_table(self, options: TableOptions, code: str, seats_for: Callable[[str], list[Seat]]) -> Room | None:
+        """A table under a code chosen beforehand (a tournament's: planned in its own rows, so that
+        whichever process opens it, and however often, there is one table), every seat filled by
+        ``seats_for(code)``; its game starts at once. None if a table with that code exists already."""
+        code = code.strip().upper()
+        async with self._loading:
+            if code in self._rooms or await self.db.run(self.store.code_taken, code):
+                return None
+            room = self._room(code, options, seats_for(code))
+            epoch = None if self.cluster is None else 1
+            saved = room.table.first_save(epoch, None if self.cluster is None else self.cluster.me)
+            try:
+                await self.db.run(self.store.create_table, saved)
+            except DBAPIError:  # (another process opened it first: the code is unique)
+                if await self.db.run(self.store.code_taken, code):
+                    return None
+                raise
+            self._adopt(room, epoch)
+        async with room.lock:
+            await room.start_game()
+        return room
+
     async def wake_turn_based(self) -> int:
         """Load every turn-based table whose game runs (at start-up): its time per move runs out
         with nobody at the table, so it must be in memory for its stand-in to play. With several

@@ -273,7 +273,10 @@ class Scheduler:
     def plays_on_alone(self) -> bool:
         """Whether the game goes on with nobody connected: every seat is a bot's, server bots' or bot
         programs' (docs/bot-api.md), so nobody comes back to wait for, and a program away past its
-        grace is played for by the stand-in to the end of the game. A person's table pauses instead."""
+        grace is played for by the stand-in to the end of the game. A person's table pauses instead,
+        except a tournament's, whose round waits for no one."""
+        if self.room.table.options.tourney is not None:
+            return True
         return not any(seat.person for seat in self.room.table.seats)
 
     def stays_in_memory(self, deadlines_kept: bool) -> bool:

@@ -68,6 +68,8 @@ async def take_seat(
         coming = next((s for s in table.seats if s.joining_account == account), None)
         if coming is not None:  # taking a seat over at the next deal
             return Joined(coming.index, account_token, True, changed=False)
+    if table.options.tourney is not None:  # (its entrants sit under their accounts, found above)
+        raise TableError("a tournament's seats are its entrants': you can watch", "tournament-seat")
     if resume_only:
         raise TableError("you have no seat at this table", "no-seat")
     if table.options.rated and (account is None or not account_token):

@@ -337,9 +337,11 @@ class TableSession:
     def _reseat(self, new_game: bool = False) -> bool:
         """At a deal's start: the seat changes asked for during the last one, and who plays each
         seat in this deal (for the game's record). Returns whether any seat changed hands. A rated
-        game's leavers keep their seats (and accounts) to its end, so that the result rates them."""
+        game's leavers keep their seats (and accounts) to its end, so that the result rates them; so do a tournament's, whose
+        result scores them."""
         changed = reseat(self.seats, self.options.fill_bot, self.clock.now(),
-                         keep_leavers=self.options.rated and not new_game, new_game=new_game)
+                         keep_leavers=(self.options.rated or self.options.tourney is not None) and not new_game,
+                         new_game=new_game)
         if changed:
             self.scheduler.make_bots()
         self.deal_players.append(
@@ -351,7 +353,8 @@ class TableSession:
 
     async def start_game(self) -> Change:
         """A new game with the same seats (first game, or play again)."""
-        self.game = Game(self.options.rules, [s.name for s in self.seats], seed=secrets.randbits(64))
+        seed = self.options.seed if self.options.seed is not None else secrets.randbits(64)
+        self.game = Game(self.options.rules, [s.name for s in self.seats], seed=seed)
         self.game_number += 1
         self.status = "playing"
         self.turn_log = []
@@ -367,6 +370,8 @@ class TableSession:
             raise TableError("spectators cannot start a new game", "spectator", action="again")
         if self.status != "finished":
             raise TableError("the game is not over yet", "not-over")
+        if self.options.tourney is not None:
+            raise TableError("a tournament's table plays one game", "tournament-table")
         return await self.start_game()
 
     async def act(self, seat: int, value: int) -> Change:

@@ -160,6 +160,12 @@ class TableOptions:
     spectator_chat: bool = False  # spectators may write in the chat (the host can switch it)
     rated: bool = False  # only accounts and the server's bots sit here; each game changes ratings
     chat: bool = True  # anyone may write in the chat (the host can turn it off for the whole table)
+    #: The shuffle's seed (None: a fresh one each game). A tournament's duplicate round gives every
+    #: table of the round the same one; it is never sent to anyone, or the cards would be known.
+    seed: int | None = None
+    #: The tournament whose round this table plays (None: an ordinary table). Its game goes on with
+    #: nobody connected (the stand-in plays the absent), and it plays one game.
+    tourney: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -171,6 +177,8 @@ class TableOptions:
             "spectator_chat": self.spectator_chat,
             **({"rated": True} if self.rated else {}),
             **({} if self.chat else {"chat": False}),
+            **({"seed": self.seed} if self.seed is not None else {}),
+            **({"tourney": self.tourney} if self.tourney is not None else {}),
         }
 
     @classmethod
@@ -190,5 +198,7 @@ class TableOptions:
                 option="timer",
             )
         fill_bot = check_bot_level(data.get("fill_bot", "medium"), "fill_bot")
+        seed, tourney = data.get("seed"), data.get("tourney")
         return cls(rules, count, timer, fill_bot, bool(data.get("public", False)), bool(data.get("spectator_chat", False)),
-                   bool(data.get("rated", False)), bool(data.get("chat", True)))
+                   bool(data.get("rated", False)), bool(data.get("chat", True)),
+                   seed=seed if isinstance(seed, int) else None, tourney=tourney if isinstance(tourney, int) else None)

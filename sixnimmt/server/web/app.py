@@ -25,6 +25,7 @@ from ..botapi.bot_accounts import BotAccounts
 from ..botapi.bot_routes import bot_socket
 from ..botapi.bot_routes import router as bot_api
 from ..botapi.gateway import BotGateway
+from ..botapi.tourney_entries import ProgramEntries
 from ..clock import Clock, LoopClock
 from ..cluster.peers import Cluster, join_cluster
 from ..config import Settings, settings_from_env
@@ -46,6 +47,10 @@ from ..notify.notify_routes import router as notify_api
 from ..refusal import Refusal
 from ..store.database import Store
 from ..tables.rooms import Rooms
+from ..tournaments.director import Director
+from ..tournaments.timetable import Announcer, parse_schedule
+from ..tournaments.tourney_routes import router as tournaments_api
+from ..tournaments.tourney_rows import TournamentStore
 from .collector import QuietCollector
 from .docs_pages import docs_api
 from .game_routes import games_api
@@ -86,6 +91,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         # (after the accounts: a table whose time ran out meanwhile may finish its game at once,
         # and a finished game's archive stores its accounts' seats)
         await app.state.rooms.wake_turn_based()
+        app.state.tournaments = TournamentStore(store.engine)
+        app.state.director = _director(app.state.rooms, app.state.tournaments, app.state.accounts, settings, clock)
+        ProgramEntries(app.state.bot_gateway, app.state.tournaments, app.state.director)
         collector = QuietCollector(clock, settings.full_collection_seconds) if settings.quiet_gc else None
         if collector is not None:
             collector.start()
@@ -95,6 +103,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         finally:
             if collector is not None:
                 await collector.stop()
+            await app.state.director.close()
             await app.state.reviews.close()
             await app.state.notifier.close()
             await app.state.bot_gateway.close()
@@ -145,6 +154,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(bot_api)
     app.include_router(notify_api)
     app.include_router(moderation_api)
+    app.include_router(tournaments_api)
     app.add_api_websocket_route("/api/bot/v1/connect", bot_socket)
     app.add_api_websocket_route("/ws/{code}", table_socket)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -185,6 +195,8 @@ def start_notifier(store: Store, accounts: AccountService, settings: Settings, c
 
     accounts.on_delete.append(forget)
     return notifier
+
+
 def _moderate(app: FastAPI, store: Store) -> None:
     """Moderation (docs/web.md, "Moderation"): the blocks the tables honour, the moderators' actions,
     the address bans at the door."""
@@ -195,6 +207,21 @@ def _moderate(app: FastAPI, store: Store) -> None:
         if (room := app.state.rooms.local(code)) is not None:
             room.shield.book = app.state.rooms.blocks
     app.state.address_gate.load = app.state.moderation.banned_addresses
+
+
+def _director(rooms: Rooms, store: TournamentStore, accounts: AccountService, settings: Settings,
+              clock: Clock) -> Director:
+    """This process's tournament director, started (docs/web.md, "Tournaments")."""
+
+    def seat_keys(ids: list[int]) -> dict[int, str]:
+        return {uid: user.seat_key for uid, user in accounts.accounts.user_names(ids).items()}
+
+    director = Director(rooms, store, seat_keys, settings, clock)
+    if settings.tournament_schedule:
+        schedules = [parse_schedule(line) for line in settings.tournament_schedule]
+        director.before_each_look.append(Announcer(rooms, store, schedules, clock).announce)
+    director.start()
+    return director
 
 
 def _health(request: Request, ready: bool) -> JSONResponse:

@@ -8,6 +8,7 @@ import { showReview } from "./review.js";
 import { showMailPage } from "./notify.js";
 import { showTutorial } from "./tutorial.js";
 import { showBotApiDocs, showRules } from "./rules.js";
+import { showTournament, showTournaments } from "./tournaments.js";
 import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
 import { showAdmin } from "./moderation.js";
 
@@ -36,6 +37,8 @@ const routes = [
   [/^#\/leaderboard(?:\/(\w+))?(\/provisional)?(?:\?page=(\d+))?$/,
     (view, m) => showLeaderboard(view, m[1] || null, !!m[2], Math.max(0, Number(m[3] || 1) - 1))],
   [/^#\/admin$/, (view) => showAdmin(view)], // the moderators' page (docs/web.md, "Moderation")
+  [/^#\/tournaments$/, (view) => showTournaments(view)],
+  [/^#\/tournaments\/(\d{1,9})$/, (view, m) => showTournament(view, Number(m[1]))],
   [/^#\/u\/([A-Za-z0-9_.%-]{1,64})$/, (view, m) => showProfile(view, decodeURIComponent(m[1]))],
   [/^.*$/, (view) => showLobby(view)],
 ];
