@@ -360,7 +360,7 @@ def test_a_rated_tournament_rates_its_games_and_a_rated_duplicate_is_refused(web
     refused = rita.post("/api/tournaments", json={"name": "No", "rated": True, "fill": "random"})
     assert refused.status_code == 422 and refused.json()["code"] == "rated-bot"
     made = rita.post("/api/tournaments", json={
-        "name": "Rated cup", "players": 4, "rounds": 1, "deals": 1, "starts_in": 0, "rated": True,
+        "name": "Rated cup", "players": 4, "rounds": 1, "starts_in": 0, "rated": True,
         "bots": ["easy", "medium", "easy"]})
     assert made.status_code == 201, made.text
     tid = made.json()["id"]
