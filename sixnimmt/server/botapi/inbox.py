@@ -81,11 +81,11 @@ FROM_BOT: dict[str, Message] = {m.type: m for m in (
     Message("move", (Field("game", "string", True, "the game"), Field("id", "integer", True, "the `decide` answered"),
                      Field("move", "any", True, "one of `view.decision.options`")),
             "answers `decide` `id`"),
-    Message("challenge", (Field("bot", "string", True, "the bot challenged, by name"),
+    Message("challenge", (Field("bot", "string", True, "the bot, or the person, challenged, by account name"),
                           Field("mode", "string", False, "`casual` (the default) or `rated`"),
                           Field("players", "integer or null", False, "2..10, 2 by default: server bots take the other seats"),
                           Field("variant", "string", False, "a variant, `standard` by default")),
-            "challenges a bot by name: answered by `challenging`, then `game-start` or `challenge-declined`"),
+            "challenges a bot or a person by name: answered by `challenging`, then `game-start` or `challenge-declined`"),
     Message("leave", (Field("game", "string", True, "the game"),),
             "resigns: answered by `left`; the stand-in plays the seat to the end"),
 )}

@@ -8,6 +8,7 @@ import { showReview } from "./review.js";
 import { showTutorial } from "./tutorial.js";
 import { showRules } from "./rules.js";
 import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
+import { watchChallenges } from "./challenges.js";
 
 const main = document.getElementById("main");
 let leave = null; // cleanup of the current screen (closes a table's socket)
@@ -75,6 +76,7 @@ async function start() {
   const bar = document.querySelector(".topbar");
   new ResizeObserver(() => document.documentElement.style.setProperty("--topbar-h", `${bar.getBoundingClientRect().height}px`)).observe(bar);
   account();
+  watchChallenges(); // a bot's challenge reaches the signed-in person on any screen
   await initCards();
   window.addEventListener("hashchange", route);
   route();
