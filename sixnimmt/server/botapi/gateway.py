@@ -339,7 +339,7 @@ class BotGateway:
 
     async def leave(self, session: BotSession, message: Leave) -> None:
         link = self._link(session, message.game)
-        await self.finish(link)
+        await self.finish(link, watch=link.started)  # (the game's end is still told: ``game-end``)
         session.push({"type": "left", "game": link.code})  # (the last message about that game)
 
     async def move(self, session: BotSession, message: Move) -> None:
@@ -360,16 +360,19 @@ class BotGateway:
             raise BotError(f"you play no game {str(code)[:16]!r}", "unknown-game", game=str(code)[:16])
         return link
 
-    async def finish(self, link: SeatLink) -> None:
+    async def finish(self, link: SeatLink, watch: bool = False) -> None:
         """The program's game is over (or it left): the seat is no longer followed, and is given up
-        (the table's next game, if its people play again, seats someone else there)."""
+        (the table's next game, if its people play again, seats someone else there). ``watch``: the
+        link stays, watching, until it tells the game's end."""
         link.finished = True
         links = self.links.get(link.bot_id, {})
         if links.get(link.code) is link:
             del links[link.code]
         with contextlib.suppress(TableError):
             await link.send({"type": "leave"})
-        await link.detach()
+        link.departed = watch
+        if not watch:
+            await link.detach()
         await asyncio.to_thread(self.bots.drop_game, link.bot_id, link.code)
 
     # ------------------------------------------------------------------ invitations

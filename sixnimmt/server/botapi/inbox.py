@@ -87,7 +87,7 @@ FROM_BOT: dict[str, Message] = {m.type: m for m in (
                           Field("variant", "string", False, "a variant, `standard` by default")),
             "challenges a bot or a person by name: answered by `challenging`, then `game-start` or `challenge-declined`"),
     Message("leave", (Field("game", "string", True, "the game"),),
-            "resigns: answered by `left`; the stand-in plays the seat to the end"),
+            "resigns: answered by `left`; the stand-in plays the seat to the end, and `game-end` still comes"),
 )}
 
 #: The program's messages after ``hello``, by their typed record (:mod:`.bot_wire`).
