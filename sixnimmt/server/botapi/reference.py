@@ -73,7 +73,12 @@ TO_BOT: dict[str, Message] = {m.type: m for m in (
     Message("error", (Field("code", "string", True, "what was refused (see Error codes)"),
                       Field("message", "string", True, "why, in words"),
                       Field("game", "string", False, "the game it is about"),
-                      Field("fields", "list of strings", False, "`bad-message`: the fields missing or wrong")),
+                      Field("id", "integer or null", False, "`not-your-decision`, `illegal-move`: the decision"),
+                      Field("fields", "list of strings", False, "`bad-message`: the fields missing or wrong"),
+                      Field("limit", "string or integer", False, "`rate-limited`: `messages`, `seeks` or "
+                            "`invitations`; `too-many-games`: the game limit"),
+                      Field("retry_after", "number", False, "`rate-limited`: seconds to wait"),
+                      Field("bot", "string", False, "a refused `challenge`: who was challenged")),
             "a message refused (nothing changed), or a fault"),
 )}
 
