@@ -76,6 +76,8 @@ class PersonChallenges:
     def listen(self, person: int) -> list[dict[str, Any]]:
         """The person's browser asks: it is on the site; the challenges waiting for its answer."""
         now = self.gateway.clock.now()
+        if len(self.listening) > 10_000:  # (the people who have left the site go)
+            self.listening = {p: t for p, t in self.listening.items() if now - t <= LISTENING_SECONDS}
         self.listening[person] = now
         return [{"id": c.id, "game": c.code, **c.about, "expires_in": round(max(0.0, c.expires - now), 1)}
                 for c in self.waiting.values() if c.person == person and not c.accepted]
