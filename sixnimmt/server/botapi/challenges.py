@@ -29,9 +29,12 @@ async def challenge(gateway: BotGateway, session: BotSession, message: Challenge
     mode, variant = message.mode, message.variant
     count = message.players or DEFAULT_PLAYERS
     gateway.room_for_games(session)
-    found = await _challenged(gateway, message.bot)
+    named = await asyncio.to_thread(gateway.bots.bot_named, message.bot)
+    found = None if named is None else named[0]
+    if found is None:  # (a person is asked in the browser: person_challenges)
+        found = await _person_named(gateway, message.bot)
     if found is None or found.id == me.id:
-        raise BotError(f"no other bot or person named {message.bot[:20]!r}", "no-bot")
+        raise BotError(f"no other bot named {message.bot[:20]!r}", "no-bot")
     try:
         rules = Rules(players=count, variant=Variant(variant))
     except (ValueError, RulesError) as error:
@@ -68,10 +71,7 @@ async def challenge(gateway: BotGateway, session: BotSession, message: Challenge
                   "person": found.kind == "person"})
 
 
-async def _challenged(gateway: BotGateway, name: str) -> User | None:
-    """Who ``name`` is: a bot program, else a person (never one of the server's own bots)."""
-    named = await asyncio.to_thread(gateway.bots.bot_named, name)
-    if named is not None:
-        return named[0]
+async def _person_named(gateway: BotGateway, name: str) -> User | None:
+    """The person named ``name`` (not a bot program, not one of the server's own bots)."""
     person = await asyncio.to_thread(gateway.bots.accounts.user_by_name, name[:64])
     return person if person is not None and person.kind == "person" else None
