@@ -1,5 +1,6 @@
 // The single-page app: a hash router over the lobby, a table, the history and the rules.
 import { disclosure, loadLanguage, preferredLanguage } from "./util.js";
+import { watchChallenges } from "./challenges.js";
 import { initCards } from "./cards.js";
 import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
@@ -8,7 +9,6 @@ import { showReview } from "./review.js";
 import { showTutorial } from "./tutorial.js";
 import { showRules } from "./rules.js";
 import { account, drawAccountLink, resumeSeat, showAccount, showLeaderboard, showProfile } from "./account.js";
-import { watchChallenges } from "./challenges.js";
 
 const main = document.getElementById("main");
 let leave = null; // cleanup of the current screen (closes a table's socket)
