@@ -17,7 +17,7 @@ from sixnimmt.server.botapi.bot_wire import (
     decode_hello,
     parse_json,
 )
-from sixnimmt.server.botapi.inbox import HANDLERS
+from sixnimmt.server.botapi.inbox import FROM_BOT, HANDLERS
 from sixnimmt.server.botapi.seat_links import BotError
 
 
@@ -59,3 +59,21 @@ def test_hello_asks_for_a_whole_number_of_games(max_games: object) -> None:
 def test_a_frame_that_is_not_a_message_is_refused(text: str | None, reason: str) -> None:
     with pytest.raises(BotError, match=reason):
         parse_json(text, 65536)
+
+
+#: A value of each JSON kind the field specs name, as a program would send it.
+SAMPLES = {"string": "ABCDE", "integer": 3, "integer or null": None, "any": 55}
+
+
+def test_the_field_specs_and_the_decoders_describe_the_same_messages() -> None:
+    """The two places that know a message's fields (the specs every message is checked against,
+    which the docs' reference is made from, and the decoders) agree: the same types, and whatever
+    the specs let through with only its required fields decodes (the decoders' defaults fill the rest)."""
+    assert set(FROM_BOT) == set(DECODERS) | {"hello", "ping"}
+    for kind, spec in FROM_BOT.items():
+        raw = {"type": kind, **{f.name: SAMPLES[f.json] for f in spec.fields if f.required}}
+        spec.check(raw)
+        if kind in DECODERS:
+            assert decode(raw).type == kind
+        elif kind == "hello":
+            assert decode_hello(raw).max_games is None

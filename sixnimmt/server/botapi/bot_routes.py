@@ -28,11 +28,13 @@ from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, shown_token
 from .gateway import BotGateway, BotSession
 from .inbox import receive
+from .person_challenges import people_router
 from .seat_links import BotError, players
 
 log = logging.getLogger("sixnimmt.server")
 
 router = APIRouter(prefix="/api")
+router.include_router(people_router)  # (a bot's challenges to people, answered in the browser)
 
 
 class NewBot(RequestBody):

@@ -19,6 +19,10 @@ from .seat_links import BotError
 
 VARIANT_NAMES = frozenset(v.value for v in VARIANTS)
 
+#: The standard reasons to decline an invitation or a challenge (any other text is ``generic``).
+DECLINE_REASONS = ("generic", "later", "variant", "players", "rated", "casual", "too-many-games", "not-bots",
+                   "going-offline")
+
 
 @dataclass(frozen=True, slots=True)
 class Hello:

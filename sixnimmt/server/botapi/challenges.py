@@ -1,8 +1,9 @@
-"""A bot program challenges another by name (docs/bot-api.md, "Challenges"): a table of its own is
+"""A bot program challenges another, or a person, by name (docs/bot-api.md, "Challenges"): a table of its own is
 opened, the challenger in its first seat, a seat kept for the challenged bot (an invitation, which
 it accepts or declines with a standard reason), the server's bots in any other seat; the game starts
 when the challenged bot sits down. A decline, an expiry or the challenged bot going offline gives
-the table up and tells the challenger why (``challenge-declined``)."""
+the table up and tells the challenger why (``challenge-declined``). A person is asked in the browser
+(:mod:`.person_challenges`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import asyncio
 from typing import Any
 
 from ...core import Rules, RulesError, Variant
-from ..accounts.users import seat_token
+from ..accounts.users import User, seat_token
 from ..calls import InviteProgram, Summary, WithdrawInvitation
 from ..tables.table_setup import TableError, TableOptions
 from .bot_wire import Challenge
@@ -30,6 +31,8 @@ async def challenge(gateway: BotGateway, session: BotSession, message: Challenge
     gateway.room_for_games(session)
     named = await asyncio.to_thread(gateway.bots.bot_named, message.bot)
     found = None if named is None else named[0]
+    if found is None:  # (a person is asked in the browser: person_challenges)
+        found = await _person_named(gateway, message.bot)
     if found is None or found.id == me.id:
         raise BotError(f"no other bot named {message.bot[:20]!r}", "no-bot")
     stables = [await asyncio.to_thread(gateway.bots.accounts.stable, account) for account in (me.id, found.id)]
@@ -55,7 +58,10 @@ async def challenge(gateway: BotGateway, session: BotSession, message: Challenge
              "rules": summary["rules"], "seats": [s["name"] for s in summary["seats"]],
              "players": players(summary["seats"])}
     try:
-        invitation = await gateway.invite_anywhere(found.id, room.code, token, about)
+        if found.kind == "person":
+            invitation = await gateway.people.ask(me.id, found.id, found.name, room.code, token, about)
+        else:
+            invitation = await gateway.invite_anywhere(found.id, room.code, token, about)
     except BotError as error:
         await gateway.rooms.call(room.code, WithdrawInvitation(token))
         link = gateway.links.get(me.id, {}).get(room.code)
@@ -64,4 +70,11 @@ async def challenge(gateway: BotGateway, session: BotSession, message: Challenge
         raise BotError(f"{found.name} cannot take the challenge: {error}", error.code, bot=found.name,
                        **error.params) from None
     gateway.challengers[room.code] = me.id
-    session.push({"type": "challenging", "bot": found.name, "game": room.code, "invitation": invitation})
+    session.push({"type": "challenging", "bot": found.name, "game": room.code, "invitation": invitation,
+                  "person": found.kind == "person"})
+
+
+async def _person_named(gateway: BotGateway, name: str) -> User | None:
+    """The person named ``name`` (not a bot program, not one of the server's own bots)."""
+    person = await asyncio.to_thread(gateway.bots.accounts.user_by_name, name[:64])
+    return person if person is not None and person.kind == "person" else None

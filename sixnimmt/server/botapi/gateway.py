@@ -37,7 +37,8 @@ from ..config import Settings
 from ..limits import RateLimiter
 from ..tables.table_setup import TableError
 from .bot_accounts import BotAccounts, BotIdentity
-from .bot_wire import Accept, CancelSeek, Decline, Hello, Leave, Move, Seek
+from .bot_wire import DECLINE_REASONS, Accept, CancelSeek, Decline, Hello, Leave, Move, Seek
+from .person_challenges import PersonChallenges
 from .seat_links import BotError, SeatLink
 
 if TYPE_CHECKING:
@@ -46,9 +47,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sixnimmt.server")
 
-#: The standard reasons to decline an invitation or a challenge (any other text is ``generic``).
-DECLINE_REASONS = ("generic", "later", "variant", "players", "rated", "casual", "too-many-games", "not-bots",
-                   "going-offline")
 
 #: Close codes of a bot program's WebSocket.
 CLOSE_BAD_TOKEN = 4401
@@ -100,6 +98,7 @@ class BotGateway:
         self.tourneys: object | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._sweep: Timer | None = None
+        self.people = PersonChallenges(self)  # (bots' challenges to people, answered in the browser)
 
     def spawn(self, work: Awaitable[Any]) -> None:
         self._spawned(work)
@@ -179,6 +178,7 @@ class BotGateway:
             await link.detach()
         for invitation in self.invitations.pop(bot_id, {}).values():
             await self._withdraw(invitation, "going-offline")
+        await self.people.challenger_gone(bot_id)
 
     def is_online(self, bot_id: int) -> bool:
         session = self.sessions.get(bot_id)
@@ -341,7 +341,7 @@ class BotGateway:
 
     async def leave(self, session: BotSession, message: Leave) -> None:
         link = self._link(session, message.game)
-        await self.finish(link)
+        await self.finish(link, watch=link.started)  # (the game's end is still told: ``game-end``)
         session.push({"type": "left", "game": link.code})  # (the last message about that game)
 
     async def move(self, session: BotSession, message: Move) -> None:
@@ -362,16 +362,19 @@ class BotGateway:
             raise BotError(f"you play no game {str(code)[:16]!r}", "unknown-game", game=str(code)[:16])
         return link
 
-    async def finish(self, link: SeatLink) -> None:
+    async def finish(self, link: SeatLink, watch: bool = False) -> None:
         """The program's game is over (or it left): the seat is no longer followed, and is given up
-        (the table's next game, if its people play again, seats someone else there)."""
+        (the table's next game, if its people play again, seats someone else there). ``watch``: the
+        link stays, watching, until it tells the game's end."""
         link.finished = True
         links = self.links.get(link.bot_id, {})
         if links.get(link.code) is link:
             del links[link.code]
         with contextlib.suppress(TableError):
             await link.send({"type": "leave"})
-        await link.detach()
+        link.departed = watch
+        if not watch:
+            await link.detach()
         await asyncio.to_thread(self.bots.drop_game, link.bot_id, link.code)
 
     # ------------------------------------------------------------------ invitations
@@ -404,21 +407,23 @@ class BotGateway:
             await self._withdraw(invitation, "later")
 
     async def _withdraw(self, invitation: Invitation, reason: str = "later", text: str = "") -> None:
-        """The seat kept for the bot opens again; a bot that challenged it is told why (``reason``, a
-        standard one: :data:`DECLINE_REASONS`), and its table is given up."""
+        """The seat kept for the bot opens again; a bot that challenged it is told ``reason``."""
         if invitation.timer is not None:
             invitation.timer.cancel()
         try:
             await self.rooms.call(invitation.code, WithdrawInvitation(invitation.token))
         except (LookupError, TableError) as error:
             log.info("an invitation to table %s could not be withdrawn: %s", invitation.code, error)
-        challenger = self.challengers.pop(invitation.code, None)
+        await self.challenge_declined(invitation.code, reason, text)
+
+    async def challenge_declined(self, code: str, reason: str, text: str = "") -> None:
+        """A bot that challenged someone at ``code`` is told why not (:data:`DECLINE_REASONS`); its table goes."""
+        challenger = self.challengers.pop(code, None)
         if challenger is not None:
-            link = self.links.get(challenger, {}).get(invitation.code)
+            link = self.links.get(challenger, {}).get(code)
             if link is not None:
                 await self.finish(link)
-            self.tell(challenger, [{"type": "challenge-declined", "game": invitation.code, "reason": reason,
-                                    "message": text}])
+            self.tell(challenger, [{"type": "challenge-declined", "game": code, "reason": reason, "message": text}])
 
     async def answer(self, session: BotSession, message: Accept | Decline) -> None:
         bot = session.identity.bot

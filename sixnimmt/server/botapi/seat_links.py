@@ -107,6 +107,7 @@ class SeatLink:
         self.narrator = Narrator()
         self.started = False
         self.finished = False
+        self.departed = False  # the program left the game: it watches for the end, to tell it
         self.view: dict[str, Any] | None = None
         self.open: OpenDecision | None = None
         self.ask_again = False  # the program reconnected: the open decision is asked again
@@ -163,7 +164,8 @@ class SeatLink:
     async def _reattach(self) -> None:
         await self.detach()
         await self.gateway.clock.sleep(REATTACH_SECONDS)
-        if not self.finished and self.room is None and self.link is None and self.gateway.is_online(self.bot_id):
+        if (not self.finished or self.departed) and self.room is None and self.link is None \
+                and self.gateway.is_online(self.bot_id):
             try:
                 await self.attach()
             except (LookupError, TableError) as error:
@@ -172,6 +174,8 @@ class SeatLink:
     def push(self, message: dict[str, Any]) -> None:
         """What the table sends this seat, for the program."""
         kind = message.get("type")
+        if self.departed:
+            self._watch_the_end(message)
         if self.finished:
             return
         out: list[dict[str, Any]] = []
@@ -210,6 +214,16 @@ class SeatLink:
         self.gateway.tell(self.bot_id, [{**m, "game": self.code} for m in out])
         if self.finished:
             self.gateway.spawn(self.gateway.finish(self))
+
+    def _watch_the_end(self, message: dict[str, Any]) -> None:
+        """After ``leave``: the game's end is the one thing the program still hears of it."""
+        view = message.get("view")
+        if message.get("type") in ("state", "update") and (message.get("table") or {}).get("status") == "finished" \
+                and isinstance(view, dict):
+            self.departed = False
+            self.gateway.tell(self.bot_id, [{"type": "game-end", "totals": list(view["totals"]),
+                                             "winners": list(view["winners"]), "game": self.code}])
+            self.gateway.spawn(self.detach())
 
     def _narrate(self, view: dict[str, Any], events: list[dict[str, Any]], over: bool) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

@@ -21,6 +21,7 @@ const SHELL = [
   "/static/js/app.js",
   "/static/js/account.js",
   "/static/js/bots.js",
+  "/static/js/challenges.js",
   "/static/js/cards.js",
   "/static/js/history.js",
   "/static/js/lobby.js",

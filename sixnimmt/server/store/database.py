@@ -368,10 +368,10 @@ def _file_lock(path: Path | None) -> Iterator[None]:
 
 def _columns(data: TableData) -> tuple[str, ...]:
     """The state columns a save of ``data`` writes, in :data:`STATE_COLUMNS` order, and the due time
-    (derived from ``current`` and the status, :attr:`TableData.due_at`) whenever either is written."""
+    (derived from ``current``, the status and the seats, :attr:`TableData.due_at`) whenever one is written."""
     changed = data.changed
     columns = STATE_COLUMNS if changed is None else tuple(c for c in STATE_COLUMNS if c in changed)
-    return (*columns, "due_at") if "current" in columns or "status" in columns else columns
+    return (*columns, "due_at") if {"current", "status", "seats"} & set(columns) else columns
 
 
 @functools.cache

@@ -134,9 +134,13 @@ class TableData:
     @property
     def due_at(self) -> float | None:
         """When the current decision runs out with nobody at the table, as calendar seconds (a
-        turn-based game's deadline, kept in ``current``); None: nothing is due without a player."""
+        turn-based game's deadline, kept in ``current``; a game without people, bot programs' and
+        the server's bots': at once, so that a live process always drives it); None: nothing is due
+        without a player."""
         if self.status != "playing" or not self.current:
             return None
+        if not any(seat.get("kind") == "human" and not seat.get("program") for seat in self.seats):
+            return 0.0  # (no person: nobody to wait for, its bots and programs' stand-ins play on at once)
         deadline = self.current.get("deadline")
         return None if deadline is None else float(deadline)
 

@@ -1,5 +1,6 @@
 // The single-page app: a hash router over the lobby, a table, the history and the rules.
 import { disclosure, loadLanguage, preferredLanguage } from "./util.js";
+import { watchChallenges } from "./challenges.js";
 import { initCards } from "./cards.js";
 import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
@@ -84,6 +85,7 @@ async function start() {
   const bar = document.querySelector(".topbar");
   new ResizeObserver(() => document.documentElement.style.setProperty("--topbar-h", `${bar.getBoundingClientRect().height}px`)).observe(bar);
   account();
+  watchChallenges(); // a bot's challenge reaches the signed-in person on any screen
   await initCards();
   window.addEventListener("hashchange", route);
   route();
