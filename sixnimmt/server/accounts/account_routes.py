@@ -415,7 +415,8 @@ async def play_now(body: PlayNowRequest, request: Request) -> dict[str, Any]:
     user, _ = await svc.seat_identity(request, None)
     try:
         name = user.name if user is not None else clean_name(body.name)
-        result: dict[str, Any] = await svc.play_now.play(body.mode, body.variant, body.players, name, user)
+        # (its queries go through the store's writer: a database that does not answer is a 503)
+        result: dict[str, Any] = await answered(svc.play_now.play(body.mode, body.variant, body.players, name, user))
     except TableError as error:
         status = 401 if error.code == "rated-sign-in" else 422
         raise error.with_status(status) from None
