@@ -29,6 +29,7 @@ from ..limits import RateLimits, RequestBody, client_address, too_many
 from ..refusal import Refusal
 from ..store.database import Store
 from ..store.rows import GameRow, TableData
+from ..store.writer import StoreHungError, no_answer
 from ..tables.rooms import Rooms
 from ..tables.table_setup import TableError, clean_name
 from .matchmaking import PlayNow
@@ -94,9 +95,10 @@ class AccountService:
 
     async def read(self, function: Callable[..., T], *args: Any) -> T:
         """A read-only query in a thread of its own, beside the store's writer (whose one thread
-        the tables' saves wait on): a burst of sign-ins does not queue in front of the moves."""
+        the tables' saves wait on): a burst of sign-ins does not queue in front of the moves. A
+        database that does not answer gives a 503 (as :meth:`write` and :meth:`queued` do)."""
         async with self._reading:
-            return await asyncio.to_thread(function, *args)
+            return await answered(self.rooms.db.beside(function, *args))
 
     async def write(self, function: Callable[..., T], *args: Any) -> T:
         """A short write (a session's row): on an SQLite file on the event loop, in turn with the
@@ -104,7 +106,11 @@ class AccountService:
         if self.rooms.store.local_file:
             return await self.rooms.db.run_here(function, *args)
         async with self._reading:
-            return await asyncio.to_thread(function, *args)
+            return await answered(self.rooms.db.beside(function, *args))
+
+    async def queued(self, function: Callable[..., T], *args: Any) -> T:
+        """A write in order with the tables' saves (an account made, changed or deleted)."""
+        return await answered(self.rooms.db.run(function, *args))
 
     async def start(self) -> None:
         self.bots = await self.rooms.db.run(self.accounts.ensure_bots)
@@ -183,6 +189,14 @@ async def signed_in(request: Request, svc: AccountService) -> User:
     return user
 
 
+async def answered(call: Awaitable[T]) -> T:
+    """``call``'s result; a 503 if the database did not answer it (the request never hangs)."""
+    try:
+        return await call
+    except StoreHungError:
+        raise no_answer() from None
+
+
 def busy() -> Refusal:
     return Refusal("the server is busy checking passwords: try again in a few seconds", "account-busy", status=503, headers={"Retry-After": "5"})
 
@@ -244,7 +258,7 @@ async def sign_up(body: Credentials, request: Request, response: Response) -> di
         if await svc.read(svc.accounts.name_taken, name):
             raise AccountError("that user name is taken", "account-name-taken", status=409)
         hashed = await svc.hasher.hash(body.password)
-        user = await svc.rooms.db.run(svc.accounts.create, name, hashed)
+        user = await svc.queued(svc.accounts.create, name, hashed)
     except AccountError as error:
         raise error from None
     except HasherBusyError:
@@ -324,7 +338,7 @@ async def change_password(body: PasswordChange, request: Request, response: Resp
     try:
         check_password(body.new, user.name)
         hashed = await svc.hasher.hash(body.new)
-        epoch = await svc.rooms.db.run(svc.accounts.change_password, user.id, hashed)
+        epoch = await svc.queued(svc.accounts.change_password, user.id, hashed)
     except AccountError as error:
         raise error from None
     except HasherBusyError:
@@ -339,7 +353,7 @@ async def delete_account(body: AccountDelete, request: Request, response: Respon
     svc = service(request)
     user = await signed_in(request, svc)
     await _check_password(svc, user, body.password)
-    await svc.rooms.db.run(svc.accounts.delete, user.id)
+    await svc.queued(svc.accounts.delete, user.id)
     for forget in svc.on_delete:
         await forget(user.id)
     _clear_cookie(request, response)
@@ -408,7 +422,8 @@ async def play_now(body: PlayNowRequest, request: Request) -> dict[str, Any]:
     user, _ = await svc.seat_identity(request, None)
     try:
         name = user.name if user is not None else clean_name(body.name)
-        result: dict[str, Any] = await svc.play_now.play(body.mode, body.variant, body.players, name, user)
+        # (its queries go through the store's writer: a database that does not answer is a 503)
+        result: dict[str, Any] = await answered(svc.play_now.play(body.mode, body.variant, body.players, name, user))
     except TableError as error:
         status = 401 if error.code == "rated-sign-in" else 422
         raise error.with_status(status) from None

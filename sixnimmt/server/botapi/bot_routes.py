@@ -9,7 +9,6 @@ opens, and no log shows more than its first 8 characters."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -17,7 +16,7 @@ from fastapi import APIRouter, Request, Response, WebSocket
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from ..accounts.account_routes import service, signed_in
+from ..accounts.account_routes import AccountService, service, signed_in
 from ..accounts.users import AccountError, User
 from ..calls import InviteProgram, Summary, WithdrawInvitation
 from ..config import Settings
@@ -201,7 +200,13 @@ async def bot_socket(websocket: WebSocket) -> None:
     token = token.strip()
     identity = None
     if scheme.lower() == "bearer" and token:
-        identity = await asyncio.to_thread(bots_of(websocket).authenticate, token)
+        accounts: AccountService = websocket.app.state.accounts
+        try:  # (bounded: a database that does not answer refuses the connection with a 503)
+            identity = await accounts.read(bots_of(websocket).authenticate, token)
+        except Refusal as error:
+            log.warning("refused a bot connection from %s: %s", address, error)
+            await _deny(websocket, error.status, str(error), error.code)
+            return
     if identity is None:
         log.info("refused a bot connection from %s: bad token %s", address, shown_token(token) if token else "(none)")
         await _deny(websocket, 401, "unknown, revoked or missing token", "bad-token")

@@ -37,6 +37,7 @@ from ..store import leases
 from ..store.leases import Statement
 from .balancing import Balancer
 from .bus import Bus
+from .chores import Chores
 from .forwarding import Client, Forwarding, Link, RemoteConnection, unavailable
 from .mail import Mail
 from .ownership import Ownership
@@ -100,8 +101,8 @@ class Cluster:
         #: When (:attr:`clock`) the renewal under way was sent (None: none is): see :meth:`_fence`.
         self._renewing_since: float | None = None
         self._renewing = asyncio.Lock()  # one renewal at a time (the heartbeat's, or a check's)
-        self._balancing: asyncio.Task[list[str]] | None = None  # a hand-over of tables under way
-        self._chores: asyncio.Task[None] | None = None  # due tables taken, idle ones let go
+        #: The heartbeat's work in tasks of their own: following owners, due and idle tables, balance.
+        self.chores = Chores(self.me)
         #: Heartbeats between two looks at the balance (0: never by itself; the tests call it).
         self.balance_every = BALANCE_EVERY
         self.bus = Bus(self.me, self._sql, lambda: self.connected, lambda sender, items: self._on_items(sender, items))
@@ -171,9 +172,9 @@ class Cluster:
             return
         log.warning("process %s lost its database connection: dropping its tables and reconnecting", self.me)
         self.connected, self.down_since, self._lease_until = False, self.clock(), 0.0
-        for task in (*self._tasks, self._balancing, self._chores):
-            if task is not None:
-                task.cancel()
+        for task in self._tasks:
+            task.cancel()
+        self.chores.cancel()
         self.bus.clear()
         self.forwarding.lose()
         self._dropped.update(self.rooms.lose_all())
@@ -208,7 +209,7 @@ class Cluster:
 
     async def stop(self) -> None:
         """Leave: the tables are released by the registry first; the lease row goes last."""
-        running = (self._supervisor, self._sender_task, self._balancing, self._chores, *self._tasks)
+        running = (self._supervisor, self._sender_task, *self.chores.cancel(), *self._tasks)
         for task in running:
             if task is not None:
                 task.cancel()
@@ -297,8 +298,9 @@ class Cluster:
     # ------------------------------------------------------------------ the heartbeat
 
     async def _beat(self) -> None:
-        """Renew the lease and watch the owners every ``heartbeat`` seconds. Ends when one of the
-        connections is found dead (the supervisor reconnects); other failures are logged."""
+        """Renew the lease and start the work that may wait (:mod:`.chores`) every ``heartbeat``
+        seconds. Ends when one of the connections is found dead (the supervisor reconnects); other
+        failures are logged."""
         connections = (self._listen, self._query, self._beat_conn)
         while True:
             await asyncio.sleep(self.heartbeat)
@@ -315,17 +317,15 @@ class Cluster:
         async with self._renewing:
             await self._renew()
         await self.ownership.share_budgets()
-        await self._watch_owners()
-        if self.holds_lease() and (self._chores is None or self._chores.done()):
-            # (a task of its own, as balancing: the heartbeat never waits on a table's lock, nor on
-            # the store loading a table, so a slow or hung store never holds the lease's renewal up)
-            self._chores = asyncio.get_running_loop().create_task(self._table_chores())
+        # (each in a task of its own: the heartbeat never waits on a table's lock, nor on the store
+        # loading a table, so a slow or hung store never holds the lease's renewal up)
+        self.chores.start("following the owners of forwarded tables", self._watch_owners)
+        if self.holds_lease():
+            self.chores.start("taking due tables and letting idle ones go", self._table_chores)
         await self.forwarding.forget_dead(self.ownership.alive)
         self._ticks += 1
-        if self.balance_every and self._ticks % self.balance_every == 0 and (
-                self._balancing is None or self._balancing.done()):
-            # (a task of its own: the heartbeat never waits on a table's lock)
-            self._balancing = asyncio.get_running_loop().create_task(self.balance())
+        if self.balance_every and self._ticks % self.balance_every == 0:
+            self.chores.start("balancing tables", self.balance)
         if self._ticks % 60 == 0:  # leftovers of processes that died mid-message
             await self._sql(leases.FORGET_OLD, age=leases.MESSAGES_KEPT)
             await self._sql(leases.FORGET_DEAD, age=leases.DEAD_LEASES_KEPT)
@@ -333,11 +333,8 @@ class Cluster:
     async def _table_chores(self) -> None:
         """Take the due tables (:meth:`Ownership.take_due`) and let the idle ones go (a table nobody
         asks for goes too: :meth:`Rooms.evict_idle`)."""
-        try:
-            await self.ownership.take_due()
-            await self.rooms.evict_idle()
-        except Exception:  # (the next heartbeat tries again)
-            log.warning("process %s: due or idle tables left for the next heartbeat", self.me, exc_info=True)
+        await self.ownership.take_due()
+        await self.rooms.evict_idle()
 
     async def _renew(self) -> None:
         """Extend this process's lease. If it had run out (a long pause, a slow database), other

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from ..refusal import Refusal
 from .database import Store
 from .rows import (
     LeaseLostError,
@@ -36,6 +37,13 @@ class StoreHungError(LeaseLostError):
     goes on. A table whose save hung is treated as one taken over: its copy may no longer match the
     stored state, so it is dropped and its sockets reconnect; it is loaded again from the database,
     where a takeover's row lock waits for whatever the hung write left (docs/scaling.md)."""
+
+
+def no_answer() -> Refusal:
+    """What a request is told when the database did not answer its call (:class:`StoreHungError`):
+    503, try again, rather than an answer that never comes."""
+    return Refusal("the server's database does not answer: try again in a few seconds", "store-unavailable",
+                   status=503, headers={"Retry-After": "5"})
 
 
 class Writer:
@@ -71,6 +79,12 @@ class Writer:
         the database does not answer it within :attr:`answer_timeout` (the calls after it go on)."""
         async with self._one_at_a_time:
             return await self._answered(fn, *args)
+
+    async def beside(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on a thread of its own, beside the calls in order (a read, or a short write
+        that need not wait behind the tables' saves: an account's session), bounded as :meth:`run`
+        is: :class:`StoreHungError` if the database does not answer it within :attr:`answer_timeout`."""
+        return await self._answered(fn, *args)
 
     async def _answered(self, fn: Callable[..., T], *args: Any) -> T:
         if self.store.engine.dialect.name == "sqlite":  # (a file, no server to hang: its calls run to their end)
