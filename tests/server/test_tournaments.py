@@ -321,6 +321,30 @@ def test_a_bot_program_enters_through_the_bot_api_and_plays_every_round(web: Tes
     assert mine["games"] == 2
 
 
+def test_a_rated_tournament_takes_one_entrant_of_a_person_and_their_bots(web: TestClient) -> None:
+    """As at a rated table, a person and their own bot program never meet in rated play: the
+    second of one stable to enter a rated tournament is refused; an unrated one takes both."""
+    sign_up(web, "oona")
+    token = make_bot(web, "Pet")
+    tids = {}
+    for rated in (True, False):
+        made = web.post("/api/tournaments", json={
+            "name": f"Cup {rated}", "players": 4, "rounds": 1, "starts_in": 60, "rated": rated,
+            "bots": ["easy"] * 3, "enter": True})
+        assert made.status_code == 201, made.text
+        tids[rated] = made.json()["id"]
+    with web.websocket_connect(CONNECT, headers=bearer(token)) as ws:
+        program = BotProgram(ws)
+        program.hello()
+        ws.send_json({"type": "enter-tournament", "tournament_id": tids[True]})
+        refused = program.until(lambda m: m["type"] == "error")
+        assert refused["code"] == "rated-same-owner"
+        ws.send_json({"type": "enter-tournament", "tournament_id": tids[False]})
+        program.until(lambda m: m["type"] == "tournament-entered")
+    names = {rated: [e["name"] for e in web.get(f"/api/tournaments/{tid}").json()["entrants"]] for rated, tid in tids.items()}
+    assert "Pet" not in names[True] and {"oona", "Pet"} <= set(names[False])
+
+
 def test_an_arena_seats_whoever_waits_and_adds_up_points_over_every_game(web: TestClient) -> None:
     host = _person(web, "ari")
     made = host.post("/api/tournaments", json={

@@ -34,7 +34,8 @@ class ProgramEntries:
         if tournament is None:
             raise BotError(f"no tournament {message.tournament}", "tournament-unknown")
         try:
-            await run(self.store.enter, tournament.id, bot.name, bot.id, None, True, default_rating()[0])
+            stable = await run(self.gateway.bots.accounts.stable, bot.id)
+            await run(self.store.enter, tournament.id, bot.name, bot.id, None, True, default_rating()[0], stable)
         except TableError as error:
             raise BotError(str(error), error.code) from None
         session.push({"type": "tournament-entered", **about(tournament),

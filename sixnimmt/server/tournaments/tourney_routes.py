@@ -108,8 +108,9 @@ async def _enter(request: Request, tournament_id: int) -> None:
     variant = str(tournament.settings["variant"])
     mine = await svc.read(svc.ratings.ratings_of, user.id, variant)
     rating = float(mine[variant]["mu"]) if variant in mine else default_rating()[0]
+    stable = await svc.read(svc.accounts.stable, user.id)
     await svc.rooms.db.run(tournaments(request).enter, tournament_id, user.name, user.id, None,
-                           user.kind == "bot", rating)
+                           user.kind == "bot", rating, stable)
 
 
 @router.post("/tournaments/{tournament_id}/join")

@@ -169,19 +169,27 @@ class TournamentStore:
             return session.scalar(select(TournamentRow.id).where(TournamentRow.schedule_key == key)) is not None
 
     def enter(self, tournament_id: int, name: str, account: int | None, bot: str | None, program: bool,
-              rating: float) -> None:
-        """A new entrant, before the tournament starts (refused after, or under a name taken)."""
+              rating: float, stable: tuple[int, ...] = ()) -> None:
+        """A new entrant, before the tournament starts (refused after, or under a name taken). In a
+        rated tournament, one entrant per ``stable`` (the accounts one person controls: a person and
+        their bot programs), as at a rated table: their games together would move no honest rating."""
         try:
             with Session(self.engine) as session, session.begin():
-                status = session.scalar(select(TournamentRow.status).where(TournamentRow.id == tournament_id)
-                                        .with_for_update())
-                if status is None:
+                found = session.execute(select(TournamentRow.status, TournamentRow.settings)
+                                        .where(TournamentRow.id == tournament_id).with_for_update()).one_or_none()
+                if found is None:
                     raise LookupError(tournament_id)
+                status, settings = found
                 if status != UPCOMING:
                     raise TableError("this tournament has started: entries are closed", "tournament-started")
                 if account is not None and session.scalar(select(EntrantRow.id).where(
                         EntrantRow.tournament_id == tournament_id, EntrantRow.account == account)) is not None:
                     return  # (entered already: a retry)
+                mates = set(stable) - {account}
+                if settings.get("rated") and mates and session.scalar(select(EntrantRow.id).where(
+                        EntrantRow.tournament_id == tournament_id, EntrantRow.account.in_(mates))) is not None:
+                    raise TableError("a rated tournament takes one entrant of a person and their bots: "
+                                     "another of this stable is entered", "rated-same-owner")
                 session.add(EntrantRow(tournament_id=tournament_id, name=name, account=account, bot=bot,
                                        program=program, rating=rating))
         except IntegrityError:
