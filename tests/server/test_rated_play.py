@@ -3,6 +3,8 @@ rating), and a person cannot farm rating with their own bots or with rules made 
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +200,33 @@ def test_an_origin_of_another_scheme_is_another_site(tmp_path: Path) -> None:
         assert made.status_code == 403 and made.json()["code"] == "cross-site"
         assert client.post("/api/account/signup", json={"name": "hugo", "password": PASSWORD},
                            headers={"Origin": "http://testserver"}).status_code == 201
+
+
+def test_a_rated_table_stored_with_a_shorter_game_plays_the_variants_own_when_played_again(tmp_path: Path) -> None:
+    """The rules are checked when a table is made: one stored before (a rated game of one deal to 1
+    point) ends the game under way by its own rules, and plays the variant's own game from the next."""
+    db = tmp_path / "again.db"
+    url = f"sqlite:///{db}"
+    with make_client(url, **QUICK_PLAY) as client:
+        sign_up(signed(client), "greta")
+        made = _rated_table(client, [{"kind": "bot", "bot": "easy"}])
+        assert made.status_code == 201, made.text
+        code, token = made.json()["code"], made.json()["token"]
+    shorter = {"target": 1, "deals": 1}
+    with sqlite3.connect(db) as store:  # as a table made before the rules were checked was stored
+        settings, record = store.execute("SELECT settings, record FROM tables WHERE code = ?", (code,)).fetchone()
+        settings, record = json.loads(settings), json.loads(record)
+        settings["rules"].update(shorter)
+        record["rules"].update(shorter)
+        store.execute("UPDATE tables SET settings = ?, record = ? WHERE code = ?",
+                      (json.dumps(settings), json.dumps(record), code))
+    with make_client(url, **QUICK_PLAY) as client:
+        with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+            first = receive_until(ws, lambda m: m.get("type") == "state" and m.get("view") is not None)
+            last = play_out(ws, first)
+            assert last["view"]["deal"] == 0  # the game under way ended by its own rules: one deal
+            ws.send_json({"type": "again"})
+            receive_until(ws, lambda m: m.get("type") in ("state", "update") and m.get("view") is not None
+                          and m["view"]["phase"] != "over")
+        rules = client.get(f"/api/tables/{code}").json()["rules"]
+        assert (rules["target"], rules["end"], rules["deals"]) == (66, "at-least", None)

@@ -217,6 +217,8 @@ class TableSession:
         self.deal_players = list(current.get("deal_players", []))
         self.turn_log = []
         self.game = None
+        if self.status != "playing":  # (a game under way ends by the rules it began with)
+            self.options.keep_rated_rules()
         if data.record is not None:
             game = replay(data.record, partial=True, seed=secrets.randbits(64)).game
             for seat, value in current.get("log", []):
@@ -353,6 +355,7 @@ class TableSession:
 
     async def start_game(self) -> Change:
         """A new game with the same seats (first game, or play again)."""
+        self.options.keep_rated_rules()
         seed = self.options.seed if self.options.seed is not None else secrets.randbits(64)
         self.game = Game(self.options.rules, [s.name for s in self.seats], seed=seed)
         self.game_number += 1

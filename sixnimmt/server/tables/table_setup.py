@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from confusable_homoglyphs import confusables
@@ -135,12 +135,17 @@ def check_bot_level(level: object, option: str) -> str:
 UNRATED_LEVELS = frozenset({"random"})
 
 
+def rated_game(rules: Rules) -> Rules:
+    """``rules`` as a rated table plays them: the variant's own target, end, number of deals and cards."""
+    own = Rules(players=rules.players, variant=rules.variant)
+    return replace(rules, target=own.target, end=own.end, deals=own.deals, size=own.size)
+
+
 def check_rated_rules(rules: Rules, levels: list[str]) -> None:
     """A rated table plays its variant's own game: its target, end and number of deals (a game to 1
     point, or of one deal, measures too little to rate) with its own cards, against bots of the rated
     levels (``levels``: those of its seats and of its fill bot); else a clear refusal."""
-    own = Rules(players=rules.players, variant=rules.variant)
-    if (rules.target, rules.end, rules.deals, rules.size) != (own.target, own.end, own.deals, own.size):
+    if rules != rated_game(rules):
         raise TableError("a rated table plays its variant's own game: its target and number of deals",
                          "rated-rules")
     for level in levels:
@@ -166,6 +171,15 @@ class TableOptions:
     #: The tournament whose round this table plays (None: an ordinary table). Its game goes on with
     #: nobody connected (the stand-in plays the absent), and it plays one game.
     tourney: int | None = None
+
+    def keep_rated_rules(self) -> None:
+        """A rated table's game as rated play fixes it, for a table stored before its rules were
+        checked at creation (a shorter game, the ``random`` fill bot): the next game plays the
+        variant's own, and the table stays rated."""
+        if self.rated:
+            self.rules = rated_game(self.rules)
+            if self.fill_bot in UNRATED_LEVELS:
+                self.fill_bot = "medium"
 
     def to_dict(self) -> dict[str, Any]:
         return {

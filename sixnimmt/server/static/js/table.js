@@ -175,6 +175,9 @@ export function showTable(main, code, invite = null, inviteName = "") {
       }
       apply(update);
       chat.sync(update.table);
+      // a (re)connection's first state: the log kept in this browser is drawn now that the seats'
+      // names are known (its lines were read before any message came, and none may be added)
+      if (update.type === "state") logPanel.draw();
     }
     s.busy = false;
     s.skipping = false;
