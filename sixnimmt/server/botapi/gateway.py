@@ -2,8 +2,8 @@
 the server's tables.
 
 The gateway is a translator. For each table a bot program sits at, a
-:class:`~sixnimmt.server.botapi.seat_links.SeatLink` holds that
-seat's token and is connected to the table exactly as a browser's socket is: here, through
+:class:`~sixnimmt.server.botapi.seat_links.SeatLink` holds that seat's token and is connected to the
+table exactly as a browser's socket is: here, through
 :meth:`Room.admit <sixnimmt.server.tables.room.Room.admit>`, or at a table another process drives, through
 the cluster's socket forwarding (which keeps each seat's view to itself and survives a takeover).
 What the table sends the seat (``state``, ``update``, ``chosen``) becomes the local bot protocol's
@@ -125,10 +125,8 @@ class BotGateway:
                 "decision_seconds": self.settings.program_move_seconds, "grace_seconds": self.settings.program_grace}
 
     def tell(self, bot_id: int, out: list[dict[str, Any]]) -> None:
-        session = self.sessions.get(bot_id)
-        if session is not None:
-            for message in out:
-                session.push(message)
+        for message in out if bot_id in self.sessions else ():
+            self.sessions[bot_id].push(message)
 
     def fallback_move(self, view: dict[str, Any]) -> int:
         """The stand-in's move for a program's decision (as the table's stand-in would play it)."""
