@@ -73,6 +73,7 @@ def test_16_my_bots_links_to_the_bot_api_docs(browser: Any, server: str) -> None
     text = page.inner_text("#docs-text")
     assert "hello" in text and "game-state" in text  # the messages a bot program exchanges
     assert page.locator("#docs-text script").count() == 0
+    assert page.locator("#docs-text a[href*='.md']").count() == 0  # no link to a file this site does not serve
     assert not errors
 
 
