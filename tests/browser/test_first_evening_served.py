@@ -112,6 +112,10 @@ def test_53_the_rated_form_offers_rated_bots_and_its_refusals_read_well(browser:
         assert page.evaluate(ASK, {"name": "x", "seats": seats, "rated": True}) == bot
         assert page.evaluate(ASK, {"name": "x", "seats": [{"kind": "bot", "bot": "easy"}], "rated": True, "target": 1}) == rules
     page.select_option("#lang", "en")
+    # and the bot pages' refusals (a bot by a name nobody has)
+    missing = page.evaluate("""async () => { const { api } = await import('/static/js/util.js');
+        try { await api('/bots/Nobody_53/tokens'); return 'found'; } catch (e) { return e.message; } }""")
+    assert missing == "There is no bot of that name."
     assert not errors
 
 
