@@ -58,9 +58,9 @@ def free_port() -> int:
 
 
 #: The real app (`create_app`) served by uvicorn in its own process, as `sixnimmt serve` does, but
-#: with the per-address limits on creating, joining and looking up tables and opening sockets
-#: raised: every test's tables come from this one address, one after another (the limits
-#: themselves are tested in tests/server).
+#: with the per-address limits on creating, joining and looking up tables, opening sockets and
+#: signing up raised: every test's tables and accounts come from this one address, one after
+#: another (the limits themselves are tested in tests/server).
 LAUNCH = """
 import sys
 import uvicorn
@@ -74,6 +74,7 @@ store.close()
 settings = Settings(database_url=url, bot_delay=0.05, create_per_minute=600.0, create_burst=200,
                     join_per_minute=600.0, join_burst=200, lookup_per_minute=6000.0, lookup_burst=2000,
                     socket_opens_per_minute=6000.0, socket_open_burst=2000,
+                    signup_per_minute=600.0, signup_burst=200,
                     review_samples=12)  # reviews in seconds, not minutes, on a small machine
 print(f"sixnimmt: http://127.0.0.1:{port}  (database {url})", flush=True)
 uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning", ws_max_size=65536)

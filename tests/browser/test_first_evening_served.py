@@ -24,6 +24,8 @@ from .test_first_evening import sign_up
 from .test_table_ux import errors_of
 from .test_web_game import FAST, READY, create_table
 
+# (the accounts are named as people are: a rated game is public, and the history's Spanish page
+# must show no English word, a name included; tests/browser/test_table_tools.py)
 FIRST_CARD = "() => !!document.querySelector('#hand button.card.selected') || !!document.querySelector('#reveal .played:not(.past)')"
 
 
@@ -64,7 +66,7 @@ def test_6_play_now_as_a_newcomer_is_a_first_card_in_three_actions(browser: Any,
 def test_16_my_bots_links_to_the_bot_api_docs(browser: Any, server: str) -> None:
     page = browser.new_context(viewport={"width": 1366, "height": 800}).new_page()
     errors = errors_of(page)
-    sign_up(page, server, "Docs_16")
+    sign_up(page, server, "Dora_16")
     page.goto(f"{server}{FAST}#/account/bots")
     page.wait_for_selector("#bots-title")
     assert "docs/bot-api.md" not in page.inner_text("#bots")
@@ -73,6 +75,7 @@ def test_16_my_bots_links_to_the_bot_api_docs(browser: Any, server: str) -> None
     text = page.inner_text("#docs-text")
     assert "hello" in text and "game-state" in text  # the messages a bot program exchanges
     assert page.locator("#docs-text script").count() == 0
+    assert page.locator("#docs-text a[href*='.md']").count() == 0  # no link to a file this site does not serve
     assert not errors
 
 
@@ -95,7 +98,7 @@ def test_53_the_rated_form_offers_rated_bots_and_its_refusals_read_well(browser:
     page.goto(f"{server}{FAST}#/")
     page.wait_for_selector("#create")
     assert not page.is_visible("#rated")  # rated tables are for accounts
-    sign_up(page, server, "Rated_53")
+    sign_up(page, server, "Rhea_53")
     page.goto(f"{server}{FAST}#/")
     page.wait_for_selector("#rated-field:not([hidden])")
     page.fill("#target", "10")
@@ -111,6 +114,10 @@ def test_53_the_rated_form_offers_rated_bots_and_its_refusals_read_well(browser:
         assert page.evaluate(ASK, {"name": "x", "seats": seats, "rated": True}) == bot
         assert page.evaluate(ASK, {"name": "x", "seats": [{"kind": "bot", "bot": "easy"}], "rated": True, "target": 1}) == rules
     page.select_option("#lang", "en")
+    # and the bot pages' refusals (a bot by a name nobody has)
+    missing = page.evaluate("""async () => { const { api } = await import('/static/js/util.js');
+        try { await api('/bots/Nobody_53/tokens'); return 'found'; } catch (e) { return e.message; } }""")
+    assert missing == "There is no bot of that name."
     assert not errors
 
 
@@ -120,11 +127,11 @@ def test_53_the_rated_form_offers_rated_bots_and_its_refusals_read_well(browser:
 def test_10_profiles_count_casual_games(browser: Any, server: str) -> None:
     page = browser.new_context(viewport={"width": 1366, "height": 800}).new_page()
     errors = errors_of(page)
-    sign_up(page, server, "Casual_10")
-    create_table(page, server, "Casual_10", ["bot:hard"])  # private (the default), to 10
+    sign_up(page, server, "Cleo_10")
+    create_table(page, server, "Cleo_10", ["bot:hard"])  # private (the default), to 10
     page.wait_for_selector("#hand button.card:not([disabled])")
     play_out(page)
-    page.goto(f"{server}{FAST}#/u/Casual_10")
+    page.goto(f"{server}{FAST}#/u/Cleo_10")
     page.wait_for_selector("#profile-name")
     assert page.inner_text("main h2 >> nth=-1") == "Games played: 1"
     page.goto(f"{server}{FAST}#/u/bot-hard")  # the server's bot it played
@@ -140,7 +147,7 @@ def test_10_profiles_count_casual_games(browser: Any, server: str) -> None:
 def test_2_and_8_game_over_shows_the_rating_change_and_the_leaderboard_has_players(browser: Any, server: str, shots: Any) -> None:
     page = browser.new_context(viewport={"width": 1366, "height": 800}).new_page()
     errors = errors_of(page)
-    sign_up(page, server, "Rated_2")
+    sign_up(page, server, "Rhea_2")
     page.goto(f"{server}{FAST}#/")
     page.wait_for_selector("#rated-field:not([hidden])")
     page.check("#rated")
@@ -160,7 +167,7 @@ def test_2_and_8_game_over_shows_the_rating_change_and_the_leaderboard_has_playe
     shots(page, "game-over-rating")
     # 8: the leaderboard's front door: nobody has 10 rated games yet, so it opens on the provisional tab
     page.goto(f"{server}{FAST}#/leaderboard")
-    page.wait_for_selector("#leaderboard tr[data-name='Rated_2']")
+    page.wait_for_selector("#leaderboard tr[data-name='Rhea_2']")
     assert not page.query_selector("#lb-empty")
     bot = page.locator("#leaderboard tr[data-name='bot-easy']")
     assert "bot-easy" not in bot.inner_text() and bot.locator(".badge.bot").inner_text() == badge

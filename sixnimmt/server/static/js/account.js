@@ -206,12 +206,15 @@ export async function showLeaderboard(main, variant = null, provisional = false,
     api(`/leaderboard?variant=${encodeURIComponent(v)}&provisional=${prov}&limit=${size}&offset=${offset}`);
   let data = null;
   if (variant === null) { // the leaderboard's front door opens on a tab with players in it
+    const order = ["standard", ...config.variants.filter((v) => v !== "standard")];
     variant = "standard";
     try {
-      data = await ask(variant, false);
-      if (!data.rows.length) {
-        const unsettled = await ask(variant, true);
-        if (unsettled.rows.length) { data = unsettled; provisional = true; }
+      search: for (const v of order) {
+        for (const prov of [false, true]) {
+          const found = await ask(v, prov);
+          if (v === "standard" && !prov) data = found; // (shown if no tab has anyone)
+          if (found.rows.length) { data = found; variant = v; provisional = prov; break search; }
+        }
       }
     } catch { data = null; }
   }

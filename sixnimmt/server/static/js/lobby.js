@@ -80,7 +80,7 @@ export async function showLobby(main) {
   drawPlayerChoices();
   drawVariantOptions();
   drawSeats();
-  const ratedField = ratedChoice(rated, { target, end, targetField, endField, drawSeats });
+  const ratedField = ratedChoice(rated, [target, end], drawSeats);
   botsOnline().then((bots) => { online = bots; if (online.length) drawSeats(); });
 
   async function create(event) {
@@ -203,7 +203,7 @@ export async function showLobby(main) {
 
 /** Signed in, the New table form may make a rated table: ticked, the seats offer only the bots
  * that play rated games, and the target and end are the variant's own (the server checks again). */
-function ratedChoice(rated, { target, end, targetField, endField, drawSeats }) {
+function ratedChoice(rated, [target, end], drawSeats) {
   const node = h("div", { id: "rated-field", hidden: true },
     h("label.check", {}, rated, " ", t("place.rated")),
     h("p.muted.range-note", { id: "rated-help", hidden: true }, t("place.ratedHelp")));
@@ -211,8 +211,6 @@ function ratedChoice(rated, { target, end, targetField, endField, drawSeats }) {
     node.querySelector("#rated-help").hidden = !rated.checked;
     if (rated.checked) { target.value = target.defaultValue; end.value = "at-least"; }
     for (const input of [target, end]) input.disabled = rated.checked;
-    targetField.classList.toggle("fixed", rated.checked);
-    endField.classList.toggle("fixed", rated.checked);
     drawSeats();
   });
   account().then((me) => { node.hidden = !me?.user; });

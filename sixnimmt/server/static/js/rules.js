@@ -18,10 +18,12 @@ export async function showRules(main, variant) {
 
 /** The Bot API's documentation (docs/bot-api.md, in English), linked from My bots. */
 export async function showBotApiDocs(main) {
-  const body = h("article.rules.panel", { id: "docs-text", lang: "en" });
-  main.append(h("h1", {}, t("place.docsTitle")), body);
+  const body = h("article.rules.panel", { id: "docs-text", lang: "en", "aria-label": t("place.docsTitle") });
+  main.append(body);
   try {
     // Safe: the server renders the project's own Markdown with raw HTML disabled.
     body.innerHTML = (await api("/docs/bot-api")).html;
+    // the other documents it names live in the repository, not on this site: their names stay as text
+    for (const link of body.querySelectorAll("a[href]:not([href^='http']):not([href^='#'])")) link.replaceWith(h("span", {}, link.textContent));
   } catch (e) { body.textContent = t("error.generic", { msg: e.message }); }
 }
