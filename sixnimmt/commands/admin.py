@@ -175,7 +175,7 @@ def unban_address(ctx: typer.Context, address: Annotated[str, typer.Argument(met
 def rename(ctx: typer.Context, name: Name,
            new_name: Annotated[str, typer.Argument(metavar="NEW_NAME", show_default=False)], reason: Reason) -> None:
     """Force a new name on an account whose name offends."""
-    old = _do(ctx, lambda m: m.rename(ACTOR, name, new_name, reason))
+    old, _account = _do(ctx, lambda m: m.rename(ACTOR, name, new_name, reason))
     typer.echo(f"{old} is now {new_name.strip()}")
 
 

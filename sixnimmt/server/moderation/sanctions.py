@@ -205,22 +205,22 @@ class Moderation:
         with Session(self.engine) as session:
             return frozenset(session.scalars(select(AddressBanRow.address).where(AddressBanRow.until > now_utc())))
 
-    def rename(self, actor: str, name: str, new_name: str, reason: str) -> str:
+    def rename(self, actor: str, name: str, new_name: str, reason: str) -> tuple[str, int]:
         """Force a new name on an offensive one (the old name is free again), in the account's
-        finished games too."""
+        finished games too. Returns the old name and the account's id."""
         reason = check_reason(reason)
         new_name = check_name(new_name)
         with Session(self.engine) as session:
             try:
                 with session.begin():
                     row = self._row(session, name)
-                    old = row.name
+                    old, account = row.name, row.id
                     row.name, row.name_key = new_name, name_key(new_name)
                     games = _rename_in_games(session, row.id, old, new_name)
                     self._log(session, actor, "rename", old, reason, {"to": new_name, "games": games})
             except IntegrityError:
                 raise AccountError("that user name is taken", "account-name-taken", status=409) from None
-        return old
+        return old, account
 
     # ------------------------------------------------------------------ games
 

@@ -407,6 +407,17 @@ class TableSession:
         await self.commit()
         return Change()
 
+    async def rename_account(self, account: int, name: str) -> bool:
+        """A moderator renamed ``account``: its seats here, and who plays them this deal (the record
+        of the game being played), show ``name`` from now on. Returns whether any seat changed."""
+        renamed = [seat.index for seat in self.seats if seat.rename(account, name)]
+        for seat in renamed:
+            if self.seats[seat].account == account and self.deal_players and seat < len(self.deal_players[-1]):
+                self.deal_players[-1][seat] = {**self.deal_players[-1][seat], "name": name}
+        if renamed:
+            await self.commit()
+        return bool(renamed)
+
     # ------------------------------------------------------------------ chat
 
     async def say(self, seat: int | None, content: dict[str, Any]) -> dict[str, Any]:
