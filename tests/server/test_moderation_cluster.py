@@ -6,14 +6,18 @@ never in time."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
+from sixnimmt.cli import run
 from sixnimmt.core import Rules
+from sixnimmt.server.accounts.users import Accounts
 from sixnimmt.server.calls import AccountBanned, AccountRenamed, AddressBansChanged, BlocksChanged
 from sixnimmt.server.moderation.moderation_news import ModerationNews
+from sixnimmt.server.store.database import Store
 from sixnimmt.server.tables.host_tools import CLOSE_REMOVED
 from sixnimmt.server.tables.rooms import Rooms
 from sixnimmt.server.tables.shield import NoBlocks
@@ -53,14 +57,14 @@ class Process:
         self.address_readings += 1
 
 
-async def two_processes() -> tuple[Process, Process, Any, dict[int, Socket]]:
-    """Process A drives a table where account HOST hosts and account GUEST sits; both players'
+async def two_processes(url: str | None = None, guest: int = GUEST) -> tuple[Process, Process, Any, dict[int, Socket]]:
+    """Process A drives a table where account HOST hosts and account ``guest`` sits; both players'
     sockets are on process B."""
-    url = fresh_postgres_url()
+    url = url or fresh_postgres_url()
     a, b = Process(await process(url)), Process(await process(url))
     room, host_token = await a.rooms.create(TableOptions(Rules(players=3)), "Host",
                                             [{"kind": "open"}, {"kind": "bot", "bot": "random"}], account=HOST)
-    _, guest_token, _ = await room.join("Guest", account=GUEST)
+    _, guest_token, _ = await room.join("Guest", account=guest)
     assert isinstance(await b.rooms.locate(room.code), str)  # B forwards to A
     assert b.rooms.cluster is not None and a.rooms.cluster is not None
     sockets = {0: Socket(), 1: Socket()}
@@ -123,4 +127,26 @@ async def test_an_address_ban_makes_every_process_read_the_bans_again() -> None:
     a, b, _room, _sockets = await two_processes()
     await b.news.tell(AddressBansChanged())
     assert (a.address_readings, b.address_readings) == (1, 1)
+    await close((a, b))
+
+
+@pytest.mark.asyncio
+async def test_the_command_lines_ban_rename_and_address_ban_reach_the_running_processes_at_once() -> None:
+    url = fresh_postgres_url()
+    store = Store(url)
+    store.migrate()
+    rude = Accounts(store).create("Rude_One", "not-a-real-hash").id
+    store.close()
+    a, b, room, sockets = await two_processes(url, guest=rude)
+
+    def admin(*args: str) -> int:
+        return run(["admin", "--database-url", url, *args])
+
+    assert await asyncio.to_thread(admin, "rename", "Rude_One", "Nice_One", "--reason", "offensive") == 0
+    await until(lambda: room.table.seats[1].name == "Nice_One", "the renamed seat at the table A drives")
+    assert await asyncio.to_thread(admin, "ban-address", "10.1.2.3", "--reason", "flood") == 0
+    await until(lambda: (a.address_readings, b.address_readings) == (1, 1), "both processes read the bans again")
+    assert await asyncio.to_thread(admin, "ban", "Nice_One", "--reason", "abuse") == 0
+    await until(lambda: sockets[1].closed == CLOSE_REMOVED, "the banned account's socket on B closed")
+    assert sockets[0].closed is None
     await close((a, b))

@@ -7,10 +7,12 @@ reads the address bans again.
 
 The news travels as process calls (:data:`~sixnimmt.server.calls.ModerationCall`); a process that does
 not answer in time still finds the ban in the database when a socket of the account connects again,
-and the address bans at its next reading (:mod:`.address_gate`)."""
+and the address bans at its next reading (:mod:`.address_gate`). ``sixnimmt admin``, which writes
+the database itself, tells the live processes the same way (:func:`tell_from_outside`)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +24,12 @@ if TYPE_CHECKING:
     from ..cluster.peers import Cluster
     from ..tables.room import Room
     from ..tables.rooms import Rooms
+
+
+#: The sender's name of the command line's news (no process listens for the replies), and how many
+#: seconds the news stays worth acting on.
+OUTSIDE = "admin"
+NEWS_LIFETIME = 10.0
 
 
 class ModerationNews:
@@ -84,3 +92,23 @@ def unseat(room: Room, account: int) -> None:
             conn.push(refusal.to_message())
             if isinstance(conn, Closable):
                 conn.close(CLOSE_REMOVED, "account suspended")
+
+
+def tell_from_outside(engine: Any, news: ModerationCall) -> int:
+    """Tell every live process ``news`` from outside the cluster (``sixnimmt admin``): a NOTIFY on
+    each one's channel, as a process's own call travels. Returns how many were told: none on SQLite,
+    where the server reads the address bans again within :data:`~.address_gate.REFRESH_SECONDS` and
+    meets an account's ban when a socket of it connects again."""
+    if engine.dialect.name != "postgresql":
+        return 0
+    from ..cluster.bus import channel
+    from ..cluster.mail import Ask, encode_batch
+    from ..store import leases
+
+    payload = encode_batch(OUTSIDE, [Ask(0, "", news, time.time() + NEWS_LIFETIME)])
+    with engine.begin() as conn:  # (each NOTIFY is delivered when this commits)
+        live = [row[0] for row in conn.exec_driver_sql(leases.OTHERS.sql, leases.OTHERS.params({"me": OUTSIDE}))]
+        for process in live:
+            conn.exec_driver_sql(leases.NOTIFY.sql, leases.NOTIFY.params({"channel": channel(process),
+                                                                          "payload": payload}))
+    return len(live)

@@ -6,8 +6,9 @@ moderator.
 A ban acts through the database, so it holds on every process and whether it came from the admin
 page or from ``sixnimmt admin``: the account's sessions are deleted and its sign-in refused
 (``users.banned_until``), and the tokens of the account's bots (or of the bot itself) are revoked,
-which closes their connections (each process checks its programs' tokens every few seconds; the
-admin page's process at once).
+which closes their connections. Whoever acts (the admin page's routes, ``sixnimmt admin``) then
+tells every live process (:mod:`.moderation_news`), which closes the account's sockets and bots at
+once; a process not told meets the ban in the database.
 """
 
 from __future__ import annotations
