@@ -110,8 +110,12 @@ async def test_a_block_through_one_process_holds_at_once_at_a_table_another_driv
 @pytest.mark.asyncio
 async def test_a_forced_rename_reaches_the_seats_of_a_table_being_played() -> None:
     a, b, room, sockets = await two_processes()
+    async with room.lock:
+        await room.start_game()
+    assert room.table.status == "playing" and room.table.deal_players[0][1]["name"] == "Guest"
     await b.news.tell(AccountRenamed(GUEST, "Nice_Name"))
     assert room.table.seats[1].name == "Nice_Name" and room.table.seats[0].name == "Host"
+    assert [p["name"] for p in room.table.deal_players[0]][:2] == ["Host", "Nice_Name"]  # (the record's deal)
 
     def seen_by_host() -> list[str]:
         seats = [m["seats"] for m in sockets[0].messages if m.get("type") == "seats"]

@@ -408,12 +408,12 @@ class TableSession:
         return Change()
 
     async def rename_account(self, account: int, name: str) -> bool:
-        """A moderator renamed ``account``: its seats here, and who plays them this deal (the record
-        of the game being played), show ``name`` from now on. Returns whether any seat changed."""
+        """A moderator renamed ``account``: its seats here, and the deals it played of the game being
+        played (their record), show ``name`` from now on. Returns whether any seat changed."""
+        old = {seat.index: seat.name for seat in self.seats if seat.account == account}
         renamed = [seat.index for seat in self.seats if seat.rename(account, name)]
-        for seat in renamed:
-            if self.seats[seat].account == account and self.deal_players and seat < len(self.deal_players[-1]):
-                self.deal_players[-1][seat] = {**self.deal_players[-1][seat], "name": name}
+        self.deal_players = [[{**p, "name": name} if old.get(i) == p.get("name") else p for i, p in enumerate(deal)]
+                             for deal in self.deal_players]
         if renamed:
             await self.commit()
         return bool(renamed)
