@@ -1,7 +1,8 @@
 """``sixnimmt admin``: the operator's moderation tools, on the server's database (docs/deploy.md,
 "Moderators"; docs/web.md, "Moderation"). Each action is logged with its reason, under the name
-``operator``; it holds on every process of the server at once (a ban refuses the sign-in and the
-sessions, its bots' connections close within seconds)."""
+``operator``; it holds on every process of the server at once: the database holds it, and on
+PostgreSQL each live process is told (a NOTIFY), so a banned account's sockets and bots are closed,
+an address ban refuses at once and a renamed account's seats change their name."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 if TYPE_CHECKING:
+    from ..server.calls import ModerationCall
     from ..server.moderation.sanctions import Moderation
 
 app = typer.Typer(help="Moderation: reports, bans, renames, closed bots, voided games, moderators, the log.",
@@ -73,6 +75,19 @@ def _do(ctx: typer.Context, action: Callable[[Moderation], T]) -> T:
         except Refusal as error:
             _fail(ctx, str(error))
             raise AssertionError("unreachable") from None
+
+
+def _told(moderation: Moderation, done: T, news: Callable[[T], ModerationCall]) -> T:
+    """``done`` (an action's result), once the live server processes are told ``news(done)`` (on
+    PostgreSQL). The action is kept whether or not they are: a process not told finds it in the
+    database when the account's sockets connect again, and reads the address bans within 15 s."""
+    from ..server.moderation.moderation_news import tell_from_outside
+
+    try:
+        tell_from_outside(moderation.engine, news(done))
+    except Exception as error:  # (the database went away after the action was kept)
+        typer.echo(f"the running server was not told at once: {str(error).splitlines()[0][:120]}", err=True)
+    return done
 
 
 def _duration(ctx: typer.Context, text: str) -> Any:
@@ -143,7 +158,10 @@ def resolve(ctx: typer.Context, number: Annotated[int, typer.Argument(metavar="N
 def ban(ctx: typer.Context, name: Name, reason: Reason, length: Length = "forever") -> None:
     """Ban an account: it cannot sign in, its sessions end, its bots' tokens are revoked."""
     span = _duration(ctx, length)
-    done = _do(ctx, lambda m: m.ban(ACTOR, name, span, reason))
+    from ..server.calls import AccountBanned
+
+    done = _do(ctx, lambda m: _told(m, m.ban(ACTOR, name, span, reason),
+                                    lambda d: AccountBanned(d["id"], tuple(d["tokens"]))))
     typer.echo(f"{done['name']} is banned until {done['until']} ({len(done['tokens'])} bot tokens revoked)")
 
 
@@ -159,7 +177,9 @@ def ban_address(ctx: typer.Context, address: Annotated[str, typer.Argument(metav
                 reason: Reason, length: Length = "7d") -> None:
     """Refuse every request from an IP address for a time."""
     span = _duration(ctx, length)
-    until = _do(ctx, lambda m: m.ban_address(ACTOR, address, span, reason))
+    from ..server.calls import AddressBansChanged
+
+    until = _do(ctx, lambda m: _told(m, m.ban_address(ACTOR, address, span, reason), lambda _: AddressBansChanged()))
     typer.echo(f"{address.strip()} is banned until {until}")
 
 
@@ -167,7 +187,13 @@ def ban_address(ctx: typer.Context, address: Annotated[str, typer.Argument(metav
 def unban_address(ctx: typer.Context, address: Annotated[str, typer.Argument(metavar="ADDRESS", show_default=False)],
                   reason: Reason) -> None:
     """Lift an address's ban."""
-    _do(ctx, lambda m: m.unban_address(ACTOR, address, reason))
+    from ..server.calls import AddressBansChanged
+
+    def lift(m: Moderation) -> None:
+        m.unban_address(ACTOR, address, reason)
+        _told(m, None, lambda _: AddressBansChanged())
+
+    _do(ctx, lift)
     typer.echo(f"{address.strip()} is no longer banned")
 
 
@@ -175,14 +201,20 @@ def unban_address(ctx: typer.Context, address: Annotated[str, typer.Argument(met
 def rename(ctx: typer.Context, name: Name,
            new_name: Annotated[str, typer.Argument(metavar="NEW_NAME", show_default=False)], reason: Reason) -> None:
     """Force a new name on an account whose name offends."""
-    old = _do(ctx, lambda m: m.rename(ACTOR, name, new_name, reason))
+    from ..server.calls import AccountRenamed
+
+    old, _account = _do(ctx, lambda m: _told(m, m.rename(ACTOR, name, new_name, reason),
+                                             lambda d: AccountRenamed(d[1], new_name.strip())))
     typer.echo(f"{old} is now {new_name.strip()}")
 
 
 @app.command("close-bot")
 def close_bot(ctx: typer.Context, name: Name, reason: Reason) -> None:
     """Close a bot program's account: its tokens are revoked and it goes offline."""
-    done = _do(ctx, lambda m: m.close_bot(ACTOR, name, reason))
+    from ..server.calls import AccountBanned
+
+    done = _do(ctx, lambda m: _told(m, m.close_bot(ACTOR, name, reason),
+                                    lambda d: AccountBanned(d["id"], tuple(d["tokens"]))))
     typer.echo(f"bot {done['name']} is closed ({len(done['tokens'])} tokens revoked)")
 
 

@@ -96,14 +96,54 @@ class BotConnected:
     bot: int
 
 
+@dataclass(frozen=True, slots=True)
+class AccountBanned:
+    """A moderator banned account ``account`` and revoked the bot tokens ``tokens`` (its own, or its
+    bots'): the account's sockets at the process's tables and those bots' connections are closed."""
+
+    op: ClassVar[str] = "account-banned"
+    account: int
+    tokens: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:  # (a tuple again after a trip through JSON)
+        object.__setattr__(self, "tokens", tuple(self.tokens))
+
+
+@dataclass(frozen=True, slots=True)
+class BlocksChanged:
+    """Account ``account`` blocked or unblocked someone: the process's tables where it sits read its
+    blocks again."""
+
+    op: ClassVar[str] = "blocks-changed"
+    account: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddressBansChanged:
+    """An address was banned or let in again: the process reads the address bans again."""
+
+    op: ClassVar[str] = "address-bans-changed"
+
+
+@dataclass(frozen=True, slots=True)
+class AccountRenamed:
+    """A moderator renamed account ``account`` to ``name``: its seats at the process's tables too."""
+
+    op: ClassVar[str] = "account-renamed"
+    account: int
+    name: str
+
+
+#: What a moderator's action tells every process (:mod:`~sixnimmt.server.moderation.moderation_news`).
+ModerationCall = AccountBanned | BlocksChanged | AddressBansChanged | AccountRenamed
 TableCall = Summary | Join | InviteProgram | WithdrawInvitation
-ProcessCall = Listing | BotsOnline | InviteBot | BotConnected
+ProcessCall = Listing | BotsOnline | InviteBot | BotConnected | ModerationCall
 RemoteCall = TableCall | ProcessCall
 
 #: Every call, by the name it has on the wire.
 CALLS: dict[str, type[RemoteCall]] = {
     cls.op: cls for cls in (Summary, Join, InviteProgram, WithdrawInvitation, Listing, BotsOnline, InviteBot,
-                            BotConnected)
+                            BotConnected, AccountBanned, BlocksChanged, AddressBansChanged, AccountRenamed)
 }
 
 

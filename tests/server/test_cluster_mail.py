@@ -8,6 +8,10 @@ import pytest
 
 from sixnimmt.server.calls import (
     CALLS,
+    AccountBanned,
+    AccountRenamed,
+    AddressBansChanged,
+    BlocksChanged,
     BotConnected,
     BotsOnline,
     InviteBot,
@@ -38,6 +42,7 @@ from sixnimmt.server.wire import Outbound
 EVERY_CALL: list[RemoteCall] = [
     Summary(), Join("Ann", "inv", 7, "tok", True, "k" * 22, True), InviteProgram("host", 2, "Bot"),
     WithdrawInvitation("inv"), Listing(5), BotsOnline(), InviteBot(3, "ABCDE", "tok", {"from": "Ann"}), BotConnected(3),
+    AccountBanned(4, (5, 6)), BlocksChanged(4), AddressBansChanged(), AccountRenamed(4, "Nice_Name"),
 ]
 
 

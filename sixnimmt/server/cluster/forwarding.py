@@ -95,6 +95,15 @@ class RemoteConnection:
         if self.forwarding.remote.get((self.process, self.conn_id)) is self:  # (forgotten: nothing more goes out)
             self.forwarding.post(self.process, Push(self.conn_id, message, self.epoch))
 
+    def close(self, code: int, reason: str) -> None:
+        """The owner closes the socket (a ban, the host's removal): its process closes it with
+        ``code``, and it leaves the table here at once."""
+        key = (self.process, self.conn_id)
+        if self.forwarding.remote.get(key) is self:
+            self.forwarding.post(self.process, Refuse(self.conn_id, {"type": "closing", "reason": reason}, code,
+                                                      self.epoch))
+            self.forwarding.remote_closed(key)
+
     def drop(self) -> None:
         """The table left this process: the socket reconnects (and finds the new owner)."""
         self.forwarding.post(self.process, Gone(self.conn_id, self.epoch))

@@ -1,7 +1,8 @@
 """The address bans at the door: a request or a WebSocket from a banned address is refused (403)
 before it reaches the game. The bans are read from the database at most every
 :data:`REFRESH_SECONDS` (each process reads them, so a ban made on any process, or by
-``sixnimmt admin``, holds everywhere within that time; on the process that made it, at once)."""
+``sixnimmt admin``, holds everywhere within that time; every live process is also told at once, by
+:mod:`.moderation_news`, and reads them again)."""
 
 from __future__ import annotations
 

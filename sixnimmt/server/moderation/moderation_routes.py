@@ -9,13 +9,14 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from pydantic import Field
 
-from ..accounts.account_routes import AccountService, check_same_site, service, signed_in
+from ..accounts.account_routes import check_same_site, service, signed_in
 from ..accounts.users import User
 from ..botapi.gateway import BotGateway
+from ..calls import AccountBanned, AccountRenamed, AddressBansChanged, BlocksChanged
 from ..limits import RequestBody, client_address
 from ..refusal import Refusal
-from ..tables.host_tools import CLOSE_REMOVED, Closable
 from .blocking import Blocks
+from .moderation_news import ModerationNews
 from .reports import NOTE_MAX, Report
 from .sanctions import Moderation, parse_duration
 
@@ -119,7 +120,7 @@ async def block(body: BlockBody, request: Request) -> dict[str, Any]:
     svc = service(request)
     user = await signed_in(request, svc)
     found = await svc.write(blocks_of(request).add_by_name, user.id, body.name)
-    await _refresh_rooms(svc, user.id)
+    await news(request).tell(BlocksChanged(user.id))  # (the tables where the blocker sits, on any process)
     return found
 
 
@@ -128,32 +129,13 @@ async def unblock(name: str, request: Request) -> dict[str, Any]:
     svc = service(request)
     user = await signed_in(request, svc)
     await svc.write(blocks_of(request).remove, user.id, name)
-    await _refresh_rooms(svc, user.id)
+    await news(request).tell(BlocksChanged(user.id))
     return {"name": name}
 
 
-async def _refresh_rooms(svc: AccountService, account: int) -> None:
-    """The tables of this process where ``account`` sits read its blocks again (on another process
-    they are read at its next connection)."""
-    for code in svc.rooms.loaded_codes():
-        room = svc.rooms.local(code)
-        if room is not None and any(s.account == account for s in room.table.seats):
-            await room.shield.learn(account)
-
-
-def unseat(svc: AccountService, account: int) -> None:
-    """A banned account's sockets at the tables of this process are told and closed (its seats may
-    not be taken up again, anywhere: :meth:`Room.admit` asks; the stand-in plays while it is away)."""
-    refusal = Refusal("a moderator suspended this account", "account-banned")
-    for code in svc.rooms.loaded_codes():
-        room = svc.rooms.local(code)
-        if room is None:
-            continue
-        for conn in list(room.connections):
-            if conn.seat is not None and room.table.seats[conn.seat].account == account:
-                conn.push(refusal.to_message())
-                if isinstance(conn, Closable):
-                    conn.close(CLOSE_REMOVED, "account suspended")
+def news(request: Request) -> ModerationNews:
+    found: ModerationNews = request.app.state.moderation_news
+    return found
 
 
 # ---------------------------------------------------------------------- moderators
@@ -204,11 +186,10 @@ async def admin_ban(body: BanBody, request: Request) -> dict[str, Any]:
         raise Refusal("ban either an account (name) or an address", "ban-whom", status=422)
     if body.address is not None:
         until = await svc.write(moderation.ban_address, user.name, body.address, length, body.reason)
-        request.app.state.address_gate.forget()
+        await news(request).tell(AddressBansChanged())
         return {"address": body.address, "until": until}
     done = await svc.write(moderation.ban, user.name, body.name, length, body.reason)
-    gateway(request).revoked(set(done["tokens"]))  # (other processes notice within a few seconds)
-    unseat(svc, done["id"])
+    await news(request).tell(AccountBanned(done["id"], tuple(done["tokens"])))  # (its sockets and bots, everywhere)
     return {"name": done["name"], "until": done["until"], "tokens": len(done["tokens"])}
 
 
@@ -218,7 +199,7 @@ async def admin_unban(body: BanBody, request: Request) -> dict[str, Any]:
     svc, moderation = service(request), moderation_of(request)
     if body.address is not None:
         await svc.write(moderation.unban_address, user.name, body.address, body.reason)
-        request.app.state.address_gate.forget()
+        await news(request).tell(AddressBansChanged())
     elif body.name is not None:
         await svc.write(moderation.unban, user.name, body.name, body.reason)
     else:
@@ -229,7 +210,9 @@ async def admin_unban(body: BanBody, request: Request) -> dict[str, Any]:
 @router.post("/admin/rename")
 async def admin_rename(body: RenameBody, request: Request) -> dict[str, Any]:
     user = await moderator(request)
-    old = await service(request).write(moderation_of(request).rename, user.name, body.name, body.new_name, body.reason)
+    old, account = await service(request).write(moderation_of(request).rename, user.name, body.name, body.new_name,
+                                                 body.reason)
+    await news(request).tell(AccountRenamed(account, body.new_name.strip()))  # (its seats at the tables played now)
     return {"name": old, "new_name": body.new_name.strip()}
 
 
@@ -237,7 +220,7 @@ async def admin_rename(body: RenameBody, request: Request) -> dict[str, Any]:
 async def admin_close_bot(body: NamedAction, request: Request) -> dict[str, Any]:
     user = await moderator(request)
     done = await service(request).write(moderation_of(request).close_bot, user.name, body.name, body.reason)
-    gateway(request).revoked(set(done["tokens"]))
+    await news(request).tell(AccountBanned(done["id"], tuple(done["tokens"])))
     gateway(request).deleted(done["id"])
     return {"name": done["name"], "closed": True}
 

@@ -6,8 +6,9 @@ moderator.
 A ban acts through the database, so it holds on every process and whether it came from the admin
 page or from ``sixnimmt admin``: the account's sessions are deleted and its sign-in refused
 (``users.banned_until``), and the tokens of the account's bots (or of the bot itself) are revoked,
-which closes their connections (each process checks its programs' tokens every few seconds; the
-admin page's process at once).
+which closes their connections. Whoever acts (the admin page's routes, ``sixnimmt admin``) then
+tells every live process (:mod:`.moderation_news`), which closes the account's sockets and bots at
+once; a process not told meets the ban in the database.
 """
 
 from __future__ import annotations
@@ -205,22 +206,22 @@ class Moderation:
         with Session(self.engine) as session:
             return frozenset(session.scalars(select(AddressBanRow.address).where(AddressBanRow.until > now_utc())))
 
-    def rename(self, actor: str, name: str, new_name: str, reason: str) -> str:
+    def rename(self, actor: str, name: str, new_name: str, reason: str) -> tuple[str, int]:
         """Force a new name on an offensive one (the old name is free again), in the account's
-        finished games too."""
+        finished games too. Returns the old name and the account's id."""
         reason = check_reason(reason)
         new_name = check_name(new_name)
         with Session(self.engine) as session:
             try:
                 with session.begin():
                     row = self._row(session, name)
-                    old = row.name
+                    old, account = row.name, row.id
                     row.name, row.name_key = new_name, name_key(new_name)
                     games = _rename_in_games(session, row.id, old, new_name)
                     self._log(session, actor, "rename", old, reason, {"to": new_name, "games": games})
             except IntegrityError:
                 raise AccountError("that user name is taken", "account-name-taken", status=409) from None
-        return old
+        return old, account
 
     # ------------------------------------------------------------------ games
 

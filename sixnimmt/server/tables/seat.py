@@ -162,6 +162,16 @@ class Seat:
         """A person takes the seat over at the next deal's start (its bot plays until then)."""
         self.joining, self.joining_hash, self.joining_account = name, token_hash, account
 
+    def rename(self, account: int, name: str) -> bool:
+        """A moderator renamed ``account``: its seat (or the take-over it waits for) shows ``name``.
+        Returns whether this seat is the account's."""
+        mine = False
+        if self.account == account and self.kind == SeatKind.HUMAN:
+            self.name, mine = name, True
+        if self.joining_account == account and self.joining is not None:
+            self.joining, mine = name, True
+        return mine
+
     def hand_over_later(self, invite_hash: str) -> None:
         """A vanished player's seat goes to the invited friend at the next deal's start."""
         self.leaving, self.invite_hash = True, invite_hash

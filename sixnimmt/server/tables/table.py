@@ -415,6 +415,17 @@ class TableSession:
         await self.commit()
         return Change()
 
+    async def rename_account(self, account: int, name: str) -> bool:
+        """A moderator renamed ``account``: its seats here, and the deals it played of the game being
+        played (their record), show ``name`` from now on. Returns whether any seat changed."""
+        old = {seat.index: seat.name for seat in self.seats if seat.account == account}
+        renamed = [seat.index for seat in self.seats if seat.rename(account, name)]
+        self.deal_players = [[{**p, "name": name} if old.get(i) == p.get("name") else p for i, p in enumerate(deal)]
+                             for deal in self.deal_players]
+        if renamed:
+            await self.commit()
+        return bool(renamed)
+
     # ------------------------------------------------------------------ chat
 
     async def say(self, seat: int | None, content: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from ..limits import (
 )
 from ..moderation.address_gate import AddressBans, AddressGate
 from ..moderation.blocking import AccountBlocks, Blocks
+from ..moderation.moderation_news import ModerationNews
 from ..moderation.moderation_routes import router as moderation_api
 from ..moderation.sanctions import Moderation
 from ..notify.notifier import Notifier
@@ -207,6 +208,8 @@ def _moderate(app: FastAPI, store: Store) -> None:
         if (room := app.state.rooms.local(code)) is not None:
             room.shield.book = app.state.rooms.blocks
     app.state.address_gate.load = app.state.moderation.banned_addresses
+    app.state.moderation_news = ModerationNews(app.state.rooms, app.state.cluster, app.state.bot_gateway.revoked,
+                                               app.state.address_gate.forget)
 
 
 def _director(rooms: Rooms, store: TournamentStore, accounts: AccountService, settings: Settings,
