@@ -149,9 +149,9 @@ def expected_cost(view: PlayerView, rows: Rows, card: int, unseen: Sequence[int]
     """Card counting: expected bullheads of playing ``card`` on ``rows`` this turn.
 
     A sure sixth card or a too-low card costs its row. Otherwise the card is taken when at least
-    ``row_limit - len(row)`` (5 in the full game) of the other players' cards land between the row end and it; each card the
-    others play this turn (one each, two each in Nifty) is modelled as an unseen card drawn
-    uniformly at random.
+    ``row_limit - len(row)`` (5 - len(row) in the full game) of the other players' cards land
+    between the row end and it; each card the others play this turn (one each, two each in Nifty)
+    is modelled as an unseen card drawn uniformly at random.
     """
     professional = view.rules.professional
     stack = view.rules.variant is Variant.DOUBLE
@@ -184,7 +184,8 @@ def after_row_choice(view: PlayerView, row: int) -> tuple[int, list[list[int]]]:
     own row choices: the cheapest row). Returns the bullheads this seat takes and the rows after."""
     decision = view.decision
     assert decision is not None and decision.kind is DecisionKind.ROW and view.revealed is not None
-    deal = FastDeal(view.rows, view.players, view.rules.professional, view.rules.pro_tie, view.rules.row_limit)
+    rules = view.rules
+    deal = FastDeal(view.rows, view.players, rules.professional, rules.pro_tie, rules.row_limit)
     me = decision.seat
     card = decision.card
     assert card is not None

@@ -6,8 +6,9 @@ seat's penalty for the rest of the deal. The placement rules are the core's comp
 (:mod:`sixnimmt.core.fast`); this module only adds who plays what.
 
 Layout: rows ``int64[R, L + 1]`` and lengths ``int64[R]`` as in the core (``int64[4, 6]`` and
-``int64[4]`` in the full game; a smaller game's rows and row limit come from these shapes); hands ``int64[players, 10]``
-with lengths ``int64[players]`` (the first ``hlen[s]`` entries of row ``s`` are seat ``s``'s hand).
+``int64[4]`` in the full game; a smaller game's rows and row limit come from these shapes); hands
+``int64[players, 10]`` with lengths ``int64[players]`` (the first ``hlen[s]`` entries of row ``s``
+are seat ``s``'s hand).
 
 Policies:
 
