@@ -85,8 +85,8 @@ class FastDeal:
         if not self.professional:
             # Inline search: this is the innermost loop of every rollout.
             best, gap = -1, 1 << 30
-            for i, candidate in enumerate(rows):
-                d = card - candidate[-1]
+            for i in range(len(rows)):
+                d = card - rows[i][-1]
                 if 0 < d < gap:
                     best, gap = i, d
             if best < 0:
