@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import comb
 
-from ..core import BULLHEADS, ROW_LIMIT, Decision, DecisionKind, PlayerView, Variant, best_slots
+from ..core import BULLHEADS, Decision, DecisionKind, PlayerView, Variant, best_slots
 from ..core.fast import FastDeal, cheapest_row, row_cost
 from ..core.placement import row_size
 from ..core.views import PASS
@@ -82,7 +82,7 @@ def order_pick(view: PlayerView) -> tuple[int, dict[int, float]]:
     owner = {card: i // per_turn for i, card in enumerate(view.revealed)}
     scores: dict[int, float] = {}
     for first in decision.options:
-        deal = FastDeal(view.rows, view.players)
+        deal = FastDeal(view.rows, view.players, row_limit=view.rules.row_limit)
         for card in (first, *(c for c in decision.options if c != first)):
             deal.place(me, card)
         left: dict[int, list[int]] = {}
@@ -103,7 +103,7 @@ def hand_scores(view: PlayerView, cards: Sequence[int]) -> dict[int, float]:
     the snuggest fit among free cards, break ties."""
     scores: dict[int, float] = {}
     for card in cards:
-        deal = FastDeal(view.rows, 1)
+        deal = FastDeal(view.rows, 1, row_limit=view.rules.row_limit)
         deal.place(0, card)
         r = _target(view.rows, card, False)
         gap = card - view.rows[r][-1] if r is not None else 104
@@ -134,12 +134,13 @@ def _gap(row: Sequence[int], card: int) -> tuple[int, int]:
     return card, row[0]  # Professional left end
 
 
-def sure_cost(rows: Rows, card: int, professional: bool) -> int | None:
-    """Bullheads ``card`` takes for sure if no other card lands first; ``None`` when it is safe."""
+def sure_cost(rows: Rows, card: int, professional: bool, row_limit: int) -> int | None:
+    """Bullheads ``card`` takes for sure if no other card lands first (rows of at most
+    ``row_limit`` cards); ``None`` when it is safe."""
     r = _target(rows, card, professional)
     if r is None:
         return min(row_cost(row) for row in rows)
-    if len(rows[r]) >= ROW_LIMIT:
+    if len(rows[r]) >= row_limit:
         return row_cost(rows[r])
     return None
 
@@ -148,9 +149,9 @@ def expected_cost(view: PlayerView, rows: Rows, card: int, unseen: Sequence[int]
     """Card counting: expected bullheads of playing ``card`` on ``rows`` this turn.
 
     A sure sixth card or a too-low card costs its row. Otherwise the card is taken when at least
-    ``5 - len(row)`` of the other players' cards land between the row end and it; each card the
-    others play this turn (one each, two each in Nifty) is modelled as an unseen card drawn
-    uniformly at random.
+    ``row_limit - len(row)`` (5 - len(row) in the full game) of the other players' cards land
+    between the row end and it; each card the others play this turn (one each, two each in Nifty)
+    is modelled as an unseen card drawn uniformly at random.
     """
     professional = view.rules.professional
     stack = view.rules.variant is Variant.DOUBLE
@@ -161,7 +162,7 @@ def expected_cost(view: PlayerView, rows: Rows, card: int, unseen: Sequence[int]
     cost = row_cost(row)
     if stack and row[-1] == card:
         return 0.0  # stacked on its twin: takes no place in the row
-    need = ROW_LIMIT - row_size(row, stack)
+    need = view.rules.row_limit - row_size(row, stack)
     if need <= 0:
         return float(cost)
     low, high = _gap(row, card)
@@ -183,7 +184,8 @@ def after_row_choice(view: PlayerView, row: int) -> tuple[int, list[list[int]]]:
     own row choices: the cheapest row). Returns the bullheads this seat takes and the rows after."""
     decision = view.decision
     assert decision is not None and decision.kind is DecisionKind.ROW and view.revealed is not None
-    deal = FastDeal(view.rows, view.players, view.rules.professional, view.rules.pro_tie)
+    rules = view.rules
+    deal = FastDeal(view.rows, view.players, rules.professional, rules.pro_tie, rules.row_limit)
     me = decision.seat
     card = decision.card
     assert card is not None
@@ -223,16 +225,17 @@ class SnugBot(Bot):
             return PASS  # Hand's optional second card: snug never volunteers one
         professional = view.rules.professional
         stack = view.rules.variant is Variant.DOUBLE
+        limit = view.rules.row_limit
         fits: list[tuple[int, int]] = []
         for card in decision.options:
             r = _target(view.rows, card, professional, stack)
-            if r is not None and row_size(view.rows[r], stack) < ROW_LIMIT:
+            if r is not None and row_size(view.rows[r], stack) < limit:
                 low, high = _gap(view.rows[r], card)
                 fits.append((high - low, card))
         if fits:
             return min(fits)[1]
         # Every card takes a row: take the cheapest, keeping the higher card on equal cost.
-        return min(decision.options, key=lambda c: (sure_cost(view.rows, c, professional) or 0, -c))
+        return min(decision.options, key=lambda c: (sure_cost(view.rows, c, professional, limit) or 0, -c))
 
 
 class CautiousBot(Bot):

@@ -123,14 +123,16 @@ class TurnMemory:
         self._turns[turn] = (view.rows, frozenset(view.hand))
 
     def history(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The deal's earlier turns as arrays: rows and lengths at each (``int64[T, 4, 6]``,
-        ``int64[T, 4]``), the card each seat played (``int64[T, players]``), and whether the turn's
-        rows are known (``bool[T]``): remembered in this deal, with this seat's hand then being its
-        hand now plus the cards it played since (else the memory is of another game)."""
+        """The deal's earlier turns as arrays: rows and lengths at each (``int64[T, R, L + 1]``,
+        ``int64[T, R]``, for the rules' ``R`` rows of at most ``L`` cards), the card each seat played
+        (``int64[T, players]``), and whether the turn's rows are known (``bool[T]``): remembered in
+        this deal, with this seat's hand then being its hand now plus the cards it played since
+        (else the memory is of another game)."""
         assert view.seat is not None
         turns = len(view.played_by)
-        rows = np.zeros((turns, 4, 6), dtype=np.int64)
-        lens = np.zeros((turns, 4), dtype=np.int64)
+        count, limit = view.rules.row_count, view.rules.row_limit
+        rows = np.zeros((turns, count, limit + 1), dtype=np.int64)
+        lens = np.zeros((turns, count), dtype=np.int64)
         plays = np.zeros((turns, view.players), dtype=np.int64)
         seen = np.zeros(turns, dtype=np.bool_)
         for k, played in enumerate(view.played_by):

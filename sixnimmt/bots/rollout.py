@@ -5,8 +5,10 @@ cards, consistently with the view) with every player following a rollout policy,
 seat's penalty for the rest of the deal. The placement rules are the core's compiled kernels
 (:mod:`sixnimmt.core.fast`); this module only adds who plays what.
 
-Layout: rows ``int64[4, 6]`` and lengths ``int64[4]`` as in the core; hands ``int64[players, 10]``
-with lengths ``int64[players]`` (the first ``hlen[s]`` entries of row ``s`` are seat ``s``'s hand).
+Layout: rows ``int64[R, L + 1]`` and lengths ``int64[R]`` as in the core (``int64[4, 6]`` and
+``int64[4]`` in the full game; a smaller game's rows and row limit come from these shapes); hands
+``int64[players, 10]`` with lengths ``int64[players]`` (the first ``hlen[s]`` entries of row ``s``
+are seat ``s``'s hand).
 
 Policies:
 
@@ -50,6 +52,7 @@ from ..core.fast import (
     nb_put,
     nb_row_cost,
     nb_row_for,
+    nb_row_limit,
     nb_slots_pro,
 )
 from .heuristics import SNUG_TIES_UP_TO
@@ -82,11 +85,12 @@ def card_danger(rows: np.ndarray, lens: np.ndarray, card: int, professional: boo
         # the board in a way nobody planned for.
         return nb_row_cost(rows, lens, nb_cheapest_row(rows, lens)) + 0.5
     cost = nb_row_cost(rows, lens, r)
-    if lens[r] >= 5:
+    limit = nb_row_limit(rows)
+    if lens[r] >= limit:
         return cost + 0.0
     # The more cards between the row end and ours, and the fuller the row, the likelier we are the
     # sixth card; a crude but monotone stand-in for the probability.
-    fill = lens[r] / 5.0
+    fill = lens[r] / limit
     return float(cost * fill * fill * fill * min(1.0, gap / 12.0) + gap * 0.01)
 
 
@@ -110,7 +114,7 @@ def _counted_danger(
     if r < 0:
         return nb_row_cost(rows, lens, nb_cheapest_row(rows, lens)) + 0.5
     cost = nb_row_cost(rows, lens, r)
-    need = 5 - lens[r]
+    need = nb_row_limit(rows) - lens[r]
     if need <= 0:
         return float(cost)
     if card > rows[r, lens[r] - 1]:
@@ -210,11 +214,11 @@ def medium_cost(
         r, _ = nb_row_for(rows, lens, card)
     if r < 0:
         cheapest = 1 << 30
-        for k in range(4):
+        for k in range(lens.shape[0]):
             cheapest = min(cheapest, nb_row_cost(rows, lens, k))
         return cheapest + 0.5
     cost = nb_row_cost(rows, lens, r)
-    need = 5 - lens[r]
+    need = nb_row_limit(rows) - lens[r]
     if need <= 0:
         return float(cost)
     end = rows[r, lens[r] - 1]

@@ -106,8 +106,10 @@ def _arrays(view: PlayerView) -> _Arrays:
     assert view.seat is not None
     players = view.players
     double = view.rules.variant is Variant.DOUBLE
-    rows = np.zeros((4, DOUBLE_ROW_WIDTH if double else 6), dtype=np.int64)
-    lens = np.zeros(4, dtype=np.int64)
+    # The rules' rows, each with room for its append before a take (Double: for stacked twins too).
+    width = DOUBLE_ROW_WIDTH if double else view.rules.row_limit + 1
+    rows = np.zeros((view.rules.row_count, width), dtype=np.int64)
+    lens = np.zeros(view.rules.row_count, dtype=np.int64)
     for r, row in enumerate(view.rows):
         rows[r, : len(row)] = row
         lens[r] = len(row)

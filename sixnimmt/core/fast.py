@@ -7,10 +7,15 @@ checked engine on random deals):
 
 * :class:`FastDeal`, plain Python: rows as lists, a turn as a list of cards per seat. A too-low card's
   row is chosen by a callback (default: the row with the fewest bullheads).
-* ``nb_*`` functions compiled with numba for batched rollouts: rows as an ``int64[4, 6]`` array with
-  an ``int64[4]`` of lengths: standard placement (Tactics and Logic place the same way),
-  Professional (``nb_place_pro``), Double (``nb_place_double`` on rows ``int64[4, 12]``,
-  ``nb_play_turn_double``) and Nifty turns (``nb_play_turn_nifty``).
+* ``nb_*`` functions compiled with numba for batched rollouts: rows as an ``int64[R, L + 1]`` array
+  (``R`` rows of at most ``L`` cards, one slot more for the append before a take: ``int64[4, 6]``
+  in the full game) with an ``int64[R]`` of lengths: standard placement (Tactics and Logic place
+  the same way), Professional (``nb_place_pro``), Double (``nb_place_double`` on rows
+  ``int64[4, 12]``, ``nb_play_turn_double``) and Nifty turns (``nb_play_turn_nifty``).
+
+Both tiers take the table's shape as data, so a smaller game of the same rules (``Rules.size``:
+fewer rows, shorter rows) plays on them too: :class:`FastDeal` from its rows and ``row_limit``, the
+kernels from the shape of the arrays they are given (:func:`nb_row_limit`).
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ def cheapest_row(rows: list[list[int]], seat: int = 0, card: int = 0) -> int:
 class FastDeal:
     """Rows and this deal's penalties; nothing else. ``copy()`` is two list copies."""
 
-    __slots__ = ("penalties", "pro_tie", "professional", "rows")
+    __slots__ = ("penalties", "pro_tie", "professional", "row_limit", "rows")
 
     def __init__(
         self,
@@ -54,13 +59,16 @@ class FastDeal:
         players: int,
         professional: bool = False,
         pro_tie: ProTie | str = ProTie.CHOOSE,
+        row_limit: int = ROW_LIMIT,
     ) -> None:
         """``pro_tie`` settles a Professional tie as ``Game(pro_tie=...)`` does: ``choose`` asks
-        the row chooser, ``left``/``right`` take that end."""
+        the row chooser, ``left``/``right`` take that end. ``row_limit``: the cards a row holds
+        before the next one takes it (``Rules.row_limit``); the number of rows is ``len(rows)``."""
         self.rows = [list(r) for r in rows]
         self.penalties = [0] * players
         self.professional = professional
         self.pro_tie = ProTie(pro_tie)
+        self.row_limit = row_limit
 
     def copy(self) -> FastDeal:
         clone = FastDeal.__new__(FastDeal)
@@ -68,6 +76,7 @@ class FastDeal:
         clone.penalties = self.penalties[:]
         clone.professional = self.professional
         clone.pro_tie = self.pro_tie
+        clone.row_limit = self.row_limit
         return clone
 
     def place(self, seat: int, card: int, choose: RowChooser = cheapest_row) -> None:
@@ -76,7 +85,7 @@ class FastDeal:
         if not self.professional:
             # Inline search: this is the innermost loop of every rollout.
             best, gap = -1, 1 << 30
-            for i in range(ROW_COUNT):
+            for i in range(len(rows)):
                 d = card - rows[i][-1]
                 if 0 < d < gap:
                     best, gap = i, d
@@ -84,7 +93,7 @@ class FastDeal:
                 best = choose(rows, seat, card)
                 self.penalties[seat] += row_cost(rows[best])
                 rows[best] = [card]
-            elif len(rows[best]) >= ROW_LIMIT:
+            elif len(rows[best]) >= self.row_limit:
                 self.penalties[seat] += row_cost(rows[best])
                 rows[best] = [card]
             else:
@@ -105,7 +114,7 @@ class FastDeal:
                 side = Side.LEFT if self.pro_tie is ProTie.LEFT else Side.RIGHT
                 slot = next(s for s in slots if s.side is side)
         target = rows[slot.row]
-        if len(target) >= ROW_LIMIT:
+        if len(target) >= self.row_limit:
             self.penalties[seat] += row_cost(target)
             rows[slot.row] = [card]
         elif slot.side is Side.RIGHT:
@@ -120,9 +129,18 @@ class FastDeal:
 
 
 # ---------------------------------------------------------------------------------------------
-# Compiled tier (numba). Arrays: rows int64[4, 6] (a sixth slot simplifies appends), lens int64[4].
+# Compiled tier (numba). Arrays: rows int64[R, L + 1] (R rows of at most L cards; the extra slot
+# simplifies appends), lens int64[R]. The full game's are int64[4, 6] and int64[4].
 
 _BULL = np.array(BULLHEADS, dtype=np.int64)
+
+
+@njit(cache=True)
+def nb_row_limit(rows: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The cards (Double: places) a row holds before the next one takes it, from the rows' shape:
+    the width less the append slot. Double's rows are wider, for stacked twins, and hold five places
+    (Double is played at full size only)."""
+    return int(min(rows.shape[1] - 1, ROW_LIMIT))
 
 
 @njit(cache=True)
@@ -138,7 +156,7 @@ def nb_cheapest_row(rows: np.ndarray, lens: np.ndarray) -> int:  # pragma: no co
     best = 0
     best_cost = 1 << 30
     best_len = 1 << 30
-    for r in range(4):
+    for r in range(lens.shape[0]):
         cost = nb_row_cost(rows, lens, r)
         if cost < best_cost or (cost == best_cost and lens[r] < best_len):
             best, best_cost, best_len = r, cost, lens[r]
@@ -151,7 +169,7 @@ def nb_row_for(rows: np.ndarray, lens: np.ndarray, card: int) -> tuple[int, int]
     end; row -1 when it is lower than every end."""
     best = -1
     gap = 1 << 30
-    for r in range(4):
+    for r in range(lens.shape[0]):
         d = card - rows[r, lens[r] - 1]
         if 0 < d < gap:
             best, gap = r, d
@@ -169,7 +187,7 @@ def nb_place(rows: np.ndarray, lens: np.ndarray, card: int, low_row: int) -> int
         rows[r, 0] = card
         lens[r] = 1
         return cost
-    if lens[best] >= 5:
+    if lens[best] >= nb_row_limit(rows):
         cost = nb_row_cost(rows, lens, best)
         rows[best, 0] = card
         lens[best] = 1
@@ -198,8 +216,8 @@ def nb_random_games(
     ``>= target`` end; returns the final totals, shape (games, players)."""
     np.random.seed(seed)
     out = np.zeros((games, players), dtype=np.int64)
-    rows = np.zeros((4, 6), dtype=np.int64)
-    lens = np.zeros(4, dtype=np.int64)
+    rows = np.zeros((ROW_COUNT, ROW_LIMIT + 1), dtype=np.int64)
+    lens = np.zeros(ROW_COUNT, dtype=np.int64)
     deck = np.arange(1, DECK_SIZE + 1)
     cards = np.zeros(players, dtype=np.int64)
     penalties = np.zeros(players, dtype=np.int64)
@@ -209,7 +227,7 @@ def nb_random_games(
             # A shuffled deck is the deal *and* every random player's play order at once.
             np.random.shuffle(deck)
             base = players * HAND_SIZE
-            for r in range(4):
+            for r in range(ROW_COUNT):
                 rows[r, 0] = deck[base + r]
                 lens[r] = 1
             penalties[:] = 0
@@ -231,7 +249,7 @@ TIE_CHOOSE, TIE_LEFT, TIE_RIGHT = 0, 1, 2
 def nb_put(rows: np.ndarray, lens: np.ndarray, r: int, card: int, left: bool) -> int:  # pragma: no cover
     """Put ``card`` at the left or right end of row ``r``; a full row is taken first and the card
     starts it again. Returns the bullheads taken."""
-    if lens[r] >= 5:
+    if lens[r] >= nb_row_limit(rows):
         cost = nb_row_cost(rows, lens, r)
         rows[r, 0] = card
         lens[r] = 1
@@ -255,7 +273,7 @@ def nb_slots_pro(rows: np.ndarray, lens: np.ndarray, card: int) -> tuple[int, in
     best = 1 << 30
     right_row = -1
     left_row = -1
-    for r in range(4):
+    for r in range(lens.shape[0]):
         d = card - rows[r, lens[r] - 1]
         if d > 0:
             if d < best:
@@ -286,7 +304,8 @@ def nb_place_pro(
         lens[r] = 1
         return cost
     if right_row >= 0 and left_row >= 0:
-        if tie_mode == 1 or (tie_mode == 0 and lens[right_row] >= 5 and lens[left_row] < 5):
+        limit = nb_row_limit(rows)
+        if tie_mode == 1 or (tie_mode == 0 and lens[right_row] >= limit and lens[left_row] < limit):
             right_row = -1
         else:
             left_row = -1
@@ -318,18 +337,18 @@ def nb_place_double(rows: np.ndarray, lens: np.ndarray, card: int, low_row: int)
     A card whose twin ends a row is stacked on it (no new place, never a take); otherwise standard
     placement with places counted as stacks. A too-low card takes ``low_row`` (cheapest when -1).
     Sharing a pickup between twins is the turn's business: :func:`nb_play_turn_double`."""
-    for r in range(4):
+    for r in range(lens.shape[0]):
         if rows[r, lens[r] - 1] == card:
             rows[r, lens[r]] = card
             lens[r] += 1
             return 0
     best = -1
     gap = 1 << 30
-    for r in range(4):
+    for r in range(lens.shape[0]):
         d = card - rows[r, lens[r] - 1]
         if 0 < d < gap:
             best, gap = r, d
-    if best < 0 or nb_row_size_double(rows, lens, best) >= 5:
+    if best < 0 or nb_row_size_double(rows, lens, best) >= nb_row_limit(rows):
         r = best
         if r < 0:
             r = low_row if low_row >= 0 else nb_cheapest_row(rows, lens)
