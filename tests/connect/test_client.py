@@ -282,7 +282,13 @@ async def test_the_standalone_example_plays_through_the_api(server: FakeServer, 
             await standalone_game(server, process)
     finally:
         process.send_signal(signal.SIGINT)
-        await process.wait()
+        try:
+            async with asyncio.timeout(10):  # (a bot that ignores Ctrl-C must not hang the suite)
+                await process.wait()
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            raise AssertionError("the example did not stop on Ctrl-C") from None
 
 
 async def standalone_game(server: FakeServer, process: asyncio.subprocess.Process) -> None:

@@ -125,8 +125,10 @@ def play(
                 continue
             if message["type"] == "error" and message.get("code") == "rate-limited":
                 # past the seat's allowance of messages (a whole rated game answered at once is): the
-                # answer was not taken, and is sent again in a later round, as the allowance refills
+                # answer was not taken, and is sent again once the allowance has refilled (waiting
+                # the time the server names, rather than spending this loop's rounds on refusals)
                 answered.pop(seat, None)
+                time.sleep(float(message.get("params", {}).get("retry_after", 0.1)))
                 continue
             # an answer to a view that was already out of date is refused and followed by a fresh state
             assert message["type"] != "error" or message.get("code") in STALE, message

@@ -9,20 +9,21 @@ from typing import Any
 
 import pytest
 
-from .conftest import make_client
+from .conftest import QUICK_PLAY, make_client
 from .helpers import play_out
 from .test_accounts import sign_up, signed
 
 
 @pytest.fixture
 def web(tmp_path: Path) -> Any:
-    with make_client(f"sqlite:///{tmp_path / 'changes.db'}", None) as client:
+    with make_client(f"sqlite:///{tmp_path / 'changes.db'}", None, **QUICK_PLAY) as client:
         yield signed(client)
 
 
 def _played(web: Any, rated: bool) -> tuple[int, str]:
-    body = {"name": "ignored", "seats": [{"kind": "bot", "bot": "easy"}, {"kind": "bot", "bot": "hard"}], "deals": 1,
-            **({"rated": True} if rated else {"target": 10})}
+    # (a rated table plays the variant's own game, to 66; a casual one may be short)
+    body = {"name": "ignored", "seats": [{"kind": "bot", "bot": "easy"}, {"kind": "bot", "bot": "hard"}],
+            **({"rated": True} if rated else {"target": 10, "deals": 1})}
     table = web.post("/api/tables", json=body).json()
     with web.websocket_connect(f"/ws/{table['code']}?token={table['token']}") as ws:
         play_out(ws, ws.receive_json())
