@@ -12,6 +12,7 @@ and sends the open decisions again. Ctrl-C stops it; the server's fallback finis
 
 import json
 import random
+import signal
 import sys
 import time
 from pathlib import Path
@@ -81,6 +82,9 @@ def main():
 
 
 if __name__ == "__main__":
+    # Ctrl-C stops the bot even when a shell started it in the background (which starts a program
+    # with Ctrl-C ignored, and Python then raises no KeyboardInterrupt).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         main()
     except KeyboardInterrupt:
