@@ -63,7 +63,9 @@ def test_the_process_of_a_round_killed_as_it_begins_the_other_finishes_the_tourn
             victim.wait(timeout=20)
             survivor = next(a for process, a in servers if process is not victim)
         with httpx.Client(base_url=f"http://{survivor}", timeout=30) as web:
-            for _ in range(1800):
+            # (what is asserted is that the survivor finishes it, not how fast: idle, it takes about
+            # ten seconds; with the CPUs busy, it has taken over three minutes, so the wait is long)
+            for _ in range(4200):
                 page = web.get(f"/api/tournaments/{tid}").json()
                 if page["status"] == "finished":
                     break
