@@ -7,7 +7,7 @@ from typing import Any
 
 from .test_web_game import create_table
 
-TURN_TWO = ("() => { const t = document.querySelector('#table'); return t.dataset.turn === '2' && t.dataset.busy !== '1'"
+TURN_TWO = ("() => { const t = document.querySelector('#table'); return !!t && t.dataset.turn === '2' && t.dataset.busy !== '1'"
             " && !!document.querySelector('#hand button.card:not([disabled])'); }")
 
 
@@ -21,7 +21,7 @@ def test_the_log_after_a_reload_mid_game_shows_what_it_showed_before(browser: An
         page.wait_for_selector("#hand button.card:not([disabled])")
         page.click("#hand button.card:not([disabled]) >> nth=0")
         page.wait_for_function(
-            f"() => document.querySelector('#table').dataset.turn === '{turn}' || !!document.querySelector('.row.pickable')")
+            f"() => document.querySelector('#table')?.dataset.turn === '{turn}' || !!document.querySelector('.row.pickable')")
         if page.query_selector(".row.pickable"):  # the card was too low: take a row first
             page.click(".row.pickable >> nth=0")
     page.wait_for_function(TURN_TWO)
