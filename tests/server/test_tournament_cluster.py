@@ -11,7 +11,10 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
+from sixnimmt.server.tables.room import Room
 from sixnimmt.server.tables.rooms import Rooms
+from sixnimmt.server.tables.seat import Seat
+from sixnimmt.server.tables.table_setup import TableOptions
 from sixnimmt.server.tournaments.director import Director, standings
 from sixnimmt.server.tournaments.tourney_rows import TournamentStore
 
@@ -92,5 +95,54 @@ async def test_the_process_of_round_one_dies_between_rounds_and_the_other_finish
     assert sorted(code for (code,) in games) == sorted(codes)
     assert b.cluster is not None
     assert {owner for code, _, owner in rows if code not in {t.code for t in done.tables_of(1)}} == {b.cluster.me}
+    assert all(s.games == 3 for s in standings(done))
+    await close_all(b, a)
+
+
+class Killed(Exception):
+    """The process dies here (it does nothing more)."""
+
+
+@pytest.mark.asyncio
+async def test_a_process_killed_between_opening_a_table_and_starting_its_game_loses_nothing() -> None:
+    """The opener writes a round's table (its row says "waiting") and dies before its game starts:
+    the process that takes the table over starts its game, and the tournament finishes."""
+    url = fresh_postgres_url()
+    a = await process(url)
+    b = await process(url)
+    one, other = _director(a), _director(b)
+    store = one.store
+    tid = store.create("Opening cup", "swiss", SETTINGS, 0.0, None)
+    for n in range(8):
+        store.enter(tid, f"Entrant {n}", None, "random", False, 30.0 - n)
+    opened = a._room
+
+    def dies_before_its_game(code: str, options: TableOptions, seats: list[Seat]) -> Room:
+        room = opened(code, options, seats)
+
+        async def killed() -> None:
+            raise Killed(code)
+
+        room.start_game = killed  # type: ignore[method-assign]
+        return room
+
+    a._room = dies_before_its_game  # type: ignore[method-assign]
+    await one.tick()  # A starts the tournament, writes round 1's first table and dies
+    started = store.load(tid)
+    assert started is not None and started.round == 1
+    with a.store.engine.connect() as connection:
+        rows = connection.execute(sa.text("SELECT code, status FROM tables")).fetchall()
+    assert [status for _, status in rows] == ["waiting"]
+    expire_lease(a)
+
+    assert await _play_round(b, other, tid) == 2  # B takes the waiting table over and starts its game
+    assert await _play_round(b, other, tid) == 3
+    assert await _play_round(b, other, tid) == 3
+    done = store.load(tid)
+    assert done is not None and done.status == "finished"
+    assert all(t.totals is not None and t.game_id is not None for t in done.tables)
+    with b.store.engine.connect() as connection:
+        games = connection.execute(sa.text("SELECT table_code FROM games")).fetchall()
+    assert sorted(code for (code,) in games) == sorted(t.code for t in done.tables)
     assert all(s.games == 3 for s in standings(done))
     await close_all(b, a)

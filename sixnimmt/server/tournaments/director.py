@@ -13,7 +13,9 @@ clock) it looks at the tournaments with work to do (:meth:`TournamentStore.activ
 3. **Opens the round's tables** from the plan (:meth:`Rooms.open_table`): a code already open is
    left alone, so a process that died after planning (or after opening half the tables) loses
    nothing: the next process to look opens the rest. A table whose process died mid-game is claimed
-   through the cluster's ownership (:meth:`Rooms.locate`), and its game goes on from its last save.
+   through the cluster's ownership (:meth:`Rooms.locate`), and its game goes on from its last save;
+   one whose opener died after writing its row and before starting its game (the row says
+   "waiting") has its game started by the process that takes it over.
 4. **Collects each table's result** once its game is archived (the totals of the game the table's
    row names), and when the round is complete plans the next, or finishes the tournament.
 
@@ -44,6 +46,7 @@ from ...core import Rules, Variant
 from ..accounts.users import seat_token
 from ..clock import Clock
 from ..config import Settings
+from ..tables.room import Room
 from ..tables.rooms import CODE_ALPHABET, CODE_LENGTH, Rooms
 from ..tables.seat import Seat, SeatKind
 from ..tables.table_setup import TableError, TableOptions, bot_label, hash_token
@@ -285,9 +288,25 @@ class Director:
             if game is not None:
                 await self.rooms.db.run(self.store.record_result, table.code, list(game["totals"]), game_id)
             return False
-        if self.rooms.local(table.code) is None:
-            await self.rooms.locate(table.code)  # (its owner died: taken over, its game goes on)
+        driven: Room | str | None = self.rooms.local(table.code)
+        if driven is None:
+            driven = await self.rooms.locate(table.code)  # (its owner died: taken over, its game goes on)
+        if isinstance(driven, Room):
+            await self._start_if_waiting(driven)
         return False
+
+    @staticmethod
+    async def _start_if_waiting(room: Room) -> None:
+        """Start the game of a round's table that was opened and never started: the process that
+        opened it died (or failed to save the start) between writing its row and starting its game,
+        and a round's table has nobody who would start it otherwise (every seat is filled when it is
+        opened). Only the process that drives it gets here, and under its lock it starts once."""
+        if room.table.status != "waiting":
+            return
+        async with room.lock:
+            if room.table.status == "waiting" and not room.table.closed:
+                log.info("table %s: its game had not started (its opener died): started now", room.code)
+                await room.start_game()
 
     def options(self, tournament: Tournament, round_number: int) -> TableOptions:
         settings = tournament.settings
