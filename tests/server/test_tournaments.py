@@ -433,3 +433,47 @@ def test_a_person_who_leaves_or_disconnects_is_played_by_the_stand_in_and_scored
     game = web.get(f"/api/games/{table['game_id']}").json()
     assert len(game["record"]["deals"]) == 2  # both deals played, lena's seat kept for her (the stand-in)
     assert all(players[seat]["name"] == "lena" for players in game["deal_players"])
+
+
+def test_a_duplicate_rounds_games_are_refused_until_every_table_of_the_round_has_finished(web: TestClient) -> None:
+    """A finished table's game holds the shuffle the round's other tables still play: its record,
+    events, review and download are refused to anyone, its own table's code given or not, until the
+    last table of the round has finished."""
+    dora = _person(web, "dora")
+    made = dora.post("/api/tournaments", json={
+        "name": "Quiet cup", "format": "duplicate", "players": 4, "rounds": 1, "deals": 1, "starts_in": 0,
+        "bots": ["easy"] * 7})
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    _advance(web, 1)
+    app: Any = web.app
+    mine = dora.get(f"/api/tournaments/{tid}").json()["your_table"]
+    for _ in range(400):  # the bots' table plays out; dora's waits for her (the clock stands still)
+        stored = app.state.tournaments.load(tid)
+        done = [t for t in stored.tables if t.totals is not None]
+        if done:
+            break
+        _advance(web, 0.0)
+    assert done and done[0].code != mine
+    assert any(t.totals is None for t in stored.tables)
+    game, code = done[0].game_id, done[0].code
+    doors = [("get", f"/api/games/{game}?table={code}"), ("get", f"/api/games/{game}/events?table={code}"),
+             ("get", f"/api/games/{game}/record.json?table={code}"),
+             ("get", f"/api/games/{game}/review?seat=0&table={code}"),
+             ("post", f"/api/games/{game}/review?table={code}")]
+    for method, url in doors:
+        for asker in (web, dora):  # a stranger, and a player of the table still playing
+            answer = asker.post(url, json={"seat": 0}) if method == "post" else asker.get(url)
+            assert answer.status_code == 409, (url, answer.text)
+            assert answer.json()["code"] == "round-playing" and "\n" not in answer.json()["detail"]
+    assert dora.get(f"/api/games/{game}").status_code == 404  # (without the code: no such game, as ever)
+    # nor are the round's tables' codes on the page (watching a table ahead shows the same cards):
+    # nobody sees one but their own
+    assert [t["code"] for t in web.get(f"/api/tournaments/{tid}").json()["rounds_played"][0]["tables"]] == [None, None]
+    assert {t["code"] for t in dora.get(f"/api/tournaments/{tid}").json()["rounds_played"][0]["tables"]} == {mine, None}
+
+    page = _run_round(web, tid, None)  # dora's seat is played by the stand-in: the round ends
+    assert page["status"] == "finished"
+    for _, url in doors[:3]:
+        assert web.get(url).status_code == 200, url
+    assert None not in [t["code"] for t in page["rounds_played"][0]["tables"]]

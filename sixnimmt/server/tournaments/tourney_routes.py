@@ -71,6 +71,16 @@ async def _load(request: Request, tournament_id: int) -> Tournament:
     return found
 
 
+async def refuse_while_its_round_plays(request: Request, code: str) -> None:
+    """Refuse (409 ``round-playing``) a finished game of table ``code`` while it is a duplicate
+    round's and another table of that round is still playing: they play the same shuffle, so its
+    record, replay and review would show the cards the players there hold. Nobody is let in, not
+    even its own players (they may pass it on)."""
+    if await service(request).read(tournaments(request).round_playing, code):
+        raise Refusal("this game's round is still being played with the same cards at other tables: its "
+                      "games are shown once every table of the round has finished", "round-playing", status=409)
+
+
 @router.get("/tournaments")
 async def list_tournaments(request: Request) -> dict[str, Any]:
     listed = await service(request).read(tournaments(request).listing, 60)
@@ -152,11 +162,13 @@ def tournament_page(tournament: Tournament, account: int | None) -> dict[str, An
     for number in range(1, tournament.round + 1):
         tables = []
         tables_of = tournament.tables_of(number)
-        # a duplicate round's games are shown once the whole round is over (they hold its cards)
+        # a duplicate round's games are shown once the whole round is over (they hold its cards),
+        # and so are its tables' codes but your own (watching a table ahead shows them too)
         shown = not is_duplicate(tournament) or all(t.totals is not None for t in tables_of)
         for table in tables_of:
             points = None if table.totals is None else list(placement_points(table.totals))
-            tables.append({"code": table.code, "players": [name(n) for n in table.seats],
+            yours = me is not None and me.number is not None and me.number in table.seats
+            tables.append({"code": table.code if shown or yours else None, "players": [name(n) for n in table.seats],
                            "totals": None if table.totals is None else list(table.totals), "points": points,
                            "game_id": table.game_id if shown else None})
         rounds.append({"round": number, "tables": tables})

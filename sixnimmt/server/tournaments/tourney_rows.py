@@ -271,6 +271,22 @@ class TournamentStore:
         with Session(self.engine) as session:
             return session.scalar(select(RoundTableRow.id).where(RoundTableRow.code == code)) is not None
 
+    def round_playing(self, code: str) -> bool:
+        """Whether ``code`` is a table of a duplicate round that some table of has not finished:
+        every table of that round plays the same shuffle, so a finished table's game would show the
+        cards the others still hold."""
+        with Session(self.engine) as session:
+            found = session.execute(select(RoundTableRow.tournament_id, RoundTableRow.round)
+                                    .where(RoundTableRow.code == code)).one_or_none()
+            if found is None:
+                return False
+            tournament_id, round_number = found
+            if session.scalar(select(TournamentRow.format).where(TournamentRow.id == tournament_id)) != "duplicate":
+                return False
+            return session.scalar(select(RoundTableRow.id).where(
+                RoundTableRow.tournament_id == tournament_id, RoundTableRow.round == round_number,
+                RoundTableRow.totals.is_(None)).limit(1)) is not None
+
     def tournament_of(self, code: str) -> int | None:
         """The tournament whose round table ``code`` is (None: an ordinary table)."""
         with Session(self.engine) as session:

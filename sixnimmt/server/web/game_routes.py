@@ -19,6 +19,7 @@ from ..limits import (
 )
 from ..refusal import Refusal
 from ..tables.rooms import Rooms
+from ..tournaments.tourney_routes import refuse_while_its_round_plays
 from .rating_changes import rating_changes
 from .reviews import ReviewBusyError, Reviews
 from .rules_pages import LANGUAGES, rules_html
@@ -42,21 +43,24 @@ async def list_games(
 TableKey = Annotated[str | None, Query(max_length=16, description="the table's code (a private table's games)")]
 
 
-async def _game_or_404(rooms: Rooms, game_id: int, table: str | None) -> dict[str, Any]:
+async def _game_or_404(request: Request, rooms: Rooms, game_id: int, table: str | None) -> dict[str, Any]:
     """Game ``game_id``, or 404: also for a private table's game asked for without its table's code
-    (the same answer as for no game, so ids cannot be scanned for private games)."""
+    (the same answer as for no game, so ids cannot be scanned for private games). A duplicate
+    round's game is refused to anyone while another table of its round plays the same cards."""
     game = await rooms.db.run(rooms.store.get_game, game_id) if 1 <= game_id <= MAX_ID else None
     if game is not None and not game["public"] and (table or "").strip().upper() != game["table"]:
         game = None
     if game is None:
         shown = str(game_id) if len(str(game_id)) <= 20 else str(game_id)[:20] + "..."
         raise Refusal(f"no finished game {shown}", "no-game", status=404, id=shown)
+    if not game["public"]:  # (a duplicate round's tables are private)
+        await refuse_while_its_round_plays(request, game["table"])
     return game
 
 
 @games_api.get("/games/{game_id}")
-async def get_game(game_id: int, rooms: RoomsDep, table: TableKey = None) -> dict[str, Any]:
-    return await _game_or_404(rooms, game_id, table)
+async def get_game(game_id: int, rooms: RoomsDep, request: Request, table: TableKey = None) -> dict[str, Any]:
+    return await _game_or_404(request, rooms, game_id, table)
 
 
 class ReviewRequest(RequestBody):
@@ -66,7 +70,7 @@ class ReviewRequest(RequestBody):
 async def _review(
     request: Request, rooms: Rooms, game_id: int, seat: int, start: bool, table: str | None
 ) -> JSONResponse:
-    game = await _game_or_404(rooms, game_id, table)
+    game = await _game_or_404(request, rooms, game_id, table)
     if not 0 <= seat < len(game["seats"]):
         raise Refusal(f"this game has no seat {seat + 1}", "bad-seat", status=422, seat=seat + 1)
     reviews: Reviews = request.app.state.reviews
@@ -97,10 +101,10 @@ async def get_review(
 
 
 @games_api.get("/games/{game_id}/events")
-async def game_events(game_id: int, rooms: RoomsDep, table: TableKey = None) -> dict[str, Any]:
+async def game_events(game_id: int, rooms: RoomsDep, request: Request, table: TableKey = None) -> dict[str, Any]:
     """A finished game replayed by the engine: every public event, and each deal's starting hands
     (public once the game is over), for the turn-by-turn replay page."""
-    game = await _game_or_404(rooms, game_id, table)
+    game = await _game_or_404(request, rooms, game_id, table)
     replayed = replay(game["record"]).game
     events = [e.to_dict() for e in replayed.events]
     hands: list[list[list[int]]] = []
@@ -121,17 +125,17 @@ async def game_events(game_id: int, rooms: RoomsDep, table: TableKey = None) -> 
 
 
 @games_api.get("/games/{game_id}/ratings")
-async def game_ratings(game_id: int, rooms: RoomsDep, table: TableKey = None) -> dict[str, Any]:
+async def game_ratings(game_id: int, rooms: RoomsDep, request: Request, table: TableKey = None) -> dict[str, Any]:
     """Each seat's rating before and after a rated game, for the Game over screen
     (:mod:`.rating_changes`)."""
-    game = await _game_or_404(rooms, game_id, table)
+    game = await _game_or_404(request, rooms, game_id, table)
     changes: dict[str, Any] = await rooms.db.run(rating_changes, rooms.store.engine, game_id, len(game["seats"]))
     return changes
 
 
 @games_api.get("/games/{game_id}/record.json")
-async def download_record(game_id: int, rooms: RoomsDep, table: TableKey = None) -> Response:
-    game = await _game_or_404(rooms, game_id, table)
+async def download_record(game_id: int, rooms: RoomsDep, request: Request, table: TableKey = None) -> Response:
+    game = await _game_or_404(request, rooms, game_id, table)
     return Response(
         dumps(game["record"]),
         media_type="application/json",

@@ -104,13 +104,13 @@ function roundTables(page, played) {
     h("ol.tourney-tables", {}, played.tables.map((table, k) => {
       const mine = table.players.indexOf(page.you);
       const query = `?table=${table.code}`;
-      return h("li.panel", { dataset: { code: table.code } },
+      return h("li.panel", { dataset: table.code ? { code: table.code } : {} },
         h("h4", {}, t("tourney.table", { n: k + 1 })),
         h("ul.tourney-seats", {}, table.players.map((name, seat) => h("li", {},
           name ?? t("tourney.fill"), name ? null : botBadge("bot"),
           table.totals ? h("span.muted", {}, ` ${table.totals[seat]} · ${points(table.points[seat])}`) : null))),
         h("p.tourney-links", {},
-          table.totals ? null : h("a.btn", { href: `#/t/${table.code}` }, t("tourney.watch")), " ",
+          table.totals || !table.code ? null : h("a.btn", { href: `#/t/${table.code}` }, t("tourney.watch")), " ",
           table.game_id ? h("a.btn.ghost", { href: `#/history/${table.game_id}${query}` }, t("tourney.replay")) : null, " ",
           table.game_id && mine >= 0 ? h("a.btn.ghost", { href: `#/review/${table.game_id}${query}&seat=${mine}` }, t("tourney.review")) : null));
     })));
