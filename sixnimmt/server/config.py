@@ -57,6 +57,9 @@ class Settings:
     #: Tournaments (docs/web.md, "Tournaments"): how often each process looks at the tournaments
     #: under way (opens a round that is due, collects the results of finished tables, moves on).
     tournament_tick: float = 2.0
+    #: An arena seats a person or a bot program only while seen this recently (seconds): a person
+    #: on the tournament's page (it asks every few seconds), a program connected.
+    arena_presence: float = 90.0
     #: Tournaments the server announces by itself, one schedule a line ("every hour, swiss,
     #: standard, 5 players, 4 rounds": :mod:`sixnimmt.server.tournaments.timetable`).
     tournament_schedule: list[str] = field(default_factory=list)

@@ -477,3 +477,94 @@ def test_a_duplicate_rounds_games_are_refused_until_every_table_of_the_round_has
     for _, url in doors[:3]:
         assert web.get(url).status_code == 200, url
     assert None not in [t["code"] for t in page["rounds_played"][0]["tables"]]
+
+
+def test_an_arena_seats_an_entrant_only_while_present_and_not_paused(web: TestClient) -> None:
+    """lichess's rule: an arena pairs only those who are there. A person who pauses, or who is no
+    longer seen on the tournament's page (they closed it, or lost their connection), is not seated
+    at new tables; back on the page (or resumed), they are."""
+    pia = _person(web, "pia")
+    made = pia.post("/api/tournaments", json={
+        "name": "Present arena", "format": "arena", "players": 2, "minutes": 60, "deals": 1, "starts_in": 0,
+        "bots": ["easy"] * 3})
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    app: Any = web.app
+    window = app.state.director.settings.arena_presence
+
+    def seated(page: dict[str, Any], after: int) -> list[list[str | None]]:
+        """The tables seated after round ``after``."""
+        return [t["players"] for r in page["rounds_played"] if r["round"] > after for t in r["tables"]]
+
+    def play_until(pia_seated: bool, after: int, visit: bool) -> dict[str, Any]:
+        """Play on (pia's page asking, or not) until a table is seated after round ``after``
+        with pia at it or, if ``pia_seated`` is False, three tables without her."""
+        for _ in range(300):
+            page = (pia.get if visit else web.get)(f"/api/tournaments/{tid}").json()
+            tables = seated(page, after)
+            if pia_seated and any("pia" in t for t in tables):
+                return dict(page)
+            if not pia_seated:
+                assert not any("pia" in t for t in tables), tables
+                if len(tables) >= 3:
+                    return dict(page)
+            _advance(web, 2.0)
+        raise AssertionError(f"never: {page}")
+
+    pia.get(f"/api/tournaments/{tid}")  # on the page as it starts
+    _advance(web, 1)
+    page = pia.get(f"/api/tournaments/{tid}").json()
+    assert any("pia" in t for t in seated(page, 0))  # everyone is here: all four seated at once
+
+    assert pia.post(f"/api/tournaments/{tid}/pause").json() == {"paused": True}
+    paused_at = pia.get(f"/api/tournaments/{tid}").json()
+    assert paused_at["paused"]
+    page = play_until(False, paused_at["round"], visit=True)  # on the page, but paused: not seated
+    assert pia.post(f"/api/tournaments/{tid}/resume").json() == {"paused": False}
+    page = play_until(True, page["round"], visit=True)
+
+    gone = page["round"]  # her page closes: seen no more
+    for _ in range(int(window / 2) + 2):
+        _advance(web, 2.0)
+    page = play_until(False, web.get(f"/api/tournaments/{tid}").json()["round"], visit=False)
+    assert page["round"] > gone
+    # (free to be seated: her last game is over, played for her by the stand-in)
+    assert all(t["totals"] is not None for r in page["rounds_played"] for t in r["tables"] if "pia" in t["players"])
+    page = play_until(True, page["round"], visit=True)  # back on the page: seated again
+
+    stranger = _person(web, "quin")
+    assert stranger.post(f"/api/tournaments/{tid}/pause").json()["code"] == "not-entered"
+    swiss = pia.post("/api/tournaments", json={"name": "Swiss", "starts_in": 60}).json()["id"]
+    assert pia.post(f"/api/tournaments/{swiss}/pause").json()["code"] == "not-arena"
+
+
+def test_an_arena_entrant_who_leaves_their_table_is_paused_until_they_resume(web: TestClient) -> None:
+    rhea = _person(web, "rhea")
+    made = rhea.post("/api/tournaments", json={
+        "name": "Leavers arena", "format": "arena", "players": 2, "minutes": 60, "deals": 1, "starts_in": 0,
+        "bots": ["easy"] * 1})
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    rhea.get(f"/api/tournaments/{tid}")
+    _advance(web, 1)
+    code = rhea.get(f"/api/tournaments/{tid}").json()["your_table"]
+    joined = _join(rhea, web, code)
+    with web.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as ws:
+        receive_until(ws, lambda m: m.get("type") in ("state", "update") and m.get("view") is not None)
+        ws.send_json({"type": "leave"})
+        receive_until(ws, lambda m: m.get("type") == "error" or m.get("type") == "state")
+        ws.close(1000)
+        _until_away(web, code, joined.json()["seat"])
+    for _ in range(300):  # the stand-in plays her game out
+        page = rhea.get(f"/api/tournaments/{tid}").json()
+        if page["rounds_played"][0]["tables"][0]["totals"] is not None:
+            break
+        _advance(web, 2.0)
+    assert page["paused"]
+    for _ in range(5):  # on the page, but paused: she and the bot wait
+        _advance(web, 2.0)
+    page = rhea.get(f"/api/tournaments/{tid}").json()
+    assert len(page["rounds_played"]) == 1 and page["your_table"] is None
+    rhea.post(f"/api/tournaments/{tid}/resume")
+    _advance(web, 2.0)
+    assert rhea.get(f"/api/tournaments/{tid}").json()["your_table"] is not None

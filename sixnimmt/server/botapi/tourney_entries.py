@@ -26,6 +26,12 @@ class ProgramEntries:
         self.told: dict[int, set[str]] = {}  # bot id -> the tables of rounds it was told of
         gateway.tourneys = self
         director.round_listeners.append(self.round_open)
+        director.connected_here.append(self.connected)
+
+    def connected(self, tournament: Tournament) -> set[int]:
+        """The tournament's program entrants connected to this process."""
+        return {e.account for e in tournament.entrants
+                if e.program and e.account is not None and e.account in self.gateway.sessions}
 
     async def enter(self, session: BotSession, message: EnterTournament) -> None:
         bot = session.identity.bot

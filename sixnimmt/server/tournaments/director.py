@@ -50,7 +50,15 @@ from ..tables.room import Room
 from ..tables.rooms import CODE_ALPHABET, CODE_LENGTH, Rooms
 from ..tables.seat import Seat, SeatKind
 from ..tables.table_setup import TableError, TableOptions, bot_label, hash_token
-from .tourney_rows import FINISHED, RUNNING, UPCOMING, RoundTable, Tournament, TournamentStore
+from .tourney_rows import (
+    FINISHED,
+    RUNNING,
+    UPCOMING,
+    Entrant,
+    RoundTable,
+    Tournament,
+    TournamentStore,
+)
 
 log = logging.getLogger("sixnimmt.server")
 
@@ -118,6 +126,9 @@ class Director:
         self.settings = settings
         self.clock = clock
         self.round_listeners: list[RoundListener] = []
+        #: The accounts of a tournament's entrants connected to this process (its bot programs), who
+        #: count as seen at each look at an arena.
+        self.connected_here: list[Callable[[Tournament], set[int]]] = []
         #: Run before each look (the schedules' announcements, :mod:`.timetable`).
         self.before_each_look: list[Callable[[], Awaitable[None]]] = []
         self._task: asyncio.Task[None] | None = None
@@ -201,13 +212,11 @@ class Director:
         order = sorted(tournament.entrants, key=lambda e: (-e.rating, e.id))
         numbers = {e.id: number for number, e in enumerate(order)}
         players = int(tournament.settings["players"])
-        if is_arena(tournament):  # (full tables only: whoever is left over waits for the next)
-            tables = swiss_tables(list(range(len(order) // players * players)), players) if len(order) >= players else []
-        else:
-            tables = swiss_tables(list(range(len(order))), players)
+        # (an arena seats whoever is here from its first look on, :meth:`_arena`)
+        tables = [] if is_arena(tournament) else swiss_tables(list(range(len(order))), players)
         planned = await self._with_codes(tables)
-        if not await self.rooms.db.run(self.store.advance, tournament.id, tournament.version, RUNNING, 1,
-                                       planned, numbers):
+        if not await self.rooms.db.run(self.store.advance, tournament.id, tournament.version, RUNNING,
+                                       0 if is_arena(tournament) else 1, planned, numbers):
             return await self.rooms.db.run(self.store.load, tournament.id)
         log.info("tournament %d started: %d entrants", tournament.id, len(order))
         return await self.rooms.db.run(self.store.load, tournament.id)
@@ -246,8 +255,13 @@ class Director:
                 log.info("arena %d finished", fresh.id)
             return False
         players = int(fresh.settings["players"])
+        connected = {account for find in self.connected_here for account in find(fresh)}
+        if connected:
+            await self.rooms.db.run(self.store.seen, fresh.id, sorted(connected), self.clock.wall())
+        here = {e.number for e in fresh.entrants if e.account in connected or self.present(e)}
         # who has played fewest goes first (they have waited longest), then by points: grouped so
-        waiting = [s.entrant for s in sorted(standings(fresh), key=lambda s: s.games) if s.entrant not in busy]
+        waiting = [s.entrant for s in sorted(standings(fresh), key=lambda s: s.games)
+                   if s.entrant not in busy and s.entrant in here]
         seated = len(waiting) // players * players
         if not seated:
             return False
@@ -257,6 +271,16 @@ class Director:
         planned = await self._with_codes(swiss_tables(waiting[:seated], players, met))
         return bool(await self.rooms.db.run(self.store.advance, fresh.id, fresh.version, RUNNING, fresh.round + 1,
                                             planned))
+
+    def present(self, entrant: Entrant) -> bool:
+        """Whether an arena entrant is seated when a table's worth wait: a server bot always; a
+        person or a program unless paused (by themselves, or for leaving their last table) and
+        only while seen in the last :attr:`Settings.arena_presence` seconds (a person on the
+        tournament's page, a program connected), as lichess pairs only those present."""
+        if entrant.bot is not None:
+            return True
+        seen = entrant.seen_at
+        return not entrant.paused and seen is not None and self.clock.wall() - seen <= self.settings.arena_presence
 
     async def _with_codes(self, tables: list[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:
         planned: list[tuple[str, tuple[int, ...]]] = []
@@ -286,6 +310,10 @@ class Director:
         if game_id is not None:
             game = await self.rooms.db.run(self.rooms.store.get_game, game_id)
             if game is not None:
+                if is_arena(tournament):  # (who left their table is not seated again until they resume)
+                    left = [n for n, seat in zip(table.seats, data.seats, strict=True)
+                            if n != FILL and Seat.from_store(0, seat, 0.0).left]
+                    await self.rooms.db.run(self.store.pause_numbers, tournament.id, left)
                 await self.rooms.db.run(self.store.record_result, table.code, list(game["totals"]), game_id)
             return False
         driven: Room | str | None = self.rooms.local(table.code)

@@ -142,11 +142,40 @@ async def leave_tournament(tournament_id: int, request: Request) -> dict[str, An
     return {"entered": False}
 
 
+async def _pause(request: Request, tournament_id: int, paused: bool) -> dict[str, Any]:
+    svc = service(request)
+    user = await signed_in(request, svc)
+    tournament = await _load(request, tournament_id)
+    if not is_arena(tournament) or tournament.status == FINISHED:
+        raise Refusal("only an arena under way or to come takes a pause", "not-arena", status=409)
+    if not await svc.rooms.db.run(tournaments(request).pause, tournament_id, user.id, paused):
+        raise Refusal("you are not entered in this tournament", "not-entered", status=409)
+    return {"paused": paused}
+
+
+@router.post("/tournaments/{tournament_id}/pause")
+async def pause_tournament(tournament_id: int, request: Request) -> dict[str, Any]:
+    """An arena entrant is not seated at new tables until they resume (a game under way is played out)."""
+    return await _pause(request, tournament_id, True)
+
+
+@router.post("/tournaments/{tournament_id}/resume")
+async def resume_tournament(tournament_id: int, request: Request) -> dict[str, Any]:
+    return await _pause(request, tournament_id, False)
+
+
 @router.get("/tournaments/{tournament_id}")
 async def show_tournament(tournament_id: int, request: Request) -> dict[str, Any]:
     svc = service(request)
     tournament = await _load(request, tournament_id)
     user = await svc.user(request)
+    if user is not None and is_arena(tournament) and tournament.status != FINISHED:
+        # (an arena entrant on its page is here: seated when a table's worth wait; the page asks
+        # every few seconds, and a quarter of the window between writes is enough)
+        me = next((e for e in tournament.entrants if e.account == user.id), None)
+        now, window = svc.clock.wall(), director(request).settings.arena_presence
+        if me is not None and (me.seen_at is None or now - me.seen_at > window / 4):
+            await svc.rooms.db.run(tournaments(request).seen, tournament_id, [user.id], now)
     return tournament_page(tournament, None if user is None else user.id)
 
 
@@ -190,6 +219,7 @@ def tournament_page(tournament: Tournament, account: int | None) -> dict[str, An
         "podium": [name(s.entrant) for s in placed[:3]] if tournament.status == FINISHED else [],
         "rounds_played": rounds,
         "entered": me is not None, "you": None if me is None else me.name, "your_table": table_now,
+        "paused": me is not None and me.paused,
     }
 
 

@@ -63,6 +63,11 @@ class EntrantRow(Base):
     program: Mapped[bool] = mapped_column(Boolean, default=False)
     rating: Mapped[float] = mapped_column(Float, default=0.0)  # the first round's seeding
     number: Mapped[int | None] = mapped_column(Integer, nullable=True)  # seeding order, from the start
+    #: An arena entrant not seated for now: their own pause, or they left their last table.
+    paused: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: When an arena entrant was last seen (calendar seconds): a person on the tournament's page, a
+    #: program connected to the server.
+    seen_at: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class RoundTableRow(Base):
@@ -88,6 +93,8 @@ class Entrant:
     program: bool
     rating: float
     number: int | None
+    paused: bool = False
+    seen_at: float | None = None
 
     @property
     def kind(self) -> str:
@@ -129,7 +136,8 @@ class Tournament:
 
 
 def _entrant(row: EntrantRow) -> Entrant:
-    return Entrant(row.id, row.name, row.account, row.bot, row.program, row.rating, row.number)
+    return Entrant(row.id, row.name, row.account, row.bot, row.program, row.rating, row.number, bool(row.paused),
+                   row.seen_at)
 
 
 def _table(row: RoundTableRow) -> RoundTable:
@@ -206,6 +214,27 @@ class TournamentStore:
                 return False
             session.delete(row)
             return True
+
+    def pause(self, tournament_id: int, account: int, paused: bool) -> bool:
+        """An entrant's own pause (or its end); False if ``account`` is not entered."""
+        with Session(self.engine) as session, session.begin():
+            moved = session.execute(update(EntrantRow).where(
+                EntrantRow.tournament_id == tournament_id, EntrantRow.account == account).values(paused=paused))
+            return bool(moved.rowcount)  # type: ignore[attr-defined]
+
+    def pause_numbers(self, tournament_id: int, numbers: list[int]) -> None:
+        """Pause the entrants of these seeding numbers (they left their table)."""
+        if numbers:
+            with Session(self.engine) as session, session.begin():
+                session.execute(update(EntrantRow).where(EntrantRow.tournament_id == tournament_id,
+                                                         EntrantRow.number.in_(numbers)).values(paused=True))
+
+    def seen(self, tournament_id: int, accounts: list[int], now: float) -> None:
+        """The entrants of these accounts are here now."""
+        if accounts:
+            with Session(self.engine) as session, session.begin():
+                session.execute(update(EntrantRow).where(EntrantRow.tournament_id == tournament_id,
+                                                         EntrantRow.account.in_(accounts)).values(seen_at=now))
 
     def load(self, tournament_id: int) -> Tournament | None:
         with Session(self.engine) as session:

@@ -125,6 +125,11 @@ function drawPage(box, page, redraw, error) {
   const entering = page.status === "upcoming" ? h("p", {},
     page.entered ? [h("span", {}, t("tourney.entered")), " ", h("button.btn.ghost", { type: "button", id: "tourney-leave", onclick: () => act("leave") }, t("tourney.leave"))]
       : h("button.btn.primary", { type: "button", id: "tourney-join", onclick: () => act("join") }, t("tourney.join"))) : null;
+  // an arena entrant takes a pause (not seated at new tables) and resumes; one who left their table is paused
+  const pausing = page.format === "arena" && page.entered && page.status !== "finished" ? h("p.tourney-pause", {},
+    page.paused ? [h("span", { id: "tourney-paused" }, t("tourney.paused")), " ",
+      h("button.btn.primary", { type: "button", id: "tourney-resume", onclick: () => act("resume") }, t("tourney.resume"))]
+      : h("button.btn.ghost", { type: "button", id: "tourney-pause", onclick: () => act("pause") }, t("tourney.pause"))) : null;
   const yours = page.your_table ? h("p.tourney-yours", {},
     h("a.btn.primary", { href: `#/t/${page.your_table}`, id: "tourney-your-table" }, t("tourney.goPlay", { code: page.your_table }))) : null;
   const podium = page.podium.length ? h("ol.tourney-podium", { id: "podium", "aria-label": t("tourney.podium") },
@@ -132,7 +137,7 @@ function drawPage(box, page, redraw, error) {
   box.replaceChildren(...[
     h("h1", {}, page.name),
     h("p.muted", {}, summary({ ...page, entrants: page.entrants.length }), " ", h("span.badge", { id: "tourney-status" }, statusText(page))),
-    error, entering, yours, podium,
+    error, entering, pausing, yours, podium,
     page.standings.length ? standingsTable(page) : null,
     ...[...page.rounds_played].reverse().map((played) => roundTables(page, played)),
     h("section.panel", { "aria-labelledby": "tourney-entrants" },
