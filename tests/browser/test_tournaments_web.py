@@ -61,6 +61,8 @@ def test_a_tournament_from_the_list_to_the_podium_on_desktop_and_phone(browser: 
     # the list: the tournament is among the finished ones
     page.goto(f"{server}{FAST}#/tournaments")
     page.wait_for_selector(f"#tl-finished ~ ul li[data-tournament='{tournament}']")
+    listed = page.inner_text(f"#tl-finished ~ ul li[data-tournament='{tournament}']")
+    assert "· 1 round ·" in listed and "· 8 entrants" in listed, listed  # (one round, not "1 rounds")
     _screenshot(page, shots, "web-tournaments")
     # on a phone, in German: the page fits its width (the standings scroll inside their own box)
     phone = browser.new_context(**PHONE).new_page()
@@ -68,5 +70,6 @@ def test_a_tournament_from_the_list_to_the_podium_on_desktop_and_phone(browser: 
     phone.wait_for_selector("#podium")
     phone.select_option("#lang", "de")
     phone.wait_for_function("() => document.querySelector('#standings caption')?.textContent === 'Tabelle'")
+    assert "· 1 Runde ·" in phone.inner_text(".tourney-page p.muted")
     assert phone.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
     _screenshot(phone, shots, "web-phone-tournament")

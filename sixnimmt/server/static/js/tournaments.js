@@ -2,7 +2,7 @@
 // that creates one, and a tournament's page: entering, the table of the round under way, the live
 // standings (asked again every few seconds while it runs), each round's tables with their game,
 // replay and review, and the podium. Every name is put in the page as text (h() never parses HTML).
-import { api, botBadge, getConfig, h, t, timeLeftText } from "./util.js";
+import { api, botBadge, getConfig, h, t, timeLeftText, tn } from "./util.js";
 
 const REFRESH_MS = 4000;
 const LEVELS = ["easy", "medium", "hard", "expert"];
@@ -11,7 +11,7 @@ function summary(item) {
   return (item.rated ? `${t("tourney.rated")} · ` : "") + t(item.format === "arena" ? "tourney.summaryArena" : "tourney.summary", {
     minutes: item.minutes,
     format: t(`tourney.format.${item.format}`), variant: t(`variant.${item.variant}`),
-    players: item.players, rounds: item.rounds, entrants: item.entrants,
+    players: item.players, rounds: tn("tourney.nRounds", item.rounds), entrants: tn("tourney.nEntrants", item.entrants),
   });
 }
 
