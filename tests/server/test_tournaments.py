@@ -568,3 +568,35 @@ def test_an_arena_entrant_who_leaves_their_table_is_paused_until_they_resume(web
     rhea.post(f"/api/tournaments/{tid}/resume")
     _advance(web, 2.0)
     assert rhea.get(f"/api/tournaments/{tid}").json()["your_table"] is not None
+
+
+def test_an_arena_seats_a_bot_program_only_while_it_is_connected(web: TestClient) -> None:
+    sign_up(web, "olga")
+    token = make_bot(web, "Arena_Prog")
+    made = web.post("/api/tournaments", json={
+        "name": "Program arena", "format": "arena", "players": 2, "minutes": 60, "deals": 1, "starts_in": 60,
+        "bots": ["easy"], "enter": False})
+    assert made.status_code == 201, made.text
+    tid = made.json()["id"]
+    app: Any = web.app
+    window = app.state.director.settings.arena_presence
+    with web.websocket_connect(CONNECT, headers=bearer(token)) as ws:
+        program = BotProgram(ws)
+        program.hello()
+        ws.send_json({"type": "enter-tournament", "tournament_id": tid})
+        program.until(lambda m: m["type"] == "tournament-entered")
+        _advance(web, 61)
+        told = program.until(lambda m: m["type"] == "tournament-round")
+        program.until(lambda m: m["type"] == "game-end")
+    for _ in range(int(window / 2) + 10):  # gone: its game over, the server bot waits alone
+        _advance(web, 2)
+    page = web.get(f"/api/tournaments/{tid}").json()
+    assert [t["code"] for r in page["rounds_played"] for t in r["tables"]] == [told["game"]]
+    assert page["rounds_played"][0]["tables"][0]["totals"] is not None
+    with web.websocket_connect(CONNECT, headers=bearer(token)) as ws:  # back: seated again
+        program = BotProgram(ws)
+        program.hello()
+        _advance(web, 2)
+        again = program.until(lambda m: m["type"] == "tournament-round")
+        assert again["game"] != told["game"]
+        program.until(lambda m: m["type"] == "game-end")
