@@ -20,9 +20,11 @@ clock) it looks at the tournaments with work to do (:meth:`TournamentStore.activ
    row names), and when the round is complete plans the next, or finishes the tournament.
 
 An **arena** (``format`` "arena") has no rounds: from its start until ``minutes`` later, whoever is
-not at a table waits, and each look seats the waiting as soon as a table's worth wait (those who
-have played fewest games first, then by points, repeat meetings avoided); points add up over every game played, and the games under way at the end are played
-out. Each seating is stored as a "round" of its own.
+here and not at a table waits (:meth:`Director.present`: a person on the tournament's page, a
+program connected, nobody paused), and each look seats the waiting as soon as a table's worth wait
+(those who have played fewest games first, then by points, repeat meetings avoided); points add up
+over every game played, and the games under way at the end are played out. Each seating is stored
+as a "round" of its own.
 
 Seats the entrants do not fill are a fill bot's (``fill``), which scores nothing (the competition's
 ``FILL``). A person's seat is held under their account (they join their table as any signed-in
@@ -258,7 +260,7 @@ class Director:
         connected = {account for find in self.connected_here for account in find(fresh)}
         if connected:
             await self.rooms.db.run(self.store.seen, fresh.id, sorted(connected), self.clock.wall())
-        here = {e.number for e in fresh.entrants if e.account in connected or self.present(e)}
+        here = {e.number for e in fresh.entrants if self.present(e, connected)}
         # who has played fewest goes first (they have waited longest), then by points: grouped so
         waiting = [s.entrant for s in sorted(standings(fresh), key=lambda s: s.games)
                    if s.entrant not in busy and s.entrant in here]
@@ -272,15 +274,20 @@ class Director:
         return bool(await self.rooms.db.run(self.store.advance, fresh.id, fresh.version, RUNNING, fresh.round + 1,
                                             planned))
 
-    def present(self, entrant: Entrant) -> bool:
-        """Whether an arena entrant is seated when a table's worth wait: a server bot always; a
-        person or a program unless paused (by themselves, or for leaving their last table) and
-        only while seen in the last :attr:`Settings.arena_presence` seconds (a person on the
-        tournament's page, a program connected), as lichess pairs only those present."""
+    def present(self, entrant: Entrant, connected: set[int]) -> bool:
+        """Whether an arena entrant is seated when a table's worth wait, as lichess pairs only those
+        present: a server bot always; a person or a program unless they paused, and only while
+        here: a program connected to this process (``connected``) or, marked so at each look of
+        the process it is connected to, seen in the last three looks; a person seen on the
+        tournament's page in the last :attr:`Settings.arena_presence` seconds."""
         if entrant.bot is not None:
             return True
-        seen = entrant.seen_at
-        return not entrant.paused and seen is not None and self.clock.wall() - seen <= self.settings.arena_presence
+        if entrant.paused:
+            return False
+        if entrant.program and entrant.account in connected:
+            return True
+        window = 3 * self.settings.tournament_tick if entrant.program else self.settings.arena_presence
+        return entrant.seen_at is not None and self.clock.wall() - entrant.seen_at <= window
 
     async def _with_codes(self, tables: list[tuple[int, ...]]) -> list[tuple[str, tuple[int, ...]]]:
         planned: list[tuple[str, tuple[int, ...]]] = []
@@ -310,10 +317,6 @@ class Director:
         if game_id is not None:
             game = await self.rooms.db.run(self.rooms.store.get_game, game_id)
             if game is not None:
-                if is_arena(tournament):  # (who left their table is not seated again until they resume)
-                    left = [n for n, seat in zip(table.seats, data.seats, strict=True)
-                            if n != FILL and Seat.from_store(0, seat, 0.0).left]
-                    await self.rooms.db.run(self.store.pause_numbers, tournament.id, left)
                 await self.rooms.db.run(self.store.record_result, table.code, list(game["totals"]), game_id)
             return False
         driven: Room | str | None = self.rooms.local(table.code)

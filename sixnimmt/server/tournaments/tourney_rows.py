@@ -63,7 +63,7 @@ class EntrantRow(Base):
     program: Mapped[bool] = mapped_column(Boolean, default=False)
     rating: Mapped[float] = mapped_column(Float, default=0.0)  # the first round's seeding
     number: Mapped[int | None] = mapped_column(Integer, nullable=True)  # seeding order, from the start
-    #: An arena entrant not seated for now: their own pause, or they left their last table.
+    #: An arena entrant who paused: not seated at new tables until they resume.
     paused: Mapped[bool] = mapped_column(Boolean, default=False)
     #: When an arena entrant was last seen (calendar seconds): a person on the tournament's page, a
     #: program connected to the server.
@@ -221,13 +221,6 @@ class TournamentStore:
             moved = session.execute(update(EntrantRow).where(
                 EntrantRow.tournament_id == tournament_id, EntrantRow.account == account).values(paused=paused))
             return bool(moved.rowcount)  # type: ignore[attr-defined]
-
-    def pause_numbers(self, tournament_id: int, numbers: list[int]) -> None:
-        """Pause the entrants of these seeding numbers (they left their table)."""
-        if numbers:
-            with Session(self.engine) as session, session.begin():
-                session.execute(update(EntrantRow).where(EntrantRow.tournament_id == tournament_id,
-                                                         EntrantRow.number.in_(numbers)).values(paused=True))
 
     def seen(self, tournament_id: int, accounts: list[int], now: float) -> None:
         """The entrants of these accounts are here now."""

@@ -125,7 +125,7 @@ function drawPage(box, page, redraw, error) {
   const entering = page.status === "upcoming" ? h("p", {},
     page.entered ? [h("span", {}, t("tourney.entered")), " ", h("button.btn.ghost", { type: "button", id: "tourney-leave", onclick: () => act("leave") }, t("tourney.leave"))]
       : h("button.btn.primary", { type: "button", id: "tourney-join", onclick: () => act("join") }, t("tourney.join"))) : null;
-  // an arena entrant takes a pause (not seated at new tables) and resumes; one who left their table is paused
+  // an arena entrant takes a pause (not seated at new tables) and resumes
   const pausing = page.format === "arena" && page.entered && page.status !== "finished" ? h("p.tourney-pause", {},
     page.paused ? [h("span", { id: "tourney-paused" }, t("tourney.paused")), " ",
       h("button.btn.primary", { type: "button", id: "tourney-resume", onclick: () => act("resume") }, t("tourney.resume"))]

@@ -1,5 +1,5 @@
 """Arena entrants who are away are not seated (docs/web.md, "Tournaments"): an entrant's pause (their
-own, or for leaving their table) and when they were last seen on the tournament's page.
+own) and when they were last seen on the tournament's page.
 
 Revision ID: 0013
 Revises: 0012
