@@ -170,6 +170,28 @@ def test_the_counting_policy_plays_as_cautious_does() -> None:
     assert same >= 0.95 * cards
 
 
+def test_the_counting_policy_plays_snuggest_first_at_a_table_of_two() -> None:
+    """At two players ``cautious`` plays cards of equal risk snuggest first (nearly every card is
+    safe there): the league's copy follows it, so that a learner trained against it meets the
+    ``medium`` it is measured against."""
+    counting = CountingPolicy()
+    same = cards = 0
+    for seed in range(12):
+        game = Game(Rules(players=2, target=None, deals=1), seed=seed)
+        bots = [CautiousBot(s) for s in range(2)]
+        while not game.is_over:
+            for decision in game.pending():
+                view = game.view(decision.seat)
+                move = bots[decision.seat].decide(view)
+                if decision.kind is DecisionKind.CARD:
+                    pick = int(counting.act_batch(encode(view)[None], action_mask(decision)[None])[0])
+                    cards += 1
+                    same += pick + 1 == move
+                game.act(decision.seat, move)
+    assert cards == 12 * 2 * 10
+    assert same >= 0.95 * cards
+
+
 def test_a_row_residual_takes_the_cheapest_row_for_a_too_low_card() -> None:
     """A silent network with a row residual: where a too-low card must take a row, the policy takes
     one of fewest bullheads; the card scores are untouched (no card residual)."""
