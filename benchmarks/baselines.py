@@ -49,7 +49,7 @@ SEED = 45
 PLAYERS = (2, 4, 6, 10)
 #: Shuffles (duplicate sets) per cell, by how costly the bot's decisions are. Sized so that the
 #: whole table plays in about an hour on two shared cores; the table prints each cell's count.
-CHEAP = {2: 1000, 4: 600, 6: 400, 10: 200}
+CHEAP = {2: 1000, 4: 1000, 6: 1000, 10: 1000}
 SEARCH = {2: 400, 4: 300, 6: 150, 10: 60}
 SLOW = {2: 150, 4: 100, 6: 50, 10: 20}
 DEALS: dict[str, dict[int, int]] = {
