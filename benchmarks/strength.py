@@ -17,6 +17,7 @@ Results are kept in ``benchmarks/strength-results.json`` (a kept cell is not pla
 
     nice .venv/bin/python benchmarks/strength.py --jobs 2                  # every missing cell
     nice .venv/bin/python benchmarks/strength.py --sections ladder --players 6 --deals 40
+    nice .venv/bin/python benchmarks/strength.py --cells 'field/expert/4/grandmaster' --again --deals 100
     .venv/bin/python benchmarks/strength.py --table                         # only the tables
 
 ``--deals`` overrides every cell's deals (quick runs); the table prints each cell's own.
@@ -25,6 +26,7 @@ Results are kept in ``benchmarks/strength-results.json`` (a kept cell is not pla
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import itertools
 import json
 import platform
@@ -138,6 +140,17 @@ def plan(sections: list[str], players: list[int]) -> list[tuple[str, int, Any]]:
     return cells
 
 
+def chosen(cells: list[tuple[str, int, Any]], patterns: list[str] | None) -> list[tuple[str, int, Any]]:
+    """The cells whose key matches one of the glob ``patterns`` (every cell when there are none); a
+    pattern that matches no cell is an error, so a mistyped key is not a silent no-op."""
+    if not patterns:
+        return cells
+    for pattern in patterns:
+        if not any(fnmatch.fnmatchcase(key, pattern) for key, _, _ in cells):
+            raise SystemExit(f"--cells: no cell matches {pattern!r} (keys look like field/expert/4/grandmaster, mixed/6, equal-time/4)")
+    return [cell for cell in cells if any(fnmatch.fnmatchcase(cell[0], pattern) for pattern in patterns)]
+
+
 def _verdict(interval: dict[str, Any], better: str = "better", worse: str = "worse") -> str:
     if interval["high"] is not None and interval["high"] < 0:
         return better
@@ -227,9 +240,11 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=None, help="deals per cell (default: DEALS by table size)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--again", action="store_true", help="play cells whose result is already kept")
+    parser.add_argument("--cells", nargs="*", default=None, metavar="PATTERN",
+                        help="play only the cells whose key matches a glob pattern (field/FIELD/P/BOT, mixed/P, equal-time/4)")
     args = parser.parse_args()
     if not args.table:
-        for key, players, play in plan(args.sections, args.players):
+        for key, players, play in chosen(plan(args.sections, args.players), args.cells):
             if key in kept() and not args.again:
                 continue
             cell = play(args.deals or DEALS[players], args.jobs)

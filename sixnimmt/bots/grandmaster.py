@@ -59,6 +59,10 @@ class GrandmasterConfig:
     batch: int = 32  # rollouts per option and round (the first round: an eighth of it)
     z: float = 3.0  # racing: drop an option worse than the best by this many standard errors, once
     # every option has had ``batch`` rollouts
+    #: Guesses of the hidden hands per decision for the opponent models (None: the models' own
+    #: number), and whether the racing's rounds walk through them (see :class:`SearchConfig`).
+    guesses: int | None = None
+    walk: bool = False
 
 
 class GrandmasterBot(MonteCarloBot):
@@ -71,7 +75,9 @@ class GrandmasterBot(MonteCarloBot):
     ) -> None:
         self.settings = config or GrandmasterConfig()
         s = self.settings
-        super().__init__(seed, SearchConfig(samples=s.samples, policy=s.others_policy, noise=s.noise))
+        super().__init__(
+            seed, SearchConfig(samples=s.samples, policy=s.others_policy, noise=s.noise, guesses=s.guesses, walk=s.walk)
+        )
         self.clock = clock
 
     def policies(self, view: PlayerView) -> np.ndarray:
@@ -176,10 +182,12 @@ def grandmaster(
     noise: float = 0.5,
     objective: str = "own",
     z: float = 3.0,
+    guesses: int = 0,
+    walk: bool = False,
 ) -> GrandmasterBot:
     """The registry's factory: a grandmaster from a spec's options (``ms`` 0: the rollout budget)."""
     config = GrandmasterConfig(
         samples=samples, ms=ms or None, own_policy=POLICIES[own], others_policy=POLICIES[others],
-        noise=noise, rival=OBJECTIVES[objective], z=z,
+        noise=noise, rival=OBJECTIVES[objective], z=z, guesses=guesses or None, walk=walk,
     )  # fmt: skip
     return GrandmasterBot(seed, config)

@@ -370,6 +370,9 @@ register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest:
     "noise": Option(0.5, "count/cautious/snug rollouts: noise added to each card's estimate (bullheads)", low=0.0),
     "objective": Option("own", "own penalty, or duel: own minus the others' mean (measured worse with two players)", choices=("own", "duel")),
     "z": Option(3.0, "racing: drop an option this many standard errors worse than the best", low=0.0),
+    "guesses": Option(0, "guesses of the hidden hands the opponent models infer per decision; 0: the models' own (48)",
+                      low=0, high=100_000),
+    "walk": Option(False, "each round of rollouts starts at the guess after the last round's (else at the first)"),
 })
 
 #: The bot levels people choose from (web lobby, terminal game, ``sixnimmt play``, ``sixnimmt

@@ -4,6 +4,7 @@ racing, self-play policy and duel objective doing what they say."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -155,4 +156,40 @@ def test_seeded_bot_with_opponent_models_is_repeatable() -> None:
     config = GrandmasterConfig(samples=12, others_policy=MODELLED)
     first = play_game([GrandmasterBot(seat + 20, config) for seat in range(4)], seed=5)
     again = play_game([GrandmasterBot(seat + 20, config) for seat in range(4)], seed=5)
+    assert first == again
+
+
+def guesses_used(bot: GrandmasterBot, view: PlayerView, monkeypatch: pytest.MonkeyPatch) -> set[int]:
+    """The guesses of the hidden hands the bot's modelled rollouts dealt from at one decision."""
+    import sixnimmt.bots.search as search
+
+    used: set[int] = set()
+    compiled = search.rollout_models
+
+    def spy(*args: object) -> np.ndarray:
+        perms, samples, offset = args[5], args[11], args[16]
+        used.update((int(offset) + j) % len(perms) for j in range(int(samples)))  # type: ignore[arg-type, call-overload]
+        return compiled(*args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(search, "rollout_models", spy)
+    bot.explain(view)
+    return used
+
+
+def test_the_racing_rounds_walk_through_every_guess_of_the_hidden_hands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rounds of 32 rollouts on 96 guesses: walking, the race deals from every guess; not walking,
+    every round starts at the first guess and the last 64 are never dealt from."""
+    view = Game(Rules(players=4), seed=8).view(2)
+    config = GrandmasterConfig(samples=200, z=float("inf"), guesses=96)
+    assert len(GrandmasterBot(1, config).inference(view).perms) == 96
+    walking = guesses_used(GrandmasterBot(1, replace(config, walk=True)), view, monkeypatch)
+    assert walking == set(range(96))
+    assert guesses_used(GrandmasterBot(1, config), view, monkeypatch) == set(range(32))
+    assert make_bot("grandmaster:guesses=96:walk=true", 1).config.guesses == 96  # type: ignore[attr-defined]
+
+
+def test_a_seeded_walking_grandmaster_is_repeatable() -> None:
+    config = GrandmasterConfig(samples=12, guesses=64, walk=True)
+    first = play_game([GrandmasterBot(seat + 30, config) for seat in range(4)], seed=6)
+    again = play_game([GrandmasterBot(seat + 30, config) for seat in range(4)], seed=6)
     assert first == again
