@@ -101,8 +101,8 @@ def test_objective_is_own_penalty_unless_the_duel_is_asked_for() -> None:
 
 def test_own_turns_are_played_by_counting_and_the_others_by_their_models() -> None:
     view = Game(Rules(players=4), seed=2).view(1)
-    assert list(GrandmasterBot(1).policies(view)) == [MODELLED, COUNT, MODELLED, MODELLED]
-    everyone = GrandmasterBot(1, GrandmasterConfig(others_policy=COUNT))
+    assert list(GrandmasterBot(1).policies(view)) == [MODELLED, MEDIUM, MODELLED, MODELLED]
+    everyone = GrandmasterBot(1, GrandmasterConfig(own_policy=COUNT, others_policy=COUNT))
     assert list(everyone.policies(view)) == [COUNT] * 4
 
 
@@ -180,12 +180,20 @@ def test_the_racing_rounds_walk_through_every_guess_of_the_hidden_hands(monkeypa
     """Rounds of 32 rollouts on 96 guesses: walking, the race deals from every guess; not walking,
     every round starts at the first guess and the last 64 are never dealt from."""
     view = Game(Rules(players=4), seed=8).view(2)
-    config = GrandmasterConfig(samples=200, z=float("inf"), guesses=96)
+    config = GrandmasterConfig(samples=200, z=float("inf"), guesses=96, walk=False)
     assert len(GrandmasterBot(1, config).inference(view).perms) == 96
     walking = guesses_used(GrandmasterBot(1, replace(config, walk=True)), view, monkeypatch)
     assert walking == set(range(96))
     assert guesses_used(GrandmasterBot(1, config), view, monkeypatch) == set(range(32))
-    assert make_bot("grandmaster:guesses=96:walk=true", 1).config.guesses == 96  # type: ignore[attr-defined]
+    assert make_bot("grandmaster:guesses=96:walk=false", 1).config.walk is False  # type: ignore[attr-defined]
+
+
+def test_a_time_limited_grandmaster_infers_at_most_a_guess_per_millisecond() -> None:
+    """The inference is not cut by the clock: a short time limit bounds the guesses it makes."""
+    assert make_bot("grandmaster", 1).config.guesses == 256  # type: ignore[attr-defined]
+    assert make_bot("grandmaster:ms=100", 1).config.guesses == 100  # type: ignore[attr-defined]
+    assert make_bot("grandmaster:ms=10", 1).config.guesses == 48  # type: ignore[attr-defined]
+    assert make_bot("grandmaster:ms=1000", 1).config.guesses == 256  # type: ignore[attr-defined]
 
 
 def test_a_seeded_walking_grandmaster_is_repeatable() -> None:
