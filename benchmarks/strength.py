@@ -17,6 +17,8 @@ Results are kept in ``benchmarks/strength-results.json`` (a kept cell is not pla
 
     nice .venv/bin/python benchmarks/strength.py --jobs 2                  # every missing cell
     nice .venv/bin/python benchmarks/strength.py --sections ladder --players 6 --deals 40
+    nice .venv/bin/python benchmarks/strength.py --cells 'field/expert/4/grandmaster' --again --deals 100
+    nice .venv/bin/python benchmarks/strength.py --try grandmaster:own=medium expert --players 4 --deals 100 --seed 47
     .venv/bin/python benchmarks/strength.py --table                         # only the tables
 
 ``--deals`` overrides every cell's deals (quick runs); the table prints each cell's own.
@@ -25,6 +27,7 @@ Results are kept in ``benchmarks/strength-results.json`` (a kept cell is not pla
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import itertools
 import json
 import platform
@@ -65,23 +68,23 @@ def keep(key: str, cell: dict[str, Any]) -> None:
     RESULTS.write_text(json.dumps(cells, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def arena(bots: tuple[str, ...], players: int, deals: int, jobs: int) -> tuple[Any, dict[str, Any]]:
+def arena(bots: tuple[str, ...], players: int, deals: int, jobs: int, seed: int = SEED) -> tuple[Any, dict[str, Any]]:
     """One arena run and what every cell records about how it was played."""
-    config = ArenaConfig(bots=bots, deals=deals, players=players, target=None, game_deals=1, seed=SEED, jobs=jobs)
+    config = ArenaConfig(bots=bots, deals=deals, players=players, target=None, game_deals=1, seed=seed, jobs=jobs)
     started = time.perf_counter()
     report = run_arena(config)
     return report, {
-        "players": players, "deals": report.shuffles, "games": report.games, "seed": SEED,
+        "players": players, "deals": report.shuffles, "games": report.games, "seed": seed,
         "seconds": time.perf_counter() - started, "jobs": jobs,
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}",
         "command": f"sixnimmt arena --bots {','.join(bots)} --players {players} --deals {deals} "
-        f"--target 0 --game-deals 1 --seed {SEED}",
+        f"--target 0 --game-deals 1 --seed {seed}",
     }  # fmt: skip
 
 
-def field_cell(bot: str, field: str, players: int, deals: int, jobs: int) -> dict[str, Any]:
+def field_cell(bot: str, field: str, players: int, deals: int, jobs: int, seed: int = SEED) -> dict[str, Any]:
     """``bot`` in one seat, ``field`` in the others: bot minus field per duplicate set."""
-    report, cell = arena((bot, *[field] * (players - 1)), players, deals, jobs)
+    report, cell = arena((bot, *[field] * (players - 1)), players, deals, jobs, seed)
     tested = report.per_set_penalty[0]
     field_sets = [
         sum(v for v in row if v is not None) / len([v for v in row if v is not None])
@@ -136,6 +139,17 @@ def plan(sections: list[str], players: list[int]) -> list[tuple[str, int, Any]]:
     if "equal-time" in sections and 4 in players:
         cells.append(("equal-time/4", 4, lambda d, j: head_to_head("grandmaster", f"expert:samples={EQUAL_SAMPLES}", 4, d, j)))
     return cells
+
+
+def chosen(cells: list[tuple[str, int, Any]], patterns: list[str] | None) -> list[tuple[str, int, Any]]:
+    """The cells whose key matches one of the glob ``patterns`` (every cell when there are none); a
+    pattern that matches no cell is an error, so a mistyped key is not a silent no-op."""
+    if not patterns:
+        return cells
+    for pattern in patterns:
+        if not any(fnmatch.fnmatchcase(key, pattern) for key, _, _ in cells):
+            raise SystemExit(f"--cells: no cell matches {pattern!r} (keys look like field/expert/4/grandmaster, mixed/6, equal-time/4)")
+    return [cell for cell in cells if any(fnmatch.fnmatchcase(cell[0], pattern) for pattern in patterns)]
 
 
 def _verdict(interval: dict[str, Any], better: str = "better", worse: str = "worse") -> str:
@@ -227,9 +241,18 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=None, help="deals per cell (default: DEALS by table size)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--again", action="store_true", help="play cells whose result is already kept")
+    parser.add_argument("--cells", nargs="*", default=None, metavar="PATTERN",
+                        help="play only the cells whose key matches a glob pattern (field/FIELD/P/BOT, mixed/P, equal-time/4)")
+    parser.add_argument("--try", dest="trial", nargs=2, metavar=("BOT", "FIELD"),
+                        help="play one cell of BOT against a FIELD field at each --players and --seed, print it, keep nothing")
+    parser.add_argument("--seed", type=int, default=SEED, help="--try's seed (the tables' cells use 46)")
     args = parser.parse_args()
+    if args.trial:
+        for players in args.players:
+            print(json.dumps(field_cell(*args.trial, players, args.deals or DEALS[players], args.jobs, args.seed)), flush=True)
+        return
     if not args.table:
-        for key, players, play in plan(args.sections, args.players):
+        for key, players, play in chosen(plan(args.sections, args.players), args.cells):
             if key in kept() and not args.again:
                 continue
             cell = play(args.deals or DEALS[players], args.jobs)

@@ -9,9 +9,13 @@ measured in ``docs/bots.md``:
   mean is worse than the best option's by more than ``z`` standard errors of their paired difference
   (paired by determinization, so the noise of the deal cancels). The budget goes where the decision
   is close, and a clear decision ends early.
-* **Its own future turns are played well.** In the rollouts this seat plays by card counting
-  (the ``COUNT`` policy of :mod:`~sixnimmt.bots.rollout`), not at random, so a card is valued by what
-  the rest of the hand can still do after it; the other seats play as ``others_policy`` says.
+* **Its own future turns are played well.** In the rollouts this seat plays by ``medium``'s card
+  counting (the ``MEDIUM`` policy of :mod:`~sixnimmt.bots.rollout`), not at random, so a card is
+  valued by what the rest of the hand can still do after it; the other seats play as
+  ``others_policy`` says. (``COUNT``, which peeks at the sampled hands, measured weaker.)
+* **Many guesses of the hidden hands.** Its opponent models infer ``guesses`` deals of the hidden
+  cards per decision (256, not the models' 48), and the racing's rounds walk through all of them, so
+  its thousand rollouts per option see many different deals, not the same few again.
 * **Its own penalty.** A deal is scored by each player's own penalty. The duel objective (own
   penalty minus ``rival`` times the others' mean) is an option; with two players, where it looked
   right, it measured worse (docs/bots.md).
@@ -31,13 +35,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import PlayerView
-from .models import MODELLED, POLICIES
-from .rollout import COUNT
+from .models import MODELLED, PARAMETERS, POLICIES
+from .rollout import MEDIUM
 from .search import MonteCarloBot, SearchConfig
 
 Clock = Callable[[], float]
 #: The default budget: rollouts per option (docs/bots.md: its strength and its time per decision).
 SAMPLES = 1000
+#: Guesses of the hidden hands per decision (docs/bots.md: measured against the models' 48).
+GUESSES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +54,7 @@ class GrandmasterConfig:
     samples: int = SAMPLES
     #: Time mode: think at most this many milliseconds per decision (then ``samples`` is ignored).
     ms: float | None = None
-    own_policy: int = COUNT  # this seat's future turns in the rollouts
+    own_policy: int = MEDIUM  # this seat's future turns in the rollouts
     others_policy: int = MODELLED  # the other seats' turns in the rollouts: each by its model
     noise: float = 0.5  # COUNT/SNUG: uniform noise added to each card's estimate (bullheads)
     #: Objective: own penalty minus ``rival`` x the others' mean penalty (1: the duel objective).
@@ -59,6 +65,17 @@ class GrandmasterConfig:
     batch: int = 32  # rollouts per option and round (the first round: an eighth of it)
     z: float = 3.0  # racing: drop an option worse than the best by this many standard errors, once
     # every option has had ``batch`` rollouts
+    #: Guesses of the hidden hands per decision for the opponent models (None: the models' own
+    #: number; in time mode at most one per millisecond of ``ms``, as the inference is not cut by
+    #: the clock), and whether the racing's rounds walk through them (see :class:`SearchConfig`).
+    guesses: int | None = GUESSES
+    walk: bool = True
+
+    def inferred_guesses(self) -> int | None:
+        """The guesses the opponent models infer per decision, time mode's bound applied."""
+        if self.guesses is None or self.ms is None:
+            return self.guesses
+        return min(self.guesses, max(PARAMETERS.deals, int(self.ms)))
 
 
 class GrandmasterBot(MonteCarloBot):
@@ -71,7 +88,12 @@ class GrandmasterBot(MonteCarloBot):
     ) -> None:
         self.settings = config or GrandmasterConfig()
         s = self.settings
-        super().__init__(seed, SearchConfig(samples=s.samples, policy=s.others_policy, noise=s.noise))
+        super().__init__(
+            seed,
+            SearchConfig(
+                samples=s.samples, policy=s.others_policy, noise=s.noise, guesses=s.inferred_guesses(), walk=s.walk
+            ),
+        )
         self.clock = clock
 
     def policies(self, view: PlayerView) -> np.ndarray:
@@ -171,15 +193,17 @@ def grandmaster(
     *,
     samples: int = SAMPLES,
     ms: float = 0.0,
-    own: str = "count",
+    own: str = "medium",
     others: str = "model",
     noise: float = 0.5,
     objective: str = "own",
     z: float = 3.0,
+    guesses: int = GUESSES,
+    walk: bool = True,
 ) -> GrandmasterBot:
     """The registry's factory: a grandmaster from a spec's options (``ms`` 0: the rollout budget)."""
     config = GrandmasterConfig(
         samples=samples, ms=ms or None, own_policy=POLICIES[own], others_policy=POLICIES[others],
-        noise=noise, rival=OBJECTIVES[objective], z=z,
+        noise=noise, rival=OBJECTIVES[objective], z=z, guesses=guesses or None, walk=walk,
     )  # fmt: skip
     return GrandmasterBot(seed, config)

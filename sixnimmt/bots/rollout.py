@@ -859,12 +859,14 @@ def rollout_models(
     tie_mode: int,
     noise: float,
     seed: int,
+    offset: int = 0,
 ) -> np.ndarray:  # pragma: no cover - compiled
     """:func:`rollout_cards` on inferred deals with modelled opponents: rollout ``j`` deals the
-    hidden hands from ``perms[j % deals]`` (hands shuffled afresh) and plays each other seat ``s``
-    by a model drawn from ``mixture[j % deals, s]`` (cumulative chances over ``models``); this seat
-    plays ``own_policy`` after this turn. Every candidate is tried on the same deal and the same
-    models (common random numbers)."""
+    hidden hands from guess ``d = (offset + j) % deals`` of ``perms`` (hands shuffled afresh) and
+    plays each other seat ``s`` by a model drawn from ``mixture[d, s]`` (cumulative chances over
+    ``models``); this seat plays ``own_policy`` after this turn. Every candidate is tried on the same
+    deal and the same models (common random numbers). ``offset``: where this batch starts among the
+    guesses, so that a search in several batches can walk through all of them."""
     np.random.seed(seed)
     players = hands0.shape[0]
     k_count = candidates.shape[0]
@@ -881,7 +883,7 @@ def rollout_models(
     cards, chosen, order, tail, cnt, bul = scratch
     dealt = _dealt(hlen0, known)
     for j in range(samples):
-        d = j % deals
+        d = (offset + j) % deals
         _deal_from(sample, hands0, hlen0, known, perms[d])
         undealt = perms[d, dealt:]
         for s in range(players):

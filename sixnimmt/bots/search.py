@@ -28,7 +28,7 @@ draft uses :func:`~sixnimmt.bots.heuristics.draft_pick`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -87,6 +87,14 @@ class SearchConfig:
     #: better half of the options (at least two) goes on, so the rollouts go where the decision is
     #: close. ``(1.0,)``: one round, every option gets ``samples``.
     split: tuple[float, ...] = (1.0,)
+    #: Guesses of the hidden hands the opponent models infer per decision (None: the models' own
+    #: number, ``PARAMETERS.deals``). The modelled rollouts deal from these guesses only, so a large
+    #: budget needs many of them to see many different deals.
+    guesses: int | None = None
+    #: Each batch of modelled rollouts at a decision starts at the guess after the previous batch's
+    #: last (else every batch starts at the first guess, and batches smaller than the number of
+    #: guesses never reach the last ones).
+    walk: bool = False
 
 
 @dataclass(slots=True)
@@ -158,6 +166,8 @@ class MonteCarloBot(Bot):
         #: decision's inference with the decision it was made for.
         self.memory = TurnMemory()
         self._inference: tuple[tuple[object, ...], Inference] | None = None
+        #: The guess the next batch of modelled rollouts starts at (``config.walk``).
+        self._next_guess = 0
 
     def simulate(
         self, view: PlayerView, options: tuple[int, ...], samples: int, a: _Arrays | None = None
@@ -177,10 +187,12 @@ class MonteCarloBot(Bot):
             own = int(policies[view.seat])
             if decision.kind is DecisionKind.CARD and view.rules.variant in MODELLED_VARIANTS and not a.fixed.any():
                 inference = self.inference(view, a)
+                offset = self._next_guess if cfg.walk else 0
+                self._next_guess = (offset + samples) % len(inference.perms)
                 return rollout_models(
                     a.rows, a.lens, a.hands, a.hlen, a.known, inference.perms, inference.mixture,
                     np.array(PARAMETERS.models, dtype=np.int64), view.seat, own,
-                    np.array(options, dtype=np.int64), samples, professional, tie_mode, cfg.noise, seed,
+                    np.array(options, dtype=np.int64), samples, professional, tie_mode, cfg.noise, seed, offset,
                 )  # fmt: skip
             policies = self._likeliest(view, own)
         if double:  # the compiled medium counts distinct cards: Double's twins get the older estimate
@@ -221,8 +233,11 @@ class MonteCarloBot(Bot):
             return self._inference[1]
         self.memory.remember(view)
         a = a or _arrays(view)
-        result = infer(view, self.memory, a.hands, a.hlen, a.known, a.pool, self.rng.getrandbits(31))
+        guesses = self.config.guesses
+        parameters = PARAMETERS if guesses is None else replace(PARAMETERS, deals=guesses)
+        result = infer(view, self.memory, a.hands, a.hlen, a.known, a.pool, self.rng.getrandbits(31), parameters)
         self._inference = (key, result)
+        self._next_guess = 0
         return result
 
     def _likeliest(self, view: PlayerView, own: int) -> np.ndarray:

@@ -364,12 +364,15 @@ register("expert-learned", "sixnimmt.rl.prior:searcher_with_prior",
 register("grandmaster", "sixnimmt.bots.grandmaster:grandmaster", "the strongest: Monte-Carlo search racing its options, 1000 rollouts per option, counted self-play, opponent models (docs/bots.md)", {
     "samples": Option(1000, "rollouts per option at most (the budget; ignored when ms is set)", low=1, high=1_000_000),
     "ms": Option(0.0, "think at most this many milliseconds per decision; 0: use the rollout budget", low=0.0),
-    "own": Option("count", "rollout policy of this seat's future turns", choices=("count", "medium", "cautious", "snug", "random")),
+    "own": Option("medium", "rollout policy of this seat's future turns", choices=("count", "medium", "cautious", "snug", "random")),
     "others": Option("model", "rollout policy of the other seats (model: each by the model its plays fit)",
                      choices=("random", "model", "medium", "cautious", "snug", "count")),
     "noise": Option(0.5, "count/cautious/snug rollouts: noise added to each card's estimate (bullheads)", low=0.0),
     "objective": Option("own", "own penalty, or duel: own minus the others' mean (measured worse with two players)", choices=("own", "duel")),
     "z": Option(3.0, "racing: drop an option this many standard errors worse than the best", low=0.0),
+    "guesses": Option(256, "guesses of the hidden hands the opponent models infer per decision (with ms: at most one "
+                      "per millisecond); 0: the models' own (48)", low=0, high=100_000),
+    "walk": Option(True, "each round of rollouts starts at the guess after the last round's (else at the first)"),
 })
 
 #: The bot levels people choose from (web lobby, terminal game, ``sixnimmt play``, ``sixnimmt

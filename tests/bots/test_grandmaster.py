@@ -4,6 +4,7 @@ racing, self-play policy and duel objective doing what they say."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -100,8 +101,8 @@ def test_objective_is_own_penalty_unless_the_duel_is_asked_for() -> None:
 
 def test_own_turns_are_played_by_counting_and_the_others_by_their_models() -> None:
     view = Game(Rules(players=4), seed=2).view(1)
-    assert list(GrandmasterBot(1).policies(view)) == [MODELLED, COUNT, MODELLED, MODELLED]
-    everyone = GrandmasterBot(1, GrandmasterConfig(others_policy=COUNT))
+    assert list(GrandmasterBot(1).policies(view)) == [MODELLED, MEDIUM, MODELLED, MODELLED]
+    everyone = GrandmasterBot(1, GrandmasterConfig(own_policy=COUNT, others_policy=COUNT))
     assert list(everyone.policies(view)) == [COUNT] * 4
 
 
@@ -155,4 +156,48 @@ def test_seeded_bot_with_opponent_models_is_repeatable() -> None:
     config = GrandmasterConfig(samples=12, others_policy=MODELLED)
     first = play_game([GrandmasterBot(seat + 20, config) for seat in range(4)], seed=5)
     again = play_game([GrandmasterBot(seat + 20, config) for seat in range(4)], seed=5)
+    assert first == again
+
+
+def guesses_used(bot: GrandmasterBot, view: PlayerView, monkeypatch: pytest.MonkeyPatch) -> set[int]:
+    """The guesses of the hidden hands the bot's modelled rollouts dealt from at one decision."""
+    import sixnimmt.bots.search as search
+
+    used: set[int] = set()
+    compiled = search.rollout_models
+
+    def spy(*args: object) -> np.ndarray:
+        perms, samples, offset = args[5], args[11], args[16]
+        used.update((int(offset) + j) % len(perms) for j in range(int(samples)))  # type: ignore[arg-type, call-overload]
+        return compiled(*args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(search, "rollout_models", spy)
+    bot.explain(view)
+    return used
+
+
+def test_the_racing_rounds_walk_through_every_guess_of_the_hidden_hands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rounds of 32 rollouts on 96 guesses: walking, the race deals from every guess; not walking,
+    every round starts at the first guess and the last 64 are never dealt from."""
+    view = Game(Rules(players=4), seed=8).view(2)
+    config = GrandmasterConfig(samples=200, z=float("inf"), guesses=96, walk=False)
+    assert len(GrandmasterBot(1, config).inference(view).perms) == 96
+    walking = guesses_used(GrandmasterBot(1, replace(config, walk=True)), view, monkeypatch)
+    assert walking == set(range(96))
+    assert guesses_used(GrandmasterBot(1, config), view, monkeypatch) == set(range(32))
+    assert make_bot("grandmaster:guesses=96:walk=false", 1).config.walk is False  # type: ignore[attr-defined]
+
+
+def test_a_time_limited_grandmaster_infers_at_most_a_guess_per_millisecond() -> None:
+    """The inference is not cut by the clock: a short time limit bounds the guesses it makes."""
+    assert make_bot("grandmaster", 1).config.guesses == 256  # type: ignore[attr-defined]
+    assert make_bot("grandmaster:ms=100", 1).config.guesses == 100  # type: ignore[attr-defined]
+    assert make_bot("grandmaster:ms=10", 1).config.guesses == 48  # type: ignore[attr-defined]
+    assert make_bot("grandmaster:ms=1000", 1).config.guesses == 256  # type: ignore[attr-defined]
+
+
+def test_a_seeded_walking_grandmaster_is_repeatable() -> None:
+    config = GrandmasterConfig(samples=12, guesses=64, walk=True)
+    first = play_game([GrandmasterBot(seat + 30, config) for seat in range(4)], seed=6)
+    again = play_game([GrandmasterBot(seat + 30, config) for seat in range(4)], seed=6)
     assert first == again
