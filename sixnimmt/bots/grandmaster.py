@@ -9,10 +9,11 @@ measured in ``docs/bots.md``:
   mean is worse than the best option's by more than ``z`` standard errors of their paired difference
   (paired by determinization, so the noise of the deal cancels). The budget goes where the decision
   is close, and a clear decision ends early.
-* **Its own future turns are played well.** In the rollouts this seat plays by ``medium``'s card
-  counting (the ``MEDIUM`` policy of :mod:`~sixnimmt.bots.rollout`), not at random, so a card is
-  valued by what the rest of the hand can still do after it; the other seats play as
-  ``others_policy`` says. (``COUNT``, which peeks at the sampled hands, measured weaker.)
+* **Its own future turns are played well.** In the rollouts this seat plays by card counting, not
+  at random, so a card is valued by what the rest of the hand can still do after it: ``COUNT``
+  (which peeks at the sampled hands) at two players and from five, ``medium``'s counting at three
+  and four, each the one that measured better at that size (:data:`OWN_POLICY_BY_PLAYERS`); the
+  other seats play as ``others_policy`` says.
 * **Many guesses of the hidden hands.** Its opponent models infer ``guesses`` deals of the hidden
   cards per decision (256, not the models' 48), and the racing's rounds walk through all of them, so
   its thousand rollouts per option see many different deals, not the same few again.
@@ -29,14 +30,15 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
 from ..core import PlayerView
 from .models import MODELLED, PARAMETERS, POLICIES
-from .rollout import MEDIUM
+from .rollout import COUNT, MEDIUM
 from .search import MonteCarloBot, SearchConfig
 
 Clock = Callable[[], float]
@@ -54,7 +56,8 @@ class GrandmasterConfig:
     samples: int = SAMPLES
     #: Time mode: think at most this many milliseconds per decision (then ``samples`` is ignored).
     ms: float | None = None
-    own_policy: int = MEDIUM  # this seat's future turns in the rollouts
+    #: This seat's future turns in the rollouts (None: by table size, :data:`OWN_POLICY_BY_PLAYERS`).
+    own_policy: int | None = None
     others_policy: int = MODELLED  # the other seats' turns in the rollouts: each by its model
     noise: float = 0.5  # COUNT/SNUG: uniform noise added to each card's estimate (bullheads)
     #: Objective: own penalty minus ``rival`` x the others' mean penalty (1: the duel objective).
@@ -99,7 +102,7 @@ class GrandmasterBot(MonteCarloBot):
     def policies(self, view: PlayerView) -> np.ndarray:
         assert view.seat is not None
         policies = np.full(view.players, self.settings.others_policy, dtype=np.int64)
-        policies[view.seat] = self.settings.own_policy
+        policies[view.seat] = own_policy(self.settings.own_policy, view.players)
         return policies
 
     def objective(self, out: np.ndarray, me: int, players: int) -> np.ndarray:
@@ -184,6 +187,21 @@ class GrandmasterBot(MonteCarloBot):
         return kept
 
 
+#: The grandmaster's own future turns by table size (the nearest size listed applies, a tie to the
+#: larger): ``count``, which plays against the sampled hands, measured better at two players (a
+#: bullhead a deal on two seeds) and leaned better at six and ten; ``medium``'s counting, which does
+#: not peek at them, leaned better at four (docs/bots.md has the runs).
+OWN_POLICY_BY_PLAYERS: Mapping[int, int] = MappingProxyType({2: COUNT, 4: MEDIUM, 6: COUNT})
+
+
+def own_policy(chosen: int | None, players: int) -> int:
+    """The rollout policy of the grandmaster's own future turns: ``chosen``, or by table size."""
+    if chosen is not None:
+        return chosen
+    nearest = min(OWN_POLICY_BY_PLAYERS, key=lambda size: (abs(size - players), -size))
+    return OWN_POLICY_BY_PLAYERS[nearest]
+
+
 #: The objective by name: own penalty, or own penalty minus the others' mean (the duel objective).
 OBJECTIVES = {"own": 0.0, "duel": 1.0}
 
@@ -193,7 +211,7 @@ def grandmaster(
     *,
     samples: int = SAMPLES,
     ms: float = 0.0,
-    own: str = "medium",
+    own: str = "auto",
     others: str = "model",
     noise: float = 0.5,
     objective: str = "own",
@@ -203,7 +221,7 @@ def grandmaster(
 ) -> GrandmasterBot:
     """The registry's factory: a grandmaster from a spec's options (``ms`` 0: the rollout budget)."""
     config = GrandmasterConfig(
-        samples=samples, ms=ms or None, own_policy=POLICIES[own], others_policy=POLICIES[others],
+        samples=samples, ms=ms or None, own_policy=None if own == "auto" else POLICIES[own], others_policy=POLICIES[others],
         noise=noise, rival=OBJECTIVES[objective], z=z, guesses=guesses or None, walk=walk,
     )  # fmt: skip
     return GrandmasterBot(seed, config)

@@ -11,7 +11,7 @@ import pytest
 
 from sixnimmt.bots.grandmaster import GrandmasterBot, GrandmasterConfig
 from sixnimmt.bots.models import MODELLED
-from sixnimmt.bots.rollout import CAUTIOUS, COUNT, MEDIUM, RANDOM, rollout_cards
+from sixnimmt.bots.rollout import CAUTIOUS, COUNT, MEDIUM, RANDOM, SNUG, rollout_cards
 from sixnimmt.core import Game, PlayerView, Rules
 from sixnimmt.seats import make_bot
 
@@ -104,6 +104,15 @@ def test_own_turns_are_played_by_counting_and_the_others_by_their_models() -> No
     assert list(GrandmasterBot(1).policies(view)) == [MODELLED, MEDIUM, MODELLED, MODELLED]
     everyone = GrandmasterBot(1, GrandmasterConfig(own_policy=COUNT, others_policy=COUNT))
     assert list(everyone.policies(view)) == [COUNT] * 4
+
+
+@pytest.mark.parametrize(("players", "own"), [(2, COUNT), (3, MEDIUM), (4, MEDIUM), (5, COUNT), (6, COUNT), (10, COUNT)])
+def test_its_own_turns_are_played_by_the_counting_chosen_for_the_table_size(players: int, own: int) -> None:
+    view = Game(Rules(players=players), seed=3).view(0)
+    assert GrandmasterBot(1).policies(view)[0] == own
+    assert make_bot("grandmaster", seed=1).policies(view)[0] == own  # type: ignore[attr-defined]
+    chosen = make_bot("grandmaster:own=snug", seed=1)
+    assert chosen.policies(view)[0] == SNUG  # type: ignore[attr-defined]
 
 
 def test_counting_rollouts_avoid_a_sure_sixth_card() -> None:
