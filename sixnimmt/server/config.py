@@ -122,9 +122,10 @@ class Settings:
     #: making people wait longer.
     level_specs: dict[str, str] = field(default_factory=lambda: {"grandmaster": "grandmaster:ms=250"})
     #: Milliseconds the timed bots of one table may think per turn in all: each thinks at most its
-    #: share (a ten-seat table of nine ``grandmaster`` bots gives each 100 ms rather than 250), so a
-    #: turn of a big table costs the server under a second of CPU whatever its bots.
-    turn_think_ms: float = 900.0
+    #: share (a ten-seat table of nine ``grandmaster`` bots gives each 78 ms rather than 250), so a
+    #: turn of a big table costs the server under a second of CPU whatever its bots: the bots' work
+    #: outside the clock (the inference, a first round of rollouts) comes on top of the share.
+    turn_think_ms: float = 700.0
     #: Threads the bots and hints of all tables think in (at most this many searches at once, the
     #: rest wait their turn): one fewer than the CPUs, at least one, so a core stays for the event loop.
     think_threads: int = field(default_factory=lambda: max(1, (os.cpu_count() or 1) - 1))
