@@ -33,6 +33,22 @@ def _director(rooms: Rooms) -> Director:
     return Director(rooms, TournamentStore(rooms.store.engine), lambda ids: {}, rooms.settings, rooms.clock)
 
 
+async def _two_processes_and_a_tournament(
+    name: str, entrants: int
+) -> tuple[Rooms, Rooms, Director, Director, TournamentStore, int]:
+    """Two processes on a fresh database, a director each, and a Swiss tournament of ``entrants``
+    random bots created through the first."""
+    url = fresh_postgres_url()
+    a = await process(url)
+    b = await process(url)
+    one, other = _director(a), _director(b)
+    store = one.store
+    tid = store.create(name, "swiss", SETTINGS, 0.0, None)
+    for n in range(entrants):
+        store.enter(tid, f"Entrant {n}", None, "random", False, 30.0 - n)
+    return a, b, one, other, store, tid
+
+
 async def _play_round(rooms: Rooms, director: Director, tournament_id: int) -> int:
     """Let ``rooms``'s tables play and its director look, until the round under way has finished
     (the director has moved on); returns the round now under way."""
@@ -54,14 +70,8 @@ async def _play_round(rooms: Rooms, director: Director, tournament_id: int) -> i
 
 @pytest.mark.asyncio
 async def test_the_process_of_round_one_dies_between_rounds_and_the_other_finishes_the_tournament() -> None:
-    url = fresh_postgres_url()
-    a = await process(url)
-    b = await process(url)
-    one, other = _director(a), _director(b)
-    store = one.store
-    tid = store.create("Cluster cup", "swiss", SETTINGS, 0.0, None)
-    for n in range(10):  # ten bots at four-player tables: two fill seats a round
-        store.enter(tid, f"Entrant {n}", None, "random", False, 30.0 - n)
+    # ten bots at four-player tables: two fill seats a round
+    a, b, one, other, store, tid = await _two_processes_and_a_tournament("Cluster cup", 10)
 
     await one.tick()  # A starts the tournament and opens round 1: A drives its tables
     first = store.load(tid)
@@ -107,14 +117,7 @@ class Killed(Exception):
 async def test_a_process_killed_between_opening_a_table_and_starting_its_game_loses_nothing() -> None:
     """The opener writes a round's table (its row says "waiting") and dies before its game starts:
     the process that takes the table over starts its game, and the tournament finishes."""
-    url = fresh_postgres_url()
-    a = await process(url)
-    b = await process(url)
-    one, other = _director(a), _director(b)
-    store = one.store
-    tid = store.create("Opening cup", "swiss", SETTINGS, 0.0, None)
-    for n in range(8):
-        store.enter(tid, f"Entrant {n}", None, "random", False, 30.0 - n)
+    a, b, one, other, store, tid = await _two_processes_and_a_tournament("Opening cup", 8)
     opened = a._room
 
     def dies_before_its_game(code: str, options: TableOptions, seats: list[Seat]) -> Room:
