@@ -53,8 +53,10 @@ EXPERT_FIELD_BOTS = (*LEVELS, "learned")
 #: decision): 50 ten-player deals of an ``expert`` field are about 1,700 CPU seconds.
 DEALS = {2: 300, 4: 200, 6: 100, 10: 50}
 #: ``expert``'s rollouts per option that take about the grandmaster's time per decision at 4
-#: players (``sixnimmt bench bots --players 4``).
-EQUAL_SAMPLES = 1000
+#: players (``sixnimmt bench bots --bots grandmaster,expert:samples=700 --players 4 --deals 4``:
+#: means of 64 and 61 ms of CPU on 2026-12-05; 1,000 took 87, when the grandmaster's defaults
+#: changed).
+EQUAL_SAMPLES = 700
 SECTIONS = ("expert-field", "ladder", "mixed", "equal-time")
 
 
