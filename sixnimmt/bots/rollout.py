@@ -385,6 +385,36 @@ def _scratch(players: int) -> _Scratch:  # pragma: no cover - compiled
     )
 
 
+#: One rollout's working position: the hands and their lengths, the rows and their lengths, and
+#: each seat's penalty so far this deal. Allocated once per rollout call, set back by :func:`_reset`
+#: before every rollout.
+_Board = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+@njit(cache=True)
+def _board(hands0: np.ndarray, hlen0: np.ndarray, rows0: np.ndarray, lens0: np.ndarray) -> _Board:  # pragma: no cover
+    return (
+        np.zeros_like(hands0),
+        np.zeros_like(hlen0),
+        np.zeros_like(rows0),
+        np.zeros_like(lens0),
+        np.zeros(hands0.shape[0], dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _reset(
+    board: _Board, sample: np.ndarray, hlen0: np.ndarray, rows0: np.ndarray, lens0: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """Set ``board`` back to the decision's position, the hands as ``sample`` guesses them."""
+    hands, hlen, rows, lens, penalties = board
+    hands[:] = sample
+    hlen[:] = hlen0
+    rows[:] = rows0
+    lens[:] = lens0
+    penalties[:] = 0
+
+
 @njit(cache=True)
 def _place(
     rows: np.ndarray, lens: np.ndarray, card: int, professional: bool, tie_mode: int, double: bool
@@ -464,6 +494,45 @@ def _play_rest(
 
 
 @njit(cache=True)
+def _play_candidate(
+    board: _Board,
+    me: int,
+    card: int,
+    fixed: np.ndarray,
+    policies: np.ndarray,
+    professional: bool,
+    tie_mode: int,
+    noise: float,
+    double: bool,
+    undealt: np.ndarray,
+    scratch: _Scratch,
+) -> None:  # pragma: no cover - compiled
+    """Play the deal out from this turn: ``me`` plays ``card`` now, a seat with ``fixed[s]`` > 0 the
+    card it has already played face up (Open), every other seat by its policy; then every later turn."""
+    hands, hlen, rows, lens, penalties = board
+    cards, chosen, order, tail, cnt, bul = scratch
+    if _needs_counts(policies):
+        hidden_counts(hands, hlen, undealt, cnt, bul)
+    for s in range(hands.shape[0]):
+        if fixed[s] > 0:
+            chosen[s] = -1
+        elif s == me:
+            i = 0
+            while hands[s, i] != card:
+                i += 1
+            chosen[s] = i
+        else:
+            chosen[s] = _choose(rows, lens, hands, hlen, s, policies[s], professional, noise, undealt, tail, cnt, bul)
+    for s in range(hands.shape[0]):
+        if chosen[s] < 0:
+            cards[s] = fixed[s]
+        else:
+            _take(hands, hlen, s, chosen[s], cards)
+    _resolve(rows, lens, cards, penalties, professional, tie_mode, double, order)
+    _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, double, undealt, scratch)
+
+
+@njit(cache=True)
 def _determinize(
     out: np.ndarray,
     hands: np.ndarray,
@@ -514,51 +583,21 @@ def rollout_cards(
     ``fixed[s]`` > 0 is a card seat ``s`` has already played face up this turn (Open): it is played
     as is, and ``hlen[s]`` counts only the cards left besides it. ``double``: Double's placement."""
     np.random.seed(seed)
-    players = hands0.shape[0]
     k_count = candidates.shape[0]
-    out = np.zeros((k_count, samples, players), dtype=np.float64)
+    out = np.zeros((k_count, samples, hands0.shape[0]), dtype=np.float64)
     sample = np.zeros_like(hands0)
-    hands = np.zeros_like(hands0)
-    hlen = np.zeros_like(hlen0)
-    rows = np.zeros_like(rows0)
-    lens = np.zeros_like(lens0)
-    penalties = np.zeros(players, dtype=np.int64)
-    scratch = _scratch(players)
-    cards, chosen, order, tail, cnt, bul = scratch
-    counting = _needs_counts(policies)
+    board = _board(hands0, hlen0, rows0, lens0)
+    scratch = _scratch(hands0.shape[0])
     undealt = pool[_dealt(hlen0, known) :]  # a view: after each deal, the cards left in the pool
     for j in range(samples):
         for k in range(k_count):
             if k == 0 or not shared:
                 _determinize(sample, hands0, hlen0, known, pool)
-            hands[:] = sample
-            hlen[:] = hlen0
-            rows[:] = rows0
-            lens[:] = lens0
-            penalties[:] = 0
-            if counting:
-                hidden_counts(hands, hlen, undealt, cnt, bul)
-            for s in range(players):
-                if fixed[s] > 0:
-                    chosen[s] = -1
-                elif s == me:
-                    i = 0
-                    while hands[s, i] != candidates[k]:
-                        i += 1
-                    chosen[s] = i
-                else:
-                    chosen[s] = _choose(
-                        rows, lens, hands, hlen, s, policies[s], professional, noise, undealt, tail, cnt, bul
-                    )
-            for s in range(players):
-                if chosen[s] < 0:
-                    cards[s] = fixed[s]
-                else:
-                    _take(hands, hlen, s, chosen[s], cards)
-            _resolve(rows, lens, cards, penalties, professional, tie_mode, double, order)
-            _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, double, undealt, scratch)
-            for s in range(players):
-                out[k, j, s] = penalties[s]
+            _reset(board, sample, hlen0, rows0, lens0)
+            _play_candidate(
+                board, me, candidates[k], fixed, policies, professional, tie_mode, noise, double, undealt, scratch
+            )
+            out[k, j, :] = board[4]
     return out
 
 
@@ -589,28 +628,20 @@ def rollout_rows(
     The turn's other unplaced cards (``queue_*``, ascending) are placed next, as the rules say, so a
     choice that turns a later card into a sixth card is seen (docs/rules.md E3)."""
     np.random.seed(seed)
-    players = hands0.shape[0]
     k_count = options.shape[0]
-    out = np.zeros((k_count, samples, players), dtype=np.float64)
+    out = np.zeros((k_count, samples, hands0.shape[0]), dtype=np.float64)
     sample = np.zeros_like(hands0)
-    hands = np.zeros_like(hands0)
-    hlen = np.zeros_like(hlen0)
-    rows = np.zeros_like(rows0)
-    lens = np.zeros_like(lens0)
-    penalties = np.zeros(players, dtype=np.int64)
+    board = _board(hands0, hlen0, rows0, lens0)
+    hands, hlen, rows, lens, penalties = board
     # The settled card then the turn's queue, in placement order (for Double's shared pickups).
     owners = np.zeros(queue_cards.shape[0] + 1, dtype=np.int64)
     placed = np.zeros(queue_cards.shape[0] + 1, dtype=np.int64)
     undealt = pool[_dealt(hlen0, known) :]
-    scratch = _scratch(players)
+    scratch = _scratch(hands0.shape[0])
     for j in range(samples):
         _determinize(sample, hands0, hlen0, known, pool)
         for k in range(k_count):
-            hands[:] = sample
-            hlen[:] = hlen0
-            rows[:] = rows0
-            lens[:] = lens0
-            penalties[:] = 0
+            _reset(board, sample, hlen0, rows0, lens0)
             r = options[k]
             if too_low:
                 cost = nb_row_cost(rows, lens, r)
@@ -630,8 +661,7 @@ def rollout_rows(
                 else:
                     penalties[owners[q]] += cost
             _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, double, undealt, scratch)
-            for s in range(players):
-                out[k, j, s] = penalties[s]
+            out[k, j, :] = penalties
     return out
 
 
@@ -667,20 +697,13 @@ def rollout_nifty(
     k_count = pairs.shape[0]
     out = np.zeros((k_count, samples, players), dtype=np.float64)
     sample = np.zeros_like(hands0)
-    hands = np.zeros_like(hands0)
-    hlen = np.zeros_like(hlen0)
-    rows = np.zeros_like(rows0)
-    lens = np.zeros_like(lens0)
-    penalties = np.zeros(players, dtype=np.int64)
+    board = _board(hands0, hlen0, rows0, lens0)
+    hands, hlen, rows, lens, penalties = board
     cards = np.zeros((players, 2), dtype=np.int64)
     for j in range(samples):
         _determinize(sample, hands0, hlen0, known, pool)
         for k in range(k_count):
-            hands[:] = sample
-            hlen[:] = hlen0
-            rows[:] = rows0
-            lens[:] = lens0
-            penalties[:] = 0
+            _reset(board, sample, hlen0, rows0, lens0)
             first = True
             while hlen[me] > 0:
                 for s in range(players):
@@ -699,8 +722,7 @@ def rollout_nifty(
                         _take_last_two(hands, hlen, s, cards)
                 first = False
                 nb_play_turn_nifty(rows, lens, cards, penalties)
-            for s in range(players):
-                out[k, j, s] = penalties[s]
+            out[k, j, :] = penalties
     return out
 
 
@@ -873,14 +895,10 @@ def rollout_models(
     deals = perms.shape[0]
     out = np.zeros((k_count, samples, players), dtype=np.float64)
     sample = np.zeros_like(hands0)
-    hands = np.zeros_like(hands0)
-    hlen = np.zeros_like(hlen0)
-    rows = np.zeros_like(rows0)
-    lens = np.zeros_like(lens0)
-    penalties = np.zeros(players, dtype=np.int64)
+    board = _board(hands0, hlen0, rows0, lens0)
     policies = np.zeros(players, dtype=np.int64)
     scratch = _scratch(players)
-    cards, chosen, order, tail, cnt, bul = scratch
+    face_down = np.zeros(players, dtype=np.int64)  # no card is played face up before this turn
     dealt = _dealt(hlen0, known)
     for j in range(samples):
         d = (offset + j) % deals
@@ -895,29 +913,10 @@ def rollout_models(
             while m < models.shape[0] - 1 and mixture[d, s, m] < u:
                 m += 1
             policies[s] = models[m]
-        counting = _needs_counts(policies)
         for k in range(k_count):
-            hands[:] = sample
-            hlen[:] = hlen0
-            rows[:] = rows0
-            lens[:] = lens0
-            penalties[:] = 0
-            if counting:
-                hidden_counts(hands, hlen, undealt, cnt, bul)
-            for s in range(players):
-                if s == me:
-                    i = 0
-                    while hands[s, i] != candidates[k]:
-                        i += 1
-                    chosen[s] = i
-                else:
-                    chosen[s] = _choose(
-                        rows, lens, hands, hlen, s, policies[s], professional, noise, undealt, tail, cnt, bul
-                    )
-            for s in range(players):
-                _take(hands, hlen, s, chosen[s], cards)
-            _resolve(rows, lens, cards, penalties, professional, tie_mode, False, order)
-            _play_rest(rows, lens, hands, hlen, penalties, policies, professional, tie_mode, noise, False, undealt, scratch)
-            for s in range(players):
-                out[k, j, s] = penalties[s]
+            _reset(board, sample, hlen0, rows0, lens0)
+            _play_candidate(
+                board, me, candidates[k], face_down, policies, professional, tie_mode, noise, False, undealt, scratch
+            )
+            out[k, j, :] = board[4]
     return out
